@@ -1,0 +1,94 @@
+/* codegen.c: LLVM context, types, intrinsics and NVVM annotations. */
+#include "codegen.h"
+
+#include <string.h>
+
+void cg_init(CG *cg, const char *module_name, const char *triple)
+{
+    memset(cg, 0, sizeof *cg);
+    cg->ctx = LLVMContextCreate();
+    cg->mod = LLVMModuleCreateWithNameInContext(module_name, cg->ctx);
+    LLVMSetTarget(cg->mod, triple);
+    cg->b = LLVMCreateBuilderInContext(cg->ctx);
+    cg->t_void = LLVMVoidTypeInContext(cg->ctx);
+    cg->t_i1 = LLVMInt1TypeInContext(cg->ctx);
+    cg->t_i8 = LLVMInt8TypeInContext(cg->ctx);
+    cg->t_i16 = LLVMInt16TypeInContext(cg->ctx);
+    cg->t_i32 = LLVMInt32TypeInContext(cg->ctx);
+    cg->t_i64 = LLVMInt64TypeInContext(cg->ctx);
+    cg->t_f16 = LLVMHalfTypeInContext(cg->ctx);
+    cg->t_bf16 = LLVMBFloatTypeInContext(cg->ctx);
+    cg->t_f32 = LLVMFloatTypeInContext(cg->ctx);
+    cg->t_f64 = LLVMDoubleTypeInContext(cg->ctx);
+    cg->t_ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+    cg->t_gptr = LLVMPointerTypeInContext(cg->ctx, 1);
+    cg->t_sptr = LLVMPointerTypeInContext(cg->ctx, 3);
+}
+
+void cg_dispose(CG *cg)
+{
+    if (cg->b) LLVMDisposeBuilder(cg->b);
+    if (cg->mod) LLVMDisposeModule(cg->mod);
+    if (cg->ctx) LLVMContextDispose(cg->ctx);
+    memset(cg, 0, sizeof *cg);
+}
+
+LLVMTypeRef cg_type(CG *cg, ScalarType t)
+{
+    switch (t) {
+    case TY_VOID: return cg->t_void;
+    case TY_BOOL: return cg->t_i1;
+    case TY_I32: return cg->t_i32;
+    case TY_I64: return cg->t_i64;
+    case TY_F16: return cg->t_f16;
+    case TY_BF16: return cg->t_bf16;
+    case TY_F32: return cg->t_f32;
+    case TY_F64: return cg->t_f64;
+    }
+    return cg->t_void;
+}
+
+LLVMValueRef cg_intrinsic(CG *cg, const char *name, LLVMTypeRef *overloads, unsigned noverloads,
+                          LLVMValueRef *args, unsigned nargs)
+{
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, overloads, noverloads);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(cg->ctx, id, overloads, noverloads);
+    return LLVMBuildCall2(cg->b, fty, fn, args, nargs, "");
+}
+
+LLVMValueRef cg_alloca(CG *cg, LLVMTypeRef ty, const char *name)
+{
+    /* allocas in the entry block so that mem2reg/SROA promote them */
+    LLVMBuilderRef tmp = LLVMCreateBuilderInContext(cg->ctx);
+    LLVMValueRef first = LLVMGetFirstInstruction(cg->entry);
+    if (first)
+        LLVMPositionBuilderBefore(tmp, first);
+    else
+        LLVMPositionBuilderAtEnd(tmp, cg->entry);
+    LLVMValueRef a = LLVMBuildAlloca(tmp, ty, name);
+    LLVMDisposeBuilder(tmp);
+    return a;
+}
+
+void cg_annotate(CG *cg, LLVMValueRef fn, const char *key, int value)
+{
+    LLVMMetadataRef md[3] = {
+        LLVMValueAsMetadata(fn),
+        LLVMMDStringInContext2(cg->ctx, key, strlen(key)),
+        LLVMValueAsMetadata(LLVMConstInt(cg->t_i32, (unsigned long long)value, 0)),
+    };
+    LLVMAddNamedMetadataOperand(cg->mod, "nvvm.annotations",
+                                LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, md, 3)));
+}
+
+void cg_asm_void(CG *cg, const char *text)
+{
+    LLVMTypeRef fty = LLVMFunctionType(cg->t_void, NULL, 0, 0);
+    const char *cons = "~{memory}";
+    LLVMValueRef ia = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0,
+                                       LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef call = LLVMBuildCall2(cg->b, fty, ia, NULL, 0, "");
+    unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10);
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->ctx, kind, 0));
+}

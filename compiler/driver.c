@@ -1,0 +1,191 @@
+/* driver.c: the library entry points: source -> tokens | AST | LLVM IR |
+ * PTX | cubin, and `eval`.  One arena per compilation, freed in one call;
+ * the LLVM context is owned by the CG and disposed on every path. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+#include "cubin.h"
+#include "cutec/compiler.h"
+#include "kernel.h"
+#include "program.h"
+#include "target.h"
+
+#ifndef CUTEC_STDLIB_DIR
+#define CUTEC_STDLIB_DIR "stdlib"
+#endif
+
+void cutec_options_init(cutec_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->arch = "sm_90a";
+    o->opt_level = 3;
+    o->emit = CUTEC_EMIT_PTX;
+}
+
+void cutec_output_free(cutec_output *out)
+{
+    if (!out) return;
+    free(out->data);
+    out->data = NULL;
+    out->size = 0;
+}
+
+static char *buffer_from_stream(FILE *f, size_t *len)
+{
+    long n = ftell(f);
+    if (n < 0) return NULL;
+    char *b = malloc((size_t)n + 1);
+    if (!b) return NULL;
+    rewind(f);
+    *len = fread(b, 1, (size_t)n, f);
+    b[*len] = 0;
+    return b;
+}
+
+static cutec_result ice(Diag *d, const char *what, const char *path, const char *msg)
+{
+    diag_plain(d, DIAG_ERROR, "internal compiler error: %s%s%s", what, msg ? ": " : "", msg ? msg : "");
+    fprintf(d->out, "cutec: please report this with the input '%s' and the command line that produced it\n", path);
+    return CUTEC_COMPILE_INTERNAL;
+}
+
+cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_output *out)
+{
+    out->data = NULL;
+    out->size = 0;
+    Diag diag;
+    diag_init(&diag, o->diagnostics ? o->diagnostics : stderr);
+    if (!target_arch_valid(o->arch)) {
+        diag_plain(&diag, DIAG_ERROR, "unknown architecture '%s' (expected sm_90a or sm_80)", o->arch);
+        return CUTEC_COMPILE_USAGE;
+    }
+    Arena arena;
+    arena_init(&arena);
+    Program prog = {.arena = &arena, .diag = &diag, .include_dirs = (const char **)o->include_dirs,
+                    .ninclude = o->ninclude_dirs, .stdlib_dir = o->stdlib_dir ? o->stdlib_dir : CUTEC_STDLIB_DIR};
+    cutec_result rc = CUTEC_COMPILE_OK;
+    FILE *mem = NULL;
+    if (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST) {
+        mem = tmpfile();
+        if (!mem) {
+            rc = ice(&diag, "cannot create a temporary file", path, NULL);
+            goto out;
+        }
+        if (o->emit == CUTEC_EMIT_TOKENS) prog.token_dump = mem;
+    }
+    bool loaded = program_load(&prog, path);
+    bool defs_ok = program_parse_defines(&prog, (const char **)o->defines, o->ndefines);
+    if (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST) {
+        if (o->emit == CUTEC_EMIT_AST && prog.main) ast_dump(mem, prog.main);
+        out->data = buffer_from_stream(mem, &out->size);
+        rc = diag.errors ? CUTEC_COMPILE_USER_ERROR : CUTEC_COMPILE_OK;
+        goto out;
+    }
+    if (!loaded || !defs_ok) {
+        rc = prog.main || !loaded ? CUTEC_COMPILE_USER_ERROR : CUTEC_COMPILE_USAGE;
+        if (!prog.main_file) rc = CUTEC_COMPILE_USER_ERROR;
+        goto out;
+    }
+    CG cg;
+    cg_init(&cg, path, CUTEC_TRIPLE);
+    int nkernels = 0;
+    for (int i = 0; i < prog.main->list.n; i++) {
+        Node *it = prog.main->list.items[i];
+        if (it->kind != N_KERNEL) continue;
+        nkernels++;
+        kernel_emit(&prog, &cg, it, NULL);
+    }
+    /* top-level constants and functions that no kernel used still get checked */
+    for (int i = 0; i < prog.nsyms; i++) {
+        TopSym *s = &prog.syms[i];
+        if (s->node->kind == N_CONST && s->state == 0) {
+            Eval e = {.arena = &arena, .diag = &diag, .prog = &prog};
+            eval_rvalue(&e, s->node->b);
+            s->state = 2;
+        }
+    }
+    for (int i = 0; i < prog.ndefines; i++)
+        if (!prog.defines[i].used)
+            diag_plain(&diag, DIAG_WARNING, "-D %s: no kernel in '%s' has a template parameter of that name",
+                       prog.defines[i].name, path);
+    if (nkernels == 0 && !diag.errors)
+        diag_plain(&diag, DIAG_WARNING, "'%s' defines no kernel; the output is empty", path);
+    if (diag.errors) {
+        rc = CUTEC_COMPILE_USER_ERROR;
+    } else {
+        char *text = NULL, *err = NULL;
+        size_t len = 0;
+        bool want_ptx = o->emit != CUTEC_EMIT_LL;
+        if (!target_emit(cg.mod, o->arch, o->opt_level, want_ptx, &text, &len, &err)) {
+            rc = ice(&diag, "code generation failed", path, err);
+            free(err);
+        } else if (o->emit == CUTEC_EMIT_CUBIN) {
+            char *log = NULL;
+            if (!cubin_from_ptx(text, len, o->arch, &out->data, &out->size, &log)) {
+                diag_plain(&diag, DIAG_ERROR, "ptxas failed:\n%s", log ? log : "");
+                rc = cubin_find_ptxas() ? CUTEC_COMPILE_INTERNAL : CUTEC_COMPILE_USAGE;
+            }
+            free(log);
+            free(text);
+        } else {
+            out->data = text;
+            out->size = len;
+        }
+    }
+    cg_dispose(&cg);
+out:
+    if (mem) fclose(mem);
+    arena_free(&arena);
+    return rc;
+}
+
+cutec_result cutec_eval(const char *expr, cutec_eval_render render, cutec_output *out, FILE *diagnostics)
+{
+    out->data = NULL;
+    out->size = 0;
+    Diag diag;
+    diag_init(&diag, diagnostics ? diagnostics : stderr);
+    Arena arena;
+    arena_init(&arena);
+    cutec_result rc = CUTEC_COMPILE_USER_ERROR;
+    Node *n = parse_expression(&arena, &diag, "<eval>", expr);
+    if (n) {
+        Eval e = {.arena = &arena, .diag = &diag};
+        Value v = eval_rvalue(&e, n);
+        const char *text = NULL;
+        if (v.kind != V_ERROR && !diag.errors) {
+            if (render != CUTEC_EVAL_VALUE) {
+                LayValue lv;
+                if (val_to_lay(&e, v, &lv, n->loc, "the expression")) {
+                    LayError err = {.arg = -1};
+                    char *s = NULL;
+                    bool ok = render == CUTEC_EVAL_TABLE ? lay_render_table(&arena, &lv, &s, &err)
+                                                         : lay_render_svg(&arena, &lv, &s, &err);
+                    if (ok) text = s;
+                    else diag_error(&diag, n->loc, "%s", err.msg);
+                }
+            } else if (v.kind == V_INT) {
+                text = arena_printf(&arena, "%lld\n", (long long)v.i);
+            } else if (v.kind == V_FLOAT) {
+                text = arena_printf(&arena, "%.17g\n", v.f);
+            } else if (v.kind == V_BOOL) {
+                text = v.i ? "true\n" : "false\n";
+            } else if (v.kind == V_LAY) {
+                text = arena_printf(&arena, "%s\n", lay_print_value(&arena, &v.lay));
+            } else if (v.kind == V_TYPE) {
+                text = arena_printf(&arena, "%s\n", type_name(v.ty));
+            } else {
+                diag_error(&diag, n->loc, "%s is not a printable compile-time value", val_describe(&e, &v));
+            }
+        }
+        if (text && !diag.errors) {
+            out->size = strlen(text);
+            out->data = malloc(out->size + 1);
+            if (out->data) memcpy(out->data, text, out->size + 1);
+            rc = CUTEC_COMPILE_OK;
+        }
+    }
+    arena_free(&arena);
+    return rc;
+}

@@ -1,0 +1,133 @@
+/* eval.h: the evaluator, which is also the code generator.
+ *
+ * cutec evaluates kernel bodies by partial evaluation: compile-time values
+ * (integers, floats, booleans, types, layouts whose leaves are static or
+ * symbolic) are computed here, and only runtime values become LLVM IR.
+ * Template parameters, `unroll for` and `if` on a static condition are
+ * therefore resolved before LLVM sees the code, which is what gives
+ * register fragments static indices.  Functions are inlined at each call.
+ * With cg == NULL the evaluator only folds constants (`cutec eval`, -D). */
+#ifndef CUTEC_EVAL_H
+#define CUTEC_EVAL_H
+
+#include <llvm-c/Core.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "ast.h"
+#include "diag.h"
+#include "layout.h"
+
+typedef enum ScalarType {
+    TY_VOID, TY_BOOL, TY_I32, TY_I64, TY_F16, TY_BF16, TY_F32, TY_F64,
+} ScalarType;
+
+typedef enum MemSpace { SPACE_GMEM, SPACE_SMEM, SPACE_RMEM } MemSpace;
+
+typedef enum VKind {
+    V_ERROR,      /* an error was reported already: propagate silently */
+    V_VOID,
+    V_INT,        /* static integer (untyped until it meets a runtime value) */
+    V_FLOAT,      /* static floating-point number */
+    V_BOOL,       /* static boolean */
+    V_DYN,        /* runtime scalar: llvm + ty */
+    V_LAY,        /* layout-algebra value (tuple, layout, swizzle, composed, tiler) */
+    V_TENSOR,     /* llvm: base pointer; ty: element; space; lay: its layout */
+    V_REF,        /* one tensor element (an lvalue): llvm: address; ty; space */
+    V_VAR,        /* mutable variable (an lvalue): llvm: alloca; ty */
+    V_TYPE,       /* a scalar type, e.g. a `T: type` template parameter */
+    V_FUNC,       /* a user `fn`: node */
+    V_BUILTIN,    /* a builtin function: name */
+    V_UNDERSCORE, /* `_` */
+    V_SREG,       /* threadIdx / blockIdx / blockDim / gridDim: name */
+} VKind;
+
+typedef struct Value {
+    VKind kind;
+    ScalarType ty;
+    MemSpace space;
+    int64_t i;
+    double f;
+    LLVMValueRef llvm;
+    LayValue lay;
+    const Node *node;
+    const char *name;
+} Value;
+
+typedef struct CG CG;          /* codegen.h */
+typedef struct Program Program;/* program.h */
+
+typedef struct Scope Scope;
+struct Scope {
+    Scope *parent;
+    const char *name;
+    Value value;
+};
+
+typedef struct Eval {
+    Arena *arena;
+    Diag *diag;
+    CG *cg;                /* NULL: compile-time only */
+    Program *prog;
+    Scope *scope;
+    int dyn_depth;         /* nesting of runtime control flow */
+    int call_depth;        /* inlining depth, bounded against recursion */
+    bool has_threads;
+    int64_t threads[3];
+    /* function-call state */
+    bool in_fn;
+    bool returned;
+    Value ret;
+} Eval;
+
+/* values */
+Value val_error(void);
+Value val_int(int64_t v);
+Value val_float(double f);
+Value val_bool(bool b);
+Value val_dyn(LLVMValueRef v, ScalarType ty);
+const char *type_name(ScalarType t);
+bool type_from_name(const char *name, ScalarType *out);
+bool type_is_float(ScalarType t);
+bool type_is_int(ScalarType t);
+int type_bytes(ScalarType t);
+/* a human description for diagnostics: "i32 value", "layout (4,2):(1,4)" */
+const char *val_describe(Eval *e, const Value *v);
+
+/* scopes */
+void scope_push(Eval *e);
+void scope_pop(Eval *e);
+void scope_bind(Eval *e, const char *name, Value v);
+bool scope_lookup(Eval *e, const char *name, Value *out);
+
+/* expressions and statements */
+Value eval_expr(Eval *e, const Node *n);
+Value eval_rvalue(Eval *e, const Node *n);   /* loads lvalues */
+Value val_load(Eval *e, Value v, SrcLoc loc);
+void eval_block(Eval *e, const Node *block);
+void eval_stmt(Eval *e, const Node *s);
+Value eval_call(Eval *e, const Node *call);
+Value eval_type(Eval *e, const Node *type);  /* V_TYPE or V_TENSOR descriptor */
+
+/* conversions between scalar values */
+Value conv_to(Eval *e, Value v, ScalarType ty, SrcLoc loc, bool explicit_cast);
+Value binop(Eval *e, int op, Value a, Value b, SrcLoc loc);
+/* Bring two scalars (at least one runtime) to their common runtime type. */
+bool unify_operands(Eval *e, const char *what, Value *a, Value *b, SrcLoc loc);
+
+/* layout algebra bridge (eval_lay.c) */
+bool val_to_lay(Eval *e, Value v, LayValue *out, SrcLoc loc, const char *what);
+Value lay_to_val(Eval *e, LayValue lv, SrcLoc loc);
+LLVMValueRef lower_layint(Eval *e, LayInt v);
+Value tensor_index(Eval *e, Value tensor, const NodeList *args, SrcLoc loc);
+/* L(c) for a layout value: the (possibly runtime) index of coordinate c */
+Value layout_apply(Eval *e, Value lay, const NodeList *args, SrcLoc loc);
+Value call_layout_fn(Eval *e, const char *name, const Node *call);
+
+/* builtins (eval_builtin.c) */
+bool builtin_exists(const char *name);
+Value builtin_call(Eval *e, const char *name, const Node *call);
+Value sreg_member(Eval *e, const char *ns, const Node *member);
+
+#endif

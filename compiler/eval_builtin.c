@@ -1,0 +1,157 @@
+/* eval_builtin.c: builtin functions (barriers, math, integer helpers) and
+ * the special registers threadIdx/blockIdx/blockDim/gridDim.  Names that
+ * the layout algebra knows are forwarded to it. */
+#include <string.h>
+
+#include "codegen.h"
+#include "eval.h"
+
+static const char *builtins[] = {"sync", "min", "max", "abs", "sqrt", "fma", "ceil_div", "select"};
+
+bool builtin_exists(const char *name)
+{
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (strcmp(builtins[i], name) == 0) return true;
+    return false;
+}
+
+static bool arity(Eval *e, const Node *call, const char *name, int n)
+{
+    if (call->list.n == n) return true;
+    diag_error(e->diag, call->loc, "'%s' expects %d argument%s, got %d", name, n, n == 1 ? "" : "s", call->list.n);
+    return false;
+}
+
+static bool is_scalar(const Value *v) { return v->kind == V_INT || v->kind == V_FLOAT || v->kind == V_DYN; }
+
+static Value minmax(Eval *e, const Node *call, bool is_min)
+{
+    Value a = eval_rvalue(e, call->list.items[0]), b = eval_rvalue(e, call->list.items[1]);
+    if (a.kind == V_ERROR || b.kind == V_ERROR) return val_error();
+    Value c = binop(e, is_min ? '<' : '>', a, b, call->loc);
+    if (c.kind == V_ERROR) return c;
+    if (c.kind == V_BOOL) return c.i ? a : b;  /* both static */
+    if (!unify_operands(e, arena_printf(e->arena, "'%s'", call->a->name), &a, &b, call->loc)) return val_error();
+    return val_dyn(LLVMBuildSelect(e->cg->b, c.llvm, a.llvm, b.llvm, ""), a.ty);
+}
+
+static Value float_intrinsic(Eval *e, const Node *call, const char *intr, int nargs)
+{
+    LLVMValueRef args[3];
+    ScalarType ty = TY_F32;
+    Value vals[3];
+    for (int i = 0; i < nargs; i++) {
+        vals[i] = eval_rvalue(e, call->list.items[i]);
+        if (vals[i].kind == V_ERROR) return val_error();
+        if (vals[i].kind == V_DYN && vals[i].ty == TY_F64) ty = TY_F64;
+    }
+    if (!e->cg) {
+        diag_error(e->diag, call->loc, "'%s' is not evaluated at compile time", call->a->name);
+        return val_error();
+    }
+    for (int i = 0; i < nargs; i++) {
+        if (vals[i].kind == V_DYN && type_is_int(vals[i].ty)) {
+            diag_error(e->diag, call->list.items[i]->loc, "'%s' expects a floating-point argument, found %s",
+                       call->a->name, type_name(vals[i].ty));
+            return val_error();
+        }
+        Value v = conv_to(e, vals[i], ty, call->list.items[i]->loc, false);
+        if (v.kind == V_ERROR) return v;
+        args[i] = v.llvm;
+    }
+    LLVMTypeRef t = cg_type(e->cg, ty);
+    return val_dyn(cg_intrinsic(e->cg, intr, &t, 1, args, (unsigned)nargs), ty);
+}
+
+Value builtin_call(Eval *e, const char *name, const Node *call)
+{
+    if (!builtin_exists(name)) return call_layout_fn(e, name, call);
+    if (call->list2.n) {
+        diag_error(e->diag, call->loc, "'%s' takes no template arguments", name);
+        return val_error();
+    }
+    if (strcmp(name, "sync") == 0) {
+        if (!arity(e, call, name, 0)) return val_error();
+        if (!e->cg || !e->cg->fn) {
+            diag_error(e->diag, call->loc, "'sync' is only allowed inside a kernel");
+            return val_error();
+        }
+        cg_intrinsic(e->cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
+        return (Value){.kind = V_VOID};
+    }
+    if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) {
+        if (!arity(e, call, name, 2)) return val_error();
+        return minmax(e, call, name[1] == 'i');
+    }
+    if (strcmp(name, "ceil_div") == 0) {
+        if (!arity(e, call, name, 2)) return val_error();
+        Value a = eval_rvalue(e, call->list.items[0]), b = eval_rvalue(e, call->list.items[1]);
+        if (a.kind == V_ERROR || b.kind == V_ERROR) return val_error();
+        if (a.kind == V_LAY || b.kind == V_LAY) return call_layout_fn(e, name, call);
+        if (b.kind == V_INT && b.i <= 0) {
+            diag_error(e->diag, call->list.items[1]->loc, "ceil_div by %lld; the divisor must be positive", (long long)b.i);
+            return val_error();
+        }
+        Value s = binop(e, '-', binop(e, '+', a, b, call->loc), val_int(1), call->loc);
+        return binop(e, '/', s, b, call->loc);
+    }
+    if (strcmp(name, "abs") == 0) {
+        if (!arity(e, call, name, 1)) return val_error();
+        Value a = eval_rvalue(e, call->list.items[0]);
+        if (a.kind == V_INT) return val_int(a.i < 0 ? -a.i : a.i);
+        if (a.kind == V_FLOAT) return val_float(a.f < 0 ? -a.f : a.f);
+        if (a.kind == V_DYN && type_is_int(a.ty)) {
+            LLVMValueRef neg = LLVMBuildNeg(e->cg->b, a.llvm, "");
+            LLVMValueRef lt = LLVMBuildICmp(e->cg->b, LLVMIntSLT, a.llvm, LLVMConstInt(cg_type(e->cg, a.ty), 0, 0), "");
+            return val_dyn(LLVMBuildSelect(e->cg->b, lt, neg, a.llvm, ""), a.ty);
+        }
+        return float_intrinsic(e, call, "llvm.fabs", 1);
+    }
+    if (strcmp(name, "sqrt") == 0) {
+        if (!arity(e, call, name, 1)) return val_error();
+        return float_intrinsic(e, call, "llvm.sqrt", 1);
+    }
+    if (strcmp(name, "fma") == 0) {
+        if (!arity(e, call, name, 3)) return val_error();
+        return float_intrinsic(e, call, "llvm.fma", 3);
+    }
+    if (strcmp(name, "select") == 0) {
+        if (!arity(e, call, name, 3)) return val_error();
+        Value c = eval_rvalue(e, call->list.items[0]);
+        Value a = eval_rvalue(e, call->list.items[1]), b = eval_rvalue(e, call->list.items[2]);
+        if (c.kind == V_ERROR || a.kind == V_ERROR || b.kind == V_ERROR) return val_error();
+        if (c.kind == V_BOOL) return c.i ? a : b;
+        if (c.kind != V_DYN || c.ty != TY_BOOL || !is_scalar(&a) || !is_scalar(&b)) {
+            diag_error(e->diag, call->loc, "'select' expects (bool, value, value)");
+            return val_error();
+        }
+        if (a.kind != V_DYN && b.kind != V_DYN) a = conv_to(e, a, a.kind == V_FLOAT ? TY_F32 : TY_I32, call->loc, false);
+        if (a.kind == V_ERROR || !unify_operands(e, "'select'", &a, &b, call->loc)) return val_error();
+        Value zero_a = a, zero_b = b;
+        return val_dyn(LLVMBuildSelect(e->cg->b, c.llvm, zero_a.llvm, zero_b.llvm, ""), zero_a.ty);
+    }
+    return call_layout_fn(e, name, call);
+}
+
+Value sreg_member(Eval *e, const char *ns, const Node *member)
+{
+    const char *m = member->name;
+    int dim = strcmp(m, "x") == 0 ? 0 : strcmp(m, "y") == 0 ? 1 : strcmp(m, "z") == 0 ? 2 : -1;
+    if (dim < 0) {
+        diag_error(e->diag, member->name_loc, "'%s' has no member '%s' (expected x, y or z)", ns, m);
+        return val_error();
+    }
+    /* with threads(...) declared, blockDim is a compile-time constant */
+    if (strcmp(ns, "blockDim") == 0 && e->has_threads) return val_int(e->threads[dim]);
+    if (!e->cg || !e->cg->fn) {
+        diag_error(e->diag, member->loc, "'%s.%s' is only available inside a kernel", ns, m);
+        return val_error();
+    }
+    const char *reg = strcmp(ns, "threadIdx") == 0 ? "tid" : strcmp(ns, "blockIdx") == 0 ? "ctaid"
+                    : strcmp(ns, "blockDim") == 0 ? "ntid" : "nctaid";
+    char intr[64];
+    snprintf(intr, sizeof intr, "llvm.nvvm.read.ptx.sreg.%s.%s", reg, m);
+    Value v = val_dyn(cg_intrinsic(e->cg, intr, NULL, 0, NULL, 0), TY_I32);
+    v.name = arena_printf(e->arena, "%s.%s", ns, m);
+    return v;
+}

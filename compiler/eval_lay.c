@@ -1,0 +1,203 @@
+/* eval_lay.c: the bridge between evaluator values and the layout algebra.
+ * Runtime integers enter layouts as symbolic leaves (their LLVM value rides
+ * in LayExpr.user); whatever the algebra returns comes back as a static
+ * value or is lowered here, and tensor indexing goes through lay_crd2idx
+ * alone: there is no other index computation in the compiler. */
+#include <string.h>
+
+#include "codegen.h"
+#include "eval.h"
+
+static Value lay_error(Eval *e, const LayError *err, SrcLoc loc, const NodeList *args)
+{
+    SrcLoc at = loc;
+    if (args && err->arg >= 0 && err->arg < args->n) at = args->items[err->arg]->loc;
+    diag_error(e->diag, at, "%s", err->msg);
+    return val_error();
+}
+
+/* A runtime integer as an i32 symbolic leaf (index math is 32-bit). */
+static LayInt dyn_leaf(Eval *e, Value v)
+{
+    LLVMValueRef x = v.llvm;
+    if (v.ty == TY_I64) x = LLVMBuildTrunc(e->cg->b, x, e->cg->t_i32, "");
+    return lay_int_sym(e->arena, v.name, x);
+}
+
+bool val_to_lay(Eval *e, Value v, LayValue *out, SrcLoc loc, const char *what)
+{
+    memset(out, 0, sizeof *out);
+    switch (v.kind) {
+    case V_INT:
+        out->kind = LAY_V_INT;
+        out->i = lay_int_static(v.i);
+        return true;
+    case V_DYN:
+        if (type_is_int(v.ty)) {
+            out->kind = LAY_V_INT;
+            out->i = dyn_leaf(e, v);
+            return true;
+        }
+        break;
+    case V_LAY:
+        *out = v.lay;
+        return true;
+    case V_TENSOR:
+        *out = v.lay;
+        return true;
+    case V_ERROR:
+        return false;
+    default:
+        break;
+    }
+    diag_error(e->diag, loc, "%s must be an integer, tuple or layout, found %s", what, val_describe(e, &v));
+    return false;
+}
+
+static LLVMValueRef lower_expr(Eval *e, const LayExpr *x)
+{
+    LLVMBuilderRef b = e->cg->b;
+    LLVMTypeRef i32 = e->cg->t_i32;
+    switch (x->op) {
+    case LAY_E_SYM: return (LLVMValueRef)x->user;
+    case LAY_E_CONST: return LLVMConstInt(i32, (unsigned long long)x->value, 1);
+    default: break;
+    }
+    LLVMValueRef l = lower_expr(e, x->a), r = lower_expr(e, x->b);
+    switch (x->op) {
+    case LAY_E_ADD: return LLVMBuildAdd(b, l, r, "");
+    case LAY_E_SUB: return LLVMBuildSub(b, l, r, "");
+    case LAY_E_MUL: return LLVMBuildMul(b, l, r, "");
+    /* layout arithmetic is on non-negative values: unsigned ops are exact
+     * and cheaper than signed ones */
+    case LAY_E_DIV: return LLVMBuildUDiv(b, l, r, "");
+    case LAY_E_MOD: return LLVMBuildURem(b, l, r, "");
+    case LAY_E_CEILDIV: {
+        LLVMValueRef one = LLVMConstInt(i32, 1, 0);
+        return LLVMBuildUDiv(b, LLVMBuildSub(b, LLVMBuildAdd(b, l, r, ""), one, ""), r, "");
+    }
+    case LAY_E_MIN: return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, l, r, ""), l, r, "");
+    case LAY_E_MAX: return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, l, r, ""), l, r, "");
+    case LAY_E_XOR: return LLVMBuildXor(b, l, r, "");
+    case LAY_E_AND: return LLVMBuildAnd(b, l, r, "");
+    case LAY_E_SHR: return LLVMBuildLShr(b, l, r, "");
+    case LAY_E_SHL: return LLVMBuildShl(b, l, r, "");
+    default: return LLVMConstInt(i32, 0, 0);
+    }
+}
+
+LLVMValueRef lower_layint(Eval *e, LayInt v)
+{
+    if (v.is_static) return LLVMConstInt(e->cg->t_i32, (unsigned long long)v.value, 1);
+    return lower_expr(e, v.expr);
+}
+
+Value lay_to_val(Eval *e, LayValue lv, SrcLoc loc)
+{
+    if (lv.kind == LAY_V_INT) {
+        if (lv.i.is_static) return val_int(lv.i.value);
+        if (!e->cg) {
+            diag_error(e->diag, loc, "value %s is not known at compile time", lay_print_int(e->arena, lv.i));
+            return val_error();
+        }
+        return val_dyn(lower_layint(e, lv.i), TY_I32);
+    }
+    Value v = {.kind = V_LAY, .lay = lv};
+    return v;
+}
+
+/* One coordinate argument of a tensor access: an integer or a tuple. */
+static LayTuple *coord_of(Eval *e, Value v, SrcLoc loc)
+{
+    if (v.kind == V_UNDERSCORE) {
+        diag_error(e->diag, loc, "slicing with '_' is not supported yet; index every mode");
+        return NULL;
+    }
+    LayValue lv;
+    if (!val_to_lay(e, v, &lv, loc, "a tensor coordinate")) return NULL;
+    if (lv.kind == LAY_V_INT) return lay_tuple_leaf(e->arena, lv.i);
+    if (lv.kind == LAY_V_TUPLE) return lv.tuple;
+    diag_error(e->diag, loc, "a tensor coordinate must be an integer or a tuple, found %s", val_describe(e, &v));
+    return NULL;
+}
+
+/* The index of the coordinate given by `args` in layout `lay`. */
+static bool index_of(Eval *e, const LayValue *lay, const NodeList *args, SrcLoc loc, LayInt *off)
+{
+    if (args->n == 0) {
+        diag_error(e->diag, loc, "an access needs a coordinate");
+        return false;
+    }
+    LayTuple **elems = ARENA_ARRAY(e->arena, LayTuple *, args->n);
+    bool ok = true;
+    for (int i = 0; i < args->n; i++) {
+        Value c = eval_rvalue(e, args->items[i]);
+        if (c.kind == V_ERROR) { ok = false; continue; }
+        elems[i] = coord_of(e, c, args->items[i]->loc);
+        if (!elems[i]) ok = false;
+    }
+    if (!ok) return false;
+    LayTuple *crd = args->n == 1 ? elems[0] : lay_tuple_make(e->arena, args->n, elems);
+    LayError err = {.arg = -1};
+    bool done = lay->kind == LAY_V_COMPOSED ? lay_composed_crd2idx(e->arena, crd, &lay->composed, off, &err)
+                                            : lay_crd2idx(e->arena, crd, &lay->layout, off, &err);
+    if (!done) {
+        lay_error(e, &err, loc, args);
+        return false;
+    }
+    return true;
+}
+
+Value layout_apply(Eval *e, Value lay, const NodeList *args, SrcLoc loc)
+{
+    LayInt off;
+    if (!index_of(e, &lay.lay, args, loc, &off)) return val_error();
+    LayValue r = {.kind = LAY_V_INT, .i = off};
+    return lay_to_val(e, r, loc);
+}
+
+Value tensor_index(Eval *e, Value t, const NodeList *args, SrcLoc loc)
+{
+    LayInt off;
+    if (!index_of(e, &t.lay, args, loc, &off)) return val_error();
+    if (!e->cg) {
+        diag_error(e->diag, loc, "tensor elements are not compile-time values");
+        return val_error();
+    }
+    LLVMValueRef idx = lower_layint(e, off);
+    LLVMTypeRef et = cg_type(e->cg, t.ty);
+    LLVMValueRef addr = LLVMBuildGEP2(e->cg->b, et, t.llvm, &idx, 1, "");
+    Value r = {.kind = V_REF, .llvm = addr, .ty = t.ty, .space = t.space};
+    return r;
+}
+
+Value call_layout_fn(Eval *e, const char *name, const Node *call)
+{
+    int n = call->list.n, nt = call->list2.n;
+    LayValue *args = ARENA_ARRAY(e->arena, LayValue, n > 0 ? n : 1);
+    int64_t *targs = ARENA_ARRAY(e->arena, int64_t, nt > 0 ? nt : 1);
+    bool ok = true;
+    for (int i = 0; i < nt; i++) {
+        Value v = eval_rvalue(e, call->list2.items[i]);
+        if (v.kind == V_ERROR) { ok = false; continue; }
+        if (v.kind != V_INT) {
+            diag_error(e->diag, call->list2.items[i]->loc,
+                       "template argument of '%s' must be a compile-time integer, found %s", name,
+                       val_describe(e, &v));
+            ok = false;
+            continue;
+        }
+        targs[i] = v.i;
+    }
+    for (int i = 0; i < n; i++) {
+        Value v = eval_rvalue(e, call->list.items[i]);
+        if (v.kind == V_ERROR) { ok = false; continue; }
+        const char *what = arena_printf(e->arena, "argument %d of '%s'", i + 1, name);
+        if (!val_to_lay(e, v, &args[i], call->list.items[i]->loc, what)) ok = false;
+    }
+    if (!ok) return val_error();
+    LayValue out;
+    LayError err = {.arg = -1};
+    if (!lay_call(e->arena, name, targs, nt, args, n, &out, &err)) return lay_error(e, &err, call->loc, &call->list);
+    return lay_to_val(e, out, call->loc);
+}

@@ -1,0 +1,198 @@
+/* program.c: loading sources and imports, top-level symbols, -D values. */
+#include "program.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+#include "parse_ctx.h"
+
+static bool file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void add_sym(Program *p, const char *name, Node *n)
+{
+    TopSym *old = program_lookup(p, name);
+    if (old) {
+        diag_error(p->diag, n->name_loc, "redefinition of '%s'", name);
+        diag_note(p->diag, old->node->name_loc, "'%s' was first defined here", name);
+        return;
+    }
+    if (p->nsyms == p->capsyms) {
+        int cap = p->capsyms ? p->capsyms * 2 : 16;
+        TopSym *s = ARENA_ARRAY(p->arena, TopSym, cap);
+        if (p->nsyms) memcpy(s, p->syms, sizeof(TopSym) * (size_t)p->nsyms);
+        p->syms = s;
+        p->capsyms = cap;
+    }
+    p->syms[p->nsyms++] = (TopSym){.name = name, .node = n};
+}
+
+TopSym *program_lookup(Program *p, const char *name)
+{
+    for (int i = 0; i < p->nsyms; i++)
+        if (strcmp(p->syms[i].name, name) == 0) return &p->syms[i];
+    return NULL;
+}
+
+Define *program_define(Program *p, const char *name)
+{
+    for (int i = 0; i < p->ndefines; i++)
+        if (strcmp(p->defines[i].name, name) == 0) return &p->defines[i];
+    return NULL;
+}
+
+static bool already_loaded(Program *p, const char *path)
+{
+    for (int i = 0; i < p->nloaded; i++)
+        if (strcmp(p->loaded[i], path) == 0) return true;
+    if (p->nloaded == p->caploaded) {
+        int cap = p->caploaded ? p->caploaded * 2 : 8;
+        const char **l = ARENA_ARRAY(p->arena, const char *, cap);
+        if (p->nloaded) memcpy(l, p->loaded, sizeof(char *) * (size_t)p->nloaded);
+        p->loaded = l;
+        p->caploaded = cap;
+    }
+    p->loaded[p->nloaded++] = arena_strdup(p->arena, path);
+    return false;
+}
+
+static Node *parse_file(Program *p, const SourceFile *f)
+{
+    ParseCtx ctx = {.arena = p->arena, .diag = p->diag, .file = f, .mode = PARSE_PROGRAM,
+                    .token_dump = p->token_dump};
+    parse_source(&ctx);
+    return ctx.result;
+}
+
+/* `import a.b;` looks for a/b.cute beside the importing file, then in each
+ * -I directory, then in the standard library directory. */
+static const char *resolve_import(Program *p, const Node *imp)
+{
+    const char *rel = imp->name;
+    if (!imp->ival) {
+        char *r = arena_printf(p->arena, "%s.cute", imp->name);
+        for (char *c = r; *c; c++)
+            if (*c == '.' && strcmp(c, ".cute") != 0) *c = '/';
+        rel = r;
+    }
+    const char *from = imp->loc.file ? imp->loc.file->name : ".";
+    const char *slash = strrchr(from, '/');
+    const char *dirs_local = slash ? arena_strndup(p->arena, from, (size_t)(slash - from)) : ".";
+    if (rel[0] == '/' && file_exists(rel)) return rel;
+    const char *cand = arena_printf(p->arena, "%s/%s", dirs_local, rel);
+    if (file_exists(cand)) return cand;
+    for (int i = 0; i < p->ninclude; i++) {
+        cand = arena_printf(p->arena, "%s/%s", p->include_dirs[i], rel);
+        if (file_exists(cand)) return cand;
+    }
+    if (p->stdlib_dir) {
+        cand = arena_printf(p->arena, "%s/%s", p->stdlib_dir, rel);
+        if (file_exists(cand)) return cand;
+    }
+    return NULL;
+}
+
+static void register_items(Program *p, Node *prog, bool is_main)
+{
+    for (int i = 0; i < prog->list.n; i++) {
+        Node *it = prog->list.items[i];
+        switch (it->kind) {
+        case N_KERNEL:
+            if (!is_main) break; /* imported kernels are not compiled */
+            /* fallthrough */
+        case N_FUNC:
+        case N_CONST:
+            add_sym(p, it->name, it);
+            break;
+        default: break;
+        }
+    }
+}
+
+bool program_load(Program *p, const char *path)
+{
+    int before = p->diag->errors;
+    const char *err = NULL;
+    SourceFile *f = source_load(p->arena, path, &err);
+    if (!f) {
+        diag_plain(p->diag, DIAG_ERROR, "cannot read '%s': %s", path, err);
+        return false;
+    }
+    p->main_file = f;
+    already_loaded(p, path);
+    p->main = parse_file(p, f);
+    if (!p->main) return false;
+    register_items(p, p->main, true);
+    /* breadth-first over imports; each file once, so cycles terminate */
+    Node **queue = ARENA_ARRAY(p->arena, Node *, 64);
+    int qn = 0, qcap = 64;
+    queue[qn++] = p->main;
+    for (int qi = 0; qi < qn; qi++) {
+        Node *prog = queue[qi];
+        for (int i = 0; i < prog->list.n; i++) {
+            Node *imp = prog->list.items[i];
+            if (imp->kind != N_IMPORT) continue;
+            const char *resolved = resolve_import(p, imp);
+            if (!resolved) {
+                diag_error(p->diag, imp->loc, "cannot find module '%s'", imp->name);
+                continue;
+            }
+            if (already_loaded(p, resolved)) continue;
+            SourceFile *sf = source_load(p->arena, resolved, &err);
+            if (!sf) {
+                diag_error(p->diag, imp->loc, "cannot read '%s': %s", resolved, err);
+                continue;
+            }
+            Node *sub = parse_file(p, sf);
+            if (!sub) continue;
+            register_items(p, sub, false);
+            if (qn == qcap) {
+                Node **nq = ARENA_ARRAY(p->arena, Node *, qcap * 2);
+                memcpy(nq, queue, sizeof(Node *) * (size_t)qn);
+                queue = nq;
+                qcap *= 2;
+            }
+            queue[qn++] = sub;
+        }
+    }
+    return p->diag->errors == before;
+}
+
+Node *parse_expression(Arena *a, Diag *d, const char *name, const char *text)
+{
+    SourceFile *f = source_from_string(a, name, text, strlen(text));
+    ParseCtx ctx = {.arena = a, .diag = d, .file = f, .mode = PARSE_EXPR};
+    if (!parse_source(&ctx)) return NULL;
+    return ctx.result;
+}
+
+bool program_parse_defines(Program *p, const char **defs, int ndefs)
+{
+    bool ok = true;
+    p->defines = ARENA_ARRAY(p->arena, Define, ndefs > 0 ? ndefs : 1);
+    for (int i = 0; i < ndefs; i++) {
+        const char *eq = strchr(defs[i], '=');
+        if (!eq || eq == defs[i]) {
+            diag_plain(p->diag, DIAG_ERROR, "-D %s: expected NAME=VALUE", defs[i]);
+            ok = false;
+            continue;
+        }
+        Define d = {.name = arena_strndup(p->arena, defs[i], (size_t)(eq - defs[i])),
+                    .text = arena_strdup(p->arena, eq + 1)};
+        const char *label = arena_printf(p->arena, "<-D %s>", d.name);
+        d.expr = parse_expression(p->arena, p->diag, label, d.text);
+        if (!d.expr) {
+            ok = false;
+            continue;
+        }
+        Define *prev = program_define(p, d.name);
+        if (prev)
+            *prev = d; /* the last -D for a name wins, as with a C compiler */
+        else
+            p->defines[p->ndefines++] = d;
+    }
+    return ok;
+}

@@ -1,0 +1,55 @@
+/* program.h: a whole compilation unit: the main source, its imports, the
+ * top-level symbols of all of them, and the -D template values.  This is
+ * the semantic analysis that runs before evaluation: imports are resolved
+ * and parsed once each, duplicate definitions are reported, and -D values
+ * are parsed and matched to template parameters. */
+#ifndef CUTEC_PROGRAM_H
+#define CUTEC_PROGRAM_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "ast.h"
+#include "diag.h"
+#include "eval.h"
+
+typedef struct Define {
+    const char *name;
+    const char *text;   /* the VALUE of -D NAME=VALUE */
+    Node *expr;         /* parsed VALUE */
+    bool used;
+} Define;
+
+typedef struct TopSym {
+    const char *name;
+    Node *node;         /* N_KERNEL, N_FUNC or N_CONST */
+    int state;          /* N_CONST: 0 not evaluated, 1 evaluating, 2 done */
+    Value value;
+} TopSym;
+
+struct Program {
+    Arena *arena;
+    Diag *diag;
+    Node *main;                     /* N_PROGRAM of the main file */
+    const SourceFile *main_file;
+    const char **include_dirs;
+    int ninclude;
+    const char *stdlib_dir;
+    FILE *token_dump;               /* --emit=tokens */
+    TopSym *syms;
+    int nsyms, capsyms;
+    const char **loaded;            /* resolved paths already parsed */
+    int nloaded, caploaded;
+    Define *defines;
+    int ndefines;
+};
+
+/* Parses the main file and everything it imports; false on any error. */
+bool program_load(Program *p, const char *path);
+/* Parses -D values; false (with diagnostics) on a malformed one. */
+bool program_parse_defines(Program *p, const char **defs, int ndefs);
+TopSym *program_lookup(Program *p, const char *name);
+Define *program_define(Program *p, const char *name);
+/* Parse a standalone expression (for `cutec eval` and -D). */
+Node *parse_expression(Arena *a, Diag *d, const char *name, const char *text);
+
+#endif

@@ -1,0 +1,382 @@
+/*
+ * mock_driver.c - a fake libcuda for machines without a GPU.  The runtime is
+ * pointed at it through CUTEC_CUDA_DRIVER, which lets the GPU test cases run
+ * on the CPU and exercise the runtime's code paths past cuInit (context
+ * handling, JIT logs, launch checks, sticky faults) under ASan.  It is a model,
+ * not an emulator: "device" memory is host memory, modules are PTX text that
+ * is only checked for balanced braces and a known bad token, and the kernels
+ * of the test fixtures (vector_add, smem_reverse, write_null, trap_kernel) and
+ * of examples/run_examples.c (transpose, sgemm; sgemm skips the work above
+ * 2^31 multiply-adds so that its timing runs end) are run by C code found by
+ * name, over the whole problem whatever the grid.  Result codes and limits follow cuda.h and the
+ * documented driver behaviour (1024 threads per block, 65535 for grid y/z,
+ * 48 KiB of dynamic shared memory unless raised, sticky 700-series errors
+ * that last until the primary context's last release).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT CUresult cuInit(unsigned int flags);
+EXPORT CUresult cuDriverGetVersion(int *version);
+EXPORT CUresult cuGetErrorName(CUresult error, const char **str);
+EXPORT CUresult cuGetErrorString(CUresult error, const char **str);
+EXPORT CUresult cuDeviceGetCount(int *count);
+EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal);
+EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
+EXPORT CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev);
+EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
+EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
+EXPORT CUresult cuCtxSetCurrent(CUcontext ctx);
+EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx);
+EXPORT CUresult cuCtxSynchronize(void);
+EXPORT CUresult cuStreamSynchronize(CUstream stream);
+EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int num_options,
+                                   int *options, void **option_values);
+EXPORT CUresult cuModuleUnload(CUmodule hmod);
+EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
+EXPORT CUresult cuFuncGetAttribute(int *pi, int attrib, CUfunction hfunc);
+EXPORT CUresult cuFuncSetAttribute(CUfunction hfunc, int attrib, int value);
+EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                               unsigned int bx, unsigned int by, unsigned int bz,
+                               unsigned int smem, CUstream stream, void **params, void **extra);
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes);
+EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr);
+EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes);
+EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes);
+
+enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NOT_INITIALIZED = 3, INVALID_DEVICE = 101,
+       INVALID_CONTEXT = 201, INVALID_PTX = 218, INVALID_HANDLE = 400, NOT_FOUND = 500,
+       ILLEGAL_ADDRESS = 700, LAUNCH_FAILED = 719 };
+
+static int initialised;
+static int ctx_refs;
+static CUresult sticky; /* a kernel fault poisons the context until reset */
+static struct CUctx_st { int dummy; } the_ctx;
+static CUcontext current;
+
+struct CUfunc_st {
+  char name[64];
+  int max_dyn_smem;
+};
+struct CUmod_st {
+  char *text;
+  struct CUfunc_st funcs[8];
+  int nfuncs;
+};
+
+CUresult cuInit(unsigned int flags) {
+  if (flags != 0)
+    return INVALID_VALUE;
+  initialised = 1;
+  return OK;
+}
+
+CUresult cuDriverGetVersion(int *version) {
+  if (version == NULL)
+    return INVALID_VALUE;
+  *version = 13000;
+  return OK;
+}
+
+static const struct {
+  CUresult code;
+  const char *name, *text;
+} errors[] = {
+    {OK, "CUDA_SUCCESS", "no error"},
+    {INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+    {LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+};
+
+static CUresult describe(CUresult error, const char **str, int want_text) {
+  for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++) {
+    if (errors[i].code == error) {
+      *str = want_text ? errors[i].text : errors[i].name;
+      return OK;
+    }
+  }
+  *str = NULL;
+  return INVALID_VALUE;
+}
+
+CUresult cuGetErrorName(CUresult error, const char **str) { return describe(error, str, 0); }
+CUresult cuGetErrorString(CUresult error, const char **str) { return describe(error, str, 1); }
+
+CUresult cuDeviceGetCount(int *count) {
+  if (!initialised)
+    return NOT_INITIALIZED;
+  *count = 1;
+  return OK;
+}
+
+CUresult cuDeviceGet(CUdevice *device, int ordinal) {
+  if (ordinal != 0)
+    return INVALID_DEVICE;
+  *device = 0;
+  return OK;
+}
+
+CUresult cuDeviceGetName(char *name, int len, CUdevice dev) {
+  (void)dev;
+  if (name == NULL || len <= 0)
+    return INVALID_VALUE;
+  snprintf(name, (size_t)len, "cutec mock GPU");
+  return OK;
+}
+
+CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev) {
+  (void)dev;
+  switch (attrib) {
+  case 16: *pi = 132; return OK; /* MULTIPROCESSOR_COUNT */
+  case 75: *pi = 9; return OK;   /* COMPUTE_CAPABILITY_MAJOR */
+  case 76: *pi = 0; return OK;   /* COMPUTE_CAPABILITY_MINOR */
+  default: return INVALID_VALUE;
+  }
+}
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
+  if (dev != 0)
+    return INVALID_DEVICE;
+  ctx_refs++;
+  *pctx = &the_ctx;
+  return OK;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+  if (dev != 0 || ctx_refs == 0)
+    return INVALID_CONTEXT;
+  if (--ctx_refs == 0)
+    sticky = OK; /* the last release resets the context */
+  return OK;
+}
+
+CUresult cuCtxSetCurrent(CUcontext ctx) {
+  if (ctx != NULL && ctx != &the_ctx)
+    return INVALID_CONTEXT;
+  current = ctx;
+  return OK;
+}
+
+CUresult cuCtxGetCurrent(CUcontext *pctx) {
+  *pctx = current;
+  return OK;
+}
+
+/* Every call that needs a context goes through this. */
+static CUresult ready(void) {
+  if (current == NULL || ctx_refs == 0)
+    return INVALID_CONTEXT;
+  return sticky;
+}
+
+CUresult cuCtxSynchronize(void) { return ready(); }
+CUresult cuStreamSynchronize(CUstream stream) {
+  (void)stream;
+  return ready();
+}
+
+static void jit_log(unsigned n, const int *opts, void **vals, const char *msg) {
+  for (unsigned i = 0; i < n; i++) {
+    if (opts[i] != 5) /* CU_JIT_ERROR_LOG_BUFFER */
+      continue;
+    size_t size = 0;
+    for (unsigned j = 0; j < n; j++)
+      if (opts[j] == 6) /* CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES */
+        size = (size_t)(uintptr_t)vals[j];
+    if (size > 0)
+      snprintf(vals[i], size, "%s", msg);
+  }
+}
+
+CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n, int *opts,
+                            void **vals) {
+  CUresult r = ready();
+  if (r != OK)
+    return r;
+  if (module == NULL || image == NULL)
+    return INVALID_VALUE;
+  const char *text = image; /* strlen: ASan flags a missing terminator */
+  size_t len = strlen(text);
+  long depth = 0;
+  for (size_t i = 0; i < len; i++)
+    depth += text[i] == '{' ? 1 : text[i] == '}' ? -1 : 0;
+  if (depth != 0 || strstr(text, ".version") == NULL) {
+    jit_log(n, opts, vals, "ptxas fatal   : mock: unbalanced braces or no .version");
+    return INVALID_PTX;
+  }
+  if (strstr(text, "this_is_not_an_instruction") != NULL) {
+    jit_log(n, opts, vals, "ptxas application ptx input, line 6; error   : Unknown "
+                           "instruction 'this_is_not_an_instruction'");
+    return INVALID_PTX;
+  }
+  struct CUmod_st *m = calloc(1, sizeof *m);
+  if (m == NULL || (m->text = malloc(len + 1)) == NULL) {
+    free(m);
+    return OUT_OF_MEMORY;
+  }
+  memcpy(m->text, text, len + 1);
+  *module = m;
+  return OK;
+}
+
+CUresult cuModuleUnload(CUmodule m) {
+  if (m == NULL)
+    return INVALID_HANDLE;
+  free(m->text);
+  free(m);
+  return OK;
+}
+
+CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule m, const char *name) {
+  CUresult r = ready();
+  if (r != OK)
+    return r;
+  char entry[80];
+  snprintf(entry, sizeof entry, ".entry %s(", name);
+  if (strstr(m->text, entry) == NULL || m->nfuncs == 8 || strlen(name) >= 64)
+    return NOT_FOUND;
+  struct CUfunc_st *f = &m->funcs[m->nfuncs++];
+  snprintf(f->name, sizeof f->name, "%s", name);
+  f->max_dyn_smem = 48 * 1024;
+  *hfunc = f;
+  return OK;
+}
+
+CUresult cuFuncGetAttribute(int *pi, int attrib, CUfunction f) {
+  CUresult r = ready();
+  if (r != OK)
+    return r;
+  switch (attrib) {
+  case 0: *pi = 1024; return OK;            /* MAX_THREADS_PER_BLOCK */
+  case 1: *pi = 0; return OK;               /* SHARED_SIZE_BYTES */
+  case 4: *pi = 16; return OK;              /* NUM_REGS */
+  case 8: *pi = f->max_dyn_smem; return OK; /* MAX_DYNAMIC_SHARED_SIZE_BYTES */
+  default: return INVALID_VALUE;
+  }
+}
+
+CUresult cuFuncSetAttribute(CUfunction f, int attrib, int value) {
+  CUresult r = ready();
+  if (r != OK)
+    return r;
+  if (attrib != 8 || value < 0 || value > 227 * 1024)
+    return INVALID_VALUE;
+  f->max_dyn_smem = value;
+  return OK;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                        unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
+                        CUstream stream, void **params, void **extra) {
+  (void)stream;
+  (void)extra;
+  CUresult r = ready();
+  if (r != OK)
+    return r;
+  if (f == NULL)
+    return INVALID_HANDLE;
+  if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 || gy > 65535 ||
+      gz > 65535 || (unsigned long long)bx * by * bz > 1024 || smem > (unsigned)f->max_dyn_smem)
+    return INVALID_VALUE;
+  unsigned long long threads = (unsigned long long)gx * gy * gz * bx * by * bz;
+  if (strcmp(f->name, "vector_add") == 0) {
+    const float *a = *(float **)params[0], *b = *(float **)params[1];
+    float *c = *(float **)params[2];
+    int n = *(int *)params[3];
+    for (unsigned long long i = 0; i < threads && i < (unsigned long long)n; i++)
+      c[i] = a[i] + b[i];
+  } else if (strcmp(f->name, "smem_reverse") == 0) {
+    const float *in = *(float **)params[0];
+    float *out = *(float **)params[1];
+    int n = *(int *)params[2];
+    if ((size_t)n * sizeof(float) > smem)
+      sticky = ILLEGAL_ADDRESS; /* the kernel would run off its shared memory */
+    else
+      for (int i = 0; i < n; i++)
+        out[i] = in[n - 1 - i];
+  } else if (strcmp(f->name, "transpose") == 0) {
+    int m = *(int *)params[0], n = *(int *)params[1];
+    const float *in = *(float **)params[2];
+    float *out = *(float **)params[3];
+    for (size_t i = 0; i < (size_t)m; i++)
+      for (size_t j = 0; j < (size_t)n; j++)
+        out[j * (size_t)m + i] = in[i * (size_t)n + j];
+  } else if (strcmp(f->name, "sgemm") == 0) {
+    int m = *(int *)params[0], n = *(int *)params[1], k = *(int *)params[2];
+    const float *a = *(float **)params[3], *b = *(float **)params[4];
+    float *c = *(float **)params[5];
+    if ((double)m * n * k <= 2147483648.0) {
+      for (size_t i = 0; i < (size_t)m; i++) {
+        float *crow = c + i * (size_t)n;
+        for (size_t j = 0; j < (size_t)n; j++)
+          crow[j] = 0.0f;
+        for (size_t p = 0; p < (size_t)k; p++)
+          for (size_t j = 0; j < (size_t)n; j++)
+            crow[j] += a[i * (size_t)k + p] * b[p * (size_t)n + j];
+      }
+    }
+  } else if (strcmp(f->name, "write_null") == 0) {
+    sticky = ILLEGAL_ADDRESS;
+  } else if (strcmp(f->name, "trap_kernel") == 0) {
+    sticky = LAUNCH_FAILED;
+  }
+  return OK;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes) {
+  CUresult r = ready();
+  if (r != OK)
+    return r;
+  if (bytes == 0)
+    return INVALID_VALUE;
+  if (bytes > ((size_t)1 << 36))
+    return OUT_OF_MEMORY;
+  void *p = malloc(bytes);
+  if (p == NULL)
+    return OUT_OF_MEMORY;
+  *dptr = (CUdeviceptr)(uintptr_t)p;
+  return OK;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr dptr) {
+  CUresult r = ready();
+  if (r != OK)
+    return r;
+  free((void *)(uintptr_t)dptr);
+  return OK;
+}
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes) {
+  CUresult r = ready();
+  if (r != OK)
+    return r;
+  memcpy((void *)(uintptr_t)dst, src, bytes);
+  return OK;
+}
+
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
+  CUresult r = ready();
+  if (r != OK)
+    return r;
+  memcpy(dst, (const void *)(uintptr_t)src, bytes);
+  return OK;
+}
