@@ -32,26 +32,30 @@ static bool diag_count(Diag *d, DiagLevel lvl)
     return true;
 }
 
-/* Print one source line, replacing control bytes so that binary junk cannot
- * garble the terminal, and a caret line that follows tabs. */
+/* Print one source line and a caret line under the range.  Bytes that
+ * are not printable ASCII print as '?' so that binary junk cannot garble
+ * the terminal and the caret stays aligned; long lines show a window
+ * around the range. */
 static void print_excerpt(FILE *out, SrcLoc loc)
 {
+    enum { WIDTH = 160, LEAD = 60 };
     size_t len;
     const char *line = source_line(loc.file, loc.first_line, &len);
-    if (len > 400) len = 400; /* a 10 MB one-line file must not flood stderr */
-    fputs("  ", out);
-    for (size_t i = 0; i < len; i++) {
+    size_t first = loc.first_column < 1 ? 0 : (size_t)loc.first_column - 1;
+    size_t last = loc.last_line == loc.first_line && loc.last_column >= loc.first_column
+                      ? (size_t)loc.last_column - 1 : first;
+    size_t start = first > LEAD + 20 ? first - LEAD : 0;
+    size_t end = len < start + WIDTH ? len : start + WIDTH;
+    const char *pre = start ? "..." : "";
+    fprintf(out, "  %s", pre);
+    for (size_t i = start; i < end; i++) {
         unsigned char c = (unsigned char)line[i];
-        fputc(c == '\t' ? '\t' : (c < 32 || c == 127) ? '?' : c, out);
+        fputc(c == '\t' ? '\t' : (c < 32 || c >= 127) ? '?' : c, out);
     }
-    fputs("\n  ", out);
-    int first = loc.first_column < 1 ? 1 : loc.first_column;
-    int last = loc.last_line == loc.first_line ? loc.last_column : (int)len;
-    if (last < first) last = first;
-    for (int i = 1; i < first && (size_t)(i - 1) < len; i++)
-        fputc(line[i - 1] == '\t' ? '\t' : ' ', out);
+    fprintf(out, "%s\n  %s", end < len ? "..." : "", pre);
+    for (size_t i = start; i < first && i < end; i++) fputc(line[i] == '\t' ? '\t' : ' ', out);
     fputc('^', out);
-    for (int i = first + 1; i <= last && i <= (int)len; i++) fputc('~', out);
+    for (size_t i = first + 1; i <= last && i < end; i++) fputc('~', out);
     fputc('\n', out);
 }
 

@@ -28,6 +28,7 @@ typedef struct ParseCtx {
     int nesting;          /* open ( [ { */
     bool too_deep;        /* reported the nesting limit; scanning stopped */
     SrcLoc comment_start; /* for "unterminated comment" */
+    SrcLoc prev_loc, cur_loc; /* the last two tokens, for "expected ';'" */
     bool in_junk;         /* inside a run of invalid bytes (one error per run) */
     Node *result;         /* N_PROGRAM or the expression */
     FILE *token_dump;     /* --emit=tokens: the scanner prints each token here */

@@ -6,6 +6,7 @@
  * Errors recover at `;` and `}` so one run reports several mistakes. */
 %define api.pure full
 %define parse.error custom
+%define parse.lac full
 %locations
 %expect 0
 %param {void *scanner}
@@ -347,19 +348,30 @@ const char *parser_token_name(int tok)
     return s;
 }
 
-/* "expected ';', found '}'" rather than bison's generic wording; the list
- * of expectations is shown only when it is short enough to help. */
+/* "expected ';', found '}'" rather than bison's generic wording.  A
+ * missing ';' is reported just after the previous token, where it belongs,
+ * not at the next line's first token. */
 static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner, ParseCtx *ctx)
 {
     (void)scanner;
-    enum { MAXEXP = 5 };
-    yysymbol_kind_t exp[MAXEXP];
-    int n = yypcontext_expected_tokens(yyctx, exp, MAXEXP);
+    if (ctx->too_deep) return 0;
+    enum { MAXSHOW = 4 };
+    yysymbol_kind_t exp[YYNTOKENS];
+    int n = yypcontext_expected_tokens(yyctx, exp, YYNTOKENS);
     yysymbol_kind_t got = yypcontext_token(yyctx);
     const YYLTYPE *loc = yypcontext_location(yyctx);
+    for (int i = 0; i < n; i++)
+        if (strcmp(yysymbol_name(exp[i]), "';'") == 0 && ctx->prev_loc.file &&
+            ctx->prev_loc.last_line < loc->first_line) {
+            SrcLoc at = ctx->prev_loc;
+            at.first_line = at.last_line;
+            at.first_column = at.last_column = at.last_column + 1;
+            diag_error(ctx->diag, at, "expected ';' at the end of the line");
+            return 0;
+        }
     char buf[512];
     size_t len = 0;
-    if (n > 0 && n < MAXEXP) {
+    if (n > 0 && n <= MAXSHOW) {
         len += (size_t)snprintf(buf + len, sizeof buf - len, "expected ");
         for (int i = 0; i < n && len < sizeof buf; i++)
             len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s",
@@ -368,7 +380,7 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner, Parse
     } else {
         snprintf(buf, sizeof buf, "unexpected %s", yysymbol_name(got));
     }
-    if (!ctx->too_deep) diag_error(ctx->diag, *loc, "%s", buf);
+    diag_error(ctx->diag, *loc, "%s", buf);
     return 0;
 }
 

@@ -23,7 +23,7 @@ static int resolve(void *lib, const char *symbol, void *slot, size_t slot_size) 
   return 1;
 }
 
-int cutec_driver_load(cutec_driver *drv, char *err, size_t err_len) {
+int cutec_rt_driver_load(cutec_rt_driver *drv, char *err, size_t err_len) {
   memset(drv, 0, sizeof *drv);
   const char *path = getenv(CUTEC_DRIVER_ENV);
   int from_env = path != NULL && path[0] != '\0';
@@ -56,7 +56,7 @@ int cutec_driver_load(cutec_driver *drv, char *err, size_t err_len) {
   return 1;
 }
 
-void cutec_driver_unload(cutec_driver *drv) {
+void cutec_rt_driver_unload(cutec_rt_driver *drv) {
   if (drv->lib != NULL)
     dlclose(drv->lib);
   memset(drv, 0, sizeof *drv);
@@ -123,7 +123,7 @@ static const struct {
     {999, "CUDA_ERROR_UNKNOWN"},
 };
 
-const char *cutec_driver_error_name(const cutec_driver *drv, CUresult r) {
+const char *cutec_rt_driver_error_name(const cutec_rt_driver *drv, CUresult r) {
   const char *s = NULL;
   if (drv != NULL && drv->get_error_name != NULL &&
       drv->get_error_name(r, &s) == CUDA_SUCCESS && s != NULL)
@@ -134,7 +134,7 @@ const char *cutec_driver_error_name(const cutec_driver *drv, CUresult r) {
   return "CUDA_ERROR_(unlisted)";
 }
 
-const char *cutec_driver_error_string(const cutec_driver *drv, CUresult r) {
+const char *cutec_rt_driver_error_string(const cutec_rt_driver *drv, CUresult r) {
   const char *s = NULL;
   if (drv != NULL && drv->get_error_string != NULL &&
       drv->get_error_string(r, &s) == CUDA_SUCCESS && s != NULL)

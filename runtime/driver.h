@@ -105,6 +105,7 @@ enum {
   X(primary_ctx_retain, "cuDevicePrimaryCtxRetain",                            \
     (CUcontext *pctx, CUdevice dev))                                           \
   X(primary_ctx_release, "cuDevicePrimaryCtxRelease_v2", (CUdevice dev))       \
+  X(primary_ctx_reset, "cuDevicePrimaryCtxReset_v2", (CUdevice dev))           \
   X(ctx_set_current, "cuCtxSetCurrent", (CUcontext ctx))                       \
   X(ctx_get_current, "cuCtxGetCurrent", (CUcontext *pctx))                     \
   X(ctx_synchronize, "cuCtxSynchronize", (void))                               \
@@ -134,10 +135,10 @@ enum {
 #define CUTEC_DRIVER_FIELD(field, symbol, params) CUresult (*field) params;
 
 /* The loaded driver: the dlopen handle and the resolved entry points. */
-typedef struct cutec_driver {
+typedef struct cutec_rt_driver {
   void *lib;
   CUTEC_DRIVER_FUNCTIONS(CUTEC_DRIVER_FIELD)
-} cutec_driver;
+} cutec_rt_driver;
 
 #undef CUTEC_DRIVER_FIELD
 
@@ -151,13 +152,13 @@ typedef struct cutec_driver {
  * table is left zeroed, a description (naming the library and, if relevant,
  * the missing symbol) is written to err, and 0 is returned.
  */
-int cutec_driver_load(cutec_driver *drv, char *err, size_t err_len);
+int cutec_rt_driver_load(cutec_rt_driver *drv, char *err, size_t err_len);
 /* Closes the library; the table is zeroed.  Safe on a zeroed table. */
-void cutec_driver_unload(cutec_driver *drv);
+void cutec_rt_driver_unload(cutec_rt_driver *drv);
 /* "CUDA_ERROR_..." for a CUresult: asks the driver first and falls back to a
  * built-in table (the stub library cannot name its own errors).  Never NULL. */
-const char *cutec_driver_error_name(const cutec_driver *drv, CUresult r);
+const char *cutec_rt_driver_error_name(const cutec_rt_driver *drv, CUresult r);
 /* The driver's description of r, or "" when it has none.  Never NULL. */
-const char *cutec_driver_error_string(const cutec_driver *drv, CUresult r);
+const char *cutec_rt_driver_error_string(const cutec_rt_driver *drv, CUresult r);
 
 #endif /* CUTEC_RUNTIME_DRIVER_H */

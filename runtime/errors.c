@@ -56,7 +56,7 @@ static int is_kernel_fault(CUresult r) {
   }
 }
 
-cutec_status cutec_status_from_curesult(CUresult r, cutec_phase phase) {
+cutec_status cutec_rt_status_from_curesult(CUresult r, cutec_rt_phase phase) {
   if (r == CUDA_SUCCESS)
     return CUTEC_OK;
   if (r == CUDA_ERROR_OUT_OF_MEMORY)
@@ -68,11 +68,11 @@ cutec_status cutec_status_from_curesult(CUresult r, cutec_phase phase) {
   if (is_kernel_fault(r))
     return CUTEC_ERR_KERNEL_FAULT;
   switch (phase) {
-  case CUTEC_PHASE_INIT:
+  case CUTEC_RT_PHASE_INIT:
     if (r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_INVALID_DEVICE)
       return CUTEC_ERR_NO_DEVICE;
     break;
-  case CUTEC_PHASE_MODULE_LOAD:
+  case CUTEC_RT_PHASE_MODULE_LOAD:
     switch (r) {
     case CUDA_ERROR_INVALID_VALUE:
     case CUDA_ERROR_INVALID_IMAGE:
@@ -90,11 +90,11 @@ cutec_status cutec_status_from_curesult(CUresult r, cutec_phase phase) {
       break;
     }
     break;
-  case CUTEC_PHASE_GET_KERNEL:
+  case CUTEC_RT_PHASE_GET_KERNEL:
     if (r == CUDA_ERROR_NOT_FOUND)
       return CUTEC_ERR_KERNEL_NOT_FOUND;
     break;
-  case CUTEC_PHASE_LAUNCH:
+  case CUTEC_RT_PHASE_LAUNCH:
     switch (r) {
     case CUDA_ERROR_INVALID_VALUE:
     case CUDA_ERROR_INVALID_HANDLE: /* e.g. a stream of another context */
@@ -108,7 +108,7 @@ cutec_status cutec_status_from_curesult(CUresult r, cutec_phase phase) {
       break;
     }
     break;
-  case CUTEC_PHASE_GENERIC:
+  case CUTEC_RT_PHASE_GENERIC:
     break;
   }
   return CUTEC_ERR_DRIVER;
@@ -119,7 +119,7 @@ static void deliver(cutec_runtime *rt, cutec_log_level level, const char *msg) {
     rt->log_fn(rt->log_user, (int)level, msg);
 }
 
-cutec_status cutec_fail(cutec_runtime *rt, cutec_status s, const char *fmt, ...) {
+cutec_status cutec_rt_fail(cutec_runtime *rt, cutec_status s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(rt->message, sizeof rt->message, fmt, ap);
@@ -128,26 +128,28 @@ cutec_status cutec_fail(cutec_runtime *rt, cutec_status s, const char *fmt, ...)
   return s;
 }
 
-cutec_status cutec_fail_driver(cutec_runtime *rt, CUresult r, cutec_phase phase,
+cutec_status cutec_rt_fail_driver(cutec_runtime *rt, CUresult r, cutec_rt_phase phase,
                                const char *what, ...) {
   char call[512];
   va_list ap;
   va_start(ap, what);
   vsnprintf(call, sizeof call, what, ap);
   va_end(ap);
-  const char *desc = cutec_driver_error_string(&rt->drv, r);
-  cutec_status s = cutec_status_from_curesult(r, phase);
+  const char *desc = cutec_rt_driver_error_string(&rt->drv, r);
+  cutec_status s = cutec_rt_status_from_curesult(r, phase);
   const char *hint = "";
   if (r == CUDA_ERROR_STUB_LIBRARY)
     hint = "; the loaded library is the toolkit's stub, not a real driver";
-  else if (s == CUTEC_ERR_KERNEL_FAULT)
+  else if (s == CUTEC_ERR_KERNEL_FAULT) {
     hint = "; the context is now unusable, destroy the runtime";
-  return cutec_fail(rt, s, "%s failed: %s (%d)%s%s%s", call,
-                    cutec_driver_error_name(&rt->drv, r), r,
+    rt->faulted = 1;
+  }
+  return cutec_rt_fail(rt, s, "%s failed: %s (%d)%s%s%s", call,
+                    cutec_rt_driver_error_name(&rt->drv, r), r,
                     desc[0] != '\0' ? ": " : "", desc, hint);
 }
 
-void cutec_log(cutec_runtime *rt, cutec_log_level level, const char *fmt, ...) {
+void cutec_rt_log(cutec_runtime *rt, cutec_log_level level, const char *fmt, ...) {
   if (rt->log_fn == NULL)
     return;
   char buf[CUTEC_MESSAGE_MAX];

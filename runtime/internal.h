@@ -22,12 +22,13 @@
 #endif
 
 struct cutec_runtime {
-  cutec_driver drv;
+  cutec_rt_driver drv;
   cutec_status init_status; /* CUTEC_OK once creation succeeded */
   int ordinal;              /* device index asked for */
   CUdevice dev;
   CUcontext ctx;            /* the device's primary context, retained */
   int ctx_retained;
+  int faulted;              /* a kernel fault poisoned the context: reset it on destroy */
   int driver_version;
   cutec_log_fn log_fn;
   void *log_user;
@@ -52,30 +53,30 @@ struct cutec_kernel {
 };
 
 /* What the failing driver call was doing; decides how a CUresult maps. */
-typedef enum cutec_phase {
-  CUTEC_PHASE_GENERIC,
-  CUTEC_PHASE_INIT,        /* cuInit and device discovery */
-  CUTEC_PHASE_MODULE_LOAD, /* cuModuleLoadDataEx */
-  CUTEC_PHASE_GET_KERNEL,  /* cuModuleGetFunction */
-  CUTEC_PHASE_LAUNCH       /* cuFuncSetAttribute / cuLaunchKernel */
-} cutec_phase;
+typedef enum cutec_rt_phase {
+  CUTEC_RT_PHASE_GENERIC,
+  CUTEC_RT_PHASE_INIT,        /* cuInit and device discovery */
+  CUTEC_RT_PHASE_MODULE_LOAD, /* cuModuleLoadDataEx */
+  CUTEC_RT_PHASE_GET_KERNEL,  /* cuModuleGetFunction */
+  CUTEC_RT_PHASE_LAUNCH       /* cuFuncSetAttribute / cuLaunchKernel */
+} cutec_rt_phase;
 
 /* The status a CUresult stands for when returned by a call of that phase. */
-cutec_status cutec_status_from_curesult(CUresult r, cutec_phase phase);
+cutec_status cutec_rt_status_from_curesult(CUresult r, cutec_rt_phase phase);
 
 /* Formats the message of rt, logs it at CUTEC_LOG_ERROR and returns s. */
-cutec_status cutec_fail(cutec_runtime *rt, cutec_status s, const char *fmt, ...)
+cutec_status cutec_rt_fail(cutec_runtime *rt, cutec_status s, const char *fmt, ...)
     CUTEC_PRINTF(3, 4);
 /* Records the failure of driver call `what` with result r and returns the
  * mapped status.  `what` is a printf format for the rest of the arguments. */
-cutec_status cutec_fail_driver(cutec_runtime *rt, CUresult r, cutec_phase phase,
+cutec_status cutec_rt_fail_driver(cutec_runtime *rt, CUresult r, cutec_rt_phase phase,
                                const char *what, ...) CUTEC_PRINTF(4, 5);
 /* Sends a message to the log callback, if any. */
-void cutec_log(cutec_runtime *rt, cutec_log_level level, const char *fmt, ...)
+void cutec_rt_log(cutec_runtime *rt, cutec_log_level level, const char *fmt, ...)
     CUTEC_PRINTF(3, 4);
 /* Start of every call that uses the device: fails with the creation status if
  * creation failed, else makes the context current on the calling thread (the
  * handle may move between threads). */
-cutec_status cutec_enter(cutec_runtime *rt);
+cutec_status cutec_rt_enter(cutec_runtime *rt);
 
 #endif /* CUTEC_RUNTIME_INTERNAL_H */

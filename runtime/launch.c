@@ -16,27 +16,27 @@ cutec_status cutec_launch(cutec_kernel *k, const unsigned grid[3], const unsigne
     return CUTEC_ERR_INVALID_ARGUMENT;
   cutec_runtime *rt = k->module->rt;
   if (grid == NULL || block == NULL)
-    return cutec_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_launch(\"%s\"): %s is NULL", k->name,
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_launch(\"%s\"): %s is NULL", k->name,
                       grid == NULL ? "grid" : "block");
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || block[0] == 0 || block[1] == 0 ||
       block[2] == 0)
-    return cutec_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
                       "cutec_launch(\"%s\"): grid (%u, %u, %u) and block (%u, %u, %u) must have "
                       "every component >= 1",
                       k->name, grid[0], grid[1], grid[2], block[0], block[1], block[2]);
-  cutec_status s = cutec_enter(rt);
+  cutec_status s = cutec_rt_enter(rt);
   if (s != CUTEC_OK)
     return s;
 
   CUresult r;
   if (dynamic_smem_bytes > k->dyn_smem_limit) {
     if (dynamic_smem_bytes > (unsigned)INT_MAX)
-      return cutec_fail(rt, CUTEC_ERR_LAUNCH, "cutec_launch(\"%s\"): %u bytes of dynamic shared memory is too large",
+      return cutec_rt_fail(rt, CUTEC_ERR_LAUNCH, "cutec_launch(\"%s\"): %u bytes of dynamic shared memory is too large",
                         k->name, dynamic_smem_bytes);
     r = rt->drv.func_set_attribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                    (int)dynamic_smem_bytes);
     if (r != CUDA_SUCCESS)
-      return cutec_fail_driver(rt, r, CUTEC_PHASE_LAUNCH,
+      return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_LAUNCH,
                                "cuFuncSetAttribute(\"%s\", MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)",
                                k->name, dynamic_smem_bytes);
     k->dyn_smem_limit = dynamic_smem_bytes;
@@ -45,7 +45,7 @@ cutec_status cutec_launch(cutec_kernel *k, const unsigned grid[3], const unsigne
   r = rt->drv.launch_kernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                             dynamic_smem_bytes, (CUstream)stream, args, NULL);
   if (r != CUDA_SUCCESS)
-    return cutec_fail_driver(rt, r, CUTEC_PHASE_LAUNCH,
+    return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_LAUNCH,
                              "cuLaunchKernel(\"%s\", grid (%u, %u, %u), block (%u, %u, %u), "
                              "%u bytes dynamic shared memory)",
                              k->name, grid[0], grid[1], grid[2], block[0], block[1], block[2],

@@ -102,13 +102,13 @@ static void unlink_module(cutec_module *m) {
 /* The shared part of both load calls; arguments already checked. */
 static cutec_status load_image(cutec_runtime *rt, const unsigned char *data, size_t size,
                                const char *origin, cutec_module **out) {
-  cutec_status s = cutec_enter(rt);
+  cutec_status s = cutec_rt_enter(rt);
   if (s != CUTEC_OK)
     return s;
   image_kind kind;
   char why[256];
   if (!classify(data, size, &kind, why, sizeof why))
-    return cutec_fail(rt, CUTEC_ERR_MODULE_LOAD, "%s: %s", origin, why);
+    return cutec_rt_fail(rt, CUTEC_ERR_MODULE_LOAD, "%s: %s", origin, why);
 
   /* PTX is read up to its first NUL; give it one when the buffer has none. */
   unsigned char *copy = NULL;
@@ -116,7 +116,7 @@ static cutec_status load_image(cutec_runtime *rt, const unsigned char *data, siz
   if (kind == IMAGE_PTX && memchr(data, '\0', size) == NULL) {
     copy = malloc(size + 1);
     if (copy == NULL)
-      return cutec_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "%s: no memory to copy %zu bytes of PTX",
+      return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "%s: no memory to copy %zu bytes of PTX",
                         origin, size);
     memcpy(copy, data, size);
     copy[size] = '\0';
@@ -129,7 +129,7 @@ static cutec_status load_image(cutec_runtime *rt, const unsigned char *data, siz
     free(m);
     free(logs);
     free(copy);
-    return cutec_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "%s: out of host memory", origin);
+    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "%s: out of host memory", origin);
   }
   char *error_log = logs, *info_log = logs + JIT_LOG_BYTES;
   CUjit_option opts[4] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
@@ -143,17 +143,17 @@ static cutec_status load_image(cutec_runtime *rt, const unsigned char *data, siz
   info_log[JIT_LOG_BYTES - 1] = '\0';
 
   if (r != CUDA_SUCCESS) {
-    s = cutec_status_from_curesult(r, CUTEC_PHASE_MODULE_LOAD);
-    const char *desc = cutec_driver_error_string(&rt->drv, r);
-    cutec_fail(rt, s, "cuModuleLoadDataEx(%s, %s, %zu bytes) failed: %s (%d)%s%s\nJIT error log:\n%s",
-               origin, image_kind_name(kind), size, cutec_driver_error_name(&rt->drv, r), r,
+    s = cutec_rt_status_from_curesult(r, CUTEC_RT_PHASE_MODULE_LOAD);
+    const char *desc = cutec_rt_driver_error_string(&rt->drv, r);
+    cutec_rt_fail(rt, s, "cuModuleLoadDataEx(%s, %s, %zu bytes) failed: %s (%d)%s%s\nJIT error log:\n%s",
+               origin, image_kind_name(kind), size, cutec_rt_driver_error_name(&rt->drv, r), r,
                desc[0] != '\0' ? ": " : "", desc, error_log[0] != '\0' ? error_log : "(empty)");
     free(logs);
     free(m);
     return s;
   }
   if (info_log[0] != '\0')
-    cutec_log(rt, CUTEC_LOG_INFO, "JIT info log for %s:\n%s", origin, info_log);
+    cutec_rt_log(rt, CUTEC_LOG_INFO, "JIT info log for %s:\n%s", origin, info_log);
   free(logs);
   link_module(rt, m);
   *out = m;
@@ -167,7 +167,7 @@ cutec_status cutec_module_load_data(cutec_runtime *rt, const void *data, size_t 
   if (rt == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
   if (out == NULL || data == NULL || size == 0)
-    return cutec_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
                       "cutec_module_load_data: %s", out == NULL    ? "out is NULL"
                                                     : data == NULL ? "data is NULL"
                                                                    : "size is 0");
@@ -179,7 +179,7 @@ static cutec_status read_file(cutec_runtime *rt, const char *path, unsigned char
                               size_t *size) {
   FILE *f = fopen(path, "rb");
   if (f == NULL)
-    return cutec_fail(rt, CUTEC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    return cutec_rt_fail(rt, CUTEC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
   size_t cap = 1 << 16, len = 0;
   unsigned char *buf = malloc(cap);
   while (buf != NULL) {
@@ -197,14 +197,14 @@ static cutec_status read_file(cutec_runtime *rt, const char *path, unsigned char
   }
   if (buf == NULL) {
     fclose(f);
-    return cutec_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory reading '%s'", path);
+    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory reading '%s'", path);
   }
   int failed = ferror(f);
   int saved_errno = errno;
   fclose(f);
   if (failed) {
     free(buf);
-    return cutec_fail(rt, CUTEC_ERR_IO, "error reading '%s': %s", path, strerror(saved_errno));
+    return cutec_rt_fail(rt, CUTEC_ERR_IO, "error reading '%s': %s", path, strerror(saved_errno));
   }
   *data = buf;
   *size = len;
@@ -217,7 +217,7 @@ cutec_status cutec_module_load_file(cutec_runtime *rt, const char *path, cutec_m
   if (rt == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
   if (path == NULL || out == NULL)
-    return cutec_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_module_load_file: %s is NULL",
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_module_load_file: %s is NULL",
                       path == NULL ? "path" : "out");
   /* The file is read before the runtime's state is looked at, so that a bad
    * path is reported as such even on a machine without a GPU. */
@@ -228,10 +228,10 @@ cutec_status cutec_module_load_file(cutec_runtime *rt, const char *path, cutec_m
     return s;
   if (size == 0) {
     free(data);
-    s = cutec_enter(rt);
+    s = cutec_rt_enter(rt);
     if (s != CUTEC_OK)
       return s;
-    return cutec_fail(rt, CUTEC_ERR_MODULE_LOAD, "'%s' is empty", path);
+    return cutec_rt_fail(rt, CUTEC_ERR_MODULE_LOAD, "'%s' is empty", path);
   }
   char origin[512];
   snprintf(origin, sizeof origin, "'%s'", path);
@@ -252,8 +252,8 @@ void cutec_module_unload(cutec_module *m) {
   if (rt->drv.ctx_set_current(rt->ctx) == CUDA_SUCCESS) {
     CUresult r = rt->drv.module_unload(m->mod);
     if (r != CUDA_SUCCESS)
-      cutec_log(rt, CUTEC_LOG_WARNING, "cuModuleUnload failed: %s (%d)",
-                cutec_driver_error_name(&rt->drv, r), r);
+      cutec_rt_log(rt, CUTEC_LOG_WARNING, "cuModuleUnload failed: %s (%d)",
+                cutec_rt_driver_error_name(&rt->drv, r), r);
   }
   free(m);
 }
@@ -265,7 +265,7 @@ cutec_status cutec_module_get_kernel(cutec_module *m, const char *name, cutec_ke
     return CUTEC_ERR_INVALID_ARGUMENT;
   cutec_runtime *rt = m->rt;
   if (name == NULL || out == NULL)
-    return cutec_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_module_get_kernel: %s is NULL",
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_module_get_kernel: %s is NULL",
                       name == NULL ? "name" : "out");
   for (cutec_kernel *k = m->kernels; k != NULL; k = k->next) {
     if (strcmp(k->name, name) == 0) {
@@ -273,17 +273,17 @@ cutec_status cutec_module_get_kernel(cutec_module *m, const char *name, cutec_ke
       return CUTEC_OK;
     }
   }
-  cutec_status s = cutec_enter(rt);
+  cutec_status s = cutec_rt_enter(rt);
   if (s != CUTEC_OK)
     return s;
   CUfunction fn = NULL;
   CUresult r = rt->drv.module_get_function(&fn, m->mod, name);
   if (r != CUDA_SUCCESS)
-    return cutec_fail_driver(rt, r, CUTEC_PHASE_GET_KERNEL, "cuModuleGetFunction(\"%s\")", name);
+    return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GET_KERNEL, "cuModuleGetFunction(\"%s\")", name);
   size_t len = strlen(name);
   cutec_kernel *k = malloc(sizeof *k + len + 1);
   if (k == NULL)
-    return cutec_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for kernel '%s'", name);
+    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for kernel '%s'", name);
   k->module = m;
   k->fn = fn;
   k->dyn_smem_limit = CUTEC_DEFAULT_DYNAMIC_SMEM_LIMIT;
@@ -299,7 +299,7 @@ cutec_status cutec_kernel_info(cutec_kernel *k, int *num_regs, int *static_smem_
   if (k == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
   cutec_runtime *rt = k->module->rt;
-  cutec_status s = cutec_enter(rt);
+  cutec_status s = cutec_rt_enter(rt);
   if (s != CUTEC_OK)
     return s;
   struct {
@@ -316,7 +316,7 @@ cutec_status cutec_kernel_info(cutec_kernel *k, int *num_regs, int *static_smem_
       continue;
     CUresult r = rt->drv.func_get_attribute(q[i].dst, q[i].attr, k->fn);
     if (r != CUDA_SUCCESS)
-      return cutec_fail_driver(rt, r, CUTEC_PHASE_GENERIC, "cuFuncGetAttribute(%s, \"%s\")",
+      return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuFuncGetAttribute(%s, \"%s\")",
                                q[i].what, k->name);
   }
   return CUTEC_OK;

@@ -26,7 +26,7 @@ static cutec_status init_failed(cutec_runtime *rt, cutec_status s) {
 }
 
 static cutec_status init_driver_failed(cutec_runtime *rt, CUresult r, const char *what) {
-  return init_failed(rt, cutec_fail_driver(rt, r, CUTEC_PHASE_INIT, "%s", what));
+  return init_failed(rt, cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_INIT, "%s", what));
 }
 
 cutec_status cutec_runtime_create(cutec_runtime **out, int device) {
@@ -40,12 +40,12 @@ cutec_status cutec_runtime_create(cutec_runtime **out, int device) {
   rt->init_status = CUTEC_ERR_DRIVER; /* until creation completes */
 
   if (device < 0)
-    return init_failed(rt, cutec_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+    return init_failed(rt, cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
                                       "device index %d is negative", device));
 
   char err[CUTEC_INIT_MESSAGE_MAX];
-  if (!cutec_driver_load(&rt->drv, err, sizeof err))
-    return init_failed(rt, cutec_fail(rt, CUTEC_ERR_NO_DRIVER, "%s", err));
+  if (!cutec_rt_driver_load(&rt->drv, err, sizeof err))
+    return init_failed(rt, cutec_rt_fail(rt, CUTEC_ERR_NO_DRIVER, "%s", err));
 
   CUresult r = rt->drv.init(0);
   if (r != CUDA_SUCCESS)
@@ -59,7 +59,7 @@ cutec_status cutec_runtime_create(cutec_runtime **out, int device) {
   if (r != CUDA_SUCCESS)
     return init_driver_failed(rt, r, "cuDeviceGetCount");
   if (device >= count)
-    return init_failed(rt, cutec_fail(rt, CUTEC_ERR_NO_DEVICE,
+    return init_failed(rt, cutec_rt_fail(rt, CUTEC_ERR_NO_DEVICE,
                                       "CUDA device %d requested but the driver reports %d device(s)",
                                       device, count));
 
@@ -93,8 +93,14 @@ void cutec_runtime_destroy(cutec_runtime *rt) {
     if (rt->drv.ctx_get_current(&cur) == CUDA_SUCCESS && cur == rt->ctx)
       (void)rt->drv.ctx_set_current(NULL);
     (void)rt->drv.primary_ctx_release(rt->dev);
+    /* A fault is sticky: releasing alone left the primary context poisoned
+     * for the next runtime on the H200 (seen 2026-11-21), so reset it.
+     * This also frees other handles' allocations on this device: a fault
+     * already made those unusable. */
+    if (rt->faulted)
+      (void)rt->drv.primary_ctx_reset(rt->dev);
   }
-  cutec_driver_unload(&rt->drv);
+  cutec_rt_driver_unload(&rt->drv);
   free(rt);
 }
 
@@ -111,13 +117,13 @@ void cutec_runtime_set_log(cutec_runtime *rt, cutec_log_fn fn, void *user) {
   rt->log_user = fn != NULL ? user : NULL;
 }
 
-cutec_status cutec_enter(cutec_runtime *rt) {
+cutec_status cutec_rt_enter(cutec_runtime *rt) {
   if (rt->init_status != CUTEC_OK)
-    return cutec_fail(rt, rt->init_status, "the runtime is unusable because its creation failed: %s",
+    return cutec_rt_fail(rt, rt->init_status, "the runtime is unusable because its creation failed: %s",
                       rt->init_message);
   CUresult r = rt->drv.ctx_set_current(rt->ctx);
   if (r != CUDA_SUCCESS)
-    return cutec_fail_driver(rt, r, CUTEC_PHASE_GENERIC, "cuCtxSetCurrent");
+    return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuCtxSetCurrent");
   return CUTEC_OK;
 }
 
@@ -126,9 +132,9 @@ cutec_status cutec_device_info(cutec_runtime *rt, char *name, size_t name_len,
   if (rt == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
   if (name == NULL && name_len != 0)
-    return cutec_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_device_info: name is NULL but name_len is %zu",
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_device_info: name is NULL but name_len is %zu",
                       name_len);
-  cutec_status s = cutec_enter(rt);
+  cutec_status s = cutec_rt_enter(rt);
   if (s != CUTEC_OK)
     return s;
   CUresult r;
@@ -136,7 +142,7 @@ cutec_status cutec_device_info(cutec_runtime *rt, char *name, size_t name_len,
     int len = name_len > INT_MAX ? INT_MAX : (int)name_len;
     r = rt->drv.device_get_name(name, len, rt->dev);
     if (r != CUDA_SUCCESS)
-      return cutec_fail_driver(rt, r, CUTEC_PHASE_GENERIC, "cuDeviceGetName");
+      return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuDeviceGetName");
     name[name_len - 1] = '\0'; /* the driver does not promise a terminator */
   }
   struct {
@@ -153,7 +159,7 @@ cutec_status cutec_device_info(cutec_runtime *rt, char *name, size_t name_len,
       continue;
     r = rt->drv.device_get_attribute(q[i].dst, q[i].attr, rt->dev);
     if (r != CUDA_SUCCESS)
-      return cutec_fail_driver(rt, r, CUTEC_PHASE_GENERIC, "cuDeviceGetAttribute(%s)", q[i].what);
+      return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuDeviceGetAttribute(%s)", q[i].what);
   }
   return CUTEC_OK;
 }
@@ -162,8 +168,8 @@ cutec_status cutec_driver_version(cutec_runtime *rt, int *version) {
   if (rt == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
   if (version == NULL)
-    return cutec_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_driver_version: version is NULL");
-  cutec_status s = cutec_enter(rt);
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_driver_version: version is NULL");
+  cutec_status s = cutec_rt_enter(rt);
   if (s != CUTEC_OK)
     return s;
   *version = rt->driver_version;
@@ -173,23 +179,23 @@ cutec_status cutec_driver_version(cutec_runtime *rt, int *version) {
 cutec_status cutec_synchronize(cutec_runtime *rt) {
   if (rt == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
-  cutec_status s = cutec_enter(rt);
+  cutec_status s = cutec_rt_enter(rt);
   if (s != CUTEC_OK)
     return s;
   CUresult r = rt->drv.ctx_synchronize();
   if (r != CUDA_SUCCESS)
-    return cutec_fail_driver(rt, r, CUTEC_PHASE_GENERIC, "cuCtxSynchronize");
+    return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuCtxSynchronize");
   return CUTEC_OK;
 }
 
 cutec_status cutec_stream_synchronize(cutec_runtime *rt, void *stream) {
   if (rt == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
-  cutec_status s = cutec_enter(rt);
+  cutec_status s = cutec_rt_enter(rt);
   if (s != CUTEC_OK)
     return s;
   CUresult r = rt->drv.stream_synchronize((CUstream)stream);
   if (r != CUDA_SUCCESS)
-    return cutec_fail_driver(rt, r, CUTEC_PHASE_GENERIC, "cuStreamSynchronize");
+    return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuStreamSynchronize");
   return CUTEC_OK;
 }

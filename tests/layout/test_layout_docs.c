@@ -74,7 +74,8 @@ static void docs_02_algebra(void)
               "(3,(2,4),3,(2,2)):(177,(13,2),59,(26,1))");
     /* product */
     lt_expect("logical_product((2,2):(4,1), 6:1)", "((2,2),(2,3)):((4,1),(2,8))");
-    lt_expect("logical_product((2,2):(4,1), (4,2):(2,1))", "((2,2),((2,2),2)):((4,1),((2,8),4))");
+    /* hand-derived from the definition (the doc shows only a picture) */
+    lt_expect("logical_product((2,2):(4,1), (4,2):(2,1))", "((2,2),(4,2)):((4,1),(8,2))");
     /* blocked / raked: a 2x5 row-major block over a 3x4 column-major arrangement */
     lt_expect("blocked_product((2,5):(5,1), make_layout((3,4)))", "((2,3),(5,4)):((5,10),(1,30))");
     lt_expect("raked_product((2,5):(5,1), make_layout((3,4)))", "((3,2),(4,5)):((10,5),(30,1))");
@@ -84,6 +85,9 @@ static void docs_02_algebra(void)
 /* CuTe's test/unit/cute/core and the CuTe DSL */
 static void cute_tests(void)
 {
+    /* expected values: the CuTe DSL make_layout_tv docstring, CuTe's
+     * make_ordered_layout comment and shape_div comment; the rest derived
+     * by hand from CuTe's definitions (see docs/layout-algebra.md) */
     lt_expect("make_layout_tv((2,3):(3,1), (2,2):(2,1))", "((4,6),((3,2),(2,2)):((8,2),(4,1)))");
     lt_expect("right_inverse((4,8):(8,1))", "(8,4):(4,1)");
     lt_expect("right_inverse(make_layout((4,8)))", "32:1");
@@ -94,7 +98,8 @@ static void cute_tests(void)
     lt_expect("downcast<2>((4,4):(4,1))", "(4,8):(8,1)");
     lt_expect("max_common_vector((4,8):(1,4), (4,8):(1,4))", "32");
     lt_expect("max_common_vector((4,8):(8,1), (4,8):(1,4))", "1");
-    lt_expect("max_common_layout((4,8):(1,4), (4,(4,2)):(1,(4,16)))", "16:1");
+    lt_expect("max_common_layout((4,8):(1,4), (4,(4,2)):(1,(4,32)))", "16:1");
+    lt_expect("max_common_layout((4,8):(1,4), (4,(4,2)):(1,(4,16)))", "32:1");
     lt_expect("tile_to_shape((2,2):(1,2), (4,6))", "((2,2),(2,3)):((1,4),(2,8))");
     lt_expect("make_ordered_layout((2,2,2,2), (0,2,3,1))", "(2,2,2,2):(1,4,8,2)");
     lt_expect("composition(Sw<3,4,3>, (8,64):(64,1))", "Sw<3,4,3> o 0 o (8,64):(64,1)");
@@ -109,10 +114,11 @@ static void cute_tests(void)
     lt_expect("get<1,0>((4,(2,3)))", "2");
     lt_expect("(4,)", "(4)");
     lt_expect("(4:2,8:1)", "(4:2,8:1)");
-    lt_expect("crd2idx(5, composition(Sw<1,0,1>, 8:1))", "7");
+    lt_expect("crd2idx(6, composition(Sw<1,0,1>, 8:1))", "7");
+    lt_expect("crd2idx(5, composition(Sw<1,0,1>, 8:1))", "5");
     lt_expect("filter((4,1,2):(1,3,0))", "4:1");
     lt_expect("complement(4:1)", "1:0");
-    lt_expect("complement((2,2):(1,6))", "(3,2):(2,12)");
+    lt_expect("complement((2,2):(1,6))", "3:2");
 }
 
 static void table(void)
@@ -131,13 +137,6 @@ static void table(void)
                        " 1  | 4 | 6 | 5 | 7 |\n"
                        "    +---+---+---+---+\n";
     LT_CHECK(ok && strcmp(out, want) == 0, "table:\n%s\nwanted:\n%s", ok ? out : e.msg, want);
-    ok = lt_eval(&a, "(3,(2,3)):(3,(12,1))", &v, &e) && lay_render_table(&a, &v, &out, &e);
-    /* the 01_layout.md table for this layout ends with this row and rule */
-    const char *tail = " 2  |  6  |  18 |  7  |  19 |  8  |  20 |\n"
-                       "    +-----+-----+-----+-----+-----+-----+\n";
-    LT_CHECK(ok && strlen(out) > strlen(tail) && strcmp(out + strlen(out) - strlen(tail), tail) != 0 ?
-                 true : (ok && strstr(out, " 2  | ") != NULL),
-             "table2:\n%s", ok ? out : e.msg);
     /* a table needs a rank-2 layout */
     ok = lt_eval(&a, "(2,2,2):(1,2,4)", &v, &e) && lay_render_table(&a, &v, &out, &e);
     LT_CHECK(!ok && strcmp(e.msg, "drawing needs a rank-2 layout, got (2,2,2):(1,2,4)") == 0, "got %s",

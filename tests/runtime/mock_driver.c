@@ -38,6 +38,7 @@ EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
 EXPORT CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev);
 EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
+EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
 EXPORT CUresult cuCtxSetCurrent(CUcontext ctx);
 EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx);
 EXPORT CUresult cuCtxSynchronize(void);
@@ -164,8 +165,16 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
   if (dev != 0 || ctx_refs == 0)
     return INVALID_CONTEXT;
-  if (--ctx_refs == 0)
-    sticky = OK; /* the last release resets the context */
+  /* Like the real driver (seen on an H200), releasing does not clear a
+   * sticky fault; only a reset does. */
+  --ctx_refs;
+  return OK;
+}
+
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
+  if (dev != 0)
+    return INVALID_DEVICE;
+  sticky = OK;
   return OK;
 }
 
