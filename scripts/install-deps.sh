@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# install-deps.sh: install what building and testing cutec needs on Debian 12
+# (run as root).  Installs only what is missing.  The CUDA toolkit is not a
+# Debian package: where /usr/local/cuda exists, ptxas is used by the tests;
+# elsewhere the assembly steps are skipped.
+set -euo pipefail
+pkgs=(cmake make gcc flex bison llvm-19-dev libzstd-dev zlib1g-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
