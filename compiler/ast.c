@@ -65,7 +65,8 @@ const char *ast_kind_name(NodeKind k)
         [N_SHARED] = "shared", [N_LOCAL] = "local", [N_RETURN] = "return",
         [N_EXPR_STMT] = "expr-stmt", [N_IMPORT] = "import", [N_CONST] = "const",
         [N_KERNEL] = "kernel", [N_FUNC] = "fn", [N_PARAM] = "param", [N_TPARAM] = "tparam",
-        [N_PROGRAM] = "program",
+        [N_PROGRAM] = "program", [N_TUNE] = "tune", [N_TUNE_VAR] = "tune-var",
+        [N_TUNE_REQUIRE] = "require",
     };
     return (unsigned)k < sizeof names / sizeof names[0] && names[k] ? names[k] : "?";
 }

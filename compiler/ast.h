@@ -48,11 +48,14 @@ typedef enum NodeKind {
     /* top-level items */
     N_IMPORT,     /* name: dotted path or file name; ival: 1 if given as a string */
     N_CONST,      /* name, b: value (top-level `let`) */
-    N_KERNEL,     /* name, list: params, list2: template params, list3: threads() dims, d: body */
+    N_KERNEL,     /* name, list: params, list2: template params, list3: threads() dims, c: tune or NULL, d: body */
     N_FUNC,       /* name, list: params, list2: template params, a: return type or NULL, d: body */
     N_PARAM,      /* name, a: type (may be NULL for fn params) */
     N_TPARAM,     /* name, a: kind (N_TYPE_NAME "int" or "type"), b: default or NULL */
     N_PROGRAM,    /* list: items */
+    N_TUNE,       /* list: N_TUNE_VAR and N_TUNE_REQUIRE items (a kernel's `tune { }`) */
+    N_TUNE_VAR,   /* name; list: values, or a..b (b excluded, as in for) as a: lo, b: hi */
+    N_TUNE_REQUIRE, /* a: a compile-time condition every point must meet */
 } NodeKind;
 
 /* Binary and unary operators reuse these codes. */
@@ -71,6 +74,7 @@ struct Node {
     double fval;
     const char *name;
     SrcLoc name_loc;       /* where `name` was written, for precise carets */
+    int depth;             /* expression nesting, bounded by the parser */
     Node *a, *b, *c, *d;
     NodeList list, list2, list3;
 };

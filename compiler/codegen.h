@@ -16,6 +16,10 @@ struct CG {
     LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64;
     LLVMTypeRef t_ptr, t_gptr, t_sptr;  /* generic, global (1), shared (3) */
     int nshared;              /* for unique shared-memory symbol names */
+    /* the current kernel's shared tensors, placed at the end of the kernel:
+     * statically up to 48 KiB, else in dynamic shared memory */
+    struct CGShared { LLVMValueRef global; long long bytes; long long align; } *smem;
+    int nsmem, capsmem;
 };
 
 void cg_init(CG *cg, const char *module_name, const char *triple);

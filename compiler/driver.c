@@ -43,6 +43,28 @@ static char *buffer_from_stream(FILE *f, size_t *len)
     return b;
 }
 
+/* `// cutec.` comment lines before the PTX: what a launcher needs (block
+ * size, dynamic shared memory) and the template values of each kernel.
+ * ptxas and the driver ignore comments; docs/compiler.md has the format. */
+static char *with_metadata(char *ptx, size_t len, const KernelInfo *k, int n, size_t *outlen)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    if (!f) return NULL;
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "// cutec.kernel %s\n", k[i].name);
+        if (k[i].threads[0])
+            fprintf(f, "// cutec.threads %d %d %d\n", k[i].threads[0], k[i].threads[1], k[i].threads[2]);
+        fprintf(f, "// cutec.smem_static %lld\n// cutec.smem_dynamic %lld\n", k[i].smem_static, k[i].smem_dynamic);
+        for (int j = 0; j < k[i].nparams; j++) fprintf(f, "// cutec.param %s %s\n", k[i].pnames[j], k[i].pvalues[j]);
+    }
+    fwrite(ptx, 1, len, f);
+    fclose(f);
+    *outlen = size;
+    return buf;
+}
+
 static cutec_result ice(Diag *d, const char *what, const char *path, const char *msg)
 {
     diag_plain(d, DIAG_ERROR, "internal compiler error: %s%s%s", what, msg ? ": " : "", msg ? msg : "");
@@ -66,7 +88,7 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
                     .ninclude = o->ninclude_dirs, .stdlib_dir = o->stdlib_dir ? o->stdlib_dir : CUTEC_STDLIB_DIR};
     cutec_result rc = CUTEC_COMPILE_OK;
     FILE *mem = NULL;
-    if (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST) {
+    if (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST || o->emit == CUTEC_EMIT_TUNE) {
         mem = tmpfile();
         if (!mem) {
             rc = ice(&diag, "cannot create a temporary file", path, NULL);
@@ -83,18 +105,24 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
         goto out;
     }
     if (!loaded || !defs_ok) {
-        rc = prog.main || !loaded ? CUTEC_COMPILE_USER_ERROR : CUTEC_COMPILE_USAGE;
-        if (!prog.main_file) rc = CUTEC_COMPILE_USER_ERROR;
+        rc = !loaded ? CUTEC_COMPILE_USER_ERROR : CUTEC_COMPILE_USAGE;
+        goto out;
+    }
+    if (o->emit == CUTEC_EMIT_TUNE) {
+        for (int i = 0; i < prog.main->list.n; i++)
+            if (prog.main->list.items[i]->kind == N_KERNEL) kernel_list_tune(&prog, prog.main->list.items[i], mem);
+        out->data = buffer_from_stream(mem, &out->size);
+        rc = diag.errors ? CUTEC_COMPILE_USER_ERROR : CUTEC_COMPILE_OK;
         goto out;
     }
     CG cg;
     cg_init(&cg, path, CUTEC_TRIPLE);
     int nkernels = 0;
+    KernelInfo *infos = ARENA_ARRAY(&arena, KernelInfo, prog.main->list.n + 1);
     for (int i = 0; i < prog.main->list.n; i++) {
         Node *it = prog.main->list.items[i];
         if (it->kind != N_KERNEL) continue;
-        nkernels++;
-        kernel_emit(&prog, &cg, it, NULL);
+        kernel_emit(&prog, &cg, it, &infos[nkernels++]);
     }
     /* top-level constants and functions that no kernel used still get checked */
     for (int i = 0; i < prog.nsyms; i++) {
@@ -127,6 +155,9 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
                 rc = cubin_find_ptxas() ? CUTEC_COMPILE_INTERNAL : CUTEC_COMPILE_USAGE;
             }
             free(log);
+            free(text);
+        } else if (o->emit == CUTEC_EMIT_PTX) {
+            out->data = with_metadata(text, len, infos, nkernels, &out->size);
             free(text);
         } else {
             out->data = text;

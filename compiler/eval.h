@@ -51,6 +51,7 @@ typedef struct Value {
     double f;
     LLVMValueRef llvm;
     LayValue lay;
+    LayInt toff;           /* V_TENSOR: element offset of the view from llvm */
     const Node *node;
     const char *name;
 } Value;
@@ -121,9 +122,18 @@ bool val_to_lay(Eval *e, Value v, LayValue *out, SrcLoc loc, const char *what);
 Value lay_to_val(Eval *e, LayValue lv, SrcLoc loc);
 LLVMValueRef lower_layint(Eval *e, LayInt v);
 Value tensor_index(Eval *e, Value tensor, const NodeList *args, SrcLoc loc);
+LayTuple *coord_of(Eval *e, Value v, SrcLoc loc);
 /* L(c) for a layout value: the (possibly runtime) index of coordinate c */
 Value layout_apply(Eval *e, Value lay, const NodeList *args, SrcLoc loc);
 Value call_layout_fn(Eval *e, const char *name, const Node *call);
+
+/* tensors: views, slicing, tiling, hardware copies and MMAs (eval_tensor.c) */
+Value tensor_make(LLVMValueRef base, ScalarType ty, MemSpace space, LayValue lay);
+/* T(c0, _, c2): a view keeping the `_` modes; NULL if no argument is `_` */
+bool tensor_has_slice(const NodeList *args);
+Value tensor_slice(Eval *e, Value t, const NodeList *args, SrcLoc loc);
+bool tensor_builtin_exists(const char *name);
+Value tensor_builtin(Eval *e, const char *name, const Node *call);
 
 /* builtins (eval_builtin.c) */
 bool builtin_exists(const char *name);

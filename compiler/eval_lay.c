@@ -107,7 +107,7 @@ Value lay_to_val(Eval *e, LayValue lv, SrcLoc loc)
 }
 
 /* One coordinate argument of a tensor access: an integer or a tuple. */
-static LayTuple *coord_of(Eval *e, Value v, SrcLoc loc)
+LayTuple *coord_of(Eval *e, Value v, SrcLoc loc)
 {
     if (v.kind == V_UNDERSCORE) {
         diag_error(e->diag, loc, "slicing with '_' is not supported yet; index every mode");
@@ -158,8 +158,13 @@ Value layout_apply(Eval *e, Value lay, const NodeList *args, SrcLoc loc)
 
 Value tensor_index(Eval *e, Value t, const NodeList *args, SrcLoc loc)
 {
+    if (tensor_has_slice(args)) return tensor_slice(e, t, args, loc);
     LayInt off;
     if (!index_of(e, &t.lay, args, loc, &off)) return val_error();
+    if (!lay_int_add(e->arena, t.toff, off, &off)) {
+        diag_error(e->diag, loc, "tensor offset overflows 64 bits");
+        return val_error();
+    }
     if (!e->cg) {
         diag_error(e->diag, loc, "tensor elements are not compile-time values");
         return val_error();
@@ -200,4 +205,61 @@ Value call_layout_fn(Eval *e, const char *name, const Node *call)
     LayError err = {.arg = -1};
     if (!lay_call(e->arena, name, targs, nt, args, n, &out, &err)) return lay_error(e, &err, call->loc, &call->list);
     return lay_to_val(e, out, call->loc);
+}
+
+bool tensor_has_slice(const NodeList *args)
+{
+    for (int i = 0; i < args->n; i++)
+        if (args->items[i]->kind == N_UNDERSCORE) return true;
+    return false;
+}
+
+/* T(c0, _, c2): fixed modes move into the view's offset (inside the
+ * swizzle for a composed layout, as CuTe does), `_` modes stay. */
+Value tensor_slice(Eval *e, Value t, const NodeList *args, SrcLoc loc)
+{
+    LayLayout *L = t.lay.kind == LAY_V_COMPOSED ? &t.lay.composed.outer : &t.lay.layout;
+    int rank = L->shape->is_leaf ? 1 : L->shape->n;
+    if (args->n != rank) {
+        diag_error(e->diag, loc, "slicing a rank-%d tensor needs %d coordinates, got %d", rank, rank, args->n);
+        return val_error();
+    }
+    LayTuple **ks = ARENA_ARRAY(e->arena, LayTuple *, rank), **kd = ARENA_ARRAY(e->arena, LayTuple *, rank);
+    int nk = 0;
+    LayInt off = lay_int_static(0);
+    for (int i = 0; i < rank; i++) {
+        LayTuple *si = L->shape->is_leaf ? L->shape : L->shape->elems[i];
+        LayTuple *di = L->stride->is_leaf ? L->stride : L->stride->elems[i];
+        if (args->items[i]->kind == N_UNDERSCORE) {
+            ks[nk] = si;
+            kd[nk++] = di;
+            continue;
+        }
+        Value c = eval_rvalue(e, args->items[i]);
+        if (c.kind == V_ERROR) return c;
+        LayTuple *crd = coord_of(e, c, args->items[i]->loc);
+        if (!crd) return val_error();
+        LayLayout mode = {.shape = si, .stride = di};
+        LayInt x;
+        LayError err = {.arg = -1};
+        if (!lay_crd2idx(e->arena, crd, &mode, &x, &err)) {
+            diag_error(e->diag, args->items[i]->loc, "%s", err.msg);
+            return val_error();
+        }
+        if (!lay_int_add(e->arena, off, x, &off)) {
+            diag_error(e->diag, loc, "tensor offset overflows 64 bits");
+            return val_error();
+        }
+    }
+    LayLayout nl = nk == 1 ? (LayLayout){ks[0], kd[0]}
+                           : (LayLayout){lay_tuple_make(e->arena, nk, ks), lay_tuple_make(e->arena, nk, kd)};
+    Value r = t;
+    if (t.lay.kind == LAY_V_COMPOSED) {
+        r.lay.composed.outer = nl;
+        if (!lay_int_add(e->arena, t.lay.composed.offset, off, &r.lay.composed.offset)) return val_error();
+    } else {
+        r.lay.layout = nl;
+        if (!lay_int_add(e->arena, t.toff, off, &r.toff)) return val_error();
+    }
+    return r;
 }

@@ -27,7 +27,7 @@ Value eval_type(Eval *e, const Node *t)
         diag_error(e->diag, t->a->loc, "tensors of bool are not supported");
         return val_error();
     }
-    Value r = {.kind = V_TENSOR, .ty = et.ty};
+    Value r = tensor_make(NULL, et.ty, SPACE_GMEM, (LayValue){0});
     if (strcmp(t->name, "gmem") == 0) r.space = SPACE_GMEM;
     else if (strcmp(t->name, "smem") == 0) r.space = SPACE_SMEM;
     else if (strcmp(t->name, "rmem") == 0) r.space = SPACE_RMEM;
@@ -291,16 +291,19 @@ static void eval_buffer(Eval *e, const Node *s, bool shared)
             }
             align = a.i;
         }
-        if (bytes > 48 * 1024) {
-            diag_error(e->diag, s->loc, "shared tensor '%s' takes %lld bytes; static shared memory is limited to 49152",
-                       s->name, (long long)bytes);
-            goto fail;
-        }
         char *name = arena_printf(e->arena, "__smem_%s_%d", s->name, cg->nshared++);
         ptr = LLVMAddGlobalInAddressSpace(cg->mod, arr, name, 3);
         LLVMSetLinkage(ptr, LLVMInternalLinkage);
         LLVMSetInitializer(ptr, LLVMGetUndef(arr));
         LLVMSetAlignment(ptr, (unsigned)align);
+        if (cg->nsmem == cg->capsmem) {
+            int cap = cg->capsmem ? cg->capsmem * 2 : 8;
+            struct CGShared *grown = ARENA_ARRAY(e->arena, struct CGShared, cap);
+            if (cg->nsmem) memcpy(grown, cg->smem, sizeof *grown * (size_t)cg->nsmem);
+            cg->smem = grown;
+            cg->capsmem = cap;
+        }
+        cg->smem[cg->nsmem++] = (struct CGShared){ptr, bytes, align};
     } else {
         if (bytes > 64 * 1024) {
             diag_error(e->diag, s->loc, "local tensor '%s' takes %lld bytes (limit 65536)", s->name, (long long)bytes);
@@ -308,8 +311,7 @@ static void eval_buffer(Eval *e, const Node *s, bool shared)
         }
         ptr = cg_alloca(cg, arr, s->name);
     }
-    scope_bind(e, s->name, (Value){.kind = V_TENSOR, .llvm = ptr, .ty = et.ty,
-                                   .space = shared ? SPACE_SMEM : SPACE_RMEM, .lay = lay});
+    scope_bind(e, s->name, tensor_make(ptr, et.ty, shared ? SPACE_SMEM : SPACE_RMEM, lay));
     return;
 fail:
     scope_bind(e, s->name, val_error());

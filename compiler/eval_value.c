@@ -18,6 +18,13 @@ static const struct { const char *name; ScalarType ty; } type_names[] = {
     {"bf16", TY_BF16}, {"f32", TY_F32}, {"f64", TY_F64},
 };
 
+/* "an i32", "a bf16": for messages that name a type after an article */
+static const char *article(ScalarType t)
+{
+    const char *n = type_name(t);
+    return n[0] == 'i' || n[0] == 'f' ? "an" : "a";
+}
+
 const char *type_name(ScalarType t)
 {
     for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
@@ -145,7 +152,7 @@ Value conv_to(Eval *e, Value v, ScalarType ty, SrcLoc loc, bool explicit_cast)
         return val_dyn(const_of(e, v, ty), ty);
     }
     if (v.kind != V_DYN) {
-        diag_error(e->diag, loc, "expected a %s value, found %s", type_name(ty), val_describe(e, &v));
+        diag_error(e->diag, loc, "expected %s %s value, found %s", article(ty), type_name(ty), val_describe(e, &v));
         return val_error();
     }
     if (v.ty == ty) return v;
@@ -173,8 +180,8 @@ Value conv_to(Eval *e, Value v, ScalarType ty, SrcLoc loc, bool explicit_cast)
         return val_dyn(LLVMBuildTrunc(b, v.llvm, t, ""), ty);
     }
     if (!explicit_cast) {
-        diag_error(e->diag, loc, "cannot use a %s value as %s; convert explicitly with %s(...)",
-                   type_name(v.ty), type_name(ty), type_name(ty));
+        diag_error(e->diag, loc, "cannot use %s %s value as %s; convert explicitly with %s(...)",
+                   article(v.ty), type_name(v.ty), type_name(ty), type_name(ty));
         return val_error();
     }
     if (fi) return val_dyn(LLVMBuildFPToSI(b, v.llvm, t, ""), ty);
@@ -300,6 +307,14 @@ Value binop(Eval *e, int op, Value a, Value b, SrcLoc loc)
     if (a.kind == V_BOOL && b.kind == V_BOOL) {
         if (op == OP_AND || op == OP_OR || op == OP_EQ || op == OP_NE || op == '&' || op == '|' || op == '^')
             return fold_int(e, op, a.i, b.i, loc);
+    }
+    if ((a.kind == V_BOOL) != (b.kind == V_BOOL) && (a.kind == V_BOOL ? is_static_scalar(&b) : is_static_scalar(&a))) {
+        diag_error(e->diag, loc, "operator '%s' does not apply to a boolean and a number", ast_op_name(op));
+        return val_error();
+    }
+    if (a.kind == V_BOOL && b.kind == V_BOOL) {
+        diag_error(e->diag, loc, "operator '%s' does not apply to booleans", ast_op_name(op));
+        return val_error();
     }
     if ((a.kind == V_FLOAT || a.kind == V_INT) && (b.kind == V_FLOAT || b.kind == V_INT))
         return fold_float(e, op, a.kind == V_FLOAT ? a.f : (double)a.i, b.kind == V_FLOAT ? b.f : (double)b.i, loc);

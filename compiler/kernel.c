@@ -16,9 +16,17 @@ static Value eval_static(Eval *e, const Node *n)
     return eval_rvalue(&sub, n);
 }
 
-static bool bind_template_params(Eval *e, Program *p, const Node *k)
+/* Binds each template parameter to, in order of precedence: the tune
+ * point's value (`point`, may be NULL), its -D value, its default.  Records
+ * the values in `info` when given. */
+static bool bind_template_params(Eval *e, Program *p, const Node *k, const Value *point, KernelInfo *info)
 {
     bool ok = true;
+    if (info) {
+        info->nparams = k->list2.n;
+        info->pnames = ARENA_ARRAY(p->arena, const char *, k->list2.n + 1);
+        info->pvalues = ARENA_ARRAY(p->arena, const char *, k->list2.n + 1);
+    }
     for (int i = 0; i < k->list2.n; i++) {
         const Node *tp = k->list2.items[i];
         const char *kind = tp->a->name;
@@ -37,7 +45,9 @@ static bool bind_template_params(Eval *e, Program *p, const Node *k)
         Define *d = program_define(p, tp->name);
         Value v;
         SrcLoc where = tp->name_loc;
-        if (d) {
+        if (point && point[i].kind != V_VOID) {
+            v = point[i];
+        } else if (d) {
             d->used = true;
             v = eval_static(e, d->expr);
             where = d->expr->loc;
@@ -61,8 +71,133 @@ static bool bind_template_params(Eval *e, Program *p, const Node *k)
         }
         if (v.kind == V_ERROR) ok = false;
         scope_bind(e, tp->name, v);
+        if (info) {
+            info->pnames[i] = tp->name;
+            info->pvalues[i] = v.kind == V_TYPE ? type_name(v.ty)
+                             : v.kind == V_INT ? arena_printf(p->arena, "%lld", (long long)v.i) : "?";
+        }
     }
     return ok;
+}
+
+/* The tune clause's `require` conditions, with template parameters bound.
+ * report: diagnose a failing condition (compiling a point) or stay quiet
+ * (enumerating points). */
+static bool check_requires(Eval *e, const Node *k, bool report)
+{
+    if (!k->c) return true;
+    bool ok = true;
+    for (int i = 0; i < k->c->list.n; i++) {
+        const Node *r = k->c->list.items[i];
+        if (r->kind != N_TUNE_REQUIRE) continue;
+        Eval sub = *e;
+        sub.cg = NULL;
+        Value v = eval_rvalue(&sub, r->a);
+        if (v.kind == V_ERROR) return false;
+        if (v.kind != V_BOOL) {
+            diag_error(e->diag, r->a->loc, "a 'require' condition must be a compile-time boolean, found %s",
+                       val_describe(e, &v));
+            return false;
+        }
+        if (!v.i) {
+            if (report) diag_error(e->diag, r->a->loc, "this point of kernel '%s' violates its tune constraint", k->name);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+/* The values one tune variable ranges over. */
+static bool tune_values(Eval *e, const Node *k, const Node *var, Value **vals, int *n)
+{
+    int idx = -1;
+    for (int i = 0; i < k->list2.n; i++)
+        if (strcmp(k->list2.items[i]->name, var->name) == 0) idx = i;
+    if (idx < 0) {
+        diag_error(e->diag, var->name_loc, "tune variable '%s' is not a template parameter of kernel '%s'", var->name,
+                   k->name);
+        return false;
+    }
+    Eval sub = *e;
+    sub.cg = NULL;
+    if (!var->a) {
+        *n = var->list.n;
+        *vals = ARENA_ARRAY(e->arena, Value, *n);
+        for (int i = 0; i < *n; i++) {
+            (*vals)[i] = eval_rvalue(&sub, var->list.items[i]);
+            if ((*vals)[i].kind != V_INT && (*vals)[i].kind != V_TYPE) {
+                if ((*vals)[i].kind != V_ERROR)
+                    diag_error(e->diag, var->list.items[i]->loc, "a tune value must be a compile-time integer or type");
+                return false;
+            }
+        }
+        return true;
+    }
+    Value lo = eval_rvalue(&sub, var->a), hi = eval_rvalue(&sub, var->b);
+    if (lo.kind != V_INT || hi.kind != V_INT || hi.i - lo.i > 4096 || hi.i <= lo.i) {
+        diag_error(e->diag, var->loc, "a tune range a..b needs compile-time integers with a < b and at most 4096 values");
+        return false;
+    }
+    *n = (int)(hi.i - lo.i);
+    *vals = ARENA_ARRAY(e->arena, Value, *n);
+    for (int i = 0; i < *n; i++) (*vals)[i] = val_int(lo.i + i);
+    return true;
+}
+
+bool kernel_list_tune(Program *p, const Node *k, FILE *out)
+{
+    Eval ev = {.arena = p->arena, .diag = p->diag, .prog = p};
+    int before = p->diag->errors;
+    int nt = k->list2.n;
+    const Node *vars[64];
+    Value *vals[64];
+    int nvals[64], pidx[64], nv = 0;
+    if (k->c)
+        for (int i = 0; i < k->c->list.n; i++) {
+            const Node *v = k->c->list.items[i];
+            if (v->kind != N_TUNE_VAR) continue;
+            if (nv == 64) {
+                diag_error(p->diag, v->loc, "more than 64 tune variables");
+                return false;
+            }
+            scope_push(&ev);
+            if (!tune_values(&ev, k, v, &vals[nv], &nvals[nv])) return false;
+            for (int j = 0; j < nt; j++)
+                if (strcmp(k->list2.items[j]->name, v->name) == 0) pidx[nv] = j;
+            vars[nv++] = v;
+        }
+    long long total = 1;
+    for (int i = 0; i < nv; i++) {
+        total *= nvals[i];
+        if (total > 1000000) {
+            diag_error(p->diag, k->c->loc, "kernel '%s' declares more than 1000000 tune points", k->name);
+            return false;
+        }
+    }
+    int *odo = ARENA_ARRAY(p->arena, int, nv + 1);
+    Value *point = ARENA_ARRAY(p->arena, Value, nt + 1);
+    for (long long n = 0; n < total; n++) {
+        for (int j = 0; j < nt; j++) point[j] = (Value){.kind = V_VOID};
+        for (int i = 0; i < nv; i++) point[pidx[i]] = vals[i][odo[i]];
+        Eval e = ev;
+        e.scope = NULL;
+        scope_push(&e);
+        if (bind_template_params(&e, p, k, point, NULL) && check_requires(&e, k, false)) {
+            fprintf(out, "%s", k->name);
+            for (int i = 0; i < nv; i++) {
+                const Value *v = &vals[i][odo[i]];
+                if (v->kind == V_TYPE) fprintf(out, " -D %s=%s", vars[i]->name, type_name(v->ty));
+                else fprintf(out, " -D %s=%lld", vars[i]->name, (long long)v->i);
+            }
+            fputc('\n', out);
+        }
+        if (p->diag->errors != before) return false;
+        for (int i = nv - 1; i >= 0; i--) { /* odometer, last variable fastest */
+            if (++odo[i] < nvals[i]) break;
+            odo[i] = 0;
+        }
+    }
+    return true;
 }
 
 static bool eval_threads(Eval *e, const Node *k)
@@ -77,21 +212,63 @@ static bool eval_threads(Eval *e, const Node *k)
     for (int i = 0; i < k->list3.n; i++) {
         Value v = eval_static(e, k->list3.items[i]);
         if (v.kind == V_ERROR) return false;
-        if (v.kind != V_INT || v.i <= 0 || v.i > 1024) {
-            diag_error(e->diag, k->list3.items[i]->loc, "threads() dimension must be a compile-time integer in 1..1024, found %s",
-                       val_describe(e, &v));
+        int64_t lim = i == 2 ? 64 : 1024; /* the hardware's block limits */
+        if (v.kind != V_INT || v.i <= 0 || v.i > lim) {
+            diag_error(e->diag, k->list3.items[i]->loc, "threads() dimension %c must be a compile-time integer in 1..%lld, found %s",
+                       "xyz"[i], (long long)lim, val_describe(e, &v));
             return false;
         }
         e->threads[i] = v.i;
         total *= v.i;
     }
     if (total > 1024) {
-        diag_error(e->diag, k->list3.items[0]->loc, "threads() asks for %lld threads per block; the limit is 1024",
-                   (long long)total);
+        SrcLoc all = k->list3.items[0]->loc;
+        all.last_line = k->list3.items[k->list3.n - 1]->loc.last_line;
+        all.last_column = k->list3.items[k->list3.n - 1]->loc.last_column;
+        diag_error(e->diag, all, "threads() asks for %lld threads per block; the limit is 1024", (long long)total);
         return false;
     }
     e->has_threads = true;
     return true;
+}
+
+/* Up to 48 KiB the shared tensors stay static globals; beyond, they move
+ * into the dynamic shared memory window (the launcher passes the size from
+ * the kernel's metadata).  Returns the bytes used, or -1 on error. */
+static long long place_shared(CG *cg, Eval *e, const Node *k)
+{
+    long long total = 0, maxalign = 16;
+    long long *offs = ARENA_ARRAY(e->arena, long long, cg->nsmem + 1);
+    for (int i = 0; i < cg->nsmem; i++) {
+        long long a = cg->smem[i].align;
+        total = (total + a - 1) / a * a;
+        offs[i] = total;
+        total += cg->smem[i].bytes;
+        if (a > maxalign) maxalign = a;
+    }
+    if (total > CUTEC_SMEM_MAX) {
+        diag_error(e->diag, k->name_loc, "kernel '%s' needs %lld bytes of shared memory; the limit is %d", k->name, total,
+                   CUTEC_SMEM_MAX);
+        cg->nsmem = 0;
+        return -1;
+    }
+    if (total > CUTEC_STATIC_SMEM_MAX) {
+        LLVMValueRef base = LLVMGetNamedGlobal(cg->mod, "__cutec_dsmem");
+        if (!base) {
+            base = LLVMAddGlobalInAddressSpace(cg->mod, LLVMArrayType2(cg->t_i8, 0), "__cutec_dsmem", 3);
+            LLVMSetLinkage(base, LLVMExternalLinkage);
+            LLVMSetAlignment(base, 1024);
+        }
+        if (maxalign > 1024) LLVMSetAlignment(base, (unsigned)maxalign);
+        for (int i = 0; i < cg->nsmem; i++) {
+            LLVMValueRef off = LLVMConstInt(cg->t_i64, (unsigned long long)offs[i], 0);
+            LLVMValueRef at = LLVMConstInBoundsGEP2(cg->t_i8, base, &off, 1);
+            LLVMReplaceAllUsesWith(cg->smem[i].global, at);
+            LLVMDeleteGlobal(cg->smem[i].global);
+        }
+    }
+    cg->nsmem = 0;
+    return total;
 }
 
 bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
@@ -100,7 +277,8 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
     Eval *e = &ev;
     int before = p->diag->errors;
     scope_push(e);
-    bool ok = bind_template_params(e, p, k);
+    bool ok = bind_template_params(e, p, k, NULL, info);
+    ok = ok && check_requires(e, k, true);
     ok = eval_threads(e, k) && ok;
 
     /* parameter types: scalars by value, tensors as global pointers */
@@ -174,9 +352,13 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
     eval_block(e, k->d);
     if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b))) LLVMBuildRetVoid(cg->b);
     cg->fn = NULL;
+    long long smem = place_shared(cg, e, k);
+    if (smem < 0) ok = false;
     if (info) {
         info->name = k->name;
         for (int i = 0; i < 3; i++) info->threads[i] = e->has_threads ? (int)e->threads[i] : 0;
+        info->smem_dynamic = smem > CUTEC_STATIC_SMEM_MAX ? smem : 0;
+        info->smem_static = smem > CUTEC_STATIC_SMEM_MAX ? 0 : smem;
     }
     return ok && p->diag->errors == before;
 }

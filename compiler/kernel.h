@@ -8,11 +8,23 @@
 typedef struct Program Program;
 typedef struct CG CG;
 
+#include <stdio.h>
+
+enum { CUTEC_STATIC_SMEM_MAX = 48 * 1024, CUTEC_SMEM_MAX = 232448 /* 227 KiB, sm_90 opt-in */ };
+
+/* What the launcher needs to know; printed as `// cutec.` lines in the PTX. */
 typedef struct KernelInfo {
     const char *name;
-    int threads[3];     /* 0 when the kernel declares no threads() */
+    int threads[3];          /* 0 when the kernel declares no threads() */
+    long long smem_static;   /* bytes of static shared memory */
+    long long smem_dynamic;  /* bytes to pass at launch (0: none) */
+    int nparams;             /* template parameters and their values */
+    const char **pnames, **pvalues;
 } KernelInfo;
 
 bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info);
+/* --list-tune: one line per tune point that meets the kernel's requires:
+ * "NAME -D A=1 -D B=2". */
+bool kernel_list_tune(Program *p, const Node *k, FILE *out);
 
 #endif

@@ -19,6 +19,7 @@ static const char usage[] =
     "  -O0 .. -O3          optimisation level (default -O3)\n"
     "  -D NAME=VALUE       set a kernel template parameter (repeatable)\n"
     "  -I DIR              add DIR to the import search path (repeatable)\n"
+    "  --list-tune         print the tune points of every kernel, one per line as -D options\n"
     "  --stdlib=DIR        use DIR as the standard library\n"
     "\n"
     "eval:\n"
@@ -91,7 +92,7 @@ static int cmd_eval(int argc, char **argv)
 static const char *default_output(const char *input, cutec_emit emit)
 {
     const char *ext = emit == CUTEC_EMIT_LL ? ".ll" : emit == CUTEC_EMIT_CUBIN ? ".cubin" : ".ptx";
-    if (emit == CUTEC_EMIT_TOKENS || emit == CUTEC_EMIT_AST) return "-";
+    if (emit == CUTEC_EMIT_TOKENS || emit == CUTEC_EMIT_AST || emit == CUTEC_EMIT_TUNE) return "-";
     size_t n = strlen(input);
     if (n > 5 && strcmp(input + n - 5, ".cute") == 0) n -= 5;
     char *p = malloc(n + strlen(ext) + 1);
@@ -130,6 +131,8 @@ int main(int argc, char **argv)
             else if (strcmp(k, "ptx") == 0) o.emit = CUTEC_EMIT_PTX;
             else if (strcmp(k, "cubin") == 0) o.emit = CUTEC_EMIT_CUBIN;
             else rc = usage_error("unknown --emit kind '%s' (expected tokens, ast, ll, ptx or cubin)", k);
+        } else if (strcmp(a, "--list-tune") == 0) {
+            o.emit = CUTEC_EMIT_TUNE;
         } else if (strncmp(a, "--arch=", 7) == 0) {
             o.arch = a + 7;
             if (strcmp(o.arch, "sm_90a") != 0 && strcmp(o.arch, "sm_80") != 0)

@@ -1,6 +1,9 @@
 /* program.c: loading sources and imports, top-level symbols, -D values. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "program.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -44,8 +47,12 @@ Define *program_define(Program *p, const char *name)
     return NULL;
 }
 
-static bool already_loaded(Program *p, const char *path)
+/* Files are identified by their canonical path, so that `a.cute` and
+ * `./a.cute` (an import cycle back to the main file) are one file. */
+static bool already_loaded(Program *p, const char *given)
 {
+    char buf[PATH_MAX];
+    const char *path = realpath(given, buf) ? buf : given;
     for (int i = 0; i < p->nloaded; i++)
         if (strcmp(p->loaded[i], path) == 0) return true;
     if (p->nloaded == p->caploaded) {
@@ -80,9 +87,10 @@ static const char *resolve_import(Program *p, const Node *imp)
     }
     const char *from = imp->loc.file ? imp->loc.file->name : ".";
     const char *slash = strrchr(from, '/');
-    const char *dirs_local = slash ? arena_strndup(p->arena, from, (size_t)(slash - from)) : ".";
+    const char *dirs_local = slash ? arena_strndup(p->arena, from, (size_t)(slash - from)) : NULL;
     if (rel[0] == '/' && file_exists(rel)) return rel;
-    const char *cand = arena_printf(p->arena, "%s/%s", dirs_local, rel);
+    /* beside the importing file, named as a user would name it (no "./") */
+    const char *cand = dirs_local ? arena_printf(p->arena, "%s/%s", dirs_local, rel) : rel;
     if (file_exists(cand)) return cand;
     for (int i = 0; i < p->ninclude; i++) {
         cand = arena_printf(p->arena, "%s/%s", p->include_dirs[i], rel);

@@ -16,7 +16,7 @@
 
 typedef enum ParseMode { PARSE_PROGRAM, PARSE_EXPR } ParseMode;
 
-enum { PARSE_MAX_NESTING = 256 };
+enum { PARSE_MAX_NESTING = 256, PARSE_MAX_EXPR_DEPTH = 512 };
 
 typedef struct ParseCtx {
     Arena *arena;
@@ -27,6 +27,7 @@ typedef struct ParseCtx {
     int line, col;        /* scanner position (1-based) of the next byte */
     int nesting;          /* open ( [ { */
     bool too_deep;        /* reported the nesting limit; scanning stopped */
+    bool expr_too_deep;   /* reported the expression depth limit once */
     SrcLoc comment_start; /* for "unterminated comment" */
     SrcLoc prev_loc, cur_loc; /* the last two tokens, for "expected ';'" */
     bool in_junk;         /* inside a run of invalid bytes (one error per run) */

@@ -42,11 +42,27 @@ static void yyerror(YYLTYPE *loc, void *scanner, ParseCtx *ctx, const char *msg)
 
 #define A (ctx->arena)
 static Node *mk(ParseCtx *ctx, NodeKind k, SrcLoc loc) { return ast_new(ctx->arena, k, loc); }
+/* Operator chains such as 1+1+...+1 nest without brackets; bound their
+ * depth so that later recursive passes cannot exhaust the stack. */
+static Node *deepen(ParseCtx *ctx, Node *n, const Node *a, const Node *b)
+{
+    int d = a ? a->depth : 0;
+    if (b && b->depth > d) d = b->depth;
+    n->depth = d + 1;
+    if (n->depth > PARSE_MAX_EXPR_DEPTH) {
+        if (!ctx->expr_too_deep)
+            diag_error(ctx->diag, n->loc, "expression nested deeper than %d levels", PARSE_MAX_EXPR_DEPTH);
+        ctx->expr_too_deep = true;
+        Node *z = mk(ctx, N_INT, n->loc); /* a leaf in its place keeps the tree shallow */
+        return z;
+    }
+    return n;
+}
 static Node *mk_bin(ParseCtx *ctx, int op, Node *a, Node *b, SrcLoc loc)
 {
     Node *n = mk(ctx, N_BINARY, loc);
     n->op = op; n->a = a; n->b = b;
-    return n;
+    return deepen(ctx, n, a, b);
 }
 static Node *list_node(ParseCtx *ctx, NodeKind k, SrcLoc loc, NodeList l)
 {
@@ -69,16 +85,16 @@ static Node *list_node(ParseCtx *ctx, NodeKind k, SrcLoc loc, NodeList l)
 %token IMPORT "'import'" KERNEL "'kernel'" FN "'fn'" LET "'let'" VAR "'var'"
 %token FOR "'for'" UNROLL "'unroll'" IN "'in'" STEP "'step'" IF "'if'" ELSE "'else'"
 %token RETURN "'return'" SHARED "'shared'" LOCAL "'local'" ALIGN "'align'"
-%token THREADS "'threads'" TENSOR "'tensor'" UNDERSCORE "'_'"
+%token THREADS "'threads'" TENSOR "'tensor'" UNDERSCORE "'_'" TUNE "'tune'" REQUIRE "'require'"
 %token <ival> BOOLLIT "boolean" INTLIT "integer" OPASSIGN "compound assignment"
 %token <fval> FLOATLIT "number"
 %token <str> IDENT "identifier" STRINGLIT "string" TNAME_LT "template name"
 %token SW_OPEN "'Sw<'" DOTDOT "'..'" ARROW "'->'"
 %token LE "'<='" GE "'>='" EQ "'=='" NE "'!='" ANDAND "'&&'" OROR "'||'" SHL "'<<'" SHR "'>>'"
 
-%type <node> item kernel func param tparam type block stmt else_opt opt_step opt_type
+%type <node> item kernel func param tparam type block stmt else_opt opt_step opt_type opt_tune tune_item
 %type <node> expr aexpr unary postfix primary layout_arg opt_default opt_ret opt_align dotted
-%type <list> items params params_ne tparams opt_tparams stmts args args_ne aexprs opt_threads tuple_elems
+%type <list> tune_items items params params_ne tparams opt_tparams stmts args args_ne aexprs opt_threads tuple_elems
 
 %left OROR
 %left ANDAND
@@ -121,10 +137,32 @@ dotted
 
 /* kernel NAME<tparams>(params) threads(x, y, z) { ... } */
 kernel
-    : KERNEL IDENT opt_tparams '(' params ')' opt_threads block {
+    : KERNEL IDENT opt_tparams '(' params ')' opt_threads opt_tune block {
         $$ = mk(ctx, N_KERNEL, @$); $$->name = $2; $$->name_loc = @2;
-        $$->list2 = $3; $$->list = $5; $$->list3 = $7; $$->d = $8;
+        $$->list2 = $3; $$->list = $5; $$->list3 = $7; $$->c = $8; $$->d = $9;
     }
+    ;
+
+/* tune { BM in [64, 128]; STAGES in 2..5; require BM * BK <= 8192; } */
+opt_tune
+    : %empty                { $$ = NULL; }
+    | TUNE '{' tune_items '}' { $$ = list_node(ctx, N_TUNE, @$, $3); }
+    ;
+
+tune_items
+    : %empty                { $$ = (NodeList){0}; }
+    | tune_items tune_item  { $$ = $1; if ($2) ast_list_push(A, &$$, $2); }
+    ;
+
+tune_item
+    : IDENT IN '[' aexprs ']' ';' {
+        $$ = mk(ctx, N_TUNE_VAR, @$); $$->name = $1; $$->name_loc = @1; $$->list = $4;
+    }
+    | IDENT IN aexpr DOTDOT aexpr ';' {
+        $$ = mk(ctx, N_TUNE_VAR, @$); $$->name = $1; $$->name_loc = @1; $$->a = $3; $$->b = $5;
+    }
+    | REQUIRE expr ';'      { $$ = mk(ctx, N_TUNE_REQUIRE, @$); $$->a = $2; }
+    | error ';'             { $$ = NULL; }
     ;
 
 func
@@ -197,6 +235,7 @@ layout_arg
 
 block
     : '{' stmts '}'         { $$ = list_node(ctx, N_BLOCK, @$, $2); }
+    | '{' stmts error '}'   { $$ = list_node(ctx, N_BLOCK, @$, $2); }
     ;
 
 stmts
@@ -256,7 +295,7 @@ else_opt
 
 expr
     : aexpr
-    | aexpr ':' aexpr       { $$ = mk(ctx, N_LAYOUT, @$); $$->a = $1; $$->b = $3; }
+    | aexpr ':' aexpr       { $$ = mk(ctx, N_LAYOUT, @$); $$->a = $1; $$->b = $3; $$ = deepen(ctx, $$, $1, $3); }
     | expr OROR expr        { $$ = mk_bin(ctx, OP_OR, $1, $3, @$); }
     | expr ANDAND expr      { $$ = mk_bin(ctx, OP_AND, $1, $3, @$); }
     | expr EQ expr          { $$ = mk_bin(ctx, OP_EQ, $1, $3, @$); }
@@ -283,20 +322,20 @@ aexpr
 
 unary
     : postfix
-    | '-' unary             { $$ = mk(ctx, N_UNARY, @$); $$->op = OP_NEG; $$->a = $2; }
-    | '!' unary             { $$ = mk(ctx, N_UNARY, @$); $$->op = '!'; $$->a = $2; }
-    | '~' unary             { $$ = mk(ctx, N_UNARY, @$); $$->op = '~'; $$->a = $2; }
+    | '-' unary             { $$ = mk(ctx, N_UNARY, @$); $$->op = OP_NEG; $$->a = $2; $$ = deepen(ctx, $$, $2, NULL); }
+    | '!' unary             { $$ = mk(ctx, N_UNARY, @$); $$->op = '!'; $$->a = $2; $$ = deepen(ctx, $$, $2, NULL); }
+    | '~' unary             { $$ = mk(ctx, N_UNARY, @$); $$->op = '~'; $$->a = $2; $$ = deepen(ctx, $$, $2, NULL); }
     ;
 
 postfix
     : primary
-    | postfix '(' args ')'  { $$ = mk(ctx, N_CALL, @$); $$->a = $1; $$->list = $3; }
+    | postfix '(' args ')'  { $$ = mk(ctx, N_CALL, @$); $$->a = $1; $$->list = $3; $$ = deepen(ctx, $$, $1, NULL); }
     | TNAME_LT aexprs '>' '(' args ')' {
         Node *callee = mk(ctx, N_NAME, @1); callee->name = $1;
         callee->loc.last_column--; /* the name without its `<` */
         $$ = mk(ctx, N_CALL, @$); $$->a = callee; $$->list2 = $2; $$->list = $5;
     }
-    | postfix '.' IDENT     { $$ = mk(ctx, N_MEMBER, @$); $$->a = $1; $$->name = $3; $$->name_loc = @3; }
+    | postfix '.' IDENT     { $$ = mk(ctx, N_MEMBER, @$); $$->a = $1; $$->name = $3; $$->name_loc = @3; $$ = deepen(ctx, $$, $1, NULL); }
     ;
 
 primary
@@ -387,5 +426,7 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner, Parse
 static void yyerror(YYLTYPE *loc, void *scanner, ParseCtx *ctx, const char *msg)
 {
     (void)scanner;
+    /* bison's only other message: its stack is full */
+    if (strcmp(msg, "memory exhausted") == 0) msg = "expression nested too deeply";
     if (!ctx->too_deep) diag_error(ctx->diag, *loc, "%s", msg);
 }

@@ -51,6 +51,16 @@ static bool compose_1(Arena *a, const LayLayout *lhs, LayInt rs, LayInt rd, LayL
                             "composition: shape %lld of the right layout does not meet the shape "
                             "divisibility condition (not a multiple of %lld) against %s",
                             (long long)rest_s.value, (long long)ns.value, lay_print_layout(a, lhs));
+        /* CuTe checks only the weak form above; when this mode is consumed
+         * to its end (ns == next_s) and more of B remains, the stride must
+         * really divide the mode or the result silently differs from
+         * A(B(i)).  Report it instead of returning a wrong layout. */
+        if (lay_int_same(ns, next_s) && cs.is_static && ad.is_static && rest_s.is_static &&
+            rest_s.value > ns.value && cs.value % ad.value != 0)
+            return lay_fail(err, 1,
+                            "composition: stride %lld of the right layout does not meet the stride "
+                            "divisibility condition with mode of size %lld of %s",
+                            (long long)rest_d.value, (long long)cs.value, lay_print_layout(a, lhs));
         res_s[k] = ns;
         if (!lay_mul_e(a, rest_d, cd, &res_d[k], "composition", err)) return false;
         k++;

@@ -50,18 +50,20 @@ bool lay_check_layout(const LayLayout *l, int arg, LayError *err)
 {
     if (!lay_tuple_check(l->shape, arg, "shape", err)) return false;
     if (!lay_tuple_check(l->stride, arg, "stride", err)) return false;
+    int64_t bad;
+    bool congruent = lay_tuple_congruent(l->shape, l->stride);
+    if (congruent && !first_bad_leaf(l->shape, &bad)) return true;
+    /* only the failure path needs memory, for the message */
     Arena tmp;
     arena_init(&tmp);
-    bool ok = true;
-    int64_t bad;
-    if (!lay_tuple_congruent(l->shape, l->stride))
-        ok = lay_fail(err, arg, "shape %s and stride %s are not congruent",
-                      lay_print_tuple(&tmp, l->shape), lay_print_tuple(&tmp, l->stride));
-    else if (first_bad_leaf(l->shape, &bad))
-        ok = lay_fail(err, arg, "size must be positive, got %lld (in shape %s)", (long long)bad,
-                      lay_print_tuple(&tmp, l->shape));
+    if (!congruent)
+        lay_fail(err, arg, "shape %s and stride %s are not congruent", lay_print_tuple(&tmp, l->shape),
+                 lay_print_tuple(&tmp, l->stride));
+    else
+        lay_fail(err, arg, "size must be positive, got %lld (in shape %s)", (long long)bad,
+                 lay_print_tuple(&tmp, l->shape));
     arena_free(&tmp);
-    return ok;
+    return false;
 }
 
 bool lay_layout_make(Arena *a, LayTuple *shape, LayTuple *stride, LayLayout *out, LayError *err)

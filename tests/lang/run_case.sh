@@ -9,6 +9,7 @@
 #   # args: WORDS        command-line words after `cutec` (default: NAME.cute -o -);
 #                        word-split, no globbing; a literal word @WORK@ is the work dir
 #   # stdout: FILE       stdout must equal FILE (in CASEDIR) byte for byte
+#   # stdout-eq: TEXT    stdout must be exactly TEXT and a newline
 #   # stdout-has: TEXT   stdout must contain TEXT (fixed string; repeatable)
 #   # stdout-lacks: TEXT stdout must not contain TEXT (repeatable)
 #   # stderr-max: BYTES  stderr must not exceed BYTES (for generated inputs)
@@ -16,6 +17,7 @@
 #                          bytes OCTAL-ESCAPES   (printf-style, e.g. \001\200)
 #                          parens N              `let X = ` N '(' 1 N ')' `;`
 #                          soup BYTES            BYTES of repeated statements in a kernel
+#                          chain N               `let X = 1` N times ` + 1` `;` (no brackets)
 #   # scratch            run in a fresh scratch dir (copies of CASEDIR's files)
 #   # produces: FILE     after the run, FILE must exist (non-empty) in the run dir
 #   # ptxas: ARCH        (with --ptxas) assemble stdout with `ptxas -arch=ARCH`
@@ -29,9 +31,15 @@ ptxas_mode=0
 if [ "${1:-}" = "--ptxas" ]; then ptxas_mode=1; shift; fi
 [ $# -eq 4 ] || { echo "usage: run_case.sh [--ptxas] CUTEC CASEDIR NAME WORKROOT" >&2; exit 1; }
 CUTEC=$1 CASEDIR=$2 NAME=$3 WORKROOT=$4
+abs() { case $1 in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac; }
+CUTEC=$(abs "$CUTEC") CASEDIR=$(abs "$CASEDIR") WORKROOT=$(abs "$WORKROOT")
 EXP="$CASEDIR/$NAME.expected"
 [ -f "$EXP" ] || { echo "FAIL: missing $EXP" >&2; exit 1; }
 
+show_diff() {
+    if command -v diff > /dev/null 2>&1; then diff -u "$1" "$2" >&2
+    else echo "--- expected:" >&2; cat "$1" >&2; echo "--- actual:" >&2; cat "$2" >&2; fi
+}
 fail() { echo "FAIL [$NAME]: $*" >&2; exit 1; }
 
 # header and body of the .expected file
@@ -54,9 +62,11 @@ if [ -n "$gen" ] || has_flag scratch; then
     RUNDIR="$WORK/run"
     mkdir -p "$RUNDIR"
     # copy the case directory's sources (modules for imports)
+    set +f
     for f in "$CASEDIR"/*; do
         case $f in *.expected|*.stdout) ;; *) cp -R "$f" "$RUNDIR"/ ;; esac
     done
+    set -f
 fi
 if [ -n "$gen" ]; then
     kind=${gen%% *}
@@ -68,6 +78,9 @@ if [ -n "$gen" ]; then
               printf "%${arg}s" '' | tr ' ' '('
               printf '1'
               printf "%${arg}s" '' | tr ' ' ')'
+              printf ';\n'; } > "$out" ;;
+    chain)  { printf 'let X = 1'
+              yes ' + 1' | head -n "$arg" | tr -d '\n'
               printf ';\n'; } > "$out" ;;
     soup)   { printf 'kernel k() {\n'
               yes 'let a = (1 + 2) * b[3] - c; x += y; if z { }' | head -c "$arg"
@@ -96,9 +109,7 @@ if [ "$rc" != "$exit_want" ]; then
 fi
 if ! cmp -s "$WORK/stderr" "$WORK/expected.stderr"; then
     echo "FAIL [$NAME]: stderr differs (expected vs actual):" >&2
-    diff -u "$WORK/expected.stderr" "$WORK/stderr" >&2 2>/dev/null || {
-        echo "--- expected:" >&2; cat "$WORK/expected.stderr" >&2
-        echo "--- actual:" >&2; cat "$WORK/stderr" >&2; }
+    show_diff "$WORK/expected.stderr" "$WORK/stderr"
     status=1
 fi
 max=$(directive stderr-max | head -n 1)
@@ -109,8 +120,13 @@ fi
 so=$(directive stdout | head -n 1)
 if [ -n "$so" ] && ! cmp -s "$WORK/stdout" "$CASEDIR/$so"; then
     echo "FAIL [$NAME]: stdout differs from $so:" >&2
-    diff -u "$CASEDIR/$so" "$WORK/stdout" >&2 2>/dev/null || cat "$WORK/stdout" >&2
+    show_diff "$CASEDIR/$so" "$WORK/stdout"
     status=1
+fi
+if hdr | grep -q '^# stdout-eq:'; then
+    directive stdout-eq | head -n 1 > "$WORK/stdout.eq"
+    cmp -s "$WORK/stdout" "$WORK/stdout.eq" || {
+        echo "FAIL [$NAME]: stdout differs:" >&2; show_diff "$WORK/stdout.eq" "$WORK/stdout"; status=1; }
 fi
 directive stdout-has > "$WORK/has"
 while IFS= read -r s; do

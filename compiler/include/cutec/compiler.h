@@ -19,6 +19,7 @@ typedef enum cutec_emit {
     CUTEC_EMIT_LL,      /* LLVM IR after optimisation */
     CUTEC_EMIT_PTX,     /* PTX text (default) */
     CUTEC_EMIT_CUBIN,   /* ELF cubin through ptxas */
+    CUTEC_EMIT_TUNE,    /* the tune points of every kernel, one per line as -D options */
 } cutec_emit;
 
 /* Result codes; the CLI uses them as exit codes. */

@@ -1,0 +1,418 @@
+/* eval_tensor.c: tensor views and the hardware operations on them.
+ *
+ * local_tile builds a view of one tile (CuTe's zipped_divide then slice);
+ * fill and copy walk a tensor with static indices, so register fragments
+ * stay in SSA values; mma_m16n8k16, ldmatrix and cp_async map one call to
+ * one PTX instruction, reading and writing fragment tensors element by
+ * element through their layouts. */
+#include <string.h>
+
+#include "codegen.h"
+#include "eval.h"
+
+Value tensor_make(LLVMValueRef base, ScalarType ty, MemSpace space, LayValue lay)
+{
+    Value v = {.kind = V_TENSOR, .llvm = base, .ty = ty, .space = space, .lay = lay};
+    v.toff = lay_int_static(0);
+    return v;
+}
+
+static const char *names[] = {"local_tile", "fill", "copy", "mma_m16n8k16", "ldmatrix",
+                              "cp_async", "cp_async_commit", "cp_async_wait"};
+
+bool tensor_builtin_exists(const char *name)
+{
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(names[i], name) == 0) return true;
+    return false;
+}
+
+static bool arity(Eval *e, const Node *call, const char *name, int lo, int hi)
+{
+    if (call->list.n >= lo && call->list.n <= hi) return true;
+    if (lo == hi)
+        diag_error(e->diag, call->loc, "'%s' expects %d argument%s, got %d", name, lo, lo == 1 ? "" : "s", call->list.n);
+    else
+        diag_error(e->diag, call->loc, "'%s' expects %d to %d arguments, got %d", name, lo, hi, call->list.n);
+    return false;
+}
+
+static bool need_kernel(Eval *e, const Node *call, const char *name)
+{
+    if (e->cg && e->cg->fn) return true;
+    diag_error(e->diag, call->loc, "'%s' is only allowed inside a kernel", name);
+    return false;
+}
+
+static bool get_tensor(Eval *e, const Node *arg, const char *what, Value *out)
+{
+    *out = eval_expr(e, arg);
+    if (out->kind == V_ERROR) return false;
+    if (out->kind != V_TENSOR) {
+        diag_error(e->diag, arg->loc, "%s must be a tensor, found %s", what, val_describe(e, out));
+        return false;
+    }
+    return true;
+}
+
+static bool static_size(Eval *e, const Value *t, SrcLoc loc, int64_t *n)
+{
+    LayValue r;
+    LayError err = {.arg = -1};
+    if (!lay_call(e->arena, "size", NULL, 0, &t->lay, 1, &r, &err)) {
+        diag_error(e->diag, loc, "%s", err.msg);
+        return false;
+    }
+    if (r.kind != LAY_V_INT || !r.i.is_static) {
+        diag_error(e->diag, loc, "the tensor's size must be static here, found %s", lay_print_value(e->arena, &r));
+        return false;
+    }
+    *n = r.i.value;
+    return true;
+}
+
+/* The address of element i (a linear index) of tensor t. */
+static LLVMValueRef elem_ptr(Eval *e, const Value *t, int64_t i, SrcLoc loc)
+{
+    LayTuple *crd = lay_tuple_leaf(e->arena, lay_int_static(i));
+    LayInt off;
+    LayError err = {.arg = -1};
+    bool ok = t->lay.kind == LAY_V_COMPOSED ? lay_composed_crd2idx(e->arena, crd, &t->lay.composed, &off, &err)
+                                            : lay_crd2idx(e->arena, crd, &t->lay.layout, &off, &err);
+    if (!ok || !lay_int_add(e->arena, t->toff, off, &off)) {
+        diag_error(e->diag, loc, "%s", ok ? "tensor offset overflows 64 bits" : err.msg);
+        return NULL;
+    }
+    LLVMValueRef idx = lower_layint(e, off);
+    return LLVMBuildGEP2(e->cg->b, cg_type(e->cg, t->ty), t->llvm, &idx, 1, "");
+}
+
+/* local_tile(T, (BM, BK), (bm, _)): the tile at coordinate bm along mode 0;
+ * a `_` keeps that mode's tile index as an extra trailing mode, as CuTe's
+ * local_tile does.  T must have a flat layout. */
+static Value local_tile(Eval *e, const Node *call)
+{
+    Value t;
+    if (!arity(e, call, "local_tile", 3, 3) || !get_tensor(e, call->list.items[0], "argument 1 of 'local_tile'", &t))
+        return val_error();
+    if (t.lay.kind != LAY_V_LAYOUT) {
+        diag_error(e->diag, call->list.items[0]->loc, "'local_tile' needs a tensor with a plain layout");
+        return val_error();
+    }
+    LayLayout *L = &t.lay.layout;
+    int rank = L->shape->is_leaf ? 1 : L->shape->n;
+    Value tile = eval_rvalue(e, call->list.items[1]);
+    if (tile.kind == V_ERROR) return tile;
+    LayTuple *tt = coord_of(e, tile, call->list.items[1]->loc);
+    if (!tt) return val_error();
+    int tr = tt->is_leaf ? 1 : tt->n;
+    const Node *cn = call->list.items[2];
+    int cr = cn->kind == N_TUPLE ? cn->list.n : 1;
+    if (tr != rank || cr != rank) {
+        diag_error(e->diag, call->loc, "'local_tile' of a rank-%d tensor needs a rank-%d tile and coordinate, got %d and %d",
+                   rank, rank, tr, cr);
+        return val_error();
+    }
+    LayTuple **is = ARENA_ARRAY(e->arena, LayTuple *, 2 * rank), **id = ARENA_ARRAY(e->arena, LayTuple *, 2 * rank);
+    int n = 0, nouter = 0;
+    LayTuple **os = ARENA_ARRAY(e->arena, LayTuple *, rank), **od = ARENA_ARRAY(e->arena, LayTuple *, rank);
+    LayInt off = lay_int_static(0);
+    for (int i = 0; i < rank; i++) {
+        LayTuple *si = L->shape->is_leaf ? L->shape : L->shape->elems[i];
+        LayTuple *di = L->stride->is_leaf ? L->stride : L->stride->elems[i];
+        LayTuple *ti = tt->is_leaf ? tt : tt->elems[i];
+        if (!si->is_leaf || !ti->is_leaf || !ti->leaf.is_static || ti->leaf.value <= 0) {
+            diag_error(e->diag, call->loc, "'local_tile' needs a flat tensor layout and static positive tile sizes (mode %d)", i);
+            return val_error();
+        }
+        LayInt step;
+        if (!lay_int_mul(e->arena, ti->leaf, di->leaf, &step)) return val_error();
+        is[n] = ti;
+        id[n++] = di;
+        const Node *ci = cn->kind == N_TUPLE ? cn->list.items[i] : cn;
+        if (ci->kind == N_UNDERSCORE) {
+            LayInt cnt;
+            if (!lay_int_ceildiv(e->arena, si->leaf, ti->leaf, &cnt)) return val_error();
+            os[nouter] = lay_tuple_leaf(e->arena, cnt);
+            od[nouter++] = lay_tuple_leaf(e->arena, step);
+            continue;
+        }
+        Value c = eval_rvalue(e, ci);
+        if (c.kind == V_ERROR) return c;
+        LayValue cv;
+        if (!val_to_lay(e, c, &cv, ci->loc, "a tile coordinate")) return val_error();
+        if (cv.kind != LAY_V_INT) {
+            diag_error(e->diag, ci->loc, "a tile coordinate must be an integer or '_'");
+            return val_error();
+        }
+        LayInt x;
+        if (!lay_int_mul(e->arena, cv.i, step, &x) || !lay_int_add(e->arena, off, x, &off)) return val_error();
+    }
+    for (int i = 0; i < nouter; i++) {
+        is[n] = os[i];
+        id[n++] = od[i];
+    }
+    Value r = t;
+    r.lay.layout = n == 1 ? (LayLayout){is[0], id[0]}
+                          : (LayLayout){lay_tuple_make(e->arena, n, is), lay_tuple_make(e->arena, n, id)};
+    if (!lay_int_add(e->arena, t.toff, off, &r.toff)) return val_error();
+    return r;
+}
+
+static Value fill(Eval *e, const Node *call)
+{
+    Value t;
+    if (!arity(e, call, "fill", 2, 2) || !need_kernel(e, call, "fill") ||
+        !get_tensor(e, call->list.items[0], "argument 1 of 'fill'", &t))
+        return val_error();
+    Value v = eval_rvalue(e, call->list.items[1]);
+    int64_t n;
+    if (v.kind == V_ERROR || !static_size(e, &t, call->loc, &n)) return val_error();
+    v = conv_to(e, v, t.ty, call->list.items[1]->loc, false);
+    if (v.kind == V_ERROR) return v;
+    for (int64_t i = 0; i < n; i++) {
+        LLVMValueRef p = elem_ptr(e, &t, i, call->loc);
+        if (!p) return val_error();
+        LLVMBuildStore(e->cg->b, v.llvm, p);
+    }
+    return (Value){.kind = V_VOID};
+}
+
+/* copy(dst, src): element i of src to element i of dst, converting the
+ * element type; both sizes static and equal. */
+static Value copy(Eval *e, const Node *call)
+{
+    Value d, s;
+    if (!arity(e, call, "copy", 2, 2) || !need_kernel(e, call, "copy") ||
+        !get_tensor(e, call->list.items[0], "argument 1 of 'copy'", &d) ||
+        !get_tensor(e, call->list.items[1], "argument 2 of 'copy'", &s))
+        return val_error();
+    int64_t nd, ns;
+    if (!static_size(e, &d, call->list.items[0]->loc, &nd) || !static_size(e, &s, call->list.items[1]->loc, &ns))
+        return val_error();
+    if (nd != ns) {
+        diag_error(e->diag, call->loc, "'copy' needs tensors of the same size, got %lld and %lld", (long long)nd,
+                   (long long)ns);
+        return val_error();
+    }
+    for (int64_t i = 0; i < nd; i++) {
+        LLVMValueRef ps = elem_ptr(e, &s, i, call->loc), pd = elem_ptr(e, &d, i, call->loc);
+        if (!ps || !pd) return val_error();
+        Value v = val_dyn(LLVMBuildLoad2(e->cg->b, cg_type(e->cg, s.ty), ps, ""), s.ty);
+        v = conv_to(e, v, d.ty, call->loc, false);
+        if (v.kind == V_ERROR) return v;
+        LLVMBuildStore(e->cg->b, v.llvm, pd);
+    }
+    return (Value){.kind = V_VOID};
+}
+
+static LLVMValueRef call_asm(Eval *e, LLVMTypeRef ret, LLVMValueRef *args, unsigned nargs, const char *text,
+                             const char *cons)
+{
+    CG *cg = e->cg;
+    LLVMTypeRef *tys = ARENA_ARRAY(e->arena, LLVMTypeRef, nargs > 0 ? nargs : 1);
+    for (unsigned i = 0; i < nargs; i++) tys[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(ret, tys, nargs, 0);
+    LLVMValueRef ia = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef call = LLVMBuildCall2(cg->b, fty, ia, args, nargs, "");
+    unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10);
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->ctx, kind, 0));
+    return call;
+}
+
+static LLVMTypeRef struct_of(Eval *e, LLVMTypeRef t, unsigned n)
+{
+    LLVMTypeRef el[8];
+    for (unsigned i = 0; i < n; i++) el[i] = t;
+    return LLVMStructTypeInContext(e->cg->ctx, el, n, 0);
+}
+
+static bool is16(ScalarType t) { return t == TY_BF16 || t == TY_F16; }
+
+/* elements 2i and 2i+1 of a 16-bit fragment, packed into one b32 register */
+static LLVMValueRef pack_pair(Eval *e, const Value *t, int64_t i, SrcLoc loc)
+{
+    LLVMValueRef p0 = elem_ptr(e, t, 2 * i, loc), p1 = elem_ptr(e, t, 2 * i + 1, loc);
+    if (!p0 || !p1) return NULL;
+    LLVMTypeRef et = cg_type(e->cg, t->ty);
+    LLVMTypeRef vt = LLVMVectorType(et, 2);
+    LLVMValueRef v = LLVMGetUndef(vt);
+    v = LLVMBuildInsertElement(e->cg->b, v, LLVMBuildLoad2(e->cg->b, et, p0, ""), LLVMConstInt(e->cg->t_i32, 0, 0), "");
+    v = LLVMBuildInsertElement(e->cg->b, v, LLVMBuildLoad2(e->cg->b, et, p1, ""), LLVMConstInt(e->cg->t_i32, 1, 0), "");
+    return LLVMBuildBitCast(e->cg->b, v, e->cg->t_i32, "");
+}
+
+static bool unpack_pair(Eval *e, const Value *t, int64_t i, LLVMValueRef r, SrcLoc loc)
+{
+    LLVMValueRef p0 = elem_ptr(e, t, 2 * i, loc), p1 = elem_ptr(e, t, 2 * i + 1, loc);
+    if (!p0 || !p1) return false;
+    LLVMTypeRef vt = LLVMVectorType(cg_type(e->cg, t->ty), 2);
+    LLVMValueRef v = LLVMBuildBitCast(e->cg->b, r, vt, "");
+    LLVMBuildStore(e->cg->b, LLVMBuildExtractElement(e->cg->b, v, LLVMConstInt(e->cg->t_i32, 0, 0), ""), p0);
+    LLVMBuildStore(e->cg->b, LLVMBuildExtractElement(e->cg->b, v, LLVMConstInt(e->cg->t_i32, 1, 0), ""), p1);
+    return true;
+}
+
+/* mma_m16n8k16(acc, a, b): acc (4 x f32) += a (8 x bf16|f16) * b (4 x same),
+ * fragments in the order of PTX's mma.m16n8k16 register layout. */
+static Value mma(Eval *e, const Node *call)
+{
+    Value c, a, b;
+    if (!arity(e, call, "mma_m16n8k16", 3, 3) || !need_kernel(e, call, "mma_m16n8k16") ||
+        !get_tensor(e, call->list.items[0], "the accumulator", &c) ||
+        !get_tensor(e, call->list.items[1], "the A fragment", &a) ||
+        !get_tensor(e, call->list.items[2], "the B fragment", &b))
+        return val_error();
+    int64_t nc, na, nb;
+    if (!static_size(e, &c, call->list.items[0]->loc, &nc) || !static_size(e, &a, call->list.items[1]->loc, &na) ||
+        !static_size(e, &b, call->list.items[2]->loc, &nb))
+        return val_error();
+    if (c.ty != TY_F32 || nc != 4 || !is16(a.ty) || na != 8 || b.ty != a.ty || nb != 4) {
+        diag_error(e->diag, call->loc,
+                   "'mma_m16n8k16' needs (acc: 4 x f32, a: 8 x bf16|f16, b: 4 x the same type), got (%lld x %s, %lld x %s, %lld x %s)",
+                   (long long)nc, type_name(c.ty), (long long)na, type_name(a.ty), (long long)nb, type_name(b.ty));
+        return val_error();
+    }
+    LLVMValueRef args[14];
+    for (int i = 0; i < 4; i++) args[i] = pack_pair(e, &a, i, call->loc);
+    for (int i = 0; i < 2; i++) args[4 + i] = pack_pair(e, &b, i, call->loc);
+    LLVMValueRef cp[4];
+    for (int i = 0; i < 4; i++) {
+        cp[i] = elem_ptr(e, &c, i, call->loc);
+        if (!cp[i]) return val_error();
+        args[6 + i] = LLVMBuildLoad2(e->cg->b, e->cg->t_f32, cp[i], "");
+    }
+    for (int i = 0; i < 6; i++)
+        if (!args[i]) return val_error();
+    char text[160];
+    snprintf(text, sizeof text,
+             "mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};",
+             type_name(a.ty), type_name(a.ty));
+    LLVMValueRef r = call_asm(e, struct_of(e, e->cg->t_f32, 4), args, 10, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3");
+    for (unsigned i = 0; i < 4; i++) LLVMBuildStore(e->cg->b, LLVMBuildExtractValue(e->cg->b, r, i, ""), cp[i]);
+    return (Value){.kind = V_VOID};
+}
+
+static LLVMValueRef smem_addr32(Eval *e, const Value *ref)
+{
+    return LLVMBuildPtrToInt(e->cg->b, ref->llvm, e->cg->t_i32, "");
+}
+
+/* ldmatrix(dst, src[, trans]): dst is a 2, 4 or 8 element 16-bit fragment
+ * (x1, x2, x4); src is this lane's row address in shared memory. */
+static Value ldmatrix(Eval *e, const Node *call)
+{
+    Value d;
+    if (!arity(e, call, "ldmatrix", 2, 3) || !need_kernel(e, call, "ldmatrix") ||
+        !get_tensor(e, call->list.items[0], "the destination of 'ldmatrix'", &d))
+        return val_error();
+    Value s = eval_expr(e, call->list.items[1]);
+    if (s.kind == V_ERROR) return s;
+    if (s.kind != V_REF || s.space != SPACE_SMEM) {
+        diag_error(e->diag, call->list.items[1]->loc, "the source of 'ldmatrix' must be a shared-memory element, found %s",
+                   val_describe(e, &s));
+        return val_error();
+    }
+    bool trans = false;
+    if (call->list.n == 3) {
+        Value t = eval_rvalue(e, call->list.items[2]);
+        if (t.kind != V_BOOL) {
+            diag_error(e->diag, call->list.items[2]->loc, "the 'trans' argument of 'ldmatrix' must be true or false");
+            return val_error();
+        }
+        trans = t.i != 0;
+    }
+    int64_t n;
+    if (!static_size(e, &d, call->list.items[0]->loc, &n)) return val_error();
+    if (!is16(d.ty) || (n != 2 && n != 4 && n != 8)) {
+        diag_error(e->diag, call->list.items[0]->loc, "'ldmatrix' loads 2, 4 or 8 elements of bf16 or f16, got %lld x %s",
+                   (long long)n, type_name(d.ty));
+        return val_error();
+    }
+    unsigned x = (unsigned)(n / 2);
+    char text[128], cons[64];
+    if (x == 1) snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x1%s.shared.b16 {$0}, [$1];", trans ? ".trans" : "");
+    else if (x == 2) snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x2%s.shared.b16 {$0,$1}, [$2];", trans ? ".trans" : "");
+    else snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x4%s.shared.b16 {$0,$1,$2,$3}, [$4];", trans ? ".trans" : "");
+    snprintf(cons, sizeof cons, "%s", x == 1 ? "=r,r,~{memory}" : x == 2 ? "=r,=r,r,~{memory}" : "=r,=r,=r,=r,r,~{memory}");
+    LLVMValueRef addr = smem_addr32(e, &s);
+    LLVMTypeRef rt = x == 1 ? e->cg->t_i32 : struct_of(e, e->cg->t_i32, x);
+    LLVMValueRef r = call_asm(e, rt, &addr, 1, text, cons);
+    for (unsigned i = 0; i < x; i++) {
+        LLVMValueRef ri = x == 1 ? r : LLVMBuildExtractValue(e->cg->b, r, i, "");
+        if (!unpack_pair(e, &d, i, ri, call->loc)) return val_error();
+    }
+    return (Value){.kind = V_VOID};
+}
+
+/* cp_async(dst, src, bytes[, pred]): an asynchronous global -> shared copy of
+ * 4, 8 or 16 bytes; with pred false the destination is zero-filled and
+ * nothing is read. */
+static Value cp_async(Eval *e, const Node *call)
+{
+    if (!arity(e, call, "cp_async", 3, 4) || !need_kernel(e, call, "cp_async")) return val_error();
+    Value d = eval_expr(e, call->list.items[0]), s = eval_expr(e, call->list.items[1]);
+    Value nb = eval_rvalue(e, call->list.items[2]);
+    if (d.kind == V_ERROR || s.kind == V_ERROR || nb.kind == V_ERROR) return val_error();
+    if (d.kind != V_REF || d.space != SPACE_SMEM) {
+        diag_error(e->diag, call->list.items[0]->loc, "the destination of 'cp_async' must be a shared-memory element, found %s",
+                   val_describe(e, &d));
+        return val_error();
+    }
+    if (s.kind != V_REF || s.space != SPACE_GMEM) {
+        diag_error(e->diag, call->list.items[1]->loc, "the source of 'cp_async' must be a global-memory element, found %s",
+                   val_describe(e, &s));
+        return val_error();
+    }
+    if (nb.kind != V_INT || (nb.i != 4 && nb.i != 8 && nb.i != 16)) {
+        diag_error(e->diag, call->list.items[2]->loc, "'cp_async' copies 4, 8 or 16 bytes (a compile-time integer), found %s",
+                   val_describe(e, &nb));
+        return val_error();
+    }
+    LLVMValueRef size = LLVMConstInt(e->cg->t_i32, (unsigned long long)nb.i, 0);
+    if (call->list.n == 4) {
+        Value p = eval_rvalue(e, call->list.items[3]);
+        if (p.kind == V_ERROR) return p;
+        if (p.kind == V_BOOL) {
+            if (!p.i) size = LLVMConstInt(e->cg->t_i32, 0, 0);
+        } else if (p.kind == V_DYN && p.ty == TY_BOOL) {
+            size = LLVMBuildSelect(e->cg->b, p.llvm, size, LLVMConstInt(e->cg->t_i32, 0, 0), "");
+        } else {
+            diag_error(e->diag, call->list.items[3]->loc, "the predicate of 'cp_async' must be a boolean");
+            return val_error();
+        }
+    }
+    LLVMValueRef args[3] = {smem_addr32(e, &d), LLVMBuildPtrToInt(e->cg->b, s.llvm, e->cg->t_i64, ""), size};
+    char text[96];
+    /* .cg (L2 only) exists for 16 bytes; smaller copies use .ca */
+    snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %lld, $2;", nb.i == 16 ? "cg" : "ca",
+             (long long)nb.i);
+    call_asm(e, e->cg->t_void, args, 3, text, "r,l,r,~{memory}");
+    return (Value){.kind = V_VOID};
+}
+
+Value tensor_builtin(Eval *e, const char *name, const Node *call)
+{
+    if (strcmp(name, "local_tile") == 0) return local_tile(e, call);
+    if (strcmp(name, "fill") == 0) return fill(e, call);
+    if (strcmp(name, "copy") == 0) return copy(e, call);
+    if (strcmp(name, "mma_m16n8k16") == 0) return mma(e, call);
+    if (strcmp(name, "ldmatrix") == 0) return ldmatrix(e, call);
+    if (strcmp(name, "cp_async") == 0) return cp_async(e, call);
+    if (!need_kernel(e, call, name)) return val_error();
+    if (strcmp(name, "cp_async_commit") == 0) {
+        if (!arity(e, call, name, 0, 0)) return val_error();
+        cg_intrinsic(e->cg, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
+        return (Value){.kind = V_VOID};
+    }
+    /* cp_async_wait(n): wait until at most n groups are pending */
+    if (!arity(e, call, name, 1, 1)) return val_error();
+    Value n = eval_rvalue(e, call->list.items[0]);
+    if (n.kind != V_INT || n.i < 0 || n.i > 7) {
+        diag_error(e->diag, call->list.items[0]->loc, "'cp_async_wait' needs a compile-time integer in 0..7");
+        return val_error();
+    }
+    LLVMValueRef arg = LLVMConstInt(e->cg->t_i32, (unsigned long long)n.i, 0);
+    cg_intrinsic(e->cg, "llvm.nvvm.cp.async.wait.group", NULL, 0, &arg, 1);
+    return (Value){.kind = V_VOID};
+}

@@ -1,0 +1,98 @@
+/*
+ * gemm_common.h - helpers shared by the GEMM GPU check (tests/gpu/gemm_check.c)
+ * and the GEMM benchmark (tests/bench/gemm_bench.c): the "// cutec." kernel
+ * metadata at the top of a PTX file produced by cutec, 16-bit float
+ * conversions (round to nearest even) and a small deterministic RNG.
+ * Everything here runs on the CPU and is exercised by `gemm_check --self-test`.
+ */
+#ifndef CUTEC_TESTS_GEMM_COMMON_H
+#define CUTEC_TESTS_GEMM_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Element types of the GEMM kernels.  GT_OTHER: a type name we do not handle. */
+typedef enum gemm_type { GT_BF16, GT_F16, GT_F32, GT_OTHER } gemm_type;
+
+/* "bf16", "f16", "f32", GT_OTHER for anything else. */
+gemm_type gemm_type_parse(const char *s);
+const char *gemm_type_name(gemm_type t);
+/* Bytes per element (2, 2, 4; 0 for GT_OTHER). */
+size_t gemm_type_size(gemm_type t);
+
+/* 16-bit float encodings, round to nearest even (NaN stays NaN, overflow
+ * gives infinity, f16 subnormals are produced and read). */
+uint16_t gemm_f32_to_bf16(float f);
+float gemm_bf16_to_f32(uint16_t h);
+uint16_t gemm_f32_to_f16(float f);
+float gemm_f16_to_f32(uint16_t h);
+/* Reads element i of a buffer of type t (bf16, f16 or f32) as a double. */
+double gemm_load(const void *buf, gemm_type t, size_t i);
+
+/* splitmix64 seeding + xorshift64* stream. */
+typedef struct gemm_rng {
+  uint64_t s;
+} gemm_rng;
+void gemm_rng_seed(gemm_rng *r, uint64_t seed);
+uint64_t gemm_rng_next(gemm_rng *r);
+/* Uniform in [-1, 1] (53-bit resolution). */
+double gemm_rng_uniform(gemm_rng *r);
+/* Fills n elements of type t (bf16 or f16) with values uniform in [-1, 1]
+ * rounded to t, never zero; when vals != NULL also stores the rounded values
+ * as doubles. */
+void gemm_fill_random(gemm_rng *r, gemm_type t, void *dst, double *vals, size_t n);
+
+/* One "// cutec.kernel" block of a PTX file. */
+#define GEMM_MAX_PARAMS 64
+#define GEMM_NAME_LEN 64
+typedef struct gemm_param {
+  char name[GEMM_NAME_LEN];
+  char value[GEMM_NAME_LEN];
+} gemm_param;
+
+typedef struct gemm_kernel_meta {
+  char kernel[128];
+  unsigned threads[3]; /* 0 0 0 when the block has no cutec.threads line */
+  int has_threads;
+  unsigned smem_dynamic; /* 0 when absent */
+  int nparams;
+  gemm_param params[GEMM_MAX_PARAMS];
+} gemm_kernel_meta;
+
+/*
+ * Parses every "// cutec." line of a PTX text (they may appear anywhere, but
+ * cutec puts them first).  A "// cutec.kernel NAME" line starts a block;
+ * "cutec.threads X Y Z", "cutec.smem_dynamic N" and "cutec.param NAME VALUE"
+ * lines belong to the current block; other "// cutec." lines are ignored.
+ * On success returns 0 and a malloc'ed array (*out, *count; free() it; a text
+ * without blocks gives *count 0).  On malformed metadata returns -1 with a
+ * message in err.
+ */
+int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *count,
+                    char *err, size_t errlen);
+
+/* Value of a template parameter, or NULL when the block has none of that name. */
+const char *gemm_meta_param(const gemm_kernel_meta *m, const char *name);
+/* Integer value of a template parameter: 0 and *v set, -1 when absent or not
+ * an integer. */
+int gemm_meta_int(const gemm_kernel_meta *m, const char *name, long *v);
+
+/* A GEMM kernel point: the metadata plus the values the host needs. */
+typedef struct gemm_point {
+  gemm_kernel_meta meta;
+  gemm_type t, tc;
+  long bm, bn, bk, vec; /* bk is 0 when the kernel has no BK parameter */
+  char desc[512];       /* "T=bf16 TC=bf16 BM=128 ..." (every param, in order) */
+} gemm_point;
+
+/* Fills p from a metadata block of a GEMM kernel (T, TC, BM, BN, VEC and
+ * cutec.threads required; BK optional).  Returns 0, or -1 with a message. */
+int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, size_t errlen);
+
+/* Reads a whole file (NUL-terminated, *len without the NUL).  NULL on error. */
+char *gemm_read_file(const char *path, size_t *len);
+
+/* ceil(a / b) for b > 0. */
+long gemm_ceil_div(long a, long b);
+
+#endif
