@@ -68,7 +68,7 @@ const char *val_describe(Eval *e, const Value *v)
     case V_LAY: {
         const char *what = v->lay.kind == LAY_V_TUPLE ? "tuple" : v->lay.kind == LAY_V_LAYOUT ? "layout"
                          : v->lay.kind == LAY_V_SWIZZLE ? "swizzle" : v->lay.kind == LAY_V_COMPOSED ? "composed layout"
-                         : v->lay.kind == LAY_V_TILER ? "tiler" : "integer";
+                         : v->lay.kind == LAY_V_TILER ? "tiler" : v->lay.kind == LAY_V_LIST ? "tuple" : "integer";
         return arena_printf(e->arena, "%s %s", what, lay_print_value(e->arena, &v->lay));
     }
     case V_TENSOR: return arena_printf(e->arena, "tensor of %s", type_name(v->ty));

@@ -391,7 +391,7 @@ static bool h_group(Arena *a, const char *fn, const int64_t *t, int nt, const La
         *out = v_layout(lay_layout_of(group_t(a, args[0].layout.shape, b, e), group_t(a, args[0].layout.stride, b, e)));
         return true;
     }
-    LayTuple *x;
+    LayTuple *x = NULL;
     if (!want_tuple(fn, args, 0, &x, a, err)) return false;
     LayValue v;
     memset(&v, 0, sizeof v);
@@ -410,7 +410,7 @@ static bool h_flatten(Arena *a, const char *fn, const int64_t *t, int nt, const 
                                       lay_tuple_flatten(a, args[0].layout.stride)));
         return true;
     }
-    LayTuple *x;
+    LayTuple *x = NULL;
     if (!want_tuple(fn, args, 0, &x, a, err)) return false;
     LayTuple *f = lay_tuple_flatten(a, x);
     LayValue v;
@@ -454,7 +454,7 @@ static bool h_pend(Arena *a, const char *fn, const int64_t *t, int nt, const Lay
                                       pend(a, args[0].layout.stride, y.stride, front, has_n ? t[0] : 0, has_n)));
         return true;
     }
-    LayTuple *x, *y = lay_tuple_int(a, 1);
+    LayTuple *x = NULL, *y = lay_tuple_int(a, 1);
     if (!want_tuple(fn, args, 0, &x, a, err)) return false;
     if (n == 2 && !want_tuple(fn, args, 1, &y, a, err)) return false;
     LayValue v;
@@ -471,7 +471,7 @@ static bool h_crd2idx(Arena *a, const char *fn, const int64_t *t, int nt, const 
                       LayError *err)
 {
     (void)t; (void)nt;
-    LayTuple *crd;
+    LayTuple *crd = NULL;
     if (!want_tuple(fn, args, 0, &crd, a, err)) return false;
     LayInt r;
     if (n == 2 && args[1].kind == LAY_V_COMPOSED) {
@@ -480,11 +480,11 @@ static bool h_crd2idx(Arena *a, const char *fn, const int64_t *t, int nt, const 
         if (!lay_crd2idx(a, crd, &args[1].layout, &r, err)) return false;
     } else {
         /* crd2idx(crd, shape[, stride]); shape alone means compact column-major */
-        LayTuple *shape;
+        LayTuple *shape = NULL;
         LayLayout l;
         if (!want_shape(fn, args, 1, &shape, a, err)) return false;
         if (n == 3) {
-            LayTuple *stride;
+            LayTuple *stride = NULL;
             if (!want_tuple(fn, args, 2, &stride, a, err)) return false;
             if (!lay_layout_make(a, shape, stride, &l, err)) return at(false, 2, err);
         } else if (!lay_compact_layout(a, shape, &l, err)) {
@@ -500,7 +500,7 @@ static bool h_idx2crd(Arena *a, const char *fn, const int64_t *t, int nt, const 
                       LayError *err)
 {
     (void)t; (void)nt; (void)n;
-    LayTuple *idx, *shape, *r;
+    LayTuple *idx = NULL, *shape = NULL, *r = NULL;
     if (!want_tuple(fn, args, 0, &idx, a, err) || !want_shape(fn, args, 1, &shape, a, err)) return false;
     if (idx->is_leaf) {
         if (!lay_idx2crd(a, idx->leaf, shape, &r, err)) return false;
@@ -529,7 +529,7 @@ static bool h_coalesce(Arena *a, const char *fn, const int64_t *t, int nt, const
     (void)t; (void)nt;
     if (args[0].kind == LAY_V_TUPLE || args[0].kind == LAY_V_INT) {
         if (n != 1) return lay_fail(err, 1, "coalesce of a shape takes no profile");
-        LayTuple *r;
+        LayTuple *r = NULL;
         if (!lay_coalesce_shape(a, args[0].kind == LAY_V_INT ? lay_tuple_leaf(a, args[0].i) : args[0].tuple, &r, err))
             return false;
         *out = v_tuple(r);
@@ -538,7 +538,7 @@ static bool h_coalesce(Arena *a, const char *fn, const int64_t *t, int nt, const
     LayLayout l, r;
     if (!want_layout(fn, args, 0, false, &l, a, err)) return false;
     if (n == 2) {
-        LayTuple *prof;
+        LayTuple *prof = NULL;
         if (!want_tuple(fn, args, 1, &prof, a, err)) return false;
         if (!at(lay_coalesce_profile(a, &l, prof, &r, err), 0, err)) return false;
     } else if (!at(lay_coalesce(a, &l, &r, err), 0, err)) {
@@ -606,7 +606,7 @@ static bool h_complement(Arena *a, const char *fn, const int64_t *t, int nt, con
     LayLayout l, r;
     if (!want_layout(fn, args, 0, false, &l, a, err)) return false;
     if (n == 2) {
-        LayTuple *ct;
+        LayTuple *ct = NULL;
         if (args[1].kind == LAY_V_LAYOUT) ct = args[1].layout.shape; /* CuTe: shape(cotarget) */
         else if (args[1].kind == LAY_V_INT || args[1].kind == LAY_V_TUPLE) {
             if (!want_shape(fn, args, 1, &ct, a, err)) return false;
@@ -685,7 +685,7 @@ static bool h_tile_to_shape(Arena *a, const char *fn, const int64_t *t, int nt, 
 {
     (void)t; (void)nt;
     LayLayout x, r;
-    LayTuple *trg, *ord = NULL;
+    LayTuple *trg = NULL, *ord = NULL;
     if (!want_layout(fn, args, 0, false, &x, a, err) || !want_shape(fn, args, 1, &trg, a, err)) return false;
     if (n == 3 && !want_tuple(fn, args, 2, &ord, a, err)) return false;
     if (!at(lay_tile_to_shape(a, &x, trg, ord, &r, err), 1, err)) return false;
@@ -698,7 +698,7 @@ static bool h_layout_tv(Arena *a, const char *fn, const int64_t *t, int nt, cons
 {
     (void)t; (void)nt; (void)n;
     LayLayout thr, val, tv;
-    LayTuple *tiler;
+    LayTuple *tiler = NULL;
     if (!want_layout(fn, args, 0, false, &thr, a, err) || !want_layout(fn, args, 1, false, &val, a, err))
         return false;
     if (!at(lay_make_layout_tv(a, &thr, &val, &tiler, &tv, err), 0, err)) return false;
@@ -747,7 +747,7 @@ static bool h_div(Arena *a, const char *fn, const int64_t *t, int nt, const LayV
                   LayError *err)
 {
     (void)t; (void)nt; (void)n;
-    LayTuple *x, *y, *r;
+    LayTuple *x = NULL, *y = NULL, *r = NULL;
     if (!want_tuple(fn, args, 0, &x, a, err)) return false;
     if (args[1].kind == LAY_V_LAYOUT && strcmp(fn, "ceil_div") == 0) {
         /* ceil_div(target, tiler layout) = shape(complement(tiler, shape(target))) */
@@ -767,7 +767,7 @@ static bool h_product(Arena *a, const char *fn, const int64_t *t, int nt, const 
                       LayError *err)
 {
     (void)t; (void)nt; (void)n;
-    LayTuple *x, *r;
+    LayTuple *x = NULL, *r = NULL;
     if (!want_tuple(fn, args, 0, &x, a, err)) return false;
     if (strcmp(fn, "product_each") == 0) {
         if (!lay_product_each(a, x, &r, err)) return false;
@@ -793,11 +793,11 @@ static bool h_make_layout(Arena *a, const char *fn, const int64_t *t, int nt, co
         return true;
     }
     if (n > 2) return lay_fail(err, 2, "make_layout of a shape expects 1 or 2 arguments, got %d", n);
-    LayTuple *s;
+    LayTuple *s = NULL;
     LayLayout l;
     if (!want_shape(fn, args, 0, &s, a, err)) return false;
     if (n == 2) {
-        LayTuple *d;
+        LayTuple *d = NULL;
         if (!want_tuple(fn, args, 1, &d, a, err)) return false;
         if (!lay_layout_make(a, s, d, &l, err)) return at(false, 1, err);
     } else if (!lay_compact_layout(a, s, &l, err)) {
@@ -811,7 +811,7 @@ static bool h_ordered(Arena *a, const char *fn, const int64_t *t, int nt, const 
                       LayError *err)
 {
     (void)t; (void)nt; (void)n;
-    LayTuple *s, *o;
+    LayTuple *s = NULL, *o = NULL;
     LayLayout l;
     if (!want_shape(fn, args, 0, &s, a, err) || !want_tuple(fn, args, 1, &o, a, err)) return false;
     if (!lay_make_ordered_layout(a, s, o, &l, err)) return false;

@@ -265,7 +265,7 @@ static bool upcast_rec(Arena *a, const LayTuple *s, const LayTuple *d, int64_t n
 bool lay_upcast(Arena *a, const LayLayout *l, int64_t n, LayLayout *out, LayError *err)
 {
     if (n <= 0) return lay_fail(err, -1, "upcast<%lld>: N must be positive", (long long)n);
-    LayTuple *s, *d;
+    LayTuple *s = NULL, *d = NULL;
     if (!upcast_rec(a, l->shape, l->stride, n, &s, &d, err)) return false;
     *out = lay_layout_of(s, d);
     return true;

@@ -79,7 +79,7 @@ static LayLayout gen(bool compactish)
 static LayLayout gen_injective_g(bool gaps)
 {
     int n = 1 + (int)rnd(3);
-    int64_t sh[3], st[3];
+    int64_t sh[3] = {0}, st[3] = {0};
     int ord[3] = {0, 1, 2};
     for (int i = n - 1; i > 0; i--) {
         int j = (int)rnd((uint32_t)i + 1);
