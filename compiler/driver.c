@@ -58,6 +58,8 @@ static char *with_metadata(char *ptx, size_t len, const KernelInfo *k, int n, si
             fprintf(f, "// cutec.threads %d %d %d\n", k[i].threads[0], k[i].threads[1], k[i].threads[2]);
         fprintf(f, "// cutec.smem_static %lld\n// cutec.smem_dynamic %lld\n", k[i].smem_static, k[i].smem_dynamic);
         for (int j = 0; j < k[i].nparams; j++) fprintf(f, "// cutec.param %s %s\n", k[i].pnames[j], k[i].pvalues[j]);
+        for (int j = 0; j < k[i].nargs; j++) fprintf(f, "// cutec.arg %d %s %s\n", j, k[i].anames[j], k[i].akinds[j]);
+        if (k[i].grid[0]) fprintf(f, "// cutec.grid %s %s %s\n", k[i].grid[0], k[i].grid[1], k[i].grid[2]);
     }
     fwrite(ptx, 1, len, f);
     fclose(f);

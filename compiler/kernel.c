@@ -232,6 +232,57 @@ static bool eval_threads(Eval *e, const Node *k)
     return true;
 }
 
+/* A grid() expression as text for the launcher: template parameters and
+ * constants are substituted, scalar kernel parameters stay by name.  The
+ * grammar is the small one docs/compiler.md gives (integers, names,
+ * + - * / %, ceil_div, min, max). */
+static bool grid_text(Eval *e, const Node *n, char **out)
+{
+    switch (n->kind) {
+    case N_INT:
+        *out = arena_printf(e->arena, "%lld", (long long)n->ival);
+        return true;
+    case N_NAME: {
+        Value v;
+        if (scope_lookup(e, n->name, &v) && v.kind == V_DYN && type_is_int(v.ty)) {
+            *out = arena_strdup(e->arena, n->name);
+            return true;
+        }
+        Eval sub = *e;
+        sub.cg = NULL;
+        Eval *es = &sub;
+        v = eval_rvalue(es, n);
+        if (v.kind == V_INT) {
+            *out = arena_printf(e->arena, "%lld", (long long)v.i);
+            return true;
+        }
+        if (v.kind != V_ERROR)
+            diag_error(e->diag, n->loc, "grid() may use integers, template parameters and integer kernel parameters; '%s' is %s",
+                       n->name, val_describe(e, &v));
+        return false;
+    }
+    case N_BINARY: {
+        char *a, *b;
+        if (n->op != '+' && n->op != '-' && n->op != '*' && n->op != '/' && n->op != '%') break;
+        if (!grid_text(e, n->a, &a) || !grid_text(e, n->b, &b)) return false;
+        *out = arena_printf(e->arena, "(%s%s%s)", a, ast_op_name(n->op), b);
+        return true;
+    }
+    case N_CALL:
+        if (n->a->kind == N_NAME && n->list.n == 2 && n->list2.n == 0 &&
+            (strcmp(n->a->name, "ceil_div") == 0 || strcmp(n->a->name, "min") == 0 || strcmp(n->a->name, "max") == 0)) {
+            char *a, *b;
+            if (!grid_text(e, n->list.items[0], &a) || !grid_text(e, n->list.items[1], &b)) return false;
+            *out = arena_printf(e->arena, "%s(%s,%s)", n->a->name, a, b);
+            return true;
+        }
+        break;
+    default: break;
+    }
+    diag_error(e->diag, n->loc, "grid() expressions may use only + - * / %%, ceil_div, min and max");
+    return false;
+}
+
 /* Up to 48 KiB the shared tensors stay static globals; beyond, they move
  * into the dynamic shared memory window (the launcher passes the size from
  * the kernel's metadata).  Returns the bytes used, or -1 on error. */
@@ -348,6 +399,30 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
         if (t.kind == V_TENSOR) t.llvm = LLVMGetParam(fn, (unsigned)i);
         else ok = false;
         scope_bind(e, par->name, t);
+    }
+    if (info) {
+        info->nargs = np;
+        info->anames = ARENA_ARRAY(p->arena, const char *, np + 1);
+        info->akinds = ARENA_ARRAY(p->arena, const char *, np + 1);
+        for (int i = 0; i < np; i++) {
+            Value t;
+            info->anames[i] = k->list.items[i]->name;
+            info->akinds[i] = ptypes[i].kind == V_TYPE ? type_name(ptypes[i].ty)
+                            : scope_lookup(e, k->list.items[i]->name, &t) && t.kind == V_TENSOR
+                                ? arena_printf(p->arena, "tensor %s", type_name(t.ty)) : "?";
+        }
+    }
+    if (k->b) {
+        if (k->b->list.n > 3) {
+            diag_error(e->diag, k->b->list.items[3]->loc, "grid() takes at most 3 dimensions");
+            ok = false;
+        }
+        for (int i = 0; i < 3 && i < k->b->list.n; i++) {
+            char *t = NULL;
+            if (!grid_text(e, k->b->list.items[i], &t)) ok = false;
+            else if (info) info->grid[i] = t;
+        }
+        if (info) for (int i = k->b->list.n; i < 3; i++) info->grid[i] = "1";
     }
     eval_block(e, k->d);
     if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b))) LLVMBuildRetVoid(cg->b);

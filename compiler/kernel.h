@@ -20,6 +20,9 @@ typedef struct KernelInfo {
     long long smem_dynamic;  /* bytes to pass at launch (0: none) */
     int nparams;             /* template parameters and their values */
     const char **pnames, **pvalues;
+    int nargs;               /* kernel parameters: name and kind ("i32", "tensor bf16") */
+    const char **anames, **akinds;
+    const char *grid[3];     /* launch grid expressions over scalar parameters, or NULL */
 } KernelInfo;
 
 bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info);

@@ -10,4 +10,11 @@ mkdir -p prebuilt
 for ex in transpose sgemm; do
   build/compiler/cutec "examples/$ex.cute" -o "prebuilt/$ex.ptx"
 done
-ls -la prebuilt
+# every tune point of the sm80 GEMM template, named by its parameters
+rm -rf prebuilt/gemm && mkdir -p prebuilt/gemm
+build/compiler/cutec stdlib/sm80/gemm.cute --list-tune | while read -r kernel args; do
+  name=$(echo "$args" | sed 's/-D //g; s/ /_/g; s/=//g')
+  # shellcheck disable=SC2086
+  build/compiler/cutec stdlib/sm80/gemm.cute $args -o "prebuilt/gemm/${kernel}_${name}.ptx"
+done
+echo "gpu-prepare: $(ls prebuilt/gemm | wc -l) GEMM points in prebuilt/gemm ($(du -sh prebuilt | cut -f1) in prebuilt/)"

@@ -14,7 +14,16 @@ log="$OUT/gpu-run.log"
   nvcc --version | tail -2
 } 2>&1 | tee "$log"
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCUTEC_BUILD_COMPILER=OFF \
-      -DCUTEC_PREBUILT_PTX_DIR="$PWD/prebuilt" >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+      -DCUTEC_PREBUILT_PTX_DIR="$PWD/prebuilt" -DCUTEC_GEMM_PTX_DIR="$PWD/prebuilt/gemm" >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
 cmake --build build-gpu -j"$(nproc)" >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
-(cd build-gpu && ctest -L gpu --output-on-failure -V) 2>&1 | tee "$OUT/ctest-gpu.log" | \
-  grep -E "PASS|FAIL|GFLOP|Test +#|tests passed|device|Skipped|Not Run" | tail -80
+(cd build-gpu && ctest -L gpu --output-on-failure -V) > "$OUT/ctest-gpu.log" 2>&1
+grep -E "FAIL|Test +#|tests passed|Skipped|Not Run" "$OUT/ctest-gpu.log" | tail -40
+grep -c "PASS" "$OUT/ctest-gpu.log" | sed 's/^/PASS lines: /'
+# benchmark: "$@" are gemm_bench arguments (default: every point on sq4096)
+if [ -x build-gpu/tests/bench/gemm_bench ]; then
+  bench_args=("$@")
+  [ ${#bench_args[@]} -eq 0 ] && bench_args=(--only sq4096)
+  build-gpu/tests/bench/gemm_bench "${bench_args[@]}" --json "$OUT/bench.json" prebuilt/gemm/*.ptx \
+    > "$OUT/bench.log" 2>&1
+  tail -25 "$OUT/bench.log"
+fi
