@@ -18,7 +18,7 @@ Value tensor_make(LLVMValueRef base, ScalarType ty, MemSpace space, LayValue lay
 }
 
 static const char *names[] = {"local_tile", "fill", "copy", "mma_m16n8k16", "ldmatrix",
-                              "cp_async", "cp_async_commit", "cp_async_wait"};
+                              "cp_async", "cp_async_commit", "cp_async_wait", "store_vector", "load_vector"};
 
 bool tensor_builtin_exists(const char *name)
 {
@@ -391,8 +391,56 @@ static Value cp_async(Eval *e, const Node *call)
     return (Value){.kind = V_VOID};
 }
 
+/* store_vector(dst, frag) / load_vector(frag, src): the whole fragment as
+ * one 2/4/8/16-byte access at element dst/src, which the caller promises is
+ * aligned to that size (the hardware faults otherwise). */
+static Value vector_access(Eval *e, const Node *call, bool store)
+{
+    const char *name = store ? "store_vector" : "load_vector";
+    if (!arity(e, call, name, 2, 2) || !need_kernel(e, call, name)) return val_error();
+    Value f, r = eval_expr(e, call->list.items[store ? 0 : 1]);
+    if (r.kind == V_ERROR || !get_tensor(e, call->list.items[store ? 1 : 0], "the fragment", &f)) return val_error();
+    if (r.kind != V_REF) {
+        diag_error(e->diag, call->list.items[store ? 0 : 1]->loc, "'%s' needs a tensor element as its address, found %s",
+                   name, val_describe(e, &r));
+        return val_error();
+    }
+    int64_t n;
+    if (!static_size(e, &f, call->loc, &n)) return val_error();
+    int64_t bytes = n * type_bytes(f.ty);
+    if (f.ty != r.ty || (bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) || f.space != SPACE_RMEM) {
+        diag_error(e->diag, call->loc, "'%s' moves a register fragment of 2, 4, 8 or 16 bytes of the element's type; got %lld x %s for %s",
+                   name, (long long)n, type_name(f.ty), type_name(r.ty));
+        return val_error();
+    }
+    LLVMTypeRef vt = LLVMVectorType(cg_type(e->cg, f.ty), (unsigned)n);
+    LLVMBuilderRef b = e->cg->b;
+    if (store) {
+        LLVMValueRef v = LLVMGetUndef(vt);
+        for (int64_t i = 0; i < n; i++) {
+            LLVMValueRef p = elem_ptr(e, &f, i, call->loc);
+            if (!p) return val_error();
+            v = LLVMBuildInsertElement(b, v, LLVMBuildLoad2(b, cg_type(e->cg, f.ty), p, ""),
+                                       LLVMConstInt(e->cg->t_i32, (unsigned long long)i, 0), "");
+        }
+        LLVMValueRef st = LLVMBuildStore(b, v, r.llvm);
+        LLVMSetAlignment(st, (unsigned)bytes);
+    } else {
+        LLVMValueRef v = LLVMBuildLoad2(b, vt, r.llvm, "");
+        LLVMSetAlignment(v, (unsigned)bytes);
+        for (int64_t i = 0; i < n; i++) {
+            LLVMValueRef p = elem_ptr(e, &f, i, call->loc);
+            if (!p) return val_error();
+            LLVMBuildStore(b, LLVMBuildExtractElement(b, v, LLVMConstInt(e->cg->t_i32, (unsigned long long)i, 0), ""), p);
+        }
+    }
+    return (Value){.kind = V_VOID};
+}
+
 Value tensor_builtin(Eval *e, const char *name, const Node *call)
 {
+    if (strcmp(name, "store_vector") == 0) return vector_access(e, call, true);
+    if (strcmp(name, "load_vector") == 0) return vector_access(e, call, false);
     if (strcmp(name, "local_tile") == 0) return local_tile(e, call);
     if (strcmp(name, "fill") == 0) return fill(e, call);
     if (strcmp(name, "copy") == 0) return copy(e, call);

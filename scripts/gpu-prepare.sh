@@ -17,4 +17,10 @@ build/compiler/cutec stdlib/sm80/gemm.cute --list-tune | while read -r kernel ar
   # shellcheck disable=SC2086
   build/compiler/cutec stdlib/sm80/gemm.cute $args -o "prebuilt/gemm/${kernel}_${name}.ptx"
 done
+# the template's other (non-tune) parameters: input and output types, narrower copies
+for extra in "-D T=f16" "-D TC=f32" "-D T=f16 -D TC=f16" "-D VEC=4" "-D VEC=2"; do
+  name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
+  # shellcheck disable=SC2086
+  build/compiler/cutec stdlib/sm80/gemm.cute $extra -o "prebuilt/gemm/gemm_sm80_default_${name}.ptx"
+done
 echo "gpu-prepare: $(ls prebuilt/gemm | wc -l) GEMM points in prebuilt/gemm ($(du -sh prebuilt | cut -f1) in prebuilt/)"

@@ -27,3 +27,8 @@ if [ -x build-gpu/tests/bench/gemm_bench ]; then
     > "$OUT/bench.log" 2>&1
   tail -25 "$OUT/bench.log"
 fi
+# optional: SASS opcode histogram of one PTX file (SASS_PTX=path)
+if [ -n "${SASS_PTX:-}" ]; then
+  ptxas -arch=sm_90a -O3 "$SASS_PTX" -o /tmp/sass.cubin && cuobjdump -sass /tmp/sass.cubin > "$OUT/sass.txt"
+  grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z0-9_.]+' "$OUT/sass.txt" | awk '{print $2}' | sed 's/\..*//' | sort | uniq -c | sort -rn | head -25
+fi
