@@ -3,6 +3,7 @@
 #include "target.h"
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -32,6 +33,10 @@ bool target_emit(LLVMModuleRef m, const char *arch, int opt, bool want_ptx, char
         LLVMInitializeNVPTXTarget();
         LLVMInitializeNVPTXTargetMC();
         LLVMInitializeNVPTXAsmPrinter();
+        /* 32-bit shared-memory pointers: shared addresses fit in 32 bits, and
+         * 64-bit ones cost a conversion at every ldmatrix/cp.async operand */
+        const char *argv[] = {"cutec", "-nvptx-short-ptr"};
+        LLVMParseCommandLineOptions(2, argv, NULL);
         initialised = true;
     }
     *out = NULL;

@@ -160,13 +160,71 @@ bool lay_crd2idx(Arena *a, const LayTuple *crd, const LayLayout *l, LayInt *out,
     return lay_crd2idx_sd(a, crd, l->shape, l->stride, out, err);
 }
 
+/* The largest power of two that x is known to be a multiple of (capped at
+ * 2^62): from constant factors of products and shifts, the common factor of
+ * sums.  A runtime symbol contributes 1. */
+static int64_t known_pow2(const LayExpr *e)
+{
+    switch (e->op) {
+    case LAY_E_CONST: {
+        int64_t v = e->value < 0 ? -e->value : e->value;
+        return v == 0 ? (int64_t)1 << 62 : v & -v;
+    }
+    case LAY_E_MUL: {
+        int64_t p = known_pow2(e->a), q = known_pow2(e->b);
+        return (p >= (int64_t)1 << 31 || q >= (int64_t)1 << 31) ? (int64_t)1 << 62 : p * q;
+    }
+    case LAY_E_ADD: case LAY_E_SUB: {
+        int64_t p = known_pow2(e->a), q = known_pow2(e->b);
+        return p < q ? p : q;
+    }
+    case LAY_E_SHL:
+        if (e->b->op == LAY_E_CONST && e->b->value >= 0 && e->b->value < 31) {
+            int64_t p = known_pow2(e->a);
+            return p >= (int64_t)1 << 31 ? (int64_t)1 << 62 : p << e->b->value;
+        }
+        return 1;
+    default: return 1;
+    }
+}
+
 bool lay_composed_crd2idx(Arena *a, const LayTuple *crd, const LayComposed *l, LayInt *out, LayError *err)
 {
     LayInt x;
     if (!lay_swizzle_check(l->sw, 1, err)) return false;
     if (!lay_crd2idx(a, crd, &l->outer, &x, err)) return false;
+    /* A swizzle reads and writes only the bits below 2^(B+M+|S|), so an
+     * offset that is a multiple of that period passes through it:
+     * sw(offset + x) == offset + sw(x).  Keeping a runtime offset (a pipeline
+     * stage, say) outside lets the swizzled part be computed once. */
+    int as = l->sw.s < 0 ? -l->sw.s : l->sw.s;
+    int64_t period = (int64_t)1 << (l->sw.b + l->sw.m + as);
     if (!lay_add_e(a, l->offset, x, &x, "crd2idx", err)) return false;
-    return lay_swizzle_apply(a, l->sw, x, out, err);
+    if (x.is_static) return lay_swizzle_apply(a, l->sw, x, out, err);
+    /* split the sum into terms that are multiples of the period (they pass
+     * through) and the rest (swizzled) */
+    const LayExpr *stack[64], *terms[64];
+    int sp = 0, nt = 0;
+    stack[sp++] = x.expr;
+    while (sp > 0) {
+        const LayExpr *e = stack[--sp];
+        if (e->op == LAY_E_ADD && sp + 2 <= 64) {
+            stack[sp++] = e->a;
+            stack[sp++] = e->b;
+        } else if (nt < 64) {
+            terms[nt++] = e;
+        } else {
+            return lay_swizzle_apply(a, l->sw, x, out, err);
+        }
+    }
+    LayInt hi = lay_int_static(0), lo = lay_int_static(0);
+    for (int i = nt - 1; i >= 0; i--) {
+        LayInt t = terms[i]->op == LAY_E_CONST ? lay_int_static(terms[i]->value) : (LayInt){.expr = terms[i]};
+        bool passes = known_pow2(terms[i]) % period == 0;
+        if (!lay_add_e(a, passes ? hi : lo, t, passes ? &hi : &lo, "crd2idx", err)) return false;
+    }
+    if (!lay_swizzle_apply(a, l->sw, lo, &lo, err)) return false;
+    return lay_add_e(a, hi, lo, out, "crd2idx", err);
 }
 
 static bool idx2crd_rec(Arena *a, const LayTuple *idx, const LayTuple *shape, LayTuple **out, LayError *err)
