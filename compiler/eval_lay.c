@@ -194,9 +194,11 @@ Value call_layout_fn(Eval *e, const char *name, const Node *call)
         }
         targs[i] = v.i;
     }
+    Value tensor = {.kind = V_VOID};
     for (int i = 0; i < n; i++) {
         Value v = eval_rvalue(e, call->list.items[i]);
         if (v.kind == V_ERROR) { ok = false; continue; }
+        if (i == 0 && v.kind == V_TENSOR) tensor = v;
         const char *what = arena_printf(e->arena, "argument %d of '%s'", i + 1, name);
         if (!val_to_lay(e, v, &args[i], call->list.items[i]->loc, what)) ok = false;
     }
@@ -204,6 +206,12 @@ Value call_layout_fn(Eval *e, const char *name, const Node *call)
     LayValue out;
     LayError err = {.arg = -1};
     if (!lay_call(e->arena, name, targs, nt, args, n, &out, &err)) return lay_error(e, &err, call->loc, &call->list);
+    /* a layout function applied to a tensor and giving a layout gives a view
+     * of the same data: zipped_divide(T, (BM, BK)), coalesce(T), ... */
+    if (tensor.kind == V_TENSOR && (out.kind == LAY_V_LAYOUT || out.kind == LAY_V_COMPOSED)) {
+        tensor.lay = out;
+        return tensor;
+    }
     return lay_to_val(e, out, call->loc);
 }
 

@@ -17,7 +17,7 @@ Value tensor_make(LLVMValueRef base, ScalarType ty, MemSpace space, LayValue lay
     return v;
 }
 
-static const char *names[] = {"local_tile", "fill", "copy", "mma_m16n8k16", "ldmatrix",
+static const char *names[] = {"local_tile", "local_partition", "fill", "copy", "mma_m16n8k16", "ldmatrix",
                               "cp_async", "cp_async_commit", "cp_async_wait", "store_vector", "load_vector"};
 
 bool tensor_builtin_exists(const char *name)
@@ -155,6 +155,65 @@ static Value local_tile(Eval *e, const Node *call)
     Value r = t;
     r.lay.layout = n == 1 ? (LayLayout){is[0], id[0]}
                           : (LayLayout){lay_tuple_make(e->arena, n, is), lay_tuple_make(e->arena, n, id)};
+    if (!lay_int_add(e->arena, t.toff, off, &r.toff)) return val_error();
+    return r;
+}
+
+/* local_partition(T, thr, idx): the elements of T that thread idx owns when
+ * the thread layout thr tiles T (CuTe's local_partition / outer_partition):
+ * thread coordinate c_i = (idx / d_i) % s_i in each mode of thr; the view
+ * keeps every s_i-th element of mode i starting at c_i. */
+static Value local_partition(Eval *e, const Node *call)
+{
+    Value t;
+    if (!arity(e, call, "local_partition", 3, 3) ||
+        !get_tensor(e, call->list.items[0], "argument 1 of 'local_partition'", &t))
+        return val_error();
+    Value thr = eval_rvalue(e, call->list.items[1]), idx = eval_rvalue(e, call->list.items[2]);
+    if (thr.kind == V_ERROR || idx.kind == V_ERROR) return val_error();
+    if (t.lay.kind != LAY_V_LAYOUT || thr.kind != V_LAY || thr.lay.kind != LAY_V_LAYOUT) {
+        diag_error(e->diag, call->loc, "'local_partition' needs a tensor with a plain layout and a thread layout");
+        return val_error();
+    }
+    LayValue iv;
+    if (!val_to_lay(e, idx, &iv, call->list.items[2]->loc, "the thread index")) return val_error();
+    if (iv.kind != LAY_V_INT) {
+        diag_error(e->diag, call->list.items[2]->loc, "the thread index must be an integer");
+        return val_error();
+    }
+    LayLayout *L = &t.lay.layout, *P = &thr.lay.layout;
+    int rank = L->shape->is_leaf ? 1 : L->shape->n;
+    int prank = P->shape->is_leaf ? 1 : P->shape->n;
+    if (rank != prank) {
+        diag_error(e->diag, call->loc, "'local_partition' of a rank-%d tensor needs a rank-%d thread layout, got rank %d",
+                   rank, rank, prank);
+        return val_error();
+    }
+    LayTuple **rs = ARENA_ARRAY(e->arena, LayTuple *, rank), **rd = ARENA_ARRAY(e->arena, LayTuple *, rank);
+    LayInt off = lay_int_static(0);
+    for (int i = 0; i < rank; i++) {
+        LayTuple *si = L->shape->is_leaf ? L->shape : L->shape->elems[i];
+        LayTuple *di = L->stride->is_leaf ? L->stride : L->stride->elems[i];
+        LayTuple *ps = P->shape->is_leaf ? P->shape : P->shape->elems[i];
+        LayTuple *pd = P->stride->is_leaf ? P->stride : P->stride->elems[i];
+        if (!si->is_leaf || !ps->is_leaf || !ps->leaf.is_static || !pd->is_leaf || !pd->leaf.is_static ||
+            ps->leaf.value <= 0) {
+            diag_error(e->diag, call->loc, "'local_partition' needs flat layouts and a static thread layout (mode %d)", i);
+            return val_error();
+        }
+        LayInt c, x, cnt, step;
+        if (!lay_int_div(e->arena, iv.i, pd->leaf, &c) || !lay_int_mod(e->arena, c, ps->leaf, &c) ||
+            !lay_int_mul(e->arena, c, di->leaf, &x) || !lay_int_add(e->arena, off, x, &off) ||
+            !lay_int_ceildiv(e->arena, si->leaf, ps->leaf, &cnt) || !lay_int_mul(e->arena, ps->leaf, di->leaf, &step)) {
+            diag_error(e->diag, call->loc, "'local_partition' overflows 64 bits");
+            return val_error();
+        }
+        rs[i] = lay_tuple_leaf(e->arena, cnt);
+        rd[i] = lay_tuple_leaf(e->arena, step);
+    }
+    Value r = t;
+    r.lay.layout = rank == 1 ? (LayLayout){rs[0], rd[0]}
+                             : (LayLayout){lay_tuple_make(e->arena, rank, rs), lay_tuple_make(e->arena, rank, rd)};
     if (!lay_int_add(e->arena, t.toff, off, &r.toff)) return val_error();
     return r;
 }
@@ -442,6 +501,7 @@ Value tensor_builtin(Eval *e, const char *name, const Node *call)
     if (strcmp(name, "store_vector") == 0) return vector_access(e, call, true);
     if (strcmp(name, "load_vector") == 0) return vector_access(e, call, false);
     if (strcmp(name, "local_tile") == 0) return local_tile(e, call);
+    if (strcmp(name, "local_partition") == 0) return local_partition(e, call);
     if (strcmp(name, "fill") == 0) return fill(e, call);
     if (strcmp(name, "copy") == 0) return copy(e, call);
     if (strcmp(name, "mma_m16n8k16") == 0) return mma(e, call);
