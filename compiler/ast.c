@@ -60,7 +60,7 @@ const char *ast_kind_name(NodeKind k)
         [N_NAME] = "name", [N_UNDERSCORE] = "underscore", [N_TUPLE] = "tuple",
         [N_LAYOUT] = "layout", [N_SWIZZLE] = "swizzle", [N_BINARY] = "binary",
         [N_UNARY] = "unary", [N_CALL] = "call", [N_MEMBER] = "member",
-        [N_TYPE_NAME] = "type", [N_TYPE_TENSOR] = "tensor-type", [N_BLOCK] = "block",
+        [N_TYPE_NAME] = "type", [N_TYPE_TENSOR] = "tensor-type", [N_TYPE_TMA] = "tma-type", [N_BLOCK] = "block",
         [N_LET] = "let", [N_ASSIGN] = "assign", [N_FOR] = "for", [N_IF] = "if",
         [N_SHARED] = "shared", [N_LOCAL] = "local", [N_RETURN] = "return",
         [N_EXPR_STMT] = "expr-stmt", [N_IMPORT] = "import", [N_CONST] = "const",

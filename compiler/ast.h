@@ -35,6 +35,7 @@ typedef enum NodeKind {
     /* types */
     N_TYPE_NAME,  /* name: i32, f32, bf16, ... or a type template parameter */
     N_TYPE_TENSOR,/* a: element type, name: memory space, b: layout */
+    N_TYPE_TMA,   /* name: the tensor parameter, a: box, b: swizzle bytes */
     /* statements */
     N_BLOCK,      /* list: statements */
     N_LET,        /* name, a: type or NULL, b: initializer; ival: 1 for `var` */

@@ -60,6 +60,7 @@ static char *with_metadata(char *ptx, size_t len, const KernelInfo *k, int n, si
         for (int j = 0; j < k[i].nparams; j++) fprintf(f, "// cutec.param %s %s\n", k[i].pnames[j], k[i].pvalues[j]);
         for (int j = 0; j < k[i].nargs; j++) fprintf(f, "// cutec.arg %d %s %s\n", j, k[i].anames[j], k[i].akinds[j]);
         if (k[i].grid[0]) fprintf(f, "// cutec.grid %s %s %s\n", k[i].grid[0], k[i].grid[1], k[i].grid[2]);
+        for (int j = 0; j < k[i].ntma; j++) fprintf(f, "// cutec.tma %s\n", k[i].tma[j]);
     }
     fwrite(ptx, 1, len, f);
     fclose(f);

@@ -41,6 +41,8 @@ typedef enum VKind {
     V_BUILTIN,    /* a builtin function: name */
     V_UNDERSCORE, /* `_` */
     V_SREG,       /* threadIdx / blockIdx / blockDim / gridDim: name */
+    V_TMAP,       /* a TMA descriptor parameter: llvm: its generic address (i64);
+                     i: box bytes; lay: the box as a tuple (tensor mode order) */
 } VKind;
 
 typedef struct Value {
@@ -133,6 +135,8 @@ Value tensor_make(LLVMValueRef base, ScalarType ty, MemSpace space, LayValue lay
 bool tensor_has_slice(const NodeList *args);
 Value tensor_slice(Eval *e, Value t, const NodeList *args, SrcLoc loc);
 bool tensor_builtin_exists(const char *name);
+bool sm90_builtin_exists(const char *name);           /* eval_sm90.c */
+Value sm90_builtin(Eval *e, const char *name, const Node *call);
 Value tensor_builtin(Eval *e, const char *name, const Node *call);
 
 /* builtins (eval_builtin.c) */

@@ -79,6 +79,7 @@ const char *val_describe(Eval *e, const Value *v)
     case V_BUILTIN: return arena_printf(e->arena, "builtin '%s'", v->name);
     case V_UNDERSCORE: return "'_'";
     case V_SREG: return arena_printf(e->arena, "'%s'", v->name);
+    case V_TMAP: return "TMA descriptor";
     }
     return "value";
 }

@@ -322,12 +322,93 @@ static long long place_shared(CG *cg, Eval *e, const Node *k)
     return total;
 }
 
+/* tma<A, (BM, BK), SW> parameters: a 128-byte CUtensorMap passed by value as
+ * a grid constant (so its address is a param-space address, as TMA needs),
+ * built by the launcher from tensor A as the `// cutec.tma` line says. */
+static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn, const Value *ptypes, KernelInfo *info)
+{
+    CG *cg = e->cg;
+    bool ok = true;
+    int np = k->list.n, ngc = 0;
+    LLVMMetadataRef *gc = ARENA_ARRAY(p->arena, LLVMMetadataRef, np + 1);
+    for (int i = 0; i < np; i++) {
+        const Node *par = k->list.items[i];
+        if (ptypes[i].kind != V_TMAP) continue;
+        const Node *ty = par->a;
+        LLVMValueRef pv = LLVMGetParam(fn, (unsigned)i);
+        LLVMAddAttributeAtIndex(fn, (unsigned)i + 1,
+                                LLVMCreateTypeAttribute(cg->ctx, LLVMGetEnumAttributeKindForName("byval", 5),
+                                                        LLVMArrayType2(cg->t_i8, 128)));
+        LLVMAddAttributeAtIndex(fn, (unsigned)i + 1,
+                                LLVMCreateEnumAttribute(cg->ctx, LLVMGetEnumAttributeKindForName("align", 5), 64));
+        gc[ngc++] = LLVMValueAsMetadata(LLVMConstInt(cg->t_i32, (unsigned long long)i + 1, 0));
+        Value t;
+        if (!scope_lookup(e, ty->name, &t) || t.kind != V_TENSOR || t.space != SPACE_GMEM || t.lay.kind != LAY_V_LAYOUT) {
+            diag_error(e->diag, ty->name_loc, "tma<%s, ...> needs a global tensor parameter named '%s'", ty->name, ty->name);
+            ok = false;
+            scope_bind(e, par->name, val_error());
+            continue;
+        }
+        LayLayout *L = &t.lay.layout;
+        Eval sub = *e;
+        sub.cg = NULL;
+        Value box = eval_rvalue(&sub, ty->a), sw = eval_rvalue(&sub, ty->b);
+        LayTuple *bt = box.kind == V_LAY && box.lay.kind == LAY_V_TUPLE ? box.lay.tuple : NULL;
+        bool flat2 = !L->shape->is_leaf && L->shape->n == 2 && L->shape->elems[0]->is_leaf && L->shape->elems[1]->is_leaf;
+        int inner = -1;
+        if (flat2)
+            for (int m = 0; m < 2; m++)
+                if (L->stride->elems[m]->leaf.is_static && L->stride->elems[m]->leaf.value == 1) inner = m;
+        if (!flat2 || inner < 0) {
+            diag_error(e->diag, ty->name_loc, "tma<%s, ...>: TMA needs a rank-2 tensor with one mode of stride 1, found %s",
+                       ty->name, lay_print_layout(e->arena, L));
+            ok = false;
+            continue;
+        }
+        if (!bt || bt->is_leaf || bt->n != 2 || !bt->elems[0]->is_leaf || !bt->elems[1]->is_leaf ||
+            !bt->elems[0]->leaf.is_static || !bt->elems[1]->leaf.is_static || bt->elems[0]->leaf.value < 1 ||
+            bt->elems[0]->leaf.value > 256 || bt->elems[1]->leaf.value < 1 || bt->elems[1]->leaf.value > 256) {
+            diag_error(e->diag, ty->a->loc, "the TMA box must be a tuple of two compile-time sizes in 1..256, found %s",
+                       val_describe(e, &box));
+            ok = false;
+            continue;
+        }
+        int64_t b0 = bt->elems[inner]->leaf.value, b1 = bt->elems[1 - inner]->leaf.value;
+        int eb = type_bytes(t.ty);
+        if (sw.kind != V_INT || (sw.i != 0 && sw.i != 32 && sw.i != 64 && sw.i != 128) ||
+            (sw.i && b0 * eb > sw.i) || (b0 * eb) % 16) {
+            diag_error(e->diag, ty->b->loc,
+                       "TMA swizzle must be 0, 32, 64 or 128 bytes, at least the box's inner row (%lld bytes, a multiple of 16)",
+                       (long long)(b0 * eb));
+            ok = false;
+            continue;
+        }
+        Value tv = {.kind = V_TMAP, .llvm = LLVMBuildPtrToInt(cg->b, pv, cg->t_i64, par->name), .i = b0 * b1 * eb,
+                    .ty = t.ty, .lay = box.lay, .name = par->name};
+        scope_bind(e, par->name, tv);
+        if (info) {
+            info->tma[info->ntma++] = arena_printf(
+                p->arena, "%d %s %s dims %s %s stride %s box %lld %lld swizzle %lld", i, ty->name, type_name(t.ty),
+                lay_print_int(e->arena, L->shape->elems[inner]->leaf), lay_print_int(e->arena, L->shape->elems[1 - inner]->leaf),
+                lay_print_int(e->arena, L->stride->elems[1 - inner]->leaf), (long long)b0, (long long)b1, (long long)sw.i);
+        }
+    }
+    if (ngc) {
+        LLVMMetadataRef md[3] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(cg->ctx, "grid_constant", 13),
+                                 LLVMMDNodeInContext2(cg->ctx, gc, (size_t)ngc)};
+        LLVMAddNamedMetadataOperand(cg->mod, "nvvm.annotations",
+                                    LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, md, 3)));
+    }
+    return ok;
+}
+
 bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
 {
     Eval ev = {.arena = p->arena, .diag = p->diag, .cg = cg, .prog = p};
     Eval *e = &ev;
     int before = p->diag->errors;
     scope_push(e);
+    if (info) info->tma = ARENA_ARRAY(p->arena, const char *, k->list.n + 1);
     bool ok = bind_template_params(e, p, k, NULL, info);
     ok = ok && check_requires(e, k, true);
     ok = eval_threads(e, k) && ok;
@@ -353,6 +434,9 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
         if (par->a->kind == N_TYPE_NAME) {
             ptypes[i] = eval_type(e, par->a);
             lt[i] = ptypes[i].kind == V_TYPE ? cg_type(cg, ptypes[i].ty) : cg->t_i32;
+        } else if (par->a->kind == N_TYPE_TMA) {
+            ptypes[i] = (Value){.kind = V_TMAP};
+            lt[i] = cg->t_ptr;
         } else {
             ptypes[i] = (Value){.kind = V_TENSOR};
             lt[i] = cg->t_gptr;
@@ -391,6 +475,7 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
             if (ptypes[i].kind == V_ERROR) scope_bind(e, par->name, val_error());
             continue;
         }
+        if (par->a->kind == N_TYPE_TMA) continue;
         Value t = eval_type(e, par->a);
         if (t.kind == V_TENSOR && t.space != SPACE_GMEM) {
             diag_error(e->diag, par->a->name_loc, "kernel parameter '%s' must be in gmem", par->name);
@@ -400,6 +485,7 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
         else ok = false;
         scope_bind(e, par->name, t);
     }
+    ok = bind_tma_params(e, p, k, fn, ptypes, info) && ok;
     if (info) {
         info->nargs = np;
         info->anames = ARENA_ARRAY(p->arena, const char *, np + 1);
@@ -407,7 +493,8 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
         for (int i = 0; i < np; i++) {
             Value t;
             info->anames[i] = k->list.items[i]->name;
-            info->akinds[i] = ptypes[i].kind == V_TYPE ? type_name(ptypes[i].ty)
+            info->akinds[i] = ptypes[i].kind == V_TMAP ? arena_printf(p->arena, "tma %s", k->list.items[i]->a->name)
+                            : ptypes[i].kind == V_TYPE ? type_name(ptypes[i].ty)
                             : scope_lookup(e, k->list.items[i]->name, &t) && t.kind == V_TENSOR
                                 ? arena_printf(p->arena, "tensor %s", type_name(t.ty)) : "?";
         }

@@ -85,7 +85,7 @@ static Node *list_node(ParseCtx *ctx, NodeKind k, SrcLoc loc, NodeList l)
 %token IMPORT "'import'" KERNEL "'kernel'" FN "'fn'" LET "'let'" VAR "'var'"
 %token FOR "'for'" UNROLL "'unroll'" IN "'in'" STEP "'step'" IF "'if'" ELSE "'else'"
 %token RETURN "'return'" SHARED "'shared'" LOCAL "'local'" ALIGN "'align'"
-%token THREADS "'threads'" GRID "'grid'" TENSOR "'tensor'" UNDERSCORE "'_'" TUNE "'tune'" REQUIRE "'require'"
+%token THREADS "'threads'" GRID "'grid'" TMA "'tma'" TENSOR "'tensor'" UNDERSCORE "'_'" TUNE "'tune'" REQUIRE "'require'"
 %token <ival> BOOLLIT "boolean" INTLIT "integer" OPASSIGN "compound assignment"
 %token <fval> FLOATLIT "number"
 %token <str> IDENT "identifier" STRINGLIT "string" TNAME_LT "template name"
@@ -231,6 +231,11 @@ type
     : IDENT                 { $$ = mk(ctx, N_TYPE_NAME, @$); $$->name = $1; }
     | TENSOR '<' type ',' IDENT ',' layout_arg '>' {
         $$ = mk(ctx, N_TYPE_TENSOR, @$); $$->a = $3; $$->name = $5; $$->name_loc = @5; $$->b = $7;
+    }
+    /* tma<A, (BM, BK), 128>: a TMA descriptor of tensor parameter A, box
+     * (BM, BK) in A's mode order, 128-byte swizzle; built by the launcher */
+    | TMA '<' IDENT ',' aexpr ',' aexpr '>' {
+        $$ = mk(ctx, N_TYPE_TMA, @$); $$->name = $3; $$->name_loc = @3; $$->a = $5; $$->b = $7;
     }
     ;
 

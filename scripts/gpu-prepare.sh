@@ -17,6 +17,12 @@ build/compiler/cutec stdlib/sm80/gemm.cute --list-tune | while read -r kernel ar
   # shellcheck disable=SC2086
   build/compiler/cutec stdlib/sm80/gemm.cute $args -o "prebuilt/gemm/${kernel}_${name}.ptx"
 done
+# every tune point of the sm90 (TMA + wgmma) template
+build/compiler/cutec stdlib/sm90/gemm.cute --list-tune | while read -r kernel args; do
+  name=$(echo "$args" | sed 's/-D //g; s/ /_/g; s/=//g')
+  # shellcheck disable=SC2086
+  build/compiler/cutec stdlib/sm90/gemm.cute $args -o "prebuilt/gemm/${kernel}_${name}.ptx"
+done
 # the template's other (non-tune) parameters: input and output types, narrower copies
 for extra in "-D T=f16" "-D TC=f32" "-D T=f16 -D TC=f16" "-D VEC=4" "-D VEC=2"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')

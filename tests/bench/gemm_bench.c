@@ -49,7 +49,7 @@
 #define WARMUP 3
 #define ROTATE_BYTES (256.0 * 1024 * 1024)
 #define CHECK_LIMIT 2e-2
-#define KERNEL_PREFIX "gemm_sm80"
+#define KERNEL_PREFIX "gemm_sm" /* gemm_sm80, gemm_sm90 */
 
 typedef struct bshape {
   char name[64];
@@ -244,16 +244,28 @@ typedef struct dsl_ctx {
   const bshape *s;
   dbufs *d;
   const bpoint *p;
+  gemm_args ga[64]; /* per input copy: the arguments, tensor maps built once */
+  int built[64];
 } dsl_ctx;
 
 static int run_dsl(void *vctx, int copy, char *why, size_t whylen) {
   dsl_ctx *c = vctx;
-  int m = (int)c->s->m, n = (int)c->s->n, k = (int)c->s->k;
-  unsigned long long pa = (unsigned long long)(uintptr_t)c->d->a[copy];
-  unsigned long long pb = (unsigned long long)(uintptr_t)c->d->b[copy];
-  unsigned long long pc = (unsigned long long)(uintptr_t)c->d->c[copy];
-  void *args[] = {&m, &n, &k, &pa, &pb, &pc};
   const gemm_point *gp = &c->p->gp;
+  if (copy < 0 || copy >= 64) {
+    snprintf(why, whylen, "more than 64 input copies");
+    return 0;
+  }
+  gemm_args *ga = &c->ga[copy];
+  if (!c->built[copy]) {
+    *ga = (gemm_args){.m = (int)c->s->m, .n = (int)c->s->n, .k = (int)c->s->k,
+                      .a = (unsigned long long)(uintptr_t)c->d->a[copy],
+                      .b = (unsigned long long)(uintptr_t)c->d->b[copy],
+                      .c = (unsigned long long)(uintptr_t)c->d->c[copy]};
+    if (gemm_build_args(rt, &gp->meta, ga, why, whylen) != 0)
+      return 0;
+    c->built[copy] = 1;
+  }
+  void **args = ga->args;
   const unsigned grid[3] = {(unsigned)gemm_ceil_div(c->s->n, gp->bn),
                             (unsigned)gemm_ceil_div(c->s->m, gp->bm), 1};
   cutec_status st = cutec_launch(c->p->k, grid, gp->meta.threads, gp->meta.smem_dynamic,
@@ -401,7 +413,11 @@ static int bench_shape(const bshape *s, bpoint *pts, int npts, int reps, uint64_
       continue;
     }
     pr->state = P_FAILED;
-    dsl_ctx dc = {s, &d, p};
+    static dsl_ctx dc; /* 64 argument sets with tensor maps: not on the stack */
+    memset(&dc, 0, sizeof dc);
+    dc.s = s;
+    dc.d = &d;
+    dc.p = p;
     /* Check on NaN-poisoned C. */
     if (!cuda_ok(cudaMemsetAsync(d.c[0], 0xFF, nc * gemm_type_size(p->gp.tc), stream),
                  "cudaMemsetAsync", pr->why, sizeof pr->why) ||

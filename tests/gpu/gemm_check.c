@@ -47,7 +47,7 @@
 
 #define SKIP 77
 #define GUARD 4096u /* bytes before and after every device buffer */
-#define KERNEL_PREFIX "gemm_sm80"
+#define KERNEL_PREFIX "gemm_sm" /* gemm_sm80, gemm_sm90 */
 
 /* ---------------------------------------------------------------- shapes */
 
@@ -372,9 +372,15 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
     what = "cutec_memcpy_htod";
     goto fail_rt;
   }
-  int m = (int)d->m, n = (int)d->n, k = (int)d->k;
-  unsigned long long pa = da + GUARD, pb = db + GUARD, pc = dc + GUARD;
-  void *args[] = {&m, &n, &k, &pa, &pb, &pc};
+  gemm_args gargs = {.m = (int)d->m, .n = (int)d->n, .k = (int)d->k, .a = da + GUARD, .b = db + GUARD, .c = dc + GUARD};
+  char aerr[256];
+  if (gemm_build_args(s->rt, &gp->meta, &gargs, aerr, sizeof aerr) != 0) {
+    printf("FAIL %s: %s\n", gp->desc, aerr);
+    st = CUTEC_ERR_INVALID_ARGUMENT;
+    what = "gemm_build_args";
+    goto fail_rt;
+  }
+  void **args = gargs.args;
   const unsigned grid[3] = {(unsigned)gemm_ceil_div(d->n, gp->bn),
                             (unsigned)gemm_ceil_div(d->m, gp->bm), 1};
   if ((st = cutec_launch(p->k, grid, gp->meta.threads, gp->meta.smem_dynamic, NULL, args)) !=

@@ -220,7 +220,8 @@ int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *c
       continue; /* "// cutec." followed by something odd: not ours */
     int is_kernel = strcmp(key, "kernel") == 0, is_threads = strcmp(key, "threads") == 0,
         is_smem = strcmp(key, "smem_dynamic") == 0, is_param = strcmp(key, "param") == 0;
-    if (!is_kernel && !is_threads && !is_smem && !is_param)
+    int is_tma = strcmp(key, "tma") == 0;
+    if (!is_kernel && !is_threads && !is_smem && !is_param && !is_tma)
       continue; /* unknown cutec line: ignored */
     if (!is_kernel && n == 0) {
       set_err(err, errlen, "cutec.%s before any cutec.kernel line (line %ld)", key, lineno);
@@ -248,6 +249,20 @@ int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *c
       continue;
     }
     gemm_kernel_meta *m = &blocks[n - 1];
+    if (is_tma) {
+      char line[256];
+      size_t ll = (size_t)(le - q) < sizeof line - 1 ? (size_t)(le - q) : sizeof line - 1;
+      memcpy(line, q, ll);
+      line[ll] = '\0';
+      struct gemm_tma t;
+      if (m->ntma == 4 || sscanf(line, " %d %15s %7s dims %*s %*s stride %*s box %u %u swizzle %d", &t.arg, t.tensor,
+                                 t.elem, &t.box0, &t.box1, &t.swizzle) != 6) {
+        set_err(err, errlen, "malformed cutec.tma line %ld", lineno);
+        goto fail;
+      }
+      m->tma[m->ntma++] = t;
+      continue;
+    }
     if (is_threads) {
       unsigned long v[3];
       char tok[32];
@@ -399,3 +414,26 @@ char *gemm_read_file(const char *path, size_t *len) {
 }
 
 long gemm_ceil_div(long a, long b) { return (a + b - 1) / b; }
+
+int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen) {
+  void *base[6] = {&ga->m, &ga->n, &ga->k, &ga->a, &ga->b, &ga->c};
+  for (int i = 0; i < 6; i++)
+    ga->args[i] = base[i];
+  for (int t = 0; t < meta->ntma; t++) {
+    const struct gemm_tma *tm = &meta->tma[t];
+    int is_a = strcmp(tm->tensor, "A") == 0;
+    if ((!is_a && strcmp(tm->tensor, "B") != 0) || tm->arg < 6 || tm->arg >= 10) {
+      set_err(err, errlen, "cutec.tma for argument %d over '%s': only A or B, as arguments 6..9", tm->arg, tm->tensor);
+      return -1;
+    }
+    uint64_t rows = (uint64_t)(is_a ? ga->m : ga->n), esz = strcmp(tm->elem, "f32") == 0 ? 4 : 2;
+    cutec_status st = cutec_tensor_map_2d(rt, &ga->maps[t], tm->elem, is_a ? ga->a : ga->b, (uint64_t)ga->k, rows,
+                                          (uint64_t)ga->k * esz, tm->box0, tm->box1, tm->swizzle);
+    if (st != CUTEC_OK) {
+      set_err(err, errlen, "tensor map for %s: %s: %s", tm->tensor, cutec_status_string(st), cutec_runtime_message(rt));
+      return -1;
+    }
+    ga->args[tm->arg] = &ga->maps[t];
+  }
+  return 0;
+}

@@ -57,6 +57,13 @@ typedef struct gemm_kernel_meta {
   unsigned smem_dynamic; /* 0 when absent */
   int nparams;
   gemm_param params[GEMM_MAX_PARAMS];
+  int ntma; /* "cutec.tma ARG TENSOR ELEM dims D0 D1 stride S box B0 B1 swizzle SW" lines */
+  struct gemm_tma {
+    int arg;
+    char tensor[16], elem[8];
+    unsigned box0, box1;
+    int swizzle;
+  } tma[4];
 } gemm_kernel_meta;
 
 /*
@@ -88,6 +95,19 @@ typedef struct gemm_point {
 /* Fills p from a metadata block of a GEMM kernel (T, TC, BM, BN, VEC and
  * cutec.threads required; BK optional).  Returns 0, or -1 with a message. */
 int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, size_t errlen);
+
+/* The kernel arguments of a GEMM point: (M, N, K, A, B, C) and, for each
+ * `cutec.tma` line, a tensor map over A (M x K) or B (N x K), built into
+ * maps[].  args must hold 6 + 4 pointers; the scalars and pointers it points
+ * at must outlive the launch.  Returns 0, or -1 with a message. */
+#include "cutec/tensor_map.h"
+typedef struct gemm_args {
+  int m, n, k;
+  unsigned long long a, b, c;
+  cutec_tensor_map maps[4];
+  void *args[10];
+} gemm_args;
+int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen);
 
 /* Reads a whole file (NUL-terminated, *len without the NUL).  NULL on error. */
 char *gemm_read_file(const char *path, size_t *len);

@@ -1,0 +1,37 @@
+/* cutec/tensor_map.h: TMA descriptors (CUtensorMap) for kernels with
+ * tma<...> parameters, built through the dlopen'ed driver.  The PTX
+ * metadata line `// cutec.tma ARG TENSOR ELEM dims D0 D1 stride S1 box B0 B1
+ * swizzle SW` says what to build for kernel argument ARG. */
+#ifndef CUTEC_TENSOR_MAP_H
+#define CUTEC_TENSOR_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cutec/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A CUtensorMap: 128 bytes, 64-byte aligned; pass its address in the
+ * kernel's argument array like any other argument. */
+typedef struct cutec_tensor_map {
+  _Alignas(64) unsigned char bytes[128];
+} cutec_tensor_map;
+
+/* A 2-D tiled map over `addr` (a device pointer, 16-byte aligned): dim0
+ * contiguous elements of type elem ("bf16", "f16", "f32"), dim1 rows
+ * stride1_bytes apart (a multiple of 16), box0 x box1 elements per copy,
+ * swizzle 0, 32, 64 or 128 bytes.  Elements outside the tensor read as zero.
+ * CUTEC_ERR_INVALID_ARGUMENT for values the hardware rejects; the message
+ * says which. */
+cutec_status cutec_tensor_map_2d(cutec_runtime *rt, cutec_tensor_map *map, const char *elem,
+                                 unsigned long long addr, uint64_t dim0, uint64_t dim1,
+                                 uint64_t stride1_bytes, uint32_t box0, uint32_t box1,
+                                 int swizzle_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
