@@ -22,11 +22,13 @@ cmake --build build-gpu -j"$(nproc)" -k >>"$log" 2>&1 || echo "gpu-run: some oth
 (cd build-gpu && ctest -L gpu --output-on-failure -V) > "$OUT/ctest-gpu.log" 2>&1
 grep -E "FAIL|Test +#|tests passed|Skipped|Not Run" "$OUT/ctest-gpu.log" | tail -40
 grep -c "PASS" "$OUT/ctest-gpu.log" | sed 's/^/PASS lines: /'
-# benchmark: "$@" are gemm_bench arguments (default: every point on sq4096)
+# benchmark: "$@" are gemm_bench arguments (default: every point on sq4096);
+# BENCH_PTX selects the PTX files (default: every GEMM point)
 if [ -x build-gpu/tests/bench/gemm_bench ]; then
   bench_args=("$@")
   [ ${#bench_args[@]} -eq 0 ] && bench_args=(--only sq4096)
-  build-gpu/tests/bench/gemm_bench "${bench_args[@]}" --json "$OUT/bench.json" prebuilt/gemm/*.ptx \
+  # shellcheck disable=SC2086
+  build-gpu/tests/bench/gemm_bench "${bench_args[@]}" --json "$OUT/bench.json" ${BENCH_PTX:-prebuilt/gemm/*.ptx} \
     > "$OUT/bench.log" 2>&1
   tail -25 "$OUT/bench.log"
 fi
