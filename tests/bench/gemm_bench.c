@@ -266,8 +266,9 @@ static int run_dsl(void *vctx, int copy, char *why, size_t whylen) {
     c->built[copy] = 1;
   }
   void **args = ga->args;
-  const unsigned grid[3] = {(unsigned)gemm_ceil_div(c->s->n, gp->bn),
-                            (unsigned)gemm_ceil_div(c->s->m, gp->bm), 1};
+  unsigned grid[3];
+  if (gemm_grid(gp, c->s->m, c->s->n, c->s->k, grid, why, whylen) != 0)
+    return 0;
   cutec_status st = cutec_launch(c->p->k, grid, gp->meta.threads, gp->meta.smem_dynamic,
                                  (void *)stream, args);
   if (st != CUTEC_OK) {

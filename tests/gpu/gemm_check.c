@@ -381,8 +381,13 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
     goto fail_rt;
   }
   void **args = gargs.args;
-  const unsigned grid[3] = {(unsigned)gemm_ceil_div(d->n, gp->bn),
-                            (unsigned)gemm_ceil_div(d->m, gp->bm), 1};
+  unsigned grid[3];
+  if (gemm_grid(gp, d->m, d->n, d->k, grid, aerr, sizeof aerr) != 0) {
+    printf("FAIL %s: %s\n", gp->desc, aerr);
+    st = CUTEC_ERR_INVALID_ARGUMENT;
+    what = "gemm_grid";
+    goto fail_rt;
+  }
   if ((st = cutec_launch(p->k, grid, gp->meta.threads, gp->meta.smem_dynamic, NULL, args)) !=
       CUTEC_OK) {
     what = "cutec_launch";
@@ -583,6 +588,25 @@ static void self_test_meta(void) {
     }
   }
   ST_CHECK(gemm_parse_meta("", 0, &m, &n, err, sizeof err) == 0 && n == 0);
+  free(m);
+  /* the grid rule and the tensor maps of a persistent TMA kernel */
+  static const char grid_meta[] = "// cutec.kernel gemm_sm90\n// cutec.threads 384 1 1\n"
+                                  "// cutec.param T bf16\n// cutec.param TC bf16\n// cutec.param BM 128\n"
+                                  "// cutec.param BN 256\n// cutec.param VEC 8\n"
+                                  "// cutec.grid min((ceil_div(M,128)*ceil_div(N,256)),132) 1 1\n"
+                                  "// cutec.tma 6 A bf16 dims K M stride K box 64 128 swizzle 128\n";
+  ST_CHECK(gemm_parse_meta(grid_meta, sizeof grid_meta - 1, &m, &n, err, sizeof err) == 0 && n == 1);
+  if (n == 1) {
+    gemm_point p;
+    unsigned g[3];
+    ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0);
+    ST_CHECK(gemm_grid(&p, 4096, 4096, 4096, g, err, sizeof err) == 0 && g[0] == 132 && g[1] == 1 && g[2] == 1);
+    ST_CHECK(gemm_grid(&p, 300, 500, 64, g, err, sizeof err) == 0 && g[0] == 6);
+    ST_CHECK(m[0].ntma == 1 && m[0].tma[0].arg == 6 && m[0].tma[0].box0 == 64 && m[0].tma[0].box1 == 128 &&
+             m[0].tma[0].swizzle == 128 && strcmp(m[0].tma[0].tensor, "A") == 0);
+    strcpy(m[0].grid[0], "min(M,");
+    ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0 && gemm_grid(&p, 1, 1, 1, g, err, sizeof err) != 0);
+  }
   free(m);
 }
 

@@ -220,8 +220,8 @@ int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *c
       continue; /* "// cutec." followed by something odd: not ours */
     int is_kernel = strcmp(key, "kernel") == 0, is_threads = strcmp(key, "threads") == 0,
         is_smem = strcmp(key, "smem_dynamic") == 0, is_param = strcmp(key, "param") == 0;
-    int is_tma = strcmp(key, "tma") == 0;
-    if (!is_kernel && !is_threads && !is_smem && !is_param && !is_tma)
+    int is_tma = strcmp(key, "tma") == 0, is_grid = strcmp(key, "grid") == 0;
+    if (!is_kernel && !is_threads && !is_smem && !is_param && !is_tma && !is_grid)
       continue; /* unknown cutec line: ignored */
     if (!is_kernel && n == 0) {
       set_err(err, errlen, "cutec.%s before any cutec.kernel line (line %ld)", key, lineno);
@@ -249,6 +249,17 @@ int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *c
       continue;
     }
     gemm_kernel_meta *m = &blocks[n - 1];
+    if (is_grid) {
+      const char *r = q;
+      for (int i = 0; i < 3; i++) {
+        r = r ? token(r, le, m->grid[i], sizeof m->grid[i]) : NULL;
+        if (r == NULL) {
+          set_err(err, errlen, "malformed cutec.grid line %ld (want three expressions)", lineno);
+          goto fail;
+        }
+      }
+      continue;
+    }
     if (is_tma) {
       char line[256];
       size_t ll = (size_t)(le - q) < sizeof line - 1 ? (size_t)(le - q) : sizeof line - 1;
@@ -434,6 +445,107 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
       return -1;
     }
     ga->args[tm->arg] = &ga->maps[t];
+  }
+  return 0;
+}
+
+/* The grid expression grammar of docs/compiler.md: integers, M/N/K,
+ * + - * / %, parentheses, ceil_div(a,b), min(a,b), max(a,b). */
+typedef struct gexpr {
+  const char *s;
+  long m, n, k;
+  int bad;
+} gexpr;
+
+static long g_expr(gexpr *g);
+
+static long g_factor(gexpr *g) {
+  const char *s = g->s;
+  if (*s == '(') {
+    g->s++;
+    long v = g_expr(g);
+    if (*g->s != ')')
+      g->bad = 1;
+    else
+      g->s++;
+    return v;
+  }
+  if (*s >= '0' && *s <= '9') {
+    long v = 0;
+    while (*g->s >= '0' && *g->s <= '9')
+      v = v * 10 + (*g->s++ - '0');
+    return v;
+  }
+  static const char *const fns[] = {"ceil_div(", "min(", "max("};
+  for (int f = 0; f < 3; f++) {
+    size_t l = strlen(fns[f]);
+    if (strncmp(s, fns[f], l) == 0) {
+      g->s += l;
+      long a = g_expr(g);
+      if (*g->s != ',') {
+        g->bad = 1;
+        return 0;
+      }
+      g->s++;
+      long b = g_expr(g);
+      if (*g->s != ')') {
+        g->bad = 1;
+        return 0;
+      }
+      g->s++;
+      if (f == 0)
+        return b > 0 ? (a + b - 1) / b : (g->bad = 1, 0);
+      return f == 1 ? (a < b ? a : b) : (a > b ? a : b);
+    }
+  }
+  if ((*s == 'M' || *s == 'N' || *s == 'K') && !((s[1] >= 'A' && s[1] <= 'Z') || (s[1] >= 'a' && s[1] <= 'z') || s[1] == '_')) {
+    g->s++;
+    return *s == 'M' ? g->m : *s == 'N' ? g->n : g->k;
+  }
+  g->bad = 1;
+  return 0;
+}
+
+static long g_term(gexpr *g) {
+  long v = g_factor(g);
+  while (!g->bad && (*g->s == '*' || *g->s == '/' || *g->s == '%')) {
+    char op = *g->s++;
+    long w = g_factor(g);
+    if (op == '*')
+      v *= w;
+    else if (w == 0)
+      g->bad = 1;
+    else
+      v = op == '/' ? v / w : v % w;
+  }
+  return v;
+}
+
+static long g_expr(gexpr *g) {
+  long v = g_term(g);
+  while (!g->bad && (*g->s == '+' || *g->s == '-')) {
+    char op = *g->s++;
+    long w = g_term(g);
+    v = op == '+' ? v + w : v - w;
+  }
+  return v;
+}
+
+int gemm_grid(const gemm_point *p, long m, long n, long k, unsigned grid[3], char *err, size_t errlen) {
+  if (p->meta.grid[0][0] == '\0') {
+    grid[0] = (unsigned)gemm_ceil_div(n, p->bn);
+    grid[1] = (unsigned)gemm_ceil_div(m, p->bm);
+    grid[2] = 1;
+    return 0;
+  }
+  for (int i = 0; i < 3; i++) {
+    gexpr g = {p->meta.grid[i], m, n, k, 0};
+    long v = g_expr(&g);
+    if (g.bad || *g.s != '\0' || v <= 0 || v > 0x7fffffffL) {
+      set_err(err, errlen, "bad cutec.grid expression '%s' for M=%ld N=%ld K=%ld", p->meta.grid[i], m, n, k);
+      return -1;
+    }
+    grid[i] = (unsigned)v;
   }
   return 0;
 }

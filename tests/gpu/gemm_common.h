@@ -57,6 +57,7 @@ typedef struct gemm_kernel_meta {
   unsigned smem_dynamic; /* 0 when absent */
   int nparams;
   gemm_param params[GEMM_MAX_PARAMS];
+  char grid[3][128]; /* "cutec.grid" expressions ("" when absent) */
   int ntma; /* "cutec.tma ARG TENSOR ELEM dims D0 D1 stride S box B0 B1 swizzle SW" lines */
   struct gemm_tma {
     int arg;
@@ -108,6 +109,11 @@ typedef struct gemm_args {
   void *args[10];
 } gemm_args;
 int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen);
+
+/* The launch grid of a kernel point for a problem M x N x K: from the
+ * block's cutec.grid expressions when present, else (ceil(N/BN), ceil(M/BM)).
+ * Returns 0, or -1 with a message for a malformed expression. */
+int gemm_grid(const gemm_point *p, long m, long n, long k, unsigned grid[3], char *err, size_t errlen);
 
 /* Reads a whole file (NUL-terminated, *len without the NUL).  NULL on error. */
 char *gemm_read_file(const char *path, size_t *len);
