@@ -50,7 +50,8 @@ typedef enum NodeKind {
     N_IMPORT,     /* name: dotted path or file name; ival: 1 if given as a string */
     N_CONST,      /* name, b: value (top-level `let`) */
     N_KERNEL,     /* name, list: params, list2: template params, list3: threads() dims,
-                     b: grid() as N_TUPLE or NULL, c: tune or NULL, d: body */
+                     b: grid() as N_TUPLE or NULL, a: cluster() as N_TUPLE or NULL,
+                     c: tune or NULL, d: body */
     N_FUNC,       /* name, list: params, list2: template params, a: return type or NULL, d: body */
     N_PARAM,      /* name, a: type (may be NULL for fn params) */
     N_TPARAM,     /* name, a: kind (N_TYPE_NAME "int" or "type"), b: default or NULL */

@@ -60,9 +60,24 @@ static char *with_metadata(char *ptx, size_t len, const KernelInfo *k, int n, si
         for (int j = 0; j < k[i].nparams; j++) fprintf(f, "// cutec.param %s %s\n", k[i].pnames[j], k[i].pvalues[j]);
         for (int j = 0; j < k[i].nargs; j++) fprintf(f, "// cutec.arg %d %s %s\n", j, k[i].anames[j], k[i].akinds[j]);
         if (k[i].grid[0]) fprintf(f, "// cutec.grid %s %s %s\n", k[i].grid[0], k[i].grid[1], k[i].grid[2]);
+        if (k[i].cluster[0]) fprintf(f, "// cutec.cluster %d %d %d\n", k[i].cluster[0], k[i].cluster[1], k[i].cluster[2]);
         for (int j = 0; j < k[i].ntma; j++) fprintf(f, "// cutec.tma %s\n", k[i].tma[j]);
     }
-    fwrite(ptx, 1, len, f);
+    /* LLVM 19 ignores cluster annotations: add .reqnctapercluster to the
+     * entry's directives (before its body's opening brace) by hand */
+    size_t pos = 0;
+    for (int i = 0; i < n; i++) {
+        if (!k[i].cluster[0] || k[i].cluster[0] * k[i].cluster[1] * k[i].cluster[2] == 1) continue;
+        char head[256];
+        snprintf(head, sizeof head, ".entry %s(", k[i].name);
+        char *at = strstr(ptx, head);
+        char *brace = at ? strstr(at, "\n{") : NULL;
+        if (!brace || (size_t)(brace - ptx) < pos) continue;
+        fwrite(ptx + pos, 1, (size_t)(brace - ptx) + 1 - pos, f);
+        fprintf(f, ".reqnctapercluster %d, %d, %d\n", k[i].cluster[0], k[i].cluster[1], k[i].cluster[2]);
+        pos = (size_t)(brace - ptx) + 1;
+    }
+    fwrite(ptx + pos, 1, len - pos, f);
     fclose(f);
     *outlen = size;
     return buf;

@@ -78,6 +78,7 @@ typedef struct Eval {
     int call_depth;        /* inlining depth, bounded against recursion */
     bool has_threads;
     int64_t threads[3];
+    int64_t cluster_size;  /* blocks per cluster (1 without cluster()) */
     /* function-call state */
     bool in_fn;
     bool returned;

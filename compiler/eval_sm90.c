@@ -13,7 +13,8 @@
 static const char *names[] = {"mbar_init", "mbar_arrive", "mbar_arrive_tx", "mbar_wait", "fence_barrier_init",
                               "fence_proxy_async", "tma_load", "smem_desc", "wgmma", "wgmma_fence",
                               "wgmma_commit", "wgmma_wait", "setmaxnreg_inc", "setmaxnreg_dec", "elect_one",
-                              "bar_sync", "bar_arrive"};
+                              "bar_sync", "bar_arrive", "cluster_rank", "cluster_sync", "mbar_arrive_cluster",
+                              "tma_load_mc"};
 
 bool sm90_builtin_exists(const char *name)
 {
@@ -296,6 +297,55 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
         asm_call(e, cg->t_void, a, 5,
                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$3, $4}], [$2];",
                  "r,l,r,r,r,~{memory}");
+        return vvoid;
+    }
+    if (strcmp(name, "tma_load_mc") == 0) {
+        /* tma_load_mc(dst, tmap, mbar, c0, c1, mask): the tile lands at dst
+         * and completes on mbar in every block of the cluster whose rank
+         * bit is set in mask */
+        if (!arity(e, call, name, 6) || !smem_ref(e, call->list.items[0], "the destination", &a[0])) return val_error();
+        Value tm = eval_rvalue(e, call->list.items[1]);
+        if (tm.kind == V_ERROR) return tm;
+        if (tm.kind != V_TMAP) {
+            diag_error(e->diag, call->list.items[1]->loc, "'%s' needs a tma<...> parameter, found %s", name,
+                       val_describe(e, &tm));
+            return val_error();
+        }
+        a[1] = tm.llvm;
+        if (!smem_ref(e, call->list.items[2], "the mbarrier", &a[2]) || !int_arg(e, call->list.items[3], TY_I32, &a[3]) ||
+            !int_arg(e, call->list.items[4], TY_I32, &a[4]) || !int_arg(e, call->list.items[5], TY_I32, &a[5]))
+            return val_error();
+        a[5] = LLVMBuildTrunc(cg->b, a[5], cg->t_i16, "");
+        asm_call(e, cg->t_void, a, 6,
+                 "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+                 "[$0], [$1, {$3, $4}], [$2], $5;",
+                 "r,l,r,r,r,h,~{memory}");
+        return vvoid;
+    }
+    if (strcmp(name, "cluster_rank") == 0) {
+        if (!arity(e, call, name, 0)) return val_error();
+        if (e->cluster_size == 1) return val_int(0);
+        return val_dyn(cg_intrinsic(cg, "llvm.nvvm.read.ptx.sreg.cluster.ctarank", NULL, 0, NULL, 0), TY_I32);
+    }
+    if (strcmp(name, "cluster_sync") == 0) {
+        if (!arity(e, call, name, 0)) return val_error();
+        /* every thread of every block of the cluster; a plain barrier without one */
+        if (e->cluster_size == 1) {
+            cg_intrinsic(cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
+            return vvoid;
+        }
+        asm_call(e, cg->t_void, NULL, 0, "barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;", "~{memory}");
+        return vvoid;
+    }
+    if (strcmp(name, "mbar_arrive_cluster") == 0) {
+        /* arrive on the mbarrier at the same shared offset in block `rank` of the cluster */
+        if (!arity(e, call, name, 2) || !smem_ref(e, call->list.items[0], "the mbarrier", &a[0]) ||
+            !int_arg(e, call->list.items[1], TY_I32, &a[1]))
+            return val_error();
+        asm_call(e, cg->t_void, a, 2,
+                 "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, $0, $1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}",
+                 "r,r,~{memory}");
         return vvoid;
     }
     if (strcmp(name, "smem_desc") == 0) return smem_desc(e, call);

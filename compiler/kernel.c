@@ -412,6 +412,28 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
     bool ok = bind_template_params(e, p, k, NULL, info);
     ok = ok && check_requires(e, k, true);
     ok = eval_threads(e, k) && ok;
+    int64_t cl[3] = {1, 1, 1};
+    if (k->a) {
+        int64_t total = 1;
+        for (int i = 0; i < k->a->list.n; i++) {
+            Value v = eval_static(e, k->a->list.items[i]);
+            if (i >= 3 || v.kind != V_INT || v.i < 1 || v.i > 16) {
+                if (v.kind != V_ERROR)
+                    diag_error(e->diag, k->a->list.items[i]->loc, i >= 3 ? "cluster() takes at most 3 dimensions"
+                                                                           : "a cluster dimension must be a compile-time integer in 1..16");
+                ok = false;
+                break;
+            }
+            cl[i] = v.i;
+            total *= v.i;
+        }
+        if (ok && total > 16) {
+            diag_error(e->diag, k->a->loc, "a cluster of %lld blocks is larger than 16", (long long)total);
+            ok = false;
+        }
+        if (info) for (int i = 0; i < 3; i++) info->cluster[i] = (int)cl[i];
+    }
+    e->cluster_size = cl[0] * cl[1] * cl[2];
 
     /* parameter types: scalars by value, tensors as global pointers */
     int np = k->list.n;

@@ -23,6 +23,7 @@ typedef struct KernelInfo {
     int nargs;               /* kernel parameters: name and kind ("i32", "tensor bf16") */
     const char **anames, **akinds;
     const char *grid[3];     /* launch grid expressions over scalar parameters, or NULL */
+    int cluster[3];          /* cluster shape, 0 0 0 without cluster() */
     int ntma;                /* TMA descriptors the launcher builds (`// cutec.tma` lines) */
     const char **tma;
 } KernelInfo;

@@ -85,14 +85,14 @@ static Node *list_node(ParseCtx *ctx, NodeKind k, SrcLoc loc, NodeList l)
 %token IMPORT "'import'" KERNEL "'kernel'" FN "'fn'" LET "'let'" VAR "'var'"
 %token FOR "'for'" UNROLL "'unroll'" IN "'in'" STEP "'step'" IF "'if'" ELSE "'else'"
 %token RETURN "'return'" SHARED "'shared'" LOCAL "'local'" ALIGN "'align'"
-%token THREADS "'threads'" GRID "'grid'" TMA "'tma'" TENSOR "'tensor'" UNDERSCORE "'_'" TUNE "'tune'" REQUIRE "'require'"
+%token THREADS "'threads'" GRID "'grid'" TMA "'tma'" CLUSTER "'cluster'" TENSOR "'tensor'" UNDERSCORE "'_'" TUNE "'tune'" REQUIRE "'require'"
 %token <ival> BOOLLIT "boolean" INTLIT "integer" OPASSIGN "compound assignment"
 %token <fval> FLOATLIT "number"
 %token <str> IDENT "identifier" STRINGLIT "string" TNAME_LT "template name"
 %token SW_OPEN "'Sw<'" DOTDOT "'..'" ARROW "'->'"
 %token LE "'<='" GE "'>='" EQ "'=='" NE "'!='" ANDAND "'&&'" OROR "'||'" SHL "'<<'" SHR "'>>'"
 
-%type <node> opt_grid item kernel func param tparam type block stmt else_opt opt_step opt_type opt_tune tune_item
+%type <node> opt_grid opt_cluster item kernel func param tparam type block stmt else_opt opt_step opt_type opt_tune tune_item
 %type <node> expr aexpr unary postfix primary layout_arg opt_default opt_ret opt_align dotted
 %type <list> tune_items items params params_ne tparams opt_tparams stmts args args_ne aexprs opt_threads tuple_elems
 
@@ -137,10 +137,16 @@ dotted
 
 /* kernel NAME<tparams>(params) threads(x, y, z) { ... } */
 kernel
-    : KERNEL IDENT opt_tparams '(' params ')' opt_threads opt_grid opt_tune block {
+    : KERNEL IDENT opt_tparams '(' params ')' opt_threads opt_grid opt_cluster opt_tune block {
         $$ = mk(ctx, N_KERNEL, @$); $$->name = $2; $$->name_loc = @2;
-        $$->list2 = $3; $$->list = $5; $$->list3 = $7; $$->b = $8; $$->c = $9; $$->d = $10;
+        $$->list2 = $3; $$->list = $5; $$->list3 = $7; $$->b = $8; $$->a = $9; $$->c = $10; $$->d = $11;
     }
+    ;
+
+/* cluster(2, 1, 1): the thread-block cluster shape the kernel is launched with */
+opt_cluster
+    : %empty                { $$ = NULL; }
+    | CLUSTER '(' aexprs ')' { $$ = list_node(ctx, N_TUPLE, @$, $3); }
     ;
 
 /* grid(ceil_div(N, BN), ceil_div(M, BM)): the launch grid, for launchers */

@@ -19,7 +19,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCUTEC_BUILD_COMPILER=OFF \
 cmake --build build-gpu -j"$(nproc)" --target cutec_rt run_examples gemm_check gemm_bench \
   >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
 cmake --build build-gpu -j"$(nproc)" -k >>"$log" 2>&1 || echo "gpu-run: some other targets failed to build (see gpu-run.log)"
-(cd build-gpu && ctest -L gpu --output-on-failure -V) > "$OUT/ctest-gpu.log" 2>&1
+(cd build-gpu && ctest -L gpu --output-on-failure -V --timeout "${TEST_TIMEOUT:-240}") > "$OUT/ctest-gpu.log" 2>&1
 grep -E "FAIL|Test +#|tests passed|Skipped|Not Run" "$OUT/ctest-gpu.log" | tail -40
 grep -c "PASS" "$OUT/ctest-gpu.log" | sed 's/^/PASS lines: /'
 # benchmark: "$@" are gemm_bench arguments (default: every point on sq4096);
@@ -28,7 +28,7 @@ if [ -x build-gpu/tests/bench/gemm_bench ]; then
   bench_args=("$@")
   [ ${#bench_args[@]} -eq 0 ] && bench_args=(--only sq4096)
   # shellcheck disable=SC2086
-  build-gpu/tests/bench/gemm_bench "${bench_args[@]}" --json "$OUT/bench.json" ${BENCH_PTX:-prebuilt/gemm/*.ptx} \
+  timeout "${BENCH_TIMEOUT:-300}" build-gpu/tests/bench/gemm_bench "${bench_args[@]}" --json "$OUT/bench.json" ${BENCH_PTX:-prebuilt/gemm/*.ptx} \
     > "$OUT/bench.log" 2>&1
   tail -25 "$OUT/bench.log"
 fi

@@ -269,7 +269,7 @@ static int run_dsl(void *vctx, int copy, char *why, size_t whylen) {
   unsigned grid[3];
   if (gemm_grid(gp, c->s->m, c->s->n, c->s->k, grid, why, whylen) != 0)
     return 0;
-  cutec_status st = cutec_launch(c->p->k, grid, gp->meta.threads, gp->meta.smem_dynamic,
+  cutec_status st = cutec_launch_cluster(c->p->k, grid, gp->meta.threads, gp->meta.cluster, gp->meta.smem_dynamic,
                                  (void *)stream, args);
   if (st != CUTEC_OK) {
     snprintf(why, whylen, "cutec_launch: %s: %s", cutec_status_string(st),

@@ -388,7 +388,7 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
     what = "gemm_grid";
     goto fail_rt;
   }
-  if ((st = cutec_launch(p->k, grid, gp->meta.threads, gp->meta.smem_dynamic, NULL, args)) !=
+  if ((st = cutec_launch_cluster(p->k, grid, gp->meta.threads, gp->meta.cluster, gp->meta.smem_dynamic, NULL, args)) !=
       CUTEC_OK) {
     what = "cutec_launch";
     goto fail_rt;

@@ -220,8 +220,8 @@ int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *c
       continue; /* "// cutec." followed by something odd: not ours */
     int is_kernel = strcmp(key, "kernel") == 0, is_threads = strcmp(key, "threads") == 0,
         is_smem = strcmp(key, "smem_dynamic") == 0, is_param = strcmp(key, "param") == 0;
-    int is_tma = strcmp(key, "tma") == 0, is_grid = strcmp(key, "grid") == 0;
-    if (!is_kernel && !is_threads && !is_smem && !is_param && !is_tma && !is_grid)
+    int is_tma = strcmp(key, "tma") == 0, is_grid = strcmp(key, "grid") == 0, is_cluster = strcmp(key, "cluster") == 0;
+    if (!is_kernel && !is_threads && !is_smem && !is_param && !is_tma && !is_grid && !is_cluster)
       continue; /* unknown cutec line: ignored */
     if (!is_kernel && n == 0) {
       set_err(err, errlen, "cutec.%s before any cutec.kernel line (line %ld)", key, lineno);
@@ -240,6 +240,7 @@ int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *c
       }
       gemm_kernel_meta *m = &blocks[n];
       memset(m, 0, sizeof *m);
+      m->cluster[0] = m->cluster[1] = m->cluster[2] = 1;
       const char *r = token(q, le, m->kernel, sizeof m->kernel);
       if (r == NULL || skip_ws(r, le) != le) {
         set_err(err, errlen, "malformed cutec.%s line %ld (want: kernel NAME)", key, lineno);
@@ -249,6 +250,23 @@ int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *c
       continue;
     }
     gemm_kernel_meta *m = &blocks[n - 1];
+    if (is_cluster) {
+      unsigned long v[3];
+      char tok[32];
+      const char *r = q;
+      for (int i = 0; i < 3; i++) {
+        r = r ? token(r, le, tok, sizeof tok) : NULL;
+        if (r == NULL || parse_uint(tok, 16, &v[i]) != 0 || v[i] == 0)
+          r = NULL;
+      }
+      if (r == NULL) {
+        set_err(err, errlen, "malformed cutec.cluster line %ld (want: cluster X Y Z, each 1..16)", lineno);
+        goto fail;
+      }
+      for (int i = 0; i < 3; i++)
+        m->cluster[i] = (unsigned)v[i];
+      continue;
+    }
     if (is_grid) {
       const char *r = q;
       for (int i = 0; i < 3; i++) {

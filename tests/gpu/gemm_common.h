@@ -58,6 +58,7 @@ typedef struct gemm_kernel_meta {
   int nparams;
   gemm_param params[GEMM_MAX_PARAMS];
   char grid[3][128]; /* "cutec.grid" expressions ("" when absent) */
+  unsigned cluster[3]; /* "cutec.cluster X Y Z"; 1 1 1 when absent */
   int ntma; /* "cutec.tma ARG TENSOR ELEM dims D0 D1 stride S box B0 B1 swizzle SW" lines */
   struct gemm_tma {
     int arg;
@@ -101,6 +102,7 @@ int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, si
  * `cutec.tma` line, a tensor map over A (M x K) or B (N x K), built into
  * maps[].  args must hold 6 + 4 pointers; the scalars and pointers it points
  * at must outlive the launch.  Returns 0, or -1 with a message. */
+#include "cutec/cluster.h"
 #include "cutec/tensor_map.h"
 typedef struct gemm_args {
   int m, n, k;

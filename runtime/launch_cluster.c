@@ -1,0 +1,79 @@
+/* launch_cluster.c: launching with a thread-block cluster shape through
+ * cuLaunchKernelEx (looked up on first use, like the tensor-map encoder, so
+ * older drivers and the test mock still load).  The launch configuration
+ * structs are declared here as cuda.h (CUDA 13.0) lays them out. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <string.h>
+
+#include "cutec/cluster.h"
+#include "internal.h"
+
+typedef struct launch_attr {
+  int id;                   /* CUlaunchAttributeID */
+  char pad[4];
+  union {
+    char bytes[64];
+    struct { unsigned x, y, z; } cluster_dim;
+  } value;
+} launch_attr;
+
+typedef struct launch_config {
+  unsigned grid[3], block[3], smem;
+  void *stream;
+  launch_attr *attrs;
+  unsigned nattrs;
+} launch_config;
+
+typedef int (*launch_ex_fn)(const launch_config *cfg, void *fn, void **args, void **extra);
+
+enum { ATTR_CLUSTER_DIMENSION = 4 };
+
+cutec_status cutec_launch_cluster(cutec_kernel *k, const unsigned grid[3], const unsigned block[3],
+                                  const unsigned cluster[3], unsigned dynamic_smem_bytes, void *stream,
+                                  void **args) {
+  if (k == NULL)
+    return CUTEC_ERR_INVALID_ARGUMENT;
+  cutec_runtime *rt = k->module->rt;
+  if (cluster == NULL || (cluster[0] == 1 && cluster[1] == 1 && cluster[2] == 1))
+    return cutec_launch(k, grid, block, dynamic_smem_bytes, stream, args);
+  if (grid == NULL || block == NULL)
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_launch_cluster(\"%s\"): grid or block is NULL", k->name);
+  for (int i = 0; i < 3; i++)
+    if (cluster[i] == 0 || grid[i] == 0 || block[i] == 0 || grid[i] % cluster[i] != 0)
+      return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                           "cutec_launch_cluster(\"%s\"): grid (%u, %u, %u) must be a positive multiple of the cluster "
+                           "(%u, %u, %u) in every dimension",
+                           k->name, grid[0], grid[1], grid[2], cluster[0], cluster[1], cluster[2]);
+  cutec_status s = cutec_rt_enter(rt);
+  if (s != CUTEC_OK)
+    return s;
+  CUresult r;
+  if (dynamic_smem_bytes > k->dyn_smem_limit) {
+    if (dynamic_smem_bytes > (unsigned)INT_MAX)
+      return cutec_rt_fail(rt, CUTEC_ERR_LAUNCH, "%u bytes of dynamic shared memory is too large", dynamic_smem_bytes);
+    r = rt->drv.func_set_attribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)dynamic_smem_bytes);
+    if (r != CUDA_SUCCESS)
+      return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_LAUNCH, "cuFuncSetAttribute(\"%s\", MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)",
+                                  k->name, dynamic_smem_bytes);
+    k->dyn_smem_limit = dynamic_smem_bytes;
+  }
+  launch_ex_fn launch = (launch_ex_fn)(uintptr_t)dlsym(rt->drv.lib, "cuLaunchKernelEx");
+  if (launch == NULL)
+    return cutec_rt_fail(rt, CUTEC_ERR_DRIVER, "the CUDA driver has no cuLaunchKernelEx (clusters need CUDA 12 or newer)");
+  launch_attr attr;
+  memset(&attr, 0, sizeof attr);
+  attr.id = ATTR_CLUSTER_DIMENSION;
+  attr.value.cluster_dim.x = cluster[0];
+  attr.value.cluster_dim.y = cluster[1];
+  attr.value.cluster_dim.z = cluster[2];
+  launch_config cfg = {{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, dynamic_smem_bytes, stream, &attr, 1};
+  r = launch(&cfg, k->fn, args, NULL);
+  if (r != CUDA_SUCCESS)
+    return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_LAUNCH,
+                                "cuLaunchKernelEx(\"%s\", grid (%u, %u, %u), block (%u, %u, %u), cluster (%u, %u, %u), "
+                                "%u bytes dynamic shared memory)",
+                                k->name, grid[0], grid[1], grid[2], block[0], block[1], block[2], cluster[0], cluster[1],
+                                cluster[2], dynamic_smem_bytes);
+  return CUTEC_OK;
+}
