@@ -4,6 +4,7 @@
  * structs are declared here as cuda.h (CUDA 13.0) lays them out. */
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cutec/cluster.h"
