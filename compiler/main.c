@@ -4,10 +4,13 @@
 #include <string.h>
 
 #include "cutec/compiler.h"
+#include "pack.h"
 
 static const char usage[] =
     "usage: cutec FILE.cute [options]\n"
     "       cutec eval [--table | --svg FILE] 'EXPR'\n"
+    "       cutec pack FILE.cute [-o FILE.pack] [--arch=ARCH] [-j N] [-D NAME=VALUE]...  (see cutec pack --help)\n"
+    "       cutec tune|bench PACK ...   (runs cutec-tune, the runtime's tool; see cutec-tune --help)\n"
     "       cutec --version | --help\n"
     "\n"
     "Compiles the kernels of a .cute file to PTX (by default FILE.ptx beside the input).\n"
@@ -105,6 +108,8 @@ static const char *default_output(const char *input, cutec_emit emit)
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "eval") == 0) return cmd_eval(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "pack") == 0) return cmd_pack(argc, argv);
+    if (argc >= 2 && (strcmp(argv[1], "tune") == 0 || strcmp(argv[1], "bench") == 0)) return cmd_tune_exec(argc, argv);
     cutec_options o;
     cutec_options_init(&o);
     const char **defs = calloc((size_t)argc, sizeof(char *));

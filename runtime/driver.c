@@ -23,6 +23,13 @@ static int resolve(void *lib, const char *symbol, void *slot, size_t slot_size) 
   return 1;
 }
 
+/* The first of two names that resolves (alt may be NULL). */
+static int resolve_either(void *lib, const char *symbol, const char *alt, void *slot,
+                          size_t slot_size) {
+  return resolve(lib, symbol, slot, slot_size) ||
+         (alt != NULL && resolve(lib, alt, slot, slot_size));
+}
+
 int cutec_rt_driver_load(cutec_rt_driver *drv, char *err, size_t err_len) {
   memset(drv, 0, sizeof *drv);
   const char *path = getenv(CUTEC_DRIVER_ENV);
@@ -51,6 +58,13 @@ int cutec_rt_driver_load(cutec_rt_driver *drv, char *err, size_t err_len) {
   }
   CUTEC_DRIVER_FUNCTIONS(CUTEC_DRIVER_RESOLVE)
 #undef CUTEC_DRIVER_RESOLVE
+
+#define CUTEC_DRIVER_RESOLVE_OPTIONAL(field, symbol, alt, params)              \
+  if (!resolve_either(lib, symbol, alt, &drv->field, sizeof drv->field) &&     \
+      drv->missing_optional == NULL)                                           \
+    drv->missing_optional = symbol;
+  CUTEC_DRIVER_OPTIONAL_FUNCTIONS(CUTEC_DRIVER_RESOLVE_OPTIONAL)
+#undef CUTEC_DRIVER_RESOLVE_OPTIONAL
 
   drv->lib = lib;
   return 1;

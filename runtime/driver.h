@@ -22,6 +22,7 @@ typedef struct CUstream_st *CUstream;
 typedef int CUjit_option;         /* enum CUjit_option_enum */
 typedef int CUdevice_attribute;   /* enum CUdevice_attribute_enum */
 typedef int CUfunction_attribute; /* enum CUfunction_attribute_enum */
+typedef struct CUevent_st *CUevent;
 
 /* CUresult values (cudaError_enum) the runtime treats specially. */
 enum {
@@ -76,6 +77,8 @@ enum {
 /* CUdevice_attribute values. */
 enum {
   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
+  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 };
@@ -132,13 +135,33 @@ enum {
   X(memcpy_dtoh, "cuMemcpyDtoH_v2",                                            \
     (void *dst, CUdeviceptr src, size_t bytes))
 
+/* Entry points only the tuner needs (events, memset): resolved when present,
+ * so that a driver (or the test's mock) without them still loads; the tuner
+ * reports CUTEC_ERR_NO_DRIVER naming the missing one.  X(field, symbol,
+ * alternative symbol or NULL, args); cuda.h of CUDA 13 maps
+ * cuEventElapsedTime to the _v2 name, older drivers only have the first. */
+#define CUTEC_DRIVER_OPTIONAL_FUNCTIONS(X)                                     \
+  X(event_create, "cuEventCreate", NULL, (CUevent *event, unsigned int flags)) \
+  X(event_destroy, "cuEventDestroy_v2", NULL, (CUevent event))                 \
+  X(event_record, "cuEventRecord", NULL, (CUevent event, CUstream stream))     \
+  X(event_synchronize, "cuEventSynchronize", NULL, (CUevent event))            \
+  X(event_elapsed_time, "cuEventElapsedTime_v2", "cuEventElapsedTime",         \
+    (float *ms, CUevent start, CUevent end))                                   \
+  X(memset_d8_async, "cuMemsetD8Async", NULL,                                  \
+    (CUdeviceptr dst, unsigned char value, size_t n, CUstream stream))
+
 #define CUTEC_DRIVER_FIELD(field, symbol, params) CUresult (*field) params;
+#define CUTEC_DRIVER_OPT_FIELD(field, symbol, alt, params) CUresult (*field) params;
 
 /* The loaded driver: the dlopen handle and the resolved entry points. */
 typedef struct cutec_rt_driver {
   void *lib;
   CUTEC_DRIVER_FUNCTIONS(CUTEC_DRIVER_FIELD)
+  CUTEC_DRIVER_OPTIONAL_FUNCTIONS(CUTEC_DRIVER_OPT_FIELD)
+  const char *missing_optional; /* first optional symbol not found, or NULL */
 } cutec_rt_driver;
+
+#undef CUTEC_DRIVER_OPT_FIELD
 
 #undef CUTEC_DRIVER_FIELD
 

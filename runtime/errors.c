@@ -33,6 +33,19 @@ const char *cutec_status_string(cutec_status s) {
   case CUTEC_ERR_KERNEL_NOT_FOUND: return "kernel not found";
   case CUTEC_ERR_LAUNCH: return "launch failed";
   case CUTEC_ERR_KERNEL_FAULT: return "kernel fault";
+  case CUTEC_ERR_PACK_FORMAT: return "not a kernel pack";
+  case CUTEC_ERR_PACK_VERSION: return "unsupported pack format version";
+  case CUTEC_ERR_PACK_CUTEC_VERSION: return "pack built by another cutec version";
+  case CUTEC_ERR_PACK_ARCH: return "pack built for another architecture";
+  case CUTEC_ERR_PACK_TRUNCATED: return "truncated pack";
+  case CUTEC_ERR_PACK_CORRUPT: return "corrupt pack";
+  case CUTEC_ERR_NULL_POINTER: return "null pointer";
+  case CUTEC_ERR_MISALIGNED: return "misaligned pointer";
+  case CUTEC_ERR_BAD_SIZE: return "invalid matrix size";
+  case CUTEC_ERR_BAD_LEADING_DIM: return "leading dimension too small";
+  case CUTEC_ERR_UNSUPPORTED: return "unsupported problem";
+  case CUTEC_ERR_NO_CUBLAS: return "cuBLASLt not available";
+  case CUTEC_ERR_NO_CANDIDATE: return "no working candidate";
   }
   return "unknown status";
 }

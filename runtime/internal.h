@@ -7,8 +7,12 @@
 #ifndef CUTEC_RUNTIME_INTERNAL_H
 #define CUTEC_RUNTIME_INTERNAL_H
 
+#include "cutec/gemm.h"
+#include "cutec/pack.h"
 #include "cutec/runtime.h"
 #include "driver.h"
+#include "manifest.h"
+#include "pack_format.h"
 
 /* Large enough for a JIT error log plus its preamble. */
 #define CUTEC_MESSAGE_MAX 16384
@@ -33,6 +37,8 @@ struct cutec_runtime {
   cutec_log_fn log_fn;
   void *log_user;
   cutec_module *modules;    /* loaded modules, unloaded by destroy */
+  cutec_pack *packs;        /* loaded packs, unloaded by destroy */
+  struct cutec_gemm_ctx *gemm; /* GEMM tuner state, created on first use */
   char message[CUTEC_MESSAGE_MAX];
   char init_message[CUTEC_INIT_MESSAGE_MAX];
 };
@@ -51,6 +57,40 @@ struct cutec_kernel {
   cutec_kernel *next;
   char name[];
 };
+
+/* One entry of a loaded pack. */
+typedef struct cutec_pack_entry {
+  cutec_packfmt_entry fmt;  /* points into the pack's data */
+  cutec_manifest mf;
+  char *manifest_text;      /* NUL-terminated copy */
+  cutec_module *module;     /* loaded on first use */
+  cutec_kernel *kernel;
+  cutec_status load_status; /* CUTEC_OK until a load failed */
+} cutec_pack_entry;
+
+struct cutec_pack {
+  cutec_runtime *rt;
+  unsigned char *data;      /* owned copy of the file */
+  size_t size;
+  cutec_packfmt_header h;
+  int count;
+  cutec_pack_entry *entries;
+  int use_cubin;            /* the device can run the pack's cubins */
+  cutec_pack *prev, *next;  /* in rt->packs */
+};
+
+/* Reads a whole file (module.c); on failure sets the message (CUTEC_ERR_IO or
+ * CUTEC_ERR_OUT_OF_MEMORY).  *data is malloc'ed. */
+cutec_status cutec_rt_read_file(cutec_runtime *rt, const char *path, unsigned char **data,
+                                size_t *size);
+
+/* Pack handling needed by gemm.c (pack.c). */
+/* Loads entry i's kernel, recording (not reporting) a failure in the entry. */
+cutec_status cutec_rt_pack_kernel(cutec_pack *pack, int i, cutec_kernel **out);
+
+/* GEMM state (gemm.c): freed by runtime destroy; a pack's unload forgets it. */
+void cutec_rt_gemm_destroy(cutec_runtime *rt);
+void cutec_rt_gemm_forget_pack(cutec_runtime *rt, cutec_pack *pack);
 
 /* What the failing driver call was doing; decides how a CUresult maps. */
 typedef enum cutec_rt_phase {

@@ -175,7 +175,7 @@ cutec_status cutec_module_load_data(cutec_runtime *rt, const void *data, size_t 
 }
 
 /* Reads a whole file; on failure sets the message and returns the status. */
-static cutec_status read_file(cutec_runtime *rt, const char *path, unsigned char **data,
+cutec_status cutec_rt_read_file(cutec_runtime *rt, const char *path, unsigned char **data,
                               size_t *size) {
   FILE *f = fopen(path, "rb");
   if (f == NULL)
@@ -223,7 +223,7 @@ cutec_status cutec_module_load_file(cutec_runtime *rt, const char *path, cutec_m
    * path is reported as such even on a machine without a GPU. */
   unsigned char *data = NULL;
   size_t size = 0;
-  cutec_status s = read_file(rt, path, &data, &size);
+  cutec_status s = cutec_rt_read_file(rt, path, &data, &size);
   if (s != CUTEC_OK)
     return s;
   if (size == 0) {

@@ -85,6 +85,9 @@ void cutec_runtime_destroy(cutec_runtime *rt) {
     /* Errors are ignored: after a kernel fault every call fails, and the
      * release below is what actually frees the context. */
     (void)rt->drv.ctx_set_current(rt->ctx);
+    cutec_rt_gemm_destroy(rt);
+    while (rt->packs != NULL)
+      cutec_pack_unload(rt->packs);
     while (rt->modules != NULL)
       cutec_module_unload(rt->modules);
     /* Do not leave this thread bound to a context that the release may
@@ -99,6 +102,10 @@ void cutec_runtime_destroy(cutec_runtime *rt) {
      * already made those unusable. */
     if (rt->faulted)
       (void)rt->drv.primary_ctx_reset(rt->dev);
+  } else {
+    cutec_rt_gemm_destroy(rt); /* options may have been set; no device state */
+    while (rt->packs != NULL)
+      cutec_pack_unload(rt->packs);
   }
   cutec_rt_driver_unload(&rt->drv);
   free(rt);

@@ -14,9 +14,10 @@ log="$OUT/gpu-run.log"
   nvcc --version | tail -2
 } 2>&1 | tee "$log"
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCUTEC_BUILD_COMPILER=OFF \
-      -DCUTEC_PREBUILT_PTX_DIR="$PWD/prebuilt" -DCUTEC_GEMM_PTX_DIR="$PWD/prebuilt/gemm" >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+      -DCUTEC_PREBUILT_PTX_DIR="$PWD/prebuilt" -DCUTEC_GEMM_PTX_DIR="$PWD/prebuilt/gemm" \
+      -DCUTEC_PREBUILT_PACK_DIR="$PWD/prebuilt" >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
 # the GPU programs first, so that a broken CPU-only target cannot stop them
-cmake --build build-gpu -j"$(nproc)" --target cutec_rt run_examples gemm_check gemm_bench \
+cmake --build build-gpu -j"$(nproc)" --target cutec_rt run_examples gemm_check gemm_bench cutec-tune \
   >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
 cmake --build build-gpu -j"$(nproc)" -k >>"$log" 2>&1 || echo "gpu-run: some other targets failed to build (see gpu-run.log)"
 (cd build-gpu && ctest -L gpu --output-on-failure -V --timeout "${TEST_TIMEOUT:-240}") > "$OUT/ctest-gpu.log" 2>&1

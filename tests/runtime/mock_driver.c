@@ -56,6 +56,16 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes);
 EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr);
 EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes);
 EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes);
+typedef struct CUevent_st *CUevent;
+EXPORT CUresult cuEventCreate(CUevent *event, unsigned int flags);
+EXPORT CUresult cuEventDestroy_v2(CUevent event);
+EXPORT CUresult cuEventRecord(CUevent event, CUstream stream);
+EXPORT CUresult cuEventSynchronize(CUevent event);
+EXPORT CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end);
+EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream);
+/* Not a driver function: lets the mock cuBLASLt (mock_cublaslt.c) advance
+ * the virtual clock that events read. */
+EXPORT void cutec_mock_advance_clock(double us);
 
 enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NOT_INITIALIZED = 3, INVALID_DEVICE = 101,
        INVALID_CONTEXT = 201, INVALID_PTX = 218, INVALID_HANDLE = 400, NOT_FOUND = 500,
@@ -70,6 +80,7 @@ static CUcontext current;
 struct CUfunc_st {
   char name[64];
   int max_dyn_smem;
+  const char *module_text;
 };
 struct CUmod_st {
   char *text;
@@ -148,6 +159,8 @@ CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev) {
   (void)dev;
   switch (attrib) {
   case 16: *pi = 132; return OK; /* MULTIPROCESSOR_COUNT */
+  case 38: *pi = 64 * 1024; return OK; /* L2_CACHE_SIZE: small, the flush is a memset here */
+  case 97: *pi = 227 * 1024; return OK; /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
   case 75: *pi = 9; return OK;   /* COMPUTE_CAPABILITY_MAJOR */
   case 76: *pi = 0; return OK;   /* COMPUTE_CAPABILITY_MINOR */
   default: return INVALID_VALUE;
@@ -266,6 +279,7 @@ CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule m, const char *name) {
   struct CUfunc_st *f = &m->funcs[m->nfuncs++];
   snprintf(f->name, sizeof f->name, "%s", name);
   f->max_dyn_smem = 48 * 1024;
+  f->module_text = m->text;
   *hfunc = f;
   return OK;
 }
@@ -291,6 +305,155 @@ CUresult cuFuncSetAttribute(CUfunction f, int attrib, int value) {
     return INVALID_VALUE;
   f->max_dyn_smem = value;
   return OK;
+}
+
+/* ---- virtual time, events, memset ---- */
+
+static double clock_us; /* advanced by every launch; events read it */
+struct CUevent_st {
+  double at;
+};
+
+void cutec_mock_advance_clock(double us) { clock_us += us; }
+
+CUresult cuEventCreate(CUevent *event, unsigned int flags) {
+  (void)flags;
+  CUresult r = ready();
+  if (r != OK)
+    return r;
+  *event = calloc(1, sizeof **event);
+  return *event != NULL ? OK : OUT_OF_MEMORY;
+}
+
+CUresult cuEventDestroy_v2(CUevent event) {
+  free(event);
+  return OK;
+}
+
+CUresult cuEventRecord(CUevent event, CUstream stream) {
+  (void)stream;
+  CUresult r = ready();
+  if (r != OK)
+    return r;
+  event->at = clock_us;
+  return OK;
+}
+
+CUresult cuEventSynchronize(CUevent event) {
+  (void)event;
+  return ready();
+}
+
+CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+  CUresult r = ready();
+  if (r != OK)
+    return r;
+  *ms = (float)((end->at - start->at) / 1000.0);
+  return OK;
+}
+
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream) {
+  (void)stream;
+  CUresult r = ready();
+  if (r != OK)
+    return r;
+  memset((void *)(uintptr_t)dst, value, n);
+  return OK;
+}
+
+/* "// cutec.param NAME VALUE" of the module a function came from. */
+static const char *mock_param(const struct CUfunc_st *f, const char *name, char *buf, size_t len) {
+  char key[80];
+  snprintf(key, sizeof key, "// cutec.param %s ", name);
+  const char *p = strstr(f->module_text, key);
+  if (p == NULL)
+    return NULL;
+  p += strlen(key);
+  size_t n = strcspn(p, "\r\n");
+  if (n >= len)
+    n = len - 1;
+  memcpy(buf, p, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+static float mock_half(uint16_t h, int bf16) {
+  uint32_t u;
+  if (bf16) {
+    u = (uint32_t)h << 16;
+  } else {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0) {
+      float v = (float)m / 16777216.0f;
+      return sign ? -v : v;
+    }
+    u = sign | ((e + 112u) << 23) | (m << 13);
+  }
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+static uint16_t mock_to_half(float f, int bf16) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  if (bf16) {
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+  }
+  uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+  u &= 0x7fffffffu;
+  if (u >= 0x477ff000u)
+    return (uint16_t)(sign | 0x7c00u);
+  if (u < 0x38800000u) {
+    float a;
+    memcpy(&a, &u, sizeof a);
+    return (uint16_t)(sign | (uint16_t)(a * 16777216.0f + 0.5f));
+  }
+  uint32_t h = (u >> 13) - (112u << 10), rem = u & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+    h++;
+  return (uint16_t)(sign | h);
+}
+
+/* The stdlib GEMM (stdlib/sm80/gemm.cute): C[M,N] = A[M,K] B[N,K]^T with T
+ * and TC read from the module's metadata.  Virtual time favours big tiles.
+ * $CUTEC_MOCK_WRONG="NAME VALUE" makes the kernels with that template value
+ * compute a wrong result (for the tuner's +inf path). */
+static void mock_gemm(const struct CUfunc_st *f, void **params) {
+  int m = *(int *)params[0], n = *(int *)params[1], k = *(int *)params[2];
+  const uint16_t *a = *(uint16_t **)params[3], *b = *(uint16_t **)params[4];
+  void *c = *(void **)params[5];
+  char t[16] = "bf16", tc[16] = "bf16", bm[16] = "128", bn[16] = "128";
+  mock_param(f, "T", t, sizeof t);
+  mock_param(f, "TC", tc, sizeof tc);
+  mock_param(f, "BM", bm, sizeof bm);
+  mock_param(f, "BN", bn, sizeof bn);
+  int in_bf16 = strcmp(t, "bf16") == 0, out_bf16 = strcmp(tc, "bf16") == 0;
+  int out_f32 = strcmp(tc, "f32") == 0;
+  float wrong = 0.0f;
+  const char *w = getenv("CUTEC_MOCK_WRONG");
+  if (w != NULL && w[0] != '\0') {
+    char key[96];
+    snprintf(key, sizeof key, "// cutec.param %s\n", w);
+    if (strstr(f->module_text, key) != NULL)
+      wrong = 1.0f;
+  }
+  if ((double)m * n * k <= 64.0 * 1024 * 1024) {
+    for (size_t i = 0; i < (size_t)m; i++)
+      for (size_t j = 0; j < (size_t)n; j++) {
+        float acc = wrong;
+        for (size_t p = 0; p < (size_t)k; p++)
+          acc += mock_half(a[i * (size_t)k + p], in_bf16) * mock_half(b[j * (size_t)k + p], in_bf16);
+        size_t idx = i * (size_t)n + j;
+        if (out_f32)
+          ((float *)c)[idx] = acc;
+        else
+          ((uint16_t *)c)[idx] = mock_to_half(acc, out_bf16);
+      }
+  }
+  double tile = 64.0 / atof(bm) + 64.0 / atof(bn);
+  clock_us += 1.0 + (double)m * n * k * 1e-6 * (1.0 + tile);
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
@@ -343,6 +506,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
             crow[j] += a[i * (size_t)k + p] * b[p * (size_t)n + j];
       }
     }
+  } else if (strcmp(f->name, "gemm_sm80") == 0) {
+    mock_gemm(f, params);
   } else if (strcmp(f->name, "write_null") == 0) {
     sticky = ILLEGAL_ADDRESS;
   } else if (strcmp(f->name, "trap_kernel") == 0) {

@@ -46,10 +46,26 @@ typedef enum cutec_status {
                                      the JIT error log */
   CUTEC_ERR_KERNEL_NOT_FOUND = 8, /* no kernel of that name in the module */
   CUTEC_ERR_LAUNCH = 9,           /* launch rejected (bad grid/block/smem) */
-  CUTEC_ERR_KERNEL_FAULT = 10     /* failure while a kernel ran (illegal
+  CUTEC_ERR_KERNEL_FAULT = 10,    /* failure while a kernel ran (illegal
                                      address, trap, ...), usually reported at
                                      synchronize.  The context is then unusable:
                                      destroy the runtime. */
+  /* Kernel packs (cutec/pack.h). */
+  CUTEC_ERR_PACK_FORMAT = 11,     /* not a kernel pack (wrong magic) */
+  CUTEC_ERR_PACK_VERSION = 12,    /* a pack of another container format version */
+  CUTEC_ERR_PACK_CUTEC_VERSION = 13, /* built by another cutec major.minor */
+  CUTEC_ERR_PACK_ARCH = 14,       /* built for an architecture the device cannot run */
+  CUTEC_ERR_PACK_TRUNCATED = 15,  /* shorter than its header declares */
+  CUTEC_ERR_PACK_CORRUPT = 16,    /* checksum mismatch, bad table or manifest */
+  /* GEMM (cutec/gemm.h). */
+  CUTEC_ERR_NULL_POINTER = 17,    /* a matrix pointer is NULL */
+  CUTEC_ERR_MISALIGNED = 18,      /* a matrix pointer is not aligned to its element */
+  CUTEC_ERR_BAD_SIZE = 19,        /* M, N or K zero, negative or too large */
+  CUTEC_ERR_BAD_LEADING_DIM = 20, /* a leading dimension smaller than the matrix needs */
+  CUTEC_ERR_UNSUPPORTED = 21,     /* no candidate supports this combination of
+                                     types, layouts, alpha/beta and epilogue */
+  CUTEC_ERR_NO_CUBLAS = 22,       /* cuBLASLt could not be loaded (where it is needed) */
+  CUTEC_ERR_NO_CANDIDATE = 23     /* every candidate failed while tuning */
 } cutec_status;
 
 /* Stable short text for a status ("ok", "invalid argument", ...); never NULL,

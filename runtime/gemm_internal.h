@@ -1,0 +1,113 @@
+/*
+ * gemm_internal.h - the GEMM state shared by gemm.c (validation, the
+ * decision table, dispatch), tune.c (candidates, timing harness, tuner) and
+ * cache.c (the on-disk decisions).  Not part of the public API.
+ */
+#ifndef CUTEC_RUNTIME_GEMM_INTERNAL_H
+#define CUTEC_RUNTIME_GEMM_INTERNAL_H
+
+#include "cublaslt.h"
+#include "internal.h"
+
+#define CUTEC_GEMM_MAX_PACKS 16
+#define CUTEC_DEFAULT_WORKSPACE (32u << 20)
+#define CUTEC_KEY_MAX 512
+
+/* A problem class: everything that decides which candidate may run and how
+ * fast it is.  Zero-initialised before filling, so it can be hashed as bytes. */
+typedef struct gemm_class {
+  long long m, n, k, lda, ldb, ldc;
+  int a_type, b_type, c_type;
+  int a_layout, b_layout, c_layout;
+  int alpha_one, beta_zero; /* alpha == 1, beta == 0 */
+  int epilogue;
+  int align16;              /* A, B and C all 16-byte aligned */
+} gemm_class;
+
+typedef enum { DECISION_DSL = 1, DECISION_CUBLAS = 2 } decision_kind;
+
+typedef struct gemm_decision {
+  uint64_t hash;
+  gemm_class cls;
+  decision_kind kind;
+  cutec_pack *pack;         /* DSL */
+  int entry;
+  cutec_kernel *kernel;
+  unsigned grid[3], block[3], smem;
+  cublasLtMatmulAlgo_t algo; /* cuBLASLt */
+  cutec_lt_plan plan;
+  int has_plan;
+  double ms;
+  char name[192];
+} gemm_decision;
+
+struct cutec_gemm_ctx {
+  cutec_pack *packs[CUTEC_GEMM_MAX_PACKS];
+  int npacks;
+  int runs, warmup, cublas_algos, disk_cache, flush_l2;
+  char cache_dir[1024];     /* "" : the default */
+  char cache_dir_buf[1024]; /* what cutec_cache_dir returns */
+  CUdeviceptr workspace;
+  size_t workspace_bytes;
+  int workspace_owned;
+  cutec_cublaslt lt;
+  int lt_tried, lt_ok;
+  char lt_why[256];
+  cutec_progress_fn progress;
+  void *progress_user;
+  gemm_decision **table;    /* open addressing, power-of-two capacity */
+  size_t cap, used;
+  char env_key[CUTEC_KEY_MAX];
+  int env_ready;
+  int smem_optin;           /* device's opt-in shared memory per block; 0 unknown */
+};
+
+/* gemm.c */
+struct cutec_gemm_ctx *cutec_gemm_ctx_get(cutec_runtime *rt); /* NULL: out of memory */
+/* Checks p and the pointers and fills *out with the normalised problem
+ * (packed leading dimensions filled in) and *cls with its class. */
+cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *p,
+                              const void *A, const void *B, const void *C,
+                              cutec_gemm_problem *out, gemm_class *cls);
+uint64_t cutec_gemm_class_hash(const gemm_class *c);
+void cutec_gemm_class_key(const gemm_class *c, char *buf, size_t len);
+gemm_decision *cutec_gemm_table_find(struct cutec_gemm_ctx *g, const gemm_class *c, uint64_t h);
+/* Takes ownership of d (replacing an older decision of the same class). */
+int cutec_gemm_table_put(struct cutec_gemm_ctx *g, gemm_decision *d);
+void cutec_gemm_decision_free(struct cutec_gemm_ctx *g, gemm_decision *d);
+/* Loads cuBLASLt once; 1 when usable. */
+int cutec_gemm_lt(cutec_runtime *rt, struct cutec_gemm_ctx *g);
+/* The environment part of cache keys (device, versions, packs). */
+cutec_status cutec_gemm_env_key(cutec_runtime *rt, struct cutec_gemm_ctx *g, const char **key);
+/* Runs a decision once (no checks). */
+cutec_status cutec_gemm_run_decision(cutec_runtime *rt, struct cutec_gemm_ctx *g,
+                                     gemm_decision *d, const cutec_gemm_problem *p,
+                                     const void *A, const void *B, void *C, void *stream);
+/* Bytes of a matrix of r x c elements of type t stored with layout l and ld. */
+size_t cutec_gemm_matrix_bytes(cutec_dtype t, cutec_layout l, long long r, long long c,
+                               long long ld);
+size_t cutec_dtype_size(cutec_dtype t);
+const char *cutec_dtype_name(cutec_dtype t);
+
+/* tune.c */
+/* Why DSL entry i of pack cannot compute p (NULL when it can); fills the
+ * decision's launch fields when it can and d != NULL. */
+const char *cutec_gemm_dsl_unfit(cutec_runtime *rt, cutec_pack *pack, int i,
+                                 const cutec_gemm_problem *p, const gemm_class *cls,
+                                 gemm_decision *d);
+cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
+                                   const cutec_gemm_problem *p, const gemm_class *cls,
+                                   const void *A, const void *B, void *stream,
+                                   cutec_tune_report **report, gemm_decision **out);
+
+/* cache.c */
+/* The directory in use (resolving the default). */
+const char *cutec_gemm_cache_dir(struct cutec_gemm_ctx *g);
+/* Reads the decision of a class; NULL when absent, stale or corrupt (the
+ * reason is logged). */
+gemm_decision *cutec_gemm_cache_load(cutec_runtime *rt, struct cutec_gemm_ctx *g,
+                                     const cutec_gemm_problem *p, const gemm_class *cls);
+/* Writes it atomically; failures are logged as warnings, never fatal. */
+void cutec_gemm_cache_store(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d);
+
+#endif /* CUTEC_RUNTIME_GEMM_INTERNAL_H */

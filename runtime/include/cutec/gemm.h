@@ -1,0 +1,151 @@
+/*
+ * cutec/gemm.h - the GEMM entry point with autotuning.
+ *
+ *   C[M,N] = alpha * A[M,K] * B[K,N] + beta * C[M,N]      (f32 accumulation)
+ *
+ * Candidates are the GEMM kernels of the packs given to cutec_gemm_use_pack
+ * (every tune point that fits the problem) and the algorithms cuBLASLt's
+ * heuristic proposes (loaded with dlopen; several, not only the first).  The
+ * first call for a problem class times every candidate with one harness and
+ * remembers the fastest correct one, in memory and in an on-disk cache;
+ * later calls are a lookup and a launch.  Tuning reports progress only
+ * through the log and progress callbacks: the library never prints.
+ */
+#ifndef CUTEC_GEMM_H
+#define CUTEC_GEMM_H
+
+#include "cutec/pack.h"
+#include "cutec/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cutec_dtype {
+  CUTEC_DTYPE_BF16 = 1,
+  CUTEC_DTYPE_F16 = 2,
+  CUTEC_DTYPE_F32 = 3
+} cutec_dtype;
+
+/* Storage order of a matrix as the problem names it (A is M x K, B is K x N,
+ * C is M x N): ROW puts element (r, c) at r * ld + c, COL at c * ld + r. */
+typedef enum cutec_layout {
+  CUTEC_LAYOUT_ROW = 0,
+  CUTEC_LAYOUT_COL = 1
+} cutec_layout;
+
+typedef enum cutec_epilogue {
+  CUTEC_EPILOGUE_NONE = 0
+} cutec_epilogue;
+
+typedef struct cutec_gemm_problem {
+  long long m, n, k;             /* each >= 1 (and <= 2^31 - 1) */
+  cutec_dtype a_type, b_type, c_type;
+  cutec_layout a_layout, b_layout, c_layout;
+  long long lda, ldb, ldc;       /* 0: packed (the row or column length) */
+  float alpha, beta;
+  cutec_epilogue epilogue;
+} cutec_gemm_problem;
+
+/*
+ * Fills *p for the common case: A row-major M x K, B column-major K x N (that
+ * is, stored as N rows of K, "K-contiguous", as the weights of a linear
+ * layer), C row-major; A and B of type ab, C of type c; packed leading
+ * dimensions; alpha 1, beta 0; no epilogue.  This is the layout the stdlib
+ * GEMM kernels implement.
+ */
+void cutec_gemm_problem_init(cutec_gemm_problem *p, long long m, long long n, long long k,
+                             cutec_dtype ab, cutec_dtype c);
+
+/* Makes the GEMM kernels of a loaded pack candidates (at most 16 packs).  The
+ * pack must stay loaded while it is in use; cutec_pack_unload withdraws it
+ * (and forgets the decisions that used it). */
+cutec_status cutec_gemm_use_pack(cutec_runtime *rt, cutec_pack *pack);
+
+/*
+ * Checks the problem and pointers, then runs the best candidate for the
+ * problem's class on `stream` (NULL: default stream), tuning first if the
+ * class has no decision yet (in memory or in the disk cache).  A, B and C are
+ * device pointers.  Statuses, in the order they are checked:
+ * CUTEC_ERR_INVALID_ARGUMENT (rt or p NULL, an enum out of range),
+ * CUTEC_ERR_NULL_POINTER, CUTEC_ERR_BAD_SIZE, CUTEC_ERR_BAD_LEADING_DIM,
+ * CUTEC_ERR_MISALIGNED (not aligned to the element size), the runtime's
+ * creation status (CUTEC_ERR_NO_DRIVER, CUTEC_ERR_NO_DEVICE),
+ * CUTEC_ERR_UNSUPPORTED (no candidate can compute it), and while tuning
+ * CUTEC_ERR_OUT_OF_MEMORY (scratch buffers), CUTEC_ERR_NO_CANDIDATE (all
+ * failed) or CUTEC_ERR_KERNEL_FAULT (a candidate faulted: CUDA cannot recover
+ * the context; destroy the runtime).  Tuning synchronises the device.
+ */
+cutec_status cutec_gemm(cutec_runtime *rt, const cutec_gemm_problem *p, const void *A,
+                        const void *B, void *C, void *stream);
+
+/* One timed candidate of a tuning run. */
+typedef struct cutec_tune_candidate {
+  char name[192];   /* "gemm_sm80 T=bf16 ... BM=128 ..." or "cublasLt algo #3" */
+  int is_cublas;    /* 1 for a cuBLASLt algorithm */
+  double ms;        /* median time per call; +inf when it failed */
+  double tflops;    /* 2*M*N*K / time; 0 when it failed */
+  char note[160];   /* why it failed, or "" */
+} cutec_tune_candidate;
+
+typedef struct cutec_tune_report {
+  int count;                         /* candidates, fastest first, failures last */
+  cutec_tune_candidate *candidates;
+  int winner;                        /* index into candidates (0), -1 if none */
+  double cublas_ms;                  /* best cuBLASLt time; +inf without cuBLASLt */
+  double seconds;                    /* wall time of the whole tuning */
+  int from_cache;                    /* 1: decision read from cache, nothing timed */
+} cutec_tune_report;
+
+/*
+ * Tunes the problem's class now, whatever is cached, and stores the decision
+ * (memory and disk).  A, B, C as for cutec_gemm; C is not written (tuning
+ * uses scratch output buffers).  With report != NULL, *report receives the
+ * ranked candidates (free it with cutec_tune_report_free).
+ */
+cutec_status cutec_gemm_tune(cutec_runtime *rt, const cutec_gemm_problem *p, const void *A,
+                             const void *B, const void *C, void *stream,
+                             cutec_tune_report **report);
+void cutec_tune_report_free(cutec_tune_report *report);
+
+/* The name of the candidate chosen for the problem's class ("" and
+ * CUTEC_ERR_KERNEL_NOT_FOUND when it has not been tuned in this runtime). */
+cutec_status cutec_gemm_choice(cutec_runtime *rt, const cutec_gemm_problem *p, char *name,
+                               size_t name_len);
+
+/* Options, set through one setter (values in brackets are the defaults). */
+typedef enum cutec_option {
+  CUTEC_OPT_TUNE_RUNS = 1,      /* timed runs per candidate, >= 20 [25] */
+  CUTEC_OPT_TUNE_WARMUP = 2,    /* untimed runs before them, >= 1 [3] */
+  CUTEC_OPT_CUBLAS_ALGOS = 3,   /* cuBLASLt heuristic algorithms timed, 0..32 [8]
+                                   (0: cuBLASLt only as the reference) */
+  CUTEC_OPT_DISK_CACHE = 4,     /* 1: read and write the disk cache [1] */
+  CUTEC_OPT_FLUSH_L2 = 5        /* 1: flush L2 before each timed run [1] */
+} cutec_option;
+cutec_status cutec_set_option(cutec_runtime *rt, cutec_option opt, long long value);
+
+/* Directory of the tuning cache; NULL restores the default:
+ * $CUTEC_CACHE_DIR, else $XDG_CACHE_HOME/cutec, else $HOME/.cache/cutec. */
+cutec_status cutec_set_cache_dir(cutec_runtime *rt, const char *dir);
+/* The directory in use (never NULL). */
+const char *cutec_cache_dir(cutec_runtime *rt);
+
+/* cuBLASLt workspace: a device buffer of `bytes` owned by the caller (kept
+ * until replaced), or NULL to go back to the runtime's own 32 MiB buffer
+ * (allocated on first use). */
+cutec_status cutec_set_workspace(cutec_runtime *rt, void *workspace, size_t bytes);
+
+/* Progress of a tuning run: `done` of `total` candidates timed, the one just
+ * finished named.  NULL removes the callback. */
+typedef void (*cutec_progress_fn)(void *user, int done, int total, const char *candidate);
+void cutec_set_progress(cutec_runtime *rt, cutec_progress_fn fn, void *user);
+
+/* The cuBLASLt version (cublasLtGetVersion, e.g. 130100), 0 when it cannot be
+ * loaded. */
+int cutec_cublas_version(cutec_runtime *rt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUTEC_GEMM_H */

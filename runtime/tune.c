@@ -1,0 +1,635 @@
+/*
+ * tune.c - the GEMM autotuner.  Candidates: every GEMM entry of the packs in
+ * use that fits the problem (pruned statically: element types, layouts and
+ * leading dimensions the kernel hard-codes, alpha/beta, K % VEC, 16-byte
+ * alignment, shared memory against the device's opt-in limit, 32-bit
+ * indexing, grid limits) and up to N algorithms of cuBLASLt's heuristic.
+ *
+ * One harness times them all: each candidate first runs once into a scratch
+ * C that was filled with NaN bytes and is compared with the reference (the
+ * first cuBLASLt algorithm's result, itself checked against a float64 host
+ * computation of sampled elements; without cuBLASLt, the samples alone), so
+ * a kernel that writes nothing, or wrong values, or fails to load or launch,
+ * scores +inf with the reason logged.  Then warm-up runs and R timed runs on
+ * the caller's stream, each preceded by a write of a buffer twice the size
+ * of L2 (outside the timed interval) and bracketed by CUDA events; the score
+ * is the median.  The winner is run and checked once more before it is
+ * trusted.  A kernel fault cannot be survived (CUDA poisons the context), so
+ * it ends tuning with CUTEC_ERR_KERNEL_FAULT.
+ */
+#include "gemm_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- static pruning ---- */
+
+static int grid_arg_lookup(void *user, const char *name, size_t len, long long *v) {
+  const cutec_gemm_problem *p = user;
+  if (len != 1)
+    return -1;
+  switch (name[0]) {
+  case 'M': *v = p->m; return 0;
+  case 'N': *v = p->n; return 0;
+  case 'K': *v = p->k; return 0;
+  default: return -1;
+  }
+}
+
+const char *cutec_gemm_dsl_unfit(cutec_runtime *rt, cutec_pack *pack, int i,
+                                 const cutec_gemm_problem *p, const gemm_class *cls,
+                                 gemm_decision *d) {
+  const cutec_manifest *m = &pack->entries[i].mf;
+  struct cutec_gemm_ctx *g = rt->gemm;
+  long long bm, bn, vec;
+  const char *t = cutec_manifest_param(m, "T"), *tc = cutec_manifest_param(m, "TC");
+  if (strncmp(m->kernel, "gemm", 4) != 0 || t == NULL || tc == NULL ||
+      cutec_manifest_param_int(m, "BM", &bm) != 0 || cutec_manifest_param_int(m, "BN", &bn) != 0 ||
+      cutec_manifest_param_int(m, "VEC", &vec) != 0 || bm <= 0 || bn <= 0 || vec <= 0)
+    return "not a GEMM kernel (kernel gemm* with T, TC, BM, BN, VEC)";
+  if (m->nargs > 0) {
+    static const char *const names[6] = {"M", "N", "K", "A", "B", "C"};
+    if (m->nargs != 6)
+      return "unexpected kernel parameters (want M, N, K, A, B, C)";
+    for (int a = 0; a < 6; a++) {
+      const cutec_mf_arg *arg = &m->args[a];
+      int tensor = a >= 3;
+      if (strcmp(arg->name, names[a]) != 0 || (arg->kind == CUTEC_MF_TENSOR) != tensor ||
+          (!tensor && strcmp(arg->type, "i32") != 0))
+        return "unexpected kernel parameters (want M, N, K: i32 and tensors A, B, C)";
+    }
+  }
+  if (strcmp(t, cutec_dtype_name(p->a_type)) != 0 || strcmp(t, cutec_dtype_name(p->b_type)) != 0 ||
+      strcmp(tc, cutec_dtype_name(p->c_type)) != 0)
+    return "element types differ";
+  if (p->a_layout != CUTEC_LAYOUT_ROW || p->b_layout != CUTEC_LAYOUT_COL ||
+      p->c_layout != CUTEC_LAYOUT_ROW)
+    return "needs A row-major, B column-major (K-contiguous) and C row-major";
+  if (p->lda != p->k || p->ldb != p->k || p->ldc != p->n)
+    return "needs packed leading dimensions (lda = ldb = K, ldc = N)";
+  if (!cls->alpha_one || !cls->beta_zero)
+    return "computes alpha = 1, beta = 0 only";
+  if (p->k % vec != 0)
+    return "K is not a multiple of the kernel's VEC";
+  if (!cls->align16)
+    return "needs 16-byte aligned A, B and C";
+  if (!m->has_threads)
+    return "the manifest has no threads";
+  if (g != NULL && g->smem_optin > 0 &&
+      (long long)m->smem_dynamic + m->smem_static > (long long)g->smem_optin)
+    return "needs more shared memory than the device allows per block";
+  if (p->m * p->k > 0x7fffffffLL || p->n * p->k > 0x7fffffffLL || p->m * p->n > 0x7fffffffLL)
+    return "a matrix has more than 2^31 - 1 elements (32-bit indexing)";
+  unsigned grid[3];
+  if (m->has_grid) {
+    for (int a = 0; a < 3; a++) {
+      long long v;
+      if (cutec_grid_eval(m->grid[a], grid_arg_lookup, (void *)p, &v, NULL, 0) != 0 || v < 1 ||
+          v > 0x7fffffffLL)
+        return "its grid rule cannot be evaluated for this problem";
+      grid[a] = (unsigned)v;
+    }
+  } else { /* the documented launch of the stdlib GEMM */
+    grid[0] = (unsigned)((p->n + bn - 1) / bn);
+    grid[1] = (unsigned)((p->m + bm - 1) / bm);
+    grid[2] = 1;
+  }
+  if (grid[1] > 65535 || grid[2] > 65535)
+    return "the grid exceeds 65535 blocks in y or z";
+  if (d != NULL) {
+    memset(d, 0, sizeof *d);
+    d->kind = DECISION_DSL;
+    d->pack = pack;
+    d->entry = i;
+    memcpy(d->grid, grid, sizeof grid);
+    memcpy(d->block, m->threads, sizeof d->block);
+    d->smem = m->smem_dynamic;
+    d->cls = *cls;
+    cutec_pack_entry_describe(pack, i, d->name, sizeof d->name);
+  }
+  return NULL;
+}
+
+/* ---- numbers ---- */
+
+static float half_to_float(uint16_t h, int bf16) {
+  uint32_t u;
+  if (bf16) {
+    u = (uint32_t)h << 16;
+  } else {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+    if (e == 0) {
+      float v = ldexpf((float)mant, -24);
+      return sign ? -v : v;
+    }
+    u = e == 31 ? sign | 0x7f800000u | (mant << 13) : sign | ((e + 112u) << 23) | (mant << 13);
+  }
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+static double load_elem(const unsigned char *buf, cutec_dtype t, size_t i) {
+  if (t == CUTEC_DTYPE_F32) {
+    float f;
+    memcpy(&f, buf + 4 * i, 4);
+    return f;
+  }
+  uint16_t h;
+  memcpy(&h, buf + 2 * i, 2);
+  return half_to_float(h, t == CUTEC_DTYPE_BF16);
+}
+
+/* Element (r, c) of a matrix stored with layout l and ld. */
+static size_t elem_index(cutec_layout l, long long r, long long c, long long ld) {
+  return (size_t)(l == CUTEC_LAYOUT_ROW ? r * ld + c : c * ld + r);
+}
+
+/* Relative precision of the output type (one unit in the last place). */
+static double out_eps(cutec_dtype t) {
+  return t == CUTEC_DTYPE_BF16 ? 0x1p-7 : t == CUTEC_DTYPE_F16 ? 0x1p-10 : 0x1p-16;
+}
+
+/* ---- the harness ---- */
+
+typedef struct harness {
+  cutec_runtime *rt;
+  struct cutec_gemm_ctx *g;
+  const cutec_gemm_problem *p;
+  const void *A, *B;
+  void *stream;
+  CUdeviceptr cs, flush;
+  size_t c_bytes, flush_bytes;
+  CUevent *ev;
+  int nev;
+  unsigned char *host_c, *ref, *ha, *hb;
+  int have_ref;
+} harness;
+
+typedef struct candidate {
+  gemm_decision d;
+  double ms;
+  char note[160];
+} candidate;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Compares the candidate's output with the reference C; 0 or -1 with why. */
+static int compare_full(const harness *h, char *why, size_t why_len) {
+  const cutec_gemm_problem *p = h->p;
+  double sum2 = 0;
+  for (long long r = 0; r < p->m; r++)
+    for (long long c = 0; c < p->n; c++) {
+      double v = load_elem(h->ref, p->c_type, elem_index(p->c_layout, r, c, p->ldc));
+      sum2 += v * v;
+    }
+  double rms = sqrt(sum2 / ((double)p->m * (double)p->n)), eps = out_eps(p->c_type);
+  for (long long r = 0; r < p->m; r++)
+    for (long long c = 0; c < p->n; c++) {
+      size_t i = elem_index(p->c_layout, r, c, p->ldc);
+      double want = load_elem(h->ref, p->c_type, i), got = load_elem(h->host_c, p->c_type, i);
+      double tol = 2 * eps * fabs(want) + 2 * eps * rms + 1e-30;
+      if (!(fabs(got - want) <= tol)) {
+        snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, reference %.6g", r, c, got, want);
+        return -1;
+      }
+    }
+  return 0;
+}
+
+/* Compares buf (a C on the host) at sampled positions with float64 dot
+ * products of the host copies of A and B. */
+static int compare_samples(const harness *h, const unsigned char *buf, char *why, size_t why_len) {
+  const cutec_gemm_problem *p = h->p;
+  uint64_t s = 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
+  double eps = out_eps(p->c_type);
+  for (int t = 0; t < 256; t++) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    long long r = t == 0 ? 0 : t == 1 ? p->m - 1 : (long long)((s >> 20) % (uint64_t)p->m);
+    long long c = t == 0 ? 0 : t == 1 ? p->n - 1 : (long long)((s >> 40) % (uint64_t)p->n);
+    double dot = 0, mag = 0;
+    for (long long q = 0; q < p->k; q++) {
+      double a = load_elem(h->ha, p->a_type, elem_index(p->a_layout, r, q, p->lda));
+      double b = load_elem(h->hb, p->b_type, elem_index(p->b_layout, q, c, p->ldb));
+      dot += a * b;
+      mag += fabs(a * b);
+    }
+    double want = (double)p->alpha * dot, got = load_elem(buf, p->c_type,
+                                                        elem_index(p->c_layout, r, c, p->ldc));
+    double tol = 2 * eps * fabs(want) + 4 * eps * fabs((double)p->alpha) * mag / sqrt((double)p->k) + 1e-30;
+    if (!(fabs(got - want) <= tol)) {
+      snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, float64 reference %.6g", r, c, got,
+               want);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Runs a candidate once into the NaN-filled scratch C and copies it back. */
+static cutec_status run_once(harness *h, candidate *c) {
+  cutec_runtime *rt = h->rt;
+  /* NaN bytes catch outputs never written; with beta != 0 the old C is read,
+   * so it starts at zero and the result is alpha * A * B either way. */
+  unsigned char fill = h->p->beta == 0.0f ? 0xff : 0x00;
+  CUresult r = rt->drv.memset_d8_async(h->cs, fill, h->c_bytes, (CUstream)h->stream);
+  if (r != CUDA_SUCCESS)
+    return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(scratch C)");
+  cutec_status s = cutec_gemm_run_decision(rt, h->g, &c->d, h->p, h->A, h->B,
+                                           (void *)(uintptr_t)h->cs, h->stream);
+  if (s == CUTEC_OK)
+    s = cutec_stream_synchronize(rt, h->stream);
+  if (s == CUTEC_OK)
+    s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
+  return s;
+}
+
+/* Checks one candidate; +inf and a note when it fails.  Returns a status only
+ * for failures that end tuning (kernel faults). */
+static cutec_status check_candidate(harness *h, candidate *c) {
+  cutec_runtime *rt = h->rt;
+  if (c->d.kind == DECISION_DSL && c->d.kernel == NULL) {
+    cutec_status s = cutec_rt_pack_kernel(c->d.pack, c->d.entry, &c->d.kernel);
+    if (s != CUTEC_OK) {
+      if (s == CUTEC_ERR_KERNEL_FAULT)
+        return s;
+      snprintf(c->note, sizeof c->note, "load failed: %s", cutec_status_string(s));
+      c->ms = INFINITY;
+      return CUTEC_OK;
+    }
+  }
+  cutec_status s = run_once(h, c);
+  if (s == CUTEC_ERR_KERNEL_FAULT)
+    return s;
+  char why[160] = "";
+  if (s != CUTEC_OK)
+    snprintf(why, sizeof why, "launch failed: %s: %.100s", cutec_status_string(s),
+             cutec_runtime_message(rt));
+  else if (h->have_ref)
+    (void)compare_full(h, why, sizeof why);
+  else if (h->ha != NULL)
+    (void)compare_samples(h, h->host_c, why, sizeof why);
+  if (why[0] != '\0') {
+    snprintf(c->note, sizeof c->note, "%s", why);
+    c->ms = INFINITY;
+  }
+  return CUTEC_OK;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Median time of runs of a checked candidate. */
+static cutec_status time_candidate(harness *h, candidate *c) {
+  cutec_runtime *rt = h->rt;
+  struct cutec_gemm_ctx *g = h->g;
+  void *cs = (void *)(uintptr_t)h->cs;
+  CUstream st = (CUstream)h->stream;
+  for (int w = 0; w < g->warmup; w++) {
+    cutec_status s = cutec_gemm_run_decision(rt, g, &c->d, h->p, h->A, h->B, cs, h->stream);
+    if (s != CUTEC_OK) {
+      snprintf(c->note, sizeof c->note, "warm-up launch failed: %s", cutec_status_string(s));
+      c->ms = INFINITY;
+      return CUTEC_OK;
+    }
+  }
+  for (int r = 0; r < g->runs; r++) {
+    CUresult cr = CUDA_SUCCESS;
+    if (h->flush != 0)
+      cr = rt->drv.memset_d8_async(h->flush, (unsigned char)r, h->flush_bytes, st);
+    if (cr == CUDA_SUCCESS)
+      cr = rt->drv.event_record(h->ev[2 * r], st);
+    if (cr != CUDA_SUCCESS)
+      return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventRecord / cuMemsetD8Async");
+    cutec_status s = cutec_gemm_run_decision(rt, g, &c->d, h->p, h->A, h->B, cs, h->stream);
+    if (s != CUTEC_OK) {
+      snprintf(c->note, sizeof c->note, "timed launch failed: %s", cutec_status_string(s));
+      c->ms = INFINITY;
+      (void)cutec_stream_synchronize(rt, h->stream);
+      return CUTEC_OK;
+    }
+    cr = rt->drv.event_record(h->ev[2 * r + 1], st);
+    if (cr != CUDA_SUCCESS)
+      return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventRecord");
+  }
+  CUresult cr = rt->drv.event_synchronize(h->ev[2 * g->runs - 1]);
+  if (cr != CUDA_SUCCESS)
+    return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventSynchronize");
+  double *t = malloc(sizeof *t * (size_t)g->runs);
+  if (t == NULL)
+    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+  for (int r = 0; r < g->runs; r++) {
+    float ms = 0;
+    cr = rt->drv.event_elapsed_time(&ms, h->ev[2 * r], h->ev[2 * r + 1]);
+    if (cr != CUDA_SUCCESS) {
+      free(t);
+      return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventElapsedTime");
+    }
+    t[r] = ms;
+  }
+  qsort(t, (size_t)g->runs, sizeof *t, cmp_double);
+  c->ms = g->runs % 2 ? t[g->runs / 2] : 0.5 * (t[g->runs / 2 - 1] + t[g->runs / 2]);
+  free(t);
+  return CUTEC_OK;
+}
+
+static int cmp_candidate(const void *a, const void *b) {
+  const candidate *x = a, *y = b;
+  if (x->ms != y->ms)
+    return x->ms < y->ms ? -1 : 1;
+  return 0;
+}
+
+static void harness_free(harness *h) {
+  cutec_runtime *rt = h->rt;
+  if (h->ev != NULL)
+    for (int i = 0; i < h->nev; i++)
+      if (h->ev[i] != NULL)
+        (void)rt->drv.event_destroy(h->ev[i]);
+  free(h->ev);
+  if (h->cs != 0)
+    (void)rt->drv.mem_free(h->cs);
+  if (h->flush != 0)
+    (void)rt->drv.mem_free(h->flush);
+  free(h->host_c);
+  free(h->ref);
+  free(h->ha);
+  free(h->hb);
+}
+
+static cutec_status alloc_device(harness *h, CUdeviceptr *p, size_t bytes, const char *what) {
+  CUresult r = h->rt->drv.mem_alloc(p, bytes);
+  if (r != CUDA_SUCCESS) {
+    *p = 0;
+    return cutec_rt_fail_driver(h->rt, r, CUTEC_RT_PHASE_GENERIC,
+                                "tuning: cuMemAlloc_v2(%zu bytes for %s)", bytes, what);
+  }
+  return CUTEC_OK;
+}
+
+/* Sets up buffers and events.  Device allocation failures are
+ * CUTEC_ERR_OUT_OF_MEMORY (mapped from the driver). */
+static cutec_status harness_init(harness *h) {
+  cutec_runtime *rt = h->rt;
+  const cutec_gemm_problem *p = h->p;
+  struct cutec_gemm_ctx *g = h->g;
+  h->c_bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, p->n, p->ldc);
+  cutec_status s = alloc_device(h, &h->cs, h->c_bytes, "the scratch C");
+  if (s != CUTEC_OK)
+    return s;
+  if (g->flush_l2) {
+    int l2 = 0;
+    if (rt->drv.device_get_attribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, rt->dev) != CUDA_SUCCESS ||
+        l2 <= 0)
+      l2 = 64 << 20;
+    h->flush_bytes = 2 * (size_t)l2;
+    s = alloc_device(h, &h->flush, h->flush_bytes, "the L2 flush buffer");
+    if (s != CUTEC_OK)
+      return s;
+  }
+  h->nev = 2 * g->runs;
+  h->ev = calloc((size_t)h->nev, sizeof *h->ev);
+  h->host_c = malloc(h->c_bytes);
+  if (h->ev == NULL || h->host_c == NULL)
+    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%zu bytes)",
+                         h->c_bytes);
+  for (int i = 0; i < h->nev; i++) {
+    CUresult r = rt->drv.event_create(&h->ev[i], 0);
+    if (r != CUDA_SUCCESS)
+      return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuEventCreate");
+  }
+  /* Host copies of A and B for the float64 samples; optional (skipped, with
+   * a note, when the host cannot hold them). */
+  size_t ab = cutec_gemm_matrix_bytes(p->a_type, p->a_layout, p->m, p->k, p->lda);
+  size_t bb = cutec_gemm_matrix_bytes(p->b_type, p->b_layout, p->k, p->n, p->ldb);
+  h->ha = malloc(ab);
+  h->hb = malloc(bb);
+  if (h->ha == NULL || h->hb == NULL) {
+    free(h->ha);
+    free(h->hb);
+    h->ha = h->hb = NULL;
+    cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: no host memory for copies of A and B; "
+                                        "results are checked against cuBLASLt only");
+  } else {
+    s = cutec_memcpy_dtoh(rt, h->ha, (unsigned long long)(uintptr_t)h->A, ab);
+    if (s == CUTEC_OK)
+      s = cutec_memcpy_dtoh(rt, h->hb, (unsigned long long)(uintptr_t)h->B, bb);
+    if (s != CUTEC_OK)
+      return s;
+  }
+  return CUTEC_OK;
+}
+
+static void progress(struct cutec_gemm_ctx *g, int done, int total, const char *name) {
+  if (g->progress != NULL)
+    g->progress(g->progress_user, done, total, name);
+}
+
+cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
+                                   const cutec_gemm_problem *p, const gemm_class *cls,
+                                   const void *A, const void *B, void *stream,
+                                   cutec_tune_report **report, gemm_decision **out) {
+  double t0 = now_seconds();
+  *out = NULL;
+  if (rt->drv.missing_optional != NULL)
+    return cutec_rt_fail(rt, CUTEC_ERR_NO_DRIVER,
+                         "tuning needs the driver entry point %s, which the driver lacks",
+                         rt->drv.missing_optional);
+  if (g->smem_optin == 0 &&
+      rt->drv.device_get_attribute(&g->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                   rt->dev) != CUDA_SUCCESS)
+    g->smem_optin = 0;
+
+  /* Candidates: DSL entries that fit, then cuBLASLt algorithms. */
+  int ndsl = 0, cap = 8;
+  for (int i = 0; i < g->npacks; i++)
+    cap += g->packs[i]->count;
+  cap += g->cublas_algos + 1;
+  candidate *cands = calloc((size_t)cap, sizeof *cands);
+  if (cands == NULL)
+    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+  char pruned[256] = "";
+  for (int pi = 0; pi < g->npacks; pi++)
+    for (int i = 0; i < g->packs[pi]->count; i++) {
+      const char *why = cutec_gemm_dsl_unfit(rt, g->packs[pi], i, p, cls, &cands[ndsl].d);
+      if (why == NULL)
+        ndsl++;
+      else if (pruned[0] == '\0' && strncmp(why, "not a GEMM", 10) != 0)
+        snprintf(pruned, sizeof pruned, "%s", why);
+    }
+  int n = ndsl;
+  int lt = cutec_gemm_lt(rt, g);
+  cutec_lt_plan ref_plan;
+  int have_plan = 0, nalgo = 0;
+  cublasLtMatmulHeuristicResult_t *heur = NULL;
+  char ltwhy[256] = "";
+  cutec_status s = CUTEC_OK;
+  if (lt && g->workspace == 0) {
+    CUresult r = rt->drv.mem_alloc(&g->workspace, CUTEC_DEFAULT_WORKSPACE);
+    if (r != CUDA_SUCCESS) {
+      g->workspace = 0;
+      free(cands);
+      return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC,
+                                  "cuMemAlloc_v2(%u bytes of cuBLASLt workspace)",
+                                  CUTEC_DEFAULT_WORKSPACE);
+    }
+    g->workspace_bytes = CUTEC_DEFAULT_WORKSPACE;
+    g->workspace_owned = 1;
+  }
+  if (lt && cutec_lt_plan_create(&g->lt, p, &ref_plan, ltwhy, sizeof ltwhy)) {
+    have_plan = 1;
+    int want = g->cublas_algos > 0 ? g->cublas_algos : 1;
+    heur = calloc((size_t)want, sizeof *heur);
+    if (heur != NULL)
+      nalgo = cutec_lt_heuristics(&g->lt, &ref_plan, g->workspace_bytes, heur, want, ltwhy,
+                                  sizeof ltwhy);
+    for (int a = 0; a < nalgo && a < g->cublas_algos; a++) {
+      candidate *c = &cands[n++];
+      c->d.kind = DECISION_CUBLAS;
+      c->d.cls = *cls;
+      c->d.algo = heur[a].algo;
+      snprintf(c->d.name, sizeof c->d.name, "cublasLt algo #%d", a);
+    }
+  }
+  if (!lt)
+    snprintf(ltwhy, sizeof ltwhy, "%s", g->lt_why);
+  if (n == 0) {
+    if (have_plan)
+      cutec_lt_plan_destroy(&g->lt, &ref_plan);
+    free(heur);
+    free(cands);
+    char key[CUTEC_KEY_MAX];
+    cutec_gemm_class_key(cls, key, sizeof key);
+    return cutec_rt_fail(rt, lt || ndsl > 0 ? CUTEC_ERR_UNSUPPORTED : CUTEC_ERR_NO_CUBLAS,
+                         "no candidate for %s: pack kernels: %s; cuBLASLt: %s", key,
+                         g->npacks == 0 ? "no pack in use (cutec_gemm_use_pack)"
+                         : pruned[0]    ? pruned
+                                        : "none is a GEMM kernel",
+                         ltwhy[0] ? ltwhy : "no algorithm");
+  }
+
+  harness h = {.rt = rt, .g = g, .p = p, .A = A, .B = B, .stream = stream};
+  s = harness_init(&h);
+  /* The reference: cuBLASLt's first algorithm, itself checked against the
+   * float64 samples. */
+  if (s == CUTEC_OK && nalgo > 0) {
+    candidate ref = {.d = {.kind = DECISION_CUBLAS, .algo = heur[0].algo, .plan = ref_plan,
+                           .has_plan = 1}};
+    snprintf(ref.d.name, sizeof ref.d.name, "cublasLt reference");
+    s = run_once(&h, &ref);
+    char why[160] = "";
+    if (s == CUTEC_OK && (h.ha == NULL || compare_samples(&h, h.host_c, why, sizeof why) == 0)) {
+      h.ref = h.host_c;
+      h.host_c = malloc(h.c_bytes);
+      h.have_ref = h.host_c != NULL;
+      if (h.host_c == NULL)
+        s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+    } else if (s == CUTEC_OK) {
+      cutec_rt_log(rt, CUTEC_LOG_WARNING,
+                   "tuning: cuBLASLt's result disagrees with float64 samples (%s); checking "
+                   "against the samples instead",
+                   why);
+    } else if (s != CUTEC_ERR_KERNEL_FAULT) {
+      cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: the cuBLASLt reference failed: %s",
+                   cutec_runtime_message(rt));
+      s = CUTEC_OK;
+    }
+  }
+  if (have_plan)
+    cutec_lt_plan_destroy(&g->lt, &ref_plan);
+  free(heur);
+  if (s == CUTEC_OK && !h.have_ref && h.ha == NULL) {
+    s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY,
+                      "tuning: no reference to check candidates against (cuBLASLt unavailable "
+                      "and no host memory for A and B)");
+  }
+
+  for (int i = 0; i < n && s == CUTEC_OK; i++) {
+    candidate *c = &cands[i];
+    s = check_candidate(&h, c);
+    if (s == CUTEC_OK && c->ms == 0)
+      s = time_candidate(&h, c);
+    if (s != CUTEC_OK)
+      break;
+    if (isinf(c->ms))
+      cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: candidate %s scores +inf: %s", c->d.name,
+                   c->note);
+    else
+      cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidate %s: %.4f ms, %.1f TFLOP/s", c->d.name,
+                   c->ms, 2.0 * (double)p->m * (double)p->n * (double)p->k / (c->ms * 1e9));
+    progress(g, i + 1, n, c->d.name);
+  }
+  qsort(cands, (size_t)n, sizeof *cands, cmp_candidate);
+  /* The winner is checked once more before it is trusted. */
+  int win = -1;
+  for (int i = 0; i < n && s == CUTEC_OK && win < 0 && !isinf(cands[i].ms); i++) {
+    double ms = cands[i].ms;
+    cands[i].ms = 0;
+    s = check_candidate(&h, &cands[i]);
+    if (s == CUTEC_OK && cands[i].ms == 0) {
+      cands[i].ms = ms;
+      win = i;
+    } else if (s == CUTEC_OK) {
+      cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: %s failed its final check: %s", cands[i].d.name,
+                   cands[i].note);
+    }
+  }
+  harness_free(&h);
+  if (s == CUTEC_OK && win < 0)
+    s = cutec_rt_fail(rt, CUTEC_ERR_NO_CANDIDATE, "tuning: all %d candidates failed (first: %s: %s)",
+                      n, cands[0].d.name, cands[0].note);
+  if (s == CUTEC_OK) {
+    qsort(cands, (size_t)n, sizeof *cands, cmp_candidate);
+    win = 0;
+    gemm_decision *d = malloc(sizeof *d);
+    if (d == NULL) {
+      s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+    } else {
+      *d = cands[win].d;
+      d->ms = cands[win].ms;
+      cands[win].d.has_plan = 0; /* the plan moved to d */
+      cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: chose %s (%.4f ms)", d->name, d->ms);
+      if (g->disk_cache)
+        cutec_gemm_cache_store(rt, g, d);
+      *out = d;
+    }
+  }
+  if (s == CUTEC_OK && report != NULL) {
+    cutec_tune_report *rep = calloc(1, sizeof *rep);
+    cutec_tune_candidate *rc = rep != NULL ? calloc((size_t)n, sizeof *rc) : NULL;
+    if (rc == NULL) {
+      free(rep);
+    } else {
+      double flop = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+      rep->count = n;
+      rep->candidates = rc;
+      rep->winner = 0;
+      rep->cublas_ms = INFINITY;
+      for (int i = 0; i < n; i++) {
+        snprintf(rc[i].name, sizeof rc[i].name, "%s", cands[i].d.name);
+        rc[i].is_cublas = cands[i].d.kind == DECISION_CUBLAS;
+        rc[i].ms = cands[i].ms;
+        rc[i].tflops = isinf(cands[i].ms) ? 0 : flop / (cands[i].ms * 1e9);
+        snprintf(rc[i].note, sizeof rc[i].note, "%s", cands[i].note);
+        if (rc[i].is_cublas && cands[i].ms < rep->cublas_ms)
+          rep->cublas_ms = cands[i].ms;
+      }
+      rep->seconds = now_seconds() - t0;
+      *report = rep;
+    }
+  }
+  for (int i = 0; i < n; i++)
+    if (cands[i].d.has_plan)
+      cutec_lt_plan_destroy(&g->lt, &cands[i].d.plan);
+  free(cands);
+  return s;
+}

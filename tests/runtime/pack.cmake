@@ -1,0 +1,95 @@
+# pack.cmake - included from tests/runtime/CMakeLists.txt: tests of kernel
+# packs, launch from manifests, the autotuned GEMM, cutec-tune and the
+# installed package.  Labels: cpu;runtime;pack for the CPU cases (the mock
+# ones also carry "mock"), gpu;runtime;pack for the GPU ones (exit 77 = no GPU).
+#
+# The GEMM cases use a small pack of the stdlib GEMM (12 tune points, PTX
+# only, sm_80 so that it also runs on later GPUs), built with cutec when the
+# compiler is built, or taken from CUTEC_PREBUILT_PACK_DIR/test_gemm.pack on
+# the GPU machine (which has no LLVM).
+
+add_executable(test_pack test_pack.c)
+target_include_directories(test_pack PRIVATE ${PROJECT_SOURCE_DIR}/runtime)
+target_link_libraries(test_pack PRIVATE cutec_rt m)
+target_compile_options(test_pack PRIVATE ${CUTEC_WARNINGS})
+
+add_library(cutec_mock_cublaslt MODULE mock_cublaslt.c)
+target_compile_options(cutec_mock_cublaslt PRIVATE ${CUTEC_WARNINGS})
+target_link_libraries(cutec_mock_cublaslt PRIVATE ${CMAKE_DL_LIBS})
+add_dependencies(test_pack cutec_mock_cublaslt cutec_mock_driver)
+
+set(CUTEC_PREBUILT_PACK_DIR "" CACHE PATH
+    "Directory holding prebuilt kernel packs (test_gemm.pack, gemm_sm80.pack) for machines without the compiler")
+set(_test_pack "")
+if(CUTEC_PREBUILT_PACK_DIR AND EXISTS ${CUTEC_PREBUILT_PACK_DIR}/test_gemm.pack)
+  set(_test_pack ${CUTEC_PREBUILT_PACK_DIR}/test_gemm.pack)
+elseif(TARGET cutec)
+  set(_test_pack ${CMAKE_CURRENT_BINARY_DIR}/test_gemm.pack)
+  add_custom_command(OUTPUT ${_test_pack}
+    COMMAND $<TARGET_FILE:cutec> pack ${PROJECT_SOURCE_DIR}/stdlib/sm80/gemm.cute --arch=sm_80
+            --no-cubin -D BK=32 -D STAGES=3 -D WM=2 -D WN=2 -o ${_test_pack}
+    DEPENDS cutec ${PROJECT_SOURCE_DIR}/stdlib/sm80/gemm.cute
+    COMMENT "cutec pack stdlib/sm80/gemm.cute -> test_gemm.pack (12 points, PTX)"
+    VERBATIM)
+  add_custom_target(test_gemm_pack ALL DEPENDS ${_test_pack})
+  add_dependencies(test_pack test_gemm_pack)
+endif()
+
+set(_va ${CMAKE_CURRENT_SOURCE_DIR}/vector_add.ptx)
+set(_pack_cpu_tests pack_cpu_format pack_cpu_manifest pack_cpu_gemm_args)
+add_test(NAME pack_cpu_format COMMAND test_pack format ${_va})
+add_test(NAME pack_cpu_manifest COMMAND test_pack manifest)
+add_test(NAME pack_cpu_gemm_args COMMAND test_pack gemm_args)
+
+set(_mock_env "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>"
+              "CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>"
+              "CUTEC_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-unused")
+set(_pack_mock_tests pack_mock_arch pack_mock_launch)
+add_test(NAME pack_mock_arch COMMAND test_pack arch ${_va})
+add_test(NAME pack_mock_launch COMMAND test_pack launch ${_va})
+set(_pack_gpu_tests pack_gpu_arch pack_gpu_launch)
+add_test(NAME pack_gpu_arch COMMAND test_pack arch ${_va})
+add_test(NAME pack_gpu_launch COMMAND test_pack launch ${_va})
+if(_test_pack)
+  foreach(_case gemm gemm_errors layouts)
+    add_test(NAME pack_mock_${_case} COMMAND test_pack ${_case} ${_test_pack})
+    add_test(NAME pack_gpu_${_case} COMMAND test_pack ${_case} ${_test_pack})
+    list(APPEND _pack_mock_tests pack_mock_${_case})
+    list(APPEND _pack_gpu_tests pack_gpu_${_case})
+  endforeach()
+  # candidates with BM=64 compute wrong results in the mock: they must score +inf
+  set_property(TEST pack_mock_gemm APPEND PROPERTY ENVIRONMENT "CUTEC_MOCK_WRONG=BM 64")
+  add_test(NAME pack_cpu_tune_list COMMAND cutec-tune list ${_test_pack})
+  set_tests_properties(pack_cpu_tune_list PROPERTIES PASS_REGULAR_EXPRESSION "12 entries, arch sm_80")
+  list(APPEND _pack_cpu_tests pack_cpu_tune_list)
+  add_test(NAME pack_mock_tune_cli
+           COMMAND cutec-tune tune ${_test_pack} --m 64 --n 64 --k 64 --no-cache --json)
+  set_tests_properties(pack_mock_tune_cli PROPERTIES PASS_REGULAR_EXPRESSION "\"winner\": \"gemm_sm80")
+  add_test(NAME pack_mock_bench_cli
+           COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache)
+  set_tests_properties(pack_mock_bench_cli PROPERTIES PASS_REGULAR_EXPRESSION "tiny +64 +64 +64")
+  add_test(NAME pack_mock_overhead_cli
+           COMMAND cutec-tune overhead ${_test_pack} --m 64 --n 64 --k 64 --calls 256 --no-cache)
+  set_tests_properties(pack_mock_overhead_cli PROPERTIES PASS_REGULAR_EXPRESSION "us over 256 calls")
+  list(APPEND _pack_mock_tests pack_mock_tune_cli pack_mock_bench_cli pack_mock_overhead_cli)
+endif()
+add_test(NAME pack_cpu_tune_no_gpu COMMAND cutec-tune tune ${_va} --m 8 --n 8 --k 8)
+set_tests_properties(pack_cpu_tune_no_gpu PROPERTIES ENVIRONMENT "CUTEC_CUDA_DRIVER=/nonexistent"
+                     PASS_REGULAR_EXPRESSION "CUDA driver not available")
+list(APPEND _pack_cpu_tests pack_cpu_tune_no_gpu)
+
+# The installed package: cmake --install into a temporary prefix, then a
+# consumer project that uses find_package(cutec) and pkg-config.
+add_test(NAME pack_cpu_install
+  COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR}
+          -DCONSUMER_DIR=${CMAKE_CURRENT_SOURCE_DIR}/consumer
+          -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install-test
+          -DC_COMPILER=${CMAKE_C_COMPILER} -DSANITIZE=${CUTEC_SANITIZE}
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/install_test.cmake)
+list(APPEND _pack_cpu_tests pack_cpu_install)
+
+set_tests_properties(${_pack_cpu_tests} PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 300)
+set_tests_properties(${_pack_mock_tests} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 300)
+set_property(TEST ${_pack_mock_tests} APPEND PROPERTY ENVIRONMENT ${_mock_env})
+set_tests_properties(${_pack_gpu_tests} PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77
+                     TIMEOUT 600)

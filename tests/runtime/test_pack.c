@@ -1,0 +1,678 @@
+/*
+ * test_pack.c - kernel packs, launch from manifests and the autotuned GEMM.
+ * One case per process (`test_pack CASE ARGS...`):
+ *   format VECTOR_ADD_PTX       every pack defect gets its own status (no GPU needed)
+ *   manifest                    manifest parsing and the grid rule evaluator
+ *   gemm_args                   every bad GEMM argument gets its own status (no GPU)
+ *   arch VECTOR_ADD_PTX         pack architecture against the device   (mock or GPU)
+ *   launch VECTOR_ADD_PTX       launch of a pack entry from its manifest (mock or GPU)
+ *   gemm PACK                   tuning, correctness, cache, +inf candidates (mock or GPU)
+ *   gemm_errors PACK            out of memory, unsupported, no cuBLASLt  (mock or GPU)
+ *   layouts PACK                row/column-major A, B, C and ld > packed through cuBLASLt
+ * The mock cases run with CUTEC_CUDA_DRIVER / CUTEC_CUBLASLT pointing at the
+ * mocks; the same cases on a GPU exit 77 when there is none.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cutec/cutec.h"
+#include "manifest.h"
+#include "pack_format.h"
+
+static char *read_text(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  CHECK(f != NULL);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)n + 1);
+  CHECK(b != NULL && fread(b, 1, (size_t)n, f) == (size_t)n);
+  b[n] = '\0';
+  fclose(f);
+  *len = (size_t)n;
+  return b;
+}
+
+static const char va_manifest[] = "// cutec.kernel vector_add\n"
+                                   "// cutec.threads 128 1 1\n"
+                                   "// cutec.smem_static 0\n"
+                                   "// cutec.smem_dynamic 0\n"
+                                   "// cutec.param BLOCK 128\n"
+                                   "// cutec.arg 0 a tensor f32\n"
+                                   "// cutec.arg 1 b tensor f32\n"
+                                   "// cutec.arg 2 c tensor f32\n"
+                                   "// cutec.arg 3 n i32\n"
+                                   "// cutec.grid ceil_div(n,BLOCK) 1 1\n"
+                                   "// cutec.tma_descriptor something newer compilers write\n";
+
+/* A pack with one vector_add entry (manifest above, PTX from the fixture). */
+static unsigned char *make_pack(const char *ptx_path, const char *arch, uint32_t version,
+                                const char *manifest, size_t *size) {
+  size_t plen;
+  char *ptx = read_text(ptx_path, &plen);
+  cutec_packfmt_entry e = {.manifest = manifest, .manifest_size = strlen(manifest), .ptx = ptx,
+                           .ptx_size = plen};
+  unsigned char *out = NULL;
+  CHECK(cutec_packfmt_write(arch, version, 0x1234, &e, 1, &out, size) == 0);
+  free(ptx);
+  return out;
+}
+
+static cutec_runtime *no_driver_runtime(void) {
+  CHECK(setenv("CUTEC_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1) == 0);
+  cutec_runtime *rt = NULL;
+  CHECK_STATUS(rt, cutec_runtime_create(&rt, 0), CUTEC_ERR_NO_DRIVER);
+  return rt;
+}
+
+/* A runtime on the device, or exit 77. */
+static cutec_runtime *gpu_runtime(void) {
+  cutec_runtime *rt = NULL;
+  cutec_status s = cutec_runtime_create(&rt, 0);
+  if (s == CUTEC_ERR_NO_DRIVER || s == CUTEC_ERR_NO_DEVICE) {
+    fprintf(stderr, "skipped: %s\n", cutec_runtime_message(rt));
+    cutec_runtime_destroy(rt);
+    exit(TEST_SKIP);
+  }
+  CHECK_OK(rt, s);
+  return rt;
+}
+
+static int test_format(int argc, char **argv) {
+  CHECK(argc >= 1);
+  cutec_runtime *rt = no_driver_runtime();
+  size_t size;
+  unsigned char *good = make_pack(argv[0], "sm_80", CUTEC_VERSION_NUMBER, va_manifest, &size);
+  unsigned char *bad = malloc(size);
+  CHECK(bad != NULL);
+  cutec_pack *p = (cutec_pack *)1;
+
+  /* well-formed: the format passes, then the missing driver is reported */
+  CHECK_STATUS(rt, cutec_pack_load_data(rt, good, size, &p), CUTEC_ERR_NO_DRIVER);
+  CHECK(p == NULL);
+  memcpy(bad, good, size);
+  bad[0] = 'X';
+  CHECK_STATUS(rt, cutec_pack_load_data(rt, bad, size, &p), CUTEC_ERR_PACK_FORMAT);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "not a cutec kernel pack");
+  CHECK_STATUS(rt, cutec_pack_load_data(rt, "hello", 5, &p), CUTEC_ERR_PACK_FORMAT);
+  memcpy(bad, good, size);
+  bad[8] = 9; /* format version */
+  CHECK_STATUS(rt, cutec_pack_load_data(rt, bad, size, &p), CUTEC_ERR_PACK_VERSION);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "format version 9");
+  size_t cuts[] = {size - 1, size / 2, CUTEC_PACK_HEADER_SIZE, 40, 10};
+  for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+    CHECK_STATUS(rt, cutec_pack_load_data(rt, good, cuts[i], &p), CUTEC_ERR_PACK_TRUNCATED);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "truncated");
+  }
+  size_t flips[] = {size / 2, size - 1, 30, CUTEC_PACK_HEADER_SIZE + 3};
+  for (size_t i = 0; i < sizeof flips / sizeof flips[0]; i++) {
+    memcpy(bad, good, size);
+    bad[flips[i]] ^= 0x20;
+    CHECK_STATUS(rt, cutec_pack_load_data(rt, bad, size, &p), CUTEC_ERR_PACK_CORRUPT);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "corrupt");
+  }
+  free(good);
+  good = make_pack(argv[0], "sm_80", 200, va_manifest, &size); /* cutec 0.2.0 */
+  CHECK_STATUS(rt, cutec_pack_load_data(rt, good, size, &p), CUTEC_ERR_PACK_CUTEC_VERSION);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "built by cutec 0.2.0");
+  free(good);
+  good = make_pack(argv[0], "sm_80", CUTEC_VERSION_NUMBER, "// nothing here\n", &size);
+  CHECK_STATUS(rt, cutec_pack_load_data(rt, good, size, &p), CUTEC_ERR_PACK_CORRUPT);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "bad manifest");
+  free(good);
+  good = make_pack(argv[0], "gfx90a", CUTEC_VERSION_NUMBER, va_manifest, &size);
+  CHECK_STATUS(rt, cutec_pack_load_data(rt, good, size, &p), CUTEC_ERR_PACK_CORRUPT);
+  /* files */
+  CHECK_STATUS(rt, cutec_pack_load_file(rt, "/nonexistent/x.pack", &p), CUTEC_ERR_IO);
+  CHECK_STATUS(rt, cutec_pack_load_file(rt, argv[0], &p), CUTEC_ERR_PACK_FORMAT); /* a PTX file */
+  CHECK_STATUS(rt, cutec_pack_load_file(rt, NULL, &p), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rt, cutec_pack_load_data(rt, good, 0, &p), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(NULL, cutec_pack_load_data(NULL, good, size, &p), CUTEC_ERR_INVALID_ARGUMENT);
+  cutec_pack_unload(NULL);
+  CHECK(cutec_pack_entry_count(NULL) == 0 && cutec_pack_entry_kernel(NULL, 0) == NULL);
+  free(good);
+  free(bad);
+  cutec_runtime_destroy(rt);
+  return 0;
+}
+
+static int lookup_mnk(void *user, const char *name, size_t len, long long *v) {
+  (void)user;
+  if (len == 1 && (name[0] == 'M' || name[0] == 'N' || name[0] == 'K')) {
+    *v = name[0] == 'M' ? 1000 : name[0] == 'N' ? 333 : 64;
+    return 0;
+  }
+  return -1;
+}
+
+static long long eval(const char *e) {
+  long long v = -999;
+  char why[128];
+  CHECK(cutec_grid_eval(e, lookup_mnk, NULL, &v, why, sizeof why) == 0);
+  return v;
+}
+
+static void eval_fails(const char *e, const char *msg) {
+  long long v;
+  char why[256];
+  CHECK(cutec_grid_eval(e, lookup_mnk, NULL, &v, why, sizeof why) != 0);
+  CHECK_CONTAINS(why, msg);
+}
+
+static int test_manifest(int argc, char **argv) {
+  (void)argc, (void)argv;
+  CHECK(eval("ceil_div(N,128)") == 3);
+  CHECK(eval("ceil_div(M,128)") == 8);
+  CHECK(eval("1") == 1);
+  CHECK(eval("(M+N)*2-K/4%3") == 2666 - 16 % 3);
+  CHECK(eval("min(M,N)+max(K,7)") == 397);
+  CHECK(eval("-3+M") == 997);
+  CHECK(eval("ceil_div(128,128)") == 1 && eval("ceil_div(129,128)") == 2);
+  eval_fails("ceil_div(N,0)", "division by zero");
+  eval_fails("Q+1", "unknown name");
+  eval_fails("M+", "expected");
+  eval_fails("M)", "unexpected character");
+  eval_fails("foo(M,N)", "unknown function");
+  eval_fails("99999999999*99999999999", "overflow");
+  cutec_manifest m;
+  char why[256];
+  CHECK(cutec_manifest_parse(va_manifest, strlen(va_manifest), &m, why, sizeof why) == 0);
+  CHECK(strcmp(m.kernel, "vector_add") == 0 && m.has_threads && m.threads[0] == 128);
+  CHECK(m.nargs == 4 && m.args[0].kind == CUTEC_MF_TENSOR && m.args[3].is_int && m.args[3].size == 4);
+  CHECK(m.has_grid && strcmp(m.grid[0], "ceil_div(n,BLOCK)") == 0);
+  CHECK(strcmp(cutec_manifest_param(&m, "BLOCK"), "128") == 0);
+  float a = 0, b = 0, c = 0;
+  int n = 1000;
+  void *args[4] = {&a, &b, &c, &n};
+  unsigned grid[3];
+  CHECK(cutec_manifest_grid(&m, args, grid, why, sizeof why) == 0);
+  CHECK(grid[0] == 8 && grid[1] == 1 && grid[2] == 1);
+  n = 0;
+  CHECK(cutec_manifest_grid(&m, args, grid, why, sizeof why) != 0);
+  CHECK_CONTAINS(why, "gives 0");
+  static const char *const bad[] = {
+      "// cutec.threads 1 1 1\n",                                  /* before kernel */
+      "// cutec.kernel k\n// cutec.threads 0 1 1\n",               /* zero */
+      "// cutec.kernel k\n// cutec.arg 1 x i32\n",                 /* out of order */
+      "// cutec.kernel k\n// cutec.arg 0 x q7\n",                  /* unknown type */
+      "// cutec.kernel k\n// cutec.grid 1 1\n",                    /* two expressions */
+      "",
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    CHECK(cutec_manifest_parse(bad[i], strlen(bad[i]), &m, why, sizeof why) != 0);
+  return 0;
+}
+
+static int test_gemm_args(int argc, char **argv) {
+  (void)argc, (void)argv;
+  cutec_runtime *rt = no_driver_runtime();
+  cutec_gemm_problem p;
+  cutec_gemm_problem_init(&p, 256, 128, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+  void *A = (void *)(uintptr_t)0x10000, *B = (void *)(uintptr_t)0x20000, *C = (void *)(uintptr_t)0x30000;
+  CHECK_STATUS(NULL, cutec_gemm(NULL, &p, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rt, cutec_gemm(rt, NULL, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rt, cutec_gemm(rt, &p, NULL, B, C, NULL), CUTEC_ERR_NULL_POINTER);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "matrix A is a NULL pointer");
+  CHECK_STATUS(rt, cutec_gemm(rt, &p, A, B, NULL, NULL), CUTEC_ERR_NULL_POINTER);
+  cutec_gemm_problem q = p;
+  q.m = 0;
+  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "M = 0");
+  q = p;
+  q.k = -5;
+  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
+  q = p;
+  q.n = 1LL << 31;
+  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
+  q = p;
+  q.lda = 63; /* A row-major: rows of K = 64 */
+  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_LEADING_DIM);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "lda = 63 is smaller than 64");
+  q = p;
+  q.c_layout = CUTEC_LAYOUT_COL;
+  q.ldc = 200; /* C column-major: columns of M = 256 */
+  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_LEADING_DIM);
+  q = p;
+  q.ldb = -1;
+  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_LEADING_DIM);
+  q = p;
+  q.lda = 1LL << 40;
+  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
+  CHECK_STATUS(rt, cutec_gemm(rt, &p, (char *)A + 1, B, C, NULL), CUTEC_ERR_MISALIGNED);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "not aligned to its 2-byte bf16 elements");
+  q = p;
+  q.c_type = CUTEC_DTYPE_F32;
+  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, (char *)C + 2, NULL), CUTEC_ERR_MISALIGNED);
+  q = p;
+  q.a_type = (cutec_dtype)9;
+  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  q = p;
+  q.b_layout = (cutec_layout)5;
+  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  q = p;
+  q.epilogue = (cutec_epilogue)3;
+  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  /* a valid call on a machine without a GPU */
+  CHECK_STATUS(rt, cutec_gemm(rt, &p, A, B, C, NULL), CUTEC_ERR_NO_DRIVER);
+  CHECK_STATUS(rt, cutec_gemm_tune(rt, &p, A, B, C, NULL, NULL), CUTEC_ERR_NO_DRIVER);
+  /* options */
+  CHECK_STATUS(rt, cutec_set_option(rt, CUTEC_OPT_TUNE_RUNS, 5), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_TUNE_RUNS, 30));
+  CHECK_STATUS(rt, cutec_set_option(rt, (cutec_option)99, 1), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_OK(rt, cutec_set_cache_dir(rt, "/tmp/x/y"));
+  CHECK(strcmp(cutec_cache_dir(rt), "/tmp/x/y") == 0);
+  CHECK_OK(rt, cutec_set_cache_dir(rt, NULL));
+  CHECK(setenv("CUTEC_CACHE_DIR", "/tmp/cc", 1) == 0);
+  CHECK(strcmp(cutec_cache_dir(rt), "/tmp/cc") == 0);
+  CHECK(unsetenv("CUTEC_CACHE_DIR") == 0 && setenv("XDG_CACHE_HOME", "/tmp/xdg", 1) == 0);
+  CHECK(strcmp(cutec_cache_dir(rt), "/tmp/xdg/cutec") == 0);
+  CHECK_STATUS(rt, cutec_set_cache_dir(rt, ""), CUTEC_ERR_INVALID_ARGUMENT);
+  char name[64];
+  CHECK_STATUS(rt, cutec_gemm_choice(rt, &p, name, sizeof name), CUTEC_ERR_KERNEL_NOT_FOUND);
+  cutec_runtime_destroy(rt);
+  return 0;
+}
+
+static int test_arch(int argc, char **argv) {
+  CHECK(argc >= 1);
+  cutec_runtime *rt = gpu_runtime();
+  int maj = 0, min = 0;
+  CHECK_OK(rt, cutec_device_info(rt, NULL, 0, &maj, &min, NULL));
+  char own[16], newer[16];
+  snprintf(own, sizeof own, "sm_%d%da", maj, min);
+  snprintf(newer, sizeof newer, "sm_%da", maj * 10 + min + 10);
+  size_t size;
+  cutec_pack *p = NULL;
+  unsigned char *d = make_pack(argv[0], newer, CUTEC_VERSION_NUMBER, va_manifest, &size);
+  CHECK_STATUS(rt, cutec_pack_load_data(rt, d, size, &p), CUTEC_ERR_PACK_ARCH);
+  CHECK_CONTAINS(cutec_runtime_message(rt), newer);
+  free(d);
+  d = make_pack(argv[0], own, CUTEC_VERSION_NUMBER, va_manifest, &size);
+  CHECK_OK(rt, cutec_pack_load_data(rt, d, size, &p));
+  CHECK(strcmp(cutec_pack_arch(p), own) == 0);
+  cutec_pack_unload(p);
+  free(d);
+  if (maj * 10 + min > 80) { /* an sm_80a pack does not run on a later device */
+    d = make_pack(argv[0], "sm_80a", CUTEC_VERSION_NUMBER, va_manifest, &size);
+    CHECK_STATUS(rt, cutec_pack_load_data(rt, d, size, &p), CUTEC_ERR_PACK_ARCH);
+    free(d);
+  }
+  d = make_pack(argv[0], "sm_80", CUTEC_VERSION_NUMBER, va_manifest, &size);
+  CHECK_OK(rt, cutec_pack_load_data(rt, d, size, &p)); /* unloaded by destroy */
+  free(d);
+  cutec_runtime_destroy(rt);
+  return 0;
+}
+
+static int test_launch(int argc, char **argv) {
+  CHECK(argc >= 1);
+  cutec_runtime *rt = gpu_runtime();
+  size_t size;
+  unsigned char *d = make_pack(argv[0], "sm_80", CUTEC_VERSION_NUMBER, va_manifest, &size);
+  cutec_pack *p = NULL;
+  CHECK_OK(rt, cutec_pack_load_data(rt, d, size, &p));
+  free(d);
+  CHECK(cutec_pack_entry_count(p) == 1);
+  CHECK(strcmp(cutec_pack_entry_kernel(p, 0), "vector_add") == 0);
+  CHECK(strcmp(cutec_pack_entry_param(p, 0, "BLOCK"), "128") == 0);
+  CHECK(cutec_pack_entry_param(p, 0, "NOPE") == NULL);
+  CHECK(cutec_pack_find(p, "vector_add", "BLOCK=128") == 0);
+  CHECK(cutec_pack_find(p, "vector_add", "BLOCK=64") == -1);
+  CHECK(cutec_pack_find(p, "other", NULL) == -1);
+  char desc[128];
+  cutec_pack_entry_describe(p, 0, desc, sizeof desc);
+  CHECK(strcmp(desc, "vector_add BLOCK=128") == 0);
+  CHECK_CONTAINS(cutec_pack_entry_manifest(p, 0), "cutec.grid");
+  int n = 1000;
+  size_t bytes = (size_t)n * sizeof(float);
+  float *ha = malloc(bytes), *hb = malloc(bytes), *hc = malloc(bytes);
+  CHECK(ha && hb && hc);
+  for (int i = 0; i < n; i++) {
+    ha[i] = (float)i;
+    hb[i] = 0.5f * (float)i;
+  }
+  unsigned long long a, b, c;
+  CHECK_OK(rt, cutec_malloc(rt, bytes, &a));
+  CHECK_OK(rt, cutec_malloc(rt, bytes, &b));
+  CHECK_OK(rt, cutec_malloc(rt, bytes, &c));
+  CHECK_OK(rt, cutec_memcpy_htod(rt, a, ha, bytes));
+  CHECK_OK(rt, cutec_memcpy_htod(rt, b, hb, bytes));
+  void *args[4] = {&a, &b, &c, &n};
+  CHECK_OK(rt, cutec_pack_launch(p, 0, NULL, NULL, args)); /* grid from the manifest */
+  CHECK_OK(rt, cutec_synchronize(rt));
+  CHECK_OK(rt, cutec_memcpy_dtoh(rt, hc, c, bytes));
+  for (int i = 0; i < n; i++)
+    CHECK(hc[i] == 1.5f * (float)i);
+  int zero = 0;
+  void *args0[4] = {&a, &b, &c, &zero};
+  CHECK_STATUS(rt, cutec_pack_launch(p, 0, NULL, NULL, args0), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "gives 0");
+  CHECK_STATUS(rt, cutec_pack_launch(p, 3, NULL, NULL, args), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rt, cutec_pack_launch(p, 0, NULL, NULL, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  cutec_free(rt, a);
+  cutec_free(rt, b);
+  cutec_free(rt, c);
+  free(ha);
+  free(hb);
+  free(hc);
+  cutec_pack_unload(p);
+  cutec_runtime_destroy(rt);
+  return 0;
+}
+
+/* ---- GEMM helpers ---- */
+
+static uint16_t to_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (uint16_t)(u >> 16);
+}
+
+static double from_bf16(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+typedef struct mats {
+  unsigned long long a, b, c;
+  uint16_t *ha, *hb, *hc;
+  size_t na, nb, nc;
+} mats;
+
+static uint64_t rng = 88172645463325252ull;
+static float urand(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  float f = (float)((double)(rng >> 11) / 9007199254740992.0) * 2.0f - 1.0f;
+  return fabsf(f) < 1e-3f ? 0.25f : f;
+}
+
+/* bf16 matrices for p (sizes from the layouts and leading dimensions). */
+static void mats_init(cutec_runtime *rt, const cutec_gemm_problem *p, mats *x) {
+  long long lda = p->lda ? p->lda : (p->a_layout == CUTEC_LAYOUT_ROW ? p->k : p->m);
+  long long ldb = p->ldb ? p->ldb : (p->b_layout == CUTEC_LAYOUT_ROW ? p->n : p->k);
+  long long ldc = p->ldc ? p->ldc : (p->c_layout == CUTEC_LAYOUT_ROW ? p->n : p->m);
+  x->na = (size_t)(lda * (p->a_layout == CUTEC_LAYOUT_ROW ? p->m : p->k));
+  x->nb = (size_t)(ldb * (p->b_layout == CUTEC_LAYOUT_ROW ? p->k : p->n));
+  x->nc = (size_t)(ldc * (p->c_layout == CUTEC_LAYOUT_ROW ? p->m : p->n));
+  x->ha = malloc(2 * x->na);
+  x->hb = malloc(2 * x->nb);
+  x->hc = malloc(2 * x->nc);
+  CHECK(x->ha && x->hb && x->hc);
+  for (size_t i = 0; i < x->na; i++)
+    x->ha[i] = to_bf16(urand());
+  for (size_t i = 0; i < x->nb; i++)
+    x->hb[i] = to_bf16(urand());
+  for (size_t i = 0; i < x->nc; i++)
+    x->hc[i] = to_bf16(urand());
+  CHECK_OK(rt, cutec_malloc(rt, 2 * x->na, &x->a));
+  CHECK_OK(rt, cutec_malloc(rt, 2 * x->nb, &x->b));
+  CHECK_OK(rt, cutec_malloc(rt, 2 * x->nc, &x->c));
+  CHECK_OK(rt, cutec_memcpy_htod(rt, x->a, x->ha, 2 * x->na));
+  CHECK_OK(rt, cutec_memcpy_htod(rt, x->b, x->hb, 2 * x->nb));
+  CHECK_OK(rt, cutec_memcpy_htod(rt, x->c, x->hc, 2 * x->nc));
+}
+
+static void mats_free(cutec_runtime *rt, mats *x) {
+  cutec_free(rt, x->a);
+  cutec_free(rt, x->b);
+  cutec_free(rt, x->c);
+  free(x->ha);
+  free(x->hb);
+  free(x->hc);
+}
+
+static size_t at(cutec_layout l, long long r, long long c, long long ld) {
+  return (size_t)(l == CUTEC_LAYOUT_ROW ? r * ld + c : c * ld + r);
+}
+
+/* Runs cutec_gemm and checks C (bf16) against a float64 reference computed
+ * from the host copies (including beta * old C). */
+static void gemm_and_check(cutec_runtime *rt, const cutec_gemm_problem *p, mats *x) {
+  CHECK_OK(rt, cutec_gemm(rt, p, (void *)(uintptr_t)x->a, (void *)(uintptr_t)x->b,
+                          (void *)(uintptr_t)x->c, NULL));
+  CHECK_OK(rt, cutec_synchronize(rt));
+  uint16_t *got = malloc(2 * x->nc);
+  CHECK(got != NULL);
+  CHECK_OK(rt, cutec_memcpy_dtoh(rt, got, x->c, 2 * x->nc));
+  long long lda = p->lda ? p->lda : (p->a_layout == CUTEC_LAYOUT_ROW ? p->k : p->m);
+  long long ldb = p->ldb ? p->ldb : (p->b_layout == CUTEC_LAYOUT_ROW ? p->n : p->k);
+  long long ldc = p->ldc ? p->ldc : (p->c_layout == CUTEC_LAYOUT_ROW ? p->n : p->m);
+  int bad = 0;
+  for (long long i = 0; i < p->m; i++)
+    for (long long j = 0; j < p->n; j++) {
+      double dot = 0, mag = 0;
+      for (long long q = 0; q < p->k; q++) {
+        double v = from_bf16(x->ha[at(p->a_layout, i, q, lda)]) *
+                   from_bf16(x->hb[at(p->b_layout, q, j, ldb)]);
+        dot += v;
+        mag += fabs(v);
+      }
+      size_t ci = at(p->c_layout, i, j, ldc);
+      double want = p->alpha * dot + p->beta * from_bf16(x->hc[ci]);
+      double g = from_bf16(got[ci]);
+      double tol = 2 * 0x1p-7 * fabs(want) + 4 * 0x1p-7 * (fabs(p->alpha) * mag / sqrt((double)p->k) +
+                                                          fabs(p->beta));
+      if (!(fabs(g - want) <= tol) && bad++ < 5)
+        fprintf(stderr, "C[%lld,%lld] = %g, expected %g\n", i, j, g, want);
+    }
+  CHECK(bad == 0);
+  /* the output becomes the next call's C */
+  memcpy(x->hc, got, 2 * x->nc);
+  free(got);
+}
+
+static int logged_ignoring, logged_plus_inf;
+static void count_log(void *user, int level, const char *msg) {
+  (void)user;
+  if (strstr(msg, "tuning cache: ignoring") != NULL)
+    logged_ignoring++;
+  if (strstr(msg, "scores +inf") != NULL)
+    logged_plus_inf++;
+  if (getenv("TEST_PACK_VERBOSE") != NULL)
+    fprintf(stderr, "[log %d] %s\n", level, msg);
+}
+
+static cutec_runtime *gemm_runtime(const char *pack_path, cutec_pack **pack) {
+  cutec_runtime *rt = gpu_runtime();
+  cutec_runtime_set_log(rt, count_log, NULL);
+  CHECK_OK(rt, cutec_pack_load_file(rt, pack_path, pack));
+  CHECK_OK(rt, cutec_gemm_use_pack(rt, *pack));
+  return rt;
+}
+
+static int count_cache_files(const char *dir) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null | grep -c '^gemm-.*\\.txt$'", dir);
+  FILE *f = popen(cmd, "r");
+  CHECK(f != NULL);
+  int n = 0;
+  if (fscanf(f, "%d", &n) != 1)
+    n = 0;
+  pclose(f);
+  return n;
+}
+
+static int test_gemm(int argc, char **argv) {
+  CHECK(argc >= 1);
+  char dir[] = "/tmp/cutec-test-cache-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK(setenv("CUTEC_CACHE_DIR", dir, 1) == 0);
+  cutec_pack *pack;
+  cutec_runtime *rt = gemm_runtime(argv[0], &pack);
+  CHECK(strcmp(cutec_cache_dir(rt), dir) == 0);
+  CHECK(cutec_pack_entry_count(pack) > 0);
+  /* ragged shapes; K a multiple of 8 so that the pack's kernels fit */
+  static const long long shapes[][3] = {{64, 48, 64}, {100, 72, 40}, {128, 128, 128}};
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+    cutec_gemm_problem p;
+    cutec_gemm_problem_init(&p, shapes[s][0], shapes[s][1], shapes[s][2], CUTEC_DTYPE_BF16,
+                            CUTEC_DTYPE_BF16);
+    mats x;
+    mats_init(rt, &p, &x);
+    gemm_and_check(rt, &p, &x); /* tunes */
+    char choice[192];
+    CHECK_OK(rt, cutec_gemm_choice(rt, &p, choice, sizeof choice));
+    printf("%lld x %lld x %lld: %s\n", p.m, p.n, p.k, choice);
+    gemm_and_check(rt, &p, &x); /* cached in memory */
+    mats_free(rt, &x);
+  }
+  int files = count_cache_files(dir);
+  CHECK(files == 3);
+
+  /* A second runtime reads the disk cache; a corrupted file is re-tuned. */
+  cutec_pack_unload(pack);
+  cutec_runtime_destroy(rt);
+  rt = gemm_runtime(argv[0], &pack);
+  cutec_gemm_problem p;
+  cutec_gemm_problem_init(&p, 64, 48, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+  mats x;
+  mats_init(rt, &p, &x);
+  logged_ignoring = 0;
+  gemm_and_check(rt, &p, &x);
+  CHECK(logged_ignoring == 0);
+  char cmd[1400];
+  snprintf(cmd, sizeof cmd, "for f in '%s'/gemm-*.txt; do sed -i 's/ms /ms 9/' \"$f\"; done", dir);
+  CHECK(system(cmd) == 0);
+  cutec_pack_unload(pack); /* forgets the in-memory decisions */
+  CHECK_OK(rt, cutec_pack_load_file(rt, argv[0], &pack));
+  CHECK_OK(rt, cutec_gemm_use_pack(rt, pack));
+  gemm_and_check(rt, &p, &x);
+  CHECK(logged_ignoring == 1);
+  CHECK(count_cache_files(dir) == 3);
+
+  /* A tuning report: ranked, failures last, the winner first. */
+  cutec_tune_report *rep = NULL;
+  CHECK_OK(rt, cutec_gemm_tune(rt, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b,
+                               (void *)(uintptr_t)x.c, NULL, &rep));
+  CHECK(rep != NULL && rep->count > 1 && rep->winner == 0 && !isinf(rep->candidates[0].ms));
+  int dsl = 0, lt = 0;
+  for (int i = 0; i < rep->count; i++) {
+    dsl += !rep->candidates[i].is_cublas;
+    lt += rep->candidates[i].is_cublas;
+    if (i > 0)
+      CHECK(rep->candidates[i].ms >= rep->candidates[i - 1].ms);
+  }
+  printf("report: %d DSL candidates, %d cuBLASLt algorithms, winner %s, %.3f s\n", dsl, lt,
+         rep->candidates[0].name, rep->seconds);
+  CHECK(dsl > 0);
+  cutec_tune_report_free(rep);
+
+  /* Candidates that compute wrong results score +inf and are logged. */
+  if (getenv("CUTEC_MOCK_WRONG") != NULL) {
+    logged_plus_inf = 0;
+    CHECK_OK(rt, cutec_gemm_tune(rt, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b,
+                                 (void *)(uintptr_t)x.c, NULL, &rep));
+    int inf = 0;
+    for (int i = 0; i < rep->count; i++)
+      if (isinf(rep->candidates[i].ms)) {
+        CHECK_CONTAINS(rep->candidates[i].note, "wrong result");
+        inf++;
+      }
+    CHECK(inf > 0 && logged_plus_inf == inf);
+    CHECK(strstr(rep->candidates[0].name, getenv("CUTEC_MOCK_WRONG")) == NULL);
+    cutec_tune_report_free(rep);
+  }
+  mats_free(rt, &x);
+  cutec_runtime_destroy(rt);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+  return 0;
+}
+
+static int test_gemm_errors(int argc, char **argv) {
+  CHECK(argc >= 1);
+  CHECK(setenv("CUTEC_CACHE_DIR", "/nonexistent-dir/cannot/be/made", 1) == 0);
+  cutec_pack *pack;
+  cutec_runtime *rt = gemm_runtime(argv[0], &pack);
+  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_DISK_CACHE, 0));
+  void *A = (void *)(uintptr_t)0x1000000, *B = A, *C = A; /* never touched */
+  /* out of memory: the scratch C of a 2^20 x 2^20 problem (2 TiB) */
+  cutec_gemm_problem p;
+  cutec_gemm_problem_init(&p, 1 << 20, 1 << 20, 8, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+  CHECK_STATUS(rt, cutec_gemm(rt, &p, A, B, C, NULL), CUTEC_ERR_OUT_OF_MEMORY);
+  /* mixed input types: no pack kernel, and cuBLASLt offers nothing */
+  cutec_gemm_problem_init(&p, 64, 64, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+  p.b_type = CUTEC_DTYPE_F16;
+  CHECK_STATUS(rt, cutec_gemm(rt, &p, A, B, C, NULL), CUTEC_ERR_UNSUPPORTED);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "no candidate for gemm m=64");
+  cutec_runtime_destroy(rt);
+
+  /* without cuBLASLt: alpha = 2 has no candidate at all; alpha = 1 tunes the
+   * pack's kernels against float64 samples */
+  CHECK(setenv("CUTEC_CUBLASLT", "/nonexistent/libcublasLt.so", 1) == 0);
+  rt = gemm_runtime(argv[0], &pack);
+  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_DISK_CACHE, 0));
+  CHECK(cutec_cublas_version(rt) == 0);
+  cutec_gemm_problem_init(&p, 64, 64, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+  p.alpha = 2.0f;
+  CHECK_STATUS(rt, cutec_gemm(rt, &p, A, B, C, NULL), CUTEC_ERR_NO_CUBLAS);
+  cutec_gemm_problem_init(&p, 96, 80, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+  mats x;
+  mats_init(rt, &p, &x);
+  gemm_and_check(rt, &p, &x);
+  mats_free(rt, &x);
+  cutec_runtime_destroy(rt);
+  return 0;
+}
+
+static int test_layouts(int argc, char **argv) {
+  CHECK(argc >= 1);
+  cutec_pack *pack;
+  cutec_runtime *rt = gemm_runtime(argv[0], &pack);
+  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_DISK_CACHE, 0));
+  for (int combo = 0; combo < 8; combo++) {
+    cutec_gemm_problem p;
+    cutec_gemm_problem_init(&p, 72, 40, 56, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    p.a_layout = combo & 1 ? CUTEC_LAYOUT_COL : CUTEC_LAYOUT_ROW;
+    p.b_layout = combo & 2 ? CUTEC_LAYOUT_ROW : CUTEC_LAYOUT_COL;
+    p.c_layout = combo & 4 ? CUTEC_LAYOUT_COL : CUTEC_LAYOUT_ROW;
+    if (combo == 5) { /* padded leading dimensions */
+      p.lda = 80;
+      p.ldb = 64;
+      p.ldc = 96;
+    }
+    if (combo == 6) { /* alpha and beta through cuBLASLt */
+      p.alpha = 0.5f;
+      p.beta = -1.0f;
+    }
+    mats x;
+    mats_init(rt, &p, &x);
+    gemm_and_check(rt, &p, &x);
+    char choice[192];
+    CHECK_OK(rt, cutec_gemm_choice(rt, &p, choice, sizeof choice));
+    printf("layouts A %s B %s C %s: %s\n", p.a_layout ? "col" : "row", p.b_layout ? "col" : "row",
+           p.c_layout ? "col" : "row", choice);
+    mats_free(rt, &x);
+  }
+  cutec_runtime_destroy(rt);
+  return 0;
+}
+
+static const struct {
+  const char *name;
+  int (*fn)(int, char **);
+} cases[] = {
+    {"format", test_format}, {"manifest", test_manifest}, {"gemm_args", test_gemm_args},
+    {"arch", test_arch},     {"launch", test_launch},     {"gemm", test_gemm},
+    {"gemm_errors", test_gemm_errors}, {"layouts", test_layouts},
+};
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s CASE [ARGS]\n", argv[0]);
+    return 2;
+  }
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    if (strcmp(argv[1], cases[i].name) == 0)
+      return cases[i].fn(argc - 2, argv + 2);
+  fprintf(stderr, "unknown case '%s'\n", argv[1]);
+  return 2;
+}
