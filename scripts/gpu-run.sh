@@ -19,7 +19,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCUTEC_BUILD_COMPILER=OFF \
 # the GPU programs first, so that a broken CPU-only target cannot stop them
 cmake --build build-gpu -j"$(nproc)" --target cutec_rt run_examples gemm_check gemm_bench cutec-tune \
   >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
-cmake --build build-gpu -j"$(nproc)" -k >>"$log" 2>&1 || echo "gpu-run: some other targets failed to build (see gpu-run.log)"
+cmake --build build-gpu -j"$(nproc)" -- -k >>"$log" 2>&1 || echo "gpu-run: some other targets failed to build (see gpu-run.log)"
 (cd build-gpu && ctest -L gpu --output-on-failure -V --timeout "${TEST_TIMEOUT:-240}") > "$OUT/ctest-gpu.log" 2>&1
 grep -E "FAIL|Test +#|tests passed|Skipped|Not Run" "$OUT/ctest-gpu.log" | tail -40
 grep -c "PASS" "$OUT/ctest-gpu.log" | sed 's/^/PASS lines: /'
