@@ -332,8 +332,28 @@ cutec_status cutec_gemm_run_decision(cutec_runtime *rt, struct cutec_gemm_ctx *g
   if (d->kind == DECISION_DSL) {
     int32_t m = (int32_t)p->m, n = (int32_t)p->n, k = (int32_t)p->k;
     unsigned long long a = (uintptr_t)A, b = (uintptr_t)B, c = (uintptr_t)C;
-    void *args[6] = {&m, &n, &k, &a, &b, &c};
-    return cutec_launch(d->kernel, d->grid, d->block, d->smem, stream, args);
+    void *args[10] = {&m, &n, &k, &a, &b, &c};
+    const cutec_manifest *mf = &d->pack->entries[d->entry].mf;
+    /* TMA descriptors depend on the pointers: rebuilt only when they change */
+    for (int t = 0; t < mf->ntma; t++) {
+      const struct cutec_mf_tma *tm = &mf->tma[t];
+      int is_a = strcmp(tm->tensor, "A") == 0;
+      unsigned long long ptr = is_a ? a : b;
+      if (d->tma_ptr[t] != ptr || d->tma_m != p->m || d->tma_n != p->n || d->tma_k != p->k) {
+        uint64_t esz = strcmp(tm->elem, "f32") == 0 ? 4 : 2;
+        cutec_status s = cutec_tensor_map_2d(rt, &d->tma[t], tm->elem, ptr, (uint64_t)p->k,
+                                             (uint64_t)(is_a ? p->m : p->n), (uint64_t)p->k * esz, tm->box0,
+                                             tm->box1, tm->swizzle);
+        if (s != CUTEC_OK)
+          return s;
+        d->tma_ptr[t] = ptr;
+      }
+      args[tm->arg] = &d->tma[t];
+    }
+    d->tma_m = p->m;
+    d->tma_n = p->n;
+    d->tma_k = p->k;
+    return cutec_launch_cluster(d->kernel, d->grid, d->block, mf->cluster, d->smem, stream, args);
   }
   if (!d->has_plan) {
     char why[256];

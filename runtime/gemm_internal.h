@@ -8,6 +8,8 @@
 
 #include "cublaslt.h"
 #include "internal.h"
+#include "cutec/cluster.h"
+#include "cutec/tensor_map.h"
 
 #define CUTEC_GEMM_MAX_PACKS 16
 #define CUTEC_DEFAULT_WORKSPACE (32u << 20)
@@ -39,6 +41,9 @@ typedef struct gemm_decision {
   int has_plan;
   double ms;
   char name[192];
+  cutec_tensor_map tma[4];   /* TMA descriptors of a Hopper kernel, for tma_ptr / tma_m,n,k */
+  unsigned long long tma_ptr[4];
+  long long tma_m, tma_n, tma_k;
 } gemm_decision;
 
 struct cutec_gemm_ctx {
@@ -60,6 +65,7 @@ struct cutec_gemm_ctx {
   char env_key[CUTEC_KEY_MAX];
   int env_ready;
   int smem_optin;           /* device's opt-in shared memory per block; 0 unknown */
+  int cc_major;             /* device's compute capability major; 0 unknown */
 };
 
 /* gemm.c */

@@ -76,7 +76,13 @@ static int parse_arg(const char *p, const char *end, cutec_manifest *m, char *wh
   cutec_mf_arg *a = &m->args[m->nargs];
   memset(a, 0, sizeof *a);
   memcpy(a->name, name, sizeof a->name);
-  if (strcmp(kind, "tensor") == 0) {
+  if (strcmp(kind, "tma") == 0) {
+    if (!next_token(&p, end, elem, sizeof elem))
+      return fail(why, wl, "cutec.arg %s: tma without its tensor", name);
+    a->kind = CUTEC_MF_TMA;
+    memcpy(a->type, elem, sizeof a->type);
+    a->size = 128;
+  } else if (strcmp(kind, "tensor") == 0) {
     if (!next_token(&p, end, elem, sizeof elem))
       return fail(why, wl, "cutec.arg %s: tensor without element type", name);
     a->kind = CUTEC_MF_TENSOR;
@@ -106,6 +112,7 @@ int cutec_manifest_parse(const char *text, size_t len, cutec_manifest *m, char *
   static const char prefix[] = "// cutec.";
   const size_t plen = sizeof prefix - 1;
   memset(m, 0, sizeof *m);
+  m->cluster[0] = m->cluster[1] = m->cluster[2] = 1;
   int blocks = 0;
   const char *p = text, *end = text + len;
   while (p < end) {
@@ -157,6 +164,24 @@ int cutec_manifest_parse(const char *text, size_t len, cutec_manifest *m, char *
         return fail(why, why_len, "more than %d cutec.arg lines", CUTEC_MF_MAX_ARGS);
       if (parse_arg(q, le, m, why, why_len) != 0)
         return -1;
+    } else if (strcmp(key, "cluster") == 0) {
+      char ctok[16];
+      for (int i = 0; i < 3; i++) {
+        unsigned long long cv;
+        if (!next_token(&q, le, ctok, sizeof ctok) || parse_u(ctok, 16, &cv) != 0 || cv == 0)
+          return fail(why, why_len, "malformed cutec.cluster line (want: cluster X Y Z, each 1..16)");
+        m->cluster[i] = (unsigned)cv;
+      }
+    } else if (strcmp(key, "tma") == 0) {
+      char line[256];
+      size_t ll = (size_t)(le - q) < sizeof line - 1 ? (size_t)(le - q) : sizeof line - 1;
+      memcpy(line, q, ll);
+      line[ll] = '\0';
+      struct cutec_mf_tma *t = &m->tma[m->ntma];
+      if (m->ntma == 4 || sscanf(line, " %d %63s %15s dims %*s %*s stride %*s box %u %u swizzle %d", &t->arg,
+                                 t->tensor, t->elem, &t->box0, &t->box1, &t->swizzle) != 6)
+        return fail(why, why_len, "malformed cutec.tma line");
+      m->ntma++;
     } else if (strcmp(key, "grid") == 0) {
       for (int i = 0; i < 3; i++)
         if (!next_token(&q, le, m->grid[i], sizeof m->grid[i]))

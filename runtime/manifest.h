@@ -17,7 +17,8 @@
 
 typedef enum cutec_mf_kind {
   CUTEC_MF_SCALAR = 1, /* size and integer-ness from the type name */
-  CUTEC_MF_TENSOR = 2  /* a 64-bit device pointer */
+  CUTEC_MF_TENSOR = 2, /* a 64-bit device pointer */
+  CUTEC_MF_TMA = 3     /* a 128-byte TMA descriptor built from tensor `type` (a cutec.tma line) */
 } cutec_mf_kind;
 
 typedef struct cutec_mf_arg {
@@ -41,6 +42,14 @@ typedef struct cutec_manifest {
   cutec_mf_arg args[CUTEC_MF_MAX_ARGS];
   int has_grid;
   char grid[3][CUTEC_MF_EXPR];
+  unsigned cluster[3];  /* 1 1 1 without a cutec.cluster line */
+  int ntma;             /* cutec.tma ARG TENSOR ELEM dims D0 D1 stride S box B0 B1 swizzle SW */
+  struct cutec_mf_tma {
+    int arg;
+    char tensor[CUTEC_MF_NAME], elem[16];
+    unsigned box0, box1;
+    int swizzle;
+  } tma[4];
 } cutec_manifest;
 
 /* Parses the first kernel block of text.  0 on success, -1 with a reason. */

@@ -52,8 +52,13 @@ const char *cutec_gemm_dsl_unfit(cutec_runtime *rt, cutec_pack *pack, int i,
     return "not a GEMM kernel (kernel gemm* with T, TC, BM, BN, VEC)";
   if (m->nargs > 0) {
     static const char *const names[6] = {"M", "N", "K", "A", "B", "C"};
-    if (m->nargs != 6)
-      return "unexpected kernel parameters (want M, N, K, A, B, C)";
+    /* after M, N, K, A, B, C: TMA descriptors of A or B (the Hopper template) */
+    if (m->nargs < 6 || m->nargs - 6 != m->ntma)
+      return "unexpected kernel parameters (want M, N, K, A, B, C and TMA descriptors of A or B)";
+    for (int ti = 0; ti < m->ntma; ti++)
+      if (m->tma[ti].arg < 6 || m->tma[ti].arg >= m->nargs || m->args[m->tma[ti].arg].kind != CUTEC_MF_TMA ||
+          (strcmp(m->tma[ti].tensor, "A") != 0 && strcmp(m->tma[ti].tensor, "B") != 0))
+        return "unexpected TMA descriptors (want descriptors of A or B after M, N, K, A, B, C)";
     for (int a = 0; a < 6; a++) {
       const cutec_mf_arg *arg = &m->args[a];
       int tensor = a >= 3;
@@ -99,6 +104,11 @@ const char *cutec_gemm_dsl_unfit(cutec_runtime *rt, cutec_pack *pack, int i,
   }
   if (grid[1] > 65535 || grid[2] > 65535)
     return "the grid exceeds 65535 blocks in y or z";
+  for (int a = 0; a < 3; a++)
+    if (grid[a] % m->cluster[a] != 0)
+      return "its grid is not a multiple of its cluster shape";
+  if (m->ntma > 0 && (g == NULL || g->cc_major < 9))
+    return "uses TMA, which needs compute capability 9.0";
   if (d != NULL) {
     memset(d, 0, sizeof *d);
     d->kind = DECISION_DSL;
@@ -448,6 +458,9 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
       rt->drv.device_get_attribute(&g->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                                    rt->dev) != CUDA_SUCCESS)
     g->smem_optin = 0;
+  if (g->cc_major == 0 &&
+      rt->drv.device_get_attribute(&g->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, rt->dev) != CUDA_SUCCESS)
+    g->cc_major = 0;
 
   /* Candidates: DSL entries that fit, then cuBLASLt algorithms. */
   int ndsl = 0, cap = 8;

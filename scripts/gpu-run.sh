@@ -38,3 +38,9 @@ if [ -n "${SASS_PTX:-}" ]; then
   ptxas -arch=sm_90a -O3 "$SASS_PTX" -o /tmp/sass.cubin && cuobjdump -sass /tmp/sass.cubin > "$OUT/sass.txt"
   grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z0-9_.]+' "$OUT/sass.txt" | awk '{print $2}' | sed 's/\..*//' | sort | uniq -c | sort -rn | head -25
 fi
+# optional: the autotuner over a pack and the shape suite (TUNE_PACK=path)
+if [ -n "${TUNE_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
+  timeout "${TUNE_TIMEOUT:-400}" build-gpu/runtime/cutec-tune bench "$TUNE_PACK" --shapes tests/bench/shapes.txt --no-cache \
+    > "$OUT/tune-bench.log" 2>&1
+  tail -30 "$OUT/tune-bench.log"
+fi
