@@ -23,7 +23,10 @@ typedef enum ScalarType {
     TY_VOID, TY_BOOL, TY_I32, TY_I64, TY_F16, TY_BF16, TY_F32, TY_F64,
 } ScalarType;
 
-typedef enum MemSpace { SPACE_GMEM, SPACE_SMEM, SPACE_RMEM } MemSpace;
+typedef enum MemSpace {
+    SPACE_GMEM, SPACE_SMEM, SPACE_RMEM,
+    SPACE_IDENT, /* an identity (coordinate) tensor: no memory; element = coordinate */
+} MemSpace;
 
 typedef enum VKind {
     V_ERROR,      /* an error was reported already: propagate silently */
@@ -54,6 +57,9 @@ typedef struct Value {
     LLVMValueRef llvm;
     LayValue lay;
     LayInt toff;           /* V_TENSOR: element offset of the view from llvm */
+    int ncomp;             /* SPACE_IDENT: one layout and offset per coordinate */
+    LayLayout *comp;       /* component; views transform all of them alike */
+    LayInt *coff;
     const Node *node;
     const char *name;
 } Value;

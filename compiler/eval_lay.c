@@ -156,9 +156,27 @@ Value layout_apply(Eval *e, Value lay, const NodeList *args, SrcLoc loc)
     return lay_to_val(e, r, loc);
 }
 
+/* An identity tensor's element: the coordinate tuple, one crd2idx per
+ * component layout. */
+static Value identity_index(Eval *e, Value t, const NodeList *args, SrcLoc loc)
+{
+    LayTuple **el = ARENA_ARRAY(e->arena, LayTuple *, t.ncomp);
+    for (int c = 0; c < t.ncomp; c++) {
+        LayValue lv = {.kind = LAY_V_LAYOUT, .layout = t.comp[c]};
+        LayInt x;
+        if (!index_of(e, &lv, args, loc, &x) || !lay_int_add(e->arena, t.coff[c], x, &x)) return val_error();
+        el[c] = lay_tuple_leaf(e->arena, x);
+    }
+    Value r = {.kind = V_LAY};
+    r.lay.kind = LAY_V_TUPLE;
+    r.lay.tuple = lay_tuple_make(e->arena, t.ncomp, el);
+    return r;
+}
+
 Value tensor_index(Eval *e, Value t, const NodeList *args, SrcLoc loc)
 {
     if (tensor_has_slice(args)) return tensor_slice(e, t, args, loc);
+    if (t.space == SPACE_IDENT) return identity_index(e, t, args, loc);
     LayInt off;
     if (!index_of(e, &t.lay, args, loc, &off)) return val_error();
     if (!lay_int_add(e->arena, t.toff, off, &off)) {
@@ -222,6 +240,39 @@ bool tensor_has_slice(const NodeList *args)
     return false;
 }
 
+/* One layout sliced: fixed modes (crds[i] != NULL) add their index to
+ * *off, `_` modes stay. */
+static bool slice_one(Eval *e, const LayLayout *L, LayTuple **crds, const NodeList *args, SrcLoc loc,
+                      LayLayout *out, LayInt *off)
+{
+    int rank = L->shape->is_leaf ? 1 : L->shape->n;
+    LayTuple **ks = ARENA_ARRAY(e->arena, LayTuple *, rank), **kd = ARENA_ARRAY(e->arena, LayTuple *, rank);
+    int nk = 0;
+    for (int i = 0; i < rank; i++) {
+        LayTuple *si = L->shape->is_leaf ? L->shape : L->shape->elems[i];
+        LayTuple *di = L->stride->is_leaf ? L->stride : L->stride->elems[i];
+        if (!crds[i]) {
+            ks[nk] = si;
+            kd[nk++] = di;
+            continue;
+        }
+        LayLayout mode = {.shape = si, .stride = di};
+        LayInt x;
+        LayError err = {.arg = -1};
+        if (!lay_crd2idx(e->arena, crds[i], &mode, &x, &err)) {
+            diag_error(e->diag, args->items[i]->loc, "%s", err.msg);
+            return false;
+        }
+        if (!lay_int_add(e->arena, *off, x, off)) {
+            diag_error(e->diag, loc, "tensor offset overflows 64 bits");
+            return false;
+        }
+    }
+    *out = nk == 1 ? (LayLayout){ks[0], kd[0]}
+                   : (LayLayout){lay_tuple_make(e->arena, nk, ks), lay_tuple_make(e->arena, nk, kd)};
+    return true;
+}
+
 /* T(c0, _, c2): fixed modes move into the view's offset (inside the
  * swizzle for a composed layout, as CuTe does), `_` modes stay. */
 Value tensor_slice(Eval *e, Value t, const NodeList *args, SrcLoc loc)
@@ -232,42 +283,37 @@ Value tensor_slice(Eval *e, Value t, const NodeList *args, SrcLoc loc)
         diag_error(e->diag, loc, "slicing a rank-%d tensor needs %d coordinates, got %d", rank, rank, args->n);
         return val_error();
     }
-    LayTuple **ks = ARENA_ARRAY(e->arena, LayTuple *, rank), **kd = ARENA_ARRAY(e->arena, LayTuple *, rank);
-    int nk = 0;
-    LayInt off = lay_int_static(0);
+    /* the coordinates once; then the same slice of every component */
+    LayTuple **crds = ARENA_ARRAY(e->arena, LayTuple *, rank);
     for (int i = 0; i < rank; i++) {
-        LayTuple *si = L->shape->is_leaf ? L->shape : L->shape->elems[i];
-        LayTuple *di = L->stride->is_leaf ? L->stride : L->stride->elems[i];
-        if (args->items[i]->kind == N_UNDERSCORE) {
-            ks[nk] = si;
-            kd[nk++] = di;
-            continue;
-        }
+        crds[i] = NULL;
+        if (args->items[i]->kind == N_UNDERSCORE) continue;
         Value c = eval_rvalue(e, args->items[i]);
         if (c.kind == V_ERROR) return c;
-        LayTuple *crd = coord_of(e, c, args->items[i]->loc);
-        if (!crd) return val_error();
-        LayLayout mode = {.shape = si, .stride = di};
-        LayInt x;
-        LayError err = {.arg = -1};
-        if (!lay_crd2idx(e->arena, crd, &mode, &x, &err)) {
-            diag_error(e->diag, args->items[i]->loc, "%s", err.msg);
-            return val_error();
-        }
-        if (!lay_int_add(e->arena, off, x, &off)) {
-            diag_error(e->diag, loc, "tensor offset overflows 64 bits");
-            return val_error();
-        }
+        crds[i] = coord_of(e, c, args->items[i]->loc);
+        if (!crds[i]) return val_error();
     }
-    LayLayout nl = nk == 1 ? (LayLayout){ks[0], kd[0]}
-                           : (LayLayout){lay_tuple_make(e->arena, nk, ks), lay_tuple_make(e->arena, nk, kd)};
     Value r = t;
     if (t.lay.kind == LAY_V_COMPOSED) {
-        r.lay.composed.outer = nl;
-        if (!lay_int_add(e->arena, t.lay.composed.offset, off, &r.lay.composed.offset)) return val_error();
-    } else {
-        r.lay.layout = nl;
-        if (!lay_int_add(e->arena, t.toff, off, &r.toff)) return val_error();
+        LayInt off = lay_int_static(0);
+        if (!slice_one(e, L, crds, args, loc, &r.lay.composed.outer, &off) ||
+            !lay_int_add(e->arena, t.lay.composed.offset, off, &r.lay.composed.offset))
+            return val_error();
+        return r;
+    }
+    r.toff = lay_int_static(0);
+    if (!slice_one(e, &t.lay.layout, crds, args, loc, &r.lay.layout, &r.toff) ||
+        !lay_int_add(e->arena, t.toff, r.toff, &r.toff))
+        return val_error();
+    if (t.ncomp) {
+        r.comp = ARENA_ARRAY(e->arena, LayLayout, t.ncomp);
+        r.coff = ARENA_ARRAY(e->arena, LayInt, t.ncomp);
+        for (int c = 0; c < t.ncomp; c++) {
+            LayInt off = lay_int_static(0);
+            if (!slice_one(e, &t.comp[c], crds, args, loc, &r.comp[c], &off) ||
+                !lay_int_add(e->arena, t.coff[c], off, &r.coff[c]))
+                return val_error();
+        }
     }
     return r;
 }

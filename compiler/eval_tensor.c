@@ -17,7 +17,7 @@ Value tensor_make(LLVMValueRef base, ScalarType ty, MemSpace space, LayValue lay
     return v;
 }
 
-static const char *names[] = {"local_tile", "local_partition", "fill", "copy", "mma_m16n8k16", "ldmatrix",
+static const char *names[] = {"make_identity_tensor", "local_tile", "local_partition", "fill", "copy", "mma_m16n8k16", "ldmatrix",
                               "cp_async", "cp_async_commit", "cp_async_wait", "store_vector", "load_vector"};
 
 bool tensor_builtin_exists(const char *name)
@@ -55,6 +55,58 @@ static bool get_tensor(Eval *e, const Node *arg, const char *what, Value *out)
     return true;
 }
 
+/* Operations that move data need memory behind the tensor. */
+static bool has_memory(Eval *e, const Value *t, const Node *arg)
+{
+    if (t->space != SPACE_IDENT) return true;
+    diag_error(e->diag, arg->loc, "an identity tensor has no memory; index it for coordinates instead");
+    return false;
+}
+
+/* make_identity_tensor((M, N)): a tensor whose element at (i, j) is the
+ * coordinate (i, j) itself, CuTe's identity tensor.  Tiled, partitioned or
+ * sliced like the data tensor, it tells each thread which coordinates its
+ * elements have, for predication of residue tiles.  One layout per
+ * coordinate (stride 1 in its own mode, 0 elsewhere) plays the role of
+ * CuTe's basis strides. */
+static Value make_identity(Eval *e, const Node *call)
+{
+    if (!arity(e, call, "make_identity_tensor", 1, 1)) return val_error();
+    Value sv = eval_rvalue(e, call->list.items[0]);
+    if (sv.kind == V_ERROR) return sv;
+    LayTuple *shape = coord_of(e, sv, call->list.items[0]->loc);
+    if (!shape) return val_error();
+    int r = shape->is_leaf ? 1 : shape->n;
+    if (r > 8) {
+        diag_error(e->diag, call->list.items[0]->loc, "an identity tensor has at most 8 modes, got %d", r);
+        return val_error();
+    }
+    for (int i = 0; i < r; i++)
+        if (!shape->is_leaf && !shape->elems[i]->is_leaf) {
+            diag_error(e->diag, call->list.items[0]->loc, "an identity tensor needs a flat shape, got %s",
+                       lay_print_tuple(e->arena, shape));
+            return val_error();
+        }
+    Value t = tensor_make(NULL, TY_I32, SPACE_IDENT, (LayValue){.kind = LAY_V_LAYOUT});
+    t.ncomp = r;
+    t.comp = ARENA_ARRAY(e->arena, LayLayout, r);
+    t.coff = ARENA_ARRAY(e->arena, LayInt, r);
+    for (int c = 0; c < r; c++) {
+        LayTuple *st;
+        if (shape->is_leaf) {
+            st = lay_tuple_leaf(e->arena, lay_int_static(1));
+        } else {
+            LayTuple **el = ARENA_ARRAY(e->arena, LayTuple *, r);
+            for (int i = 0; i < r; i++) el[i] = lay_tuple_leaf(e->arena, lay_int_static(i == c));
+            st = lay_tuple_make(e->arena, r, el);
+        }
+        t.comp[c] = (LayLayout){shape, st};
+        t.coff[c] = lay_int_static(0);
+    }
+    t.lay.layout = t.comp[0];
+    return t;
+}
+
 static bool static_size(Eval *e, const Value *t, SrcLoc loc, int64_t *n)
 {
     LayValue r;
@@ -87,6 +139,47 @@ static LLVMValueRef elem_ptr(Eval *e, const Value *t, int64_t i, SrcLoc loc)
     return LLVMBuildGEP2(e->cg->b, cg_type(e->cg, t->ty), t->llvm, &idx, 1, "");
 }
 
+/* One layout tiled: cs[i] the tile coordinate of mode i, or NULL for `_`
+ * (the tile count of that mode becomes a trailing mode). */
+static bool tile_one(Eval *e, const Node *call, const LayLayout *L, const LayTuple *tt, LayInt **cs, LayLayout *out,
+                     LayInt off0, LayInt *off)
+{
+    int rank = L->shape->is_leaf ? 1 : L->shape->n;
+    LayTuple **is = ARENA_ARRAY(e->arena, LayTuple *, 2 * rank), **id = ARENA_ARRAY(e->arena, LayTuple *, 2 * rank);
+    LayTuple **os = ARENA_ARRAY(e->arena, LayTuple *, rank), **od = ARENA_ARRAY(e->arena, LayTuple *, rank);
+    int n = 0, nouter = 0;
+    *off = off0;
+    for (int i = 0; i < rank; i++) {
+        LayTuple *si = L->shape->is_leaf ? L->shape : L->shape->elems[i];
+        LayTuple *di = L->stride->is_leaf ? L->stride : L->stride->elems[i];
+        LayTuple *ti = tt->is_leaf ? (LayTuple *)tt : tt->elems[i];
+        if (!si->is_leaf || !ti->is_leaf || !ti->leaf.is_static || ti->leaf.value <= 0) {
+            diag_error(e->diag, call->loc, "'local_tile' needs a flat tensor layout and static positive tile sizes (mode %d)", i);
+            return false;
+        }
+        LayInt step;
+        if (!lay_int_mul(e->arena, ti->leaf, di->leaf, &step)) return false;
+        is[n] = ti;
+        id[n++] = di;
+        if (!cs[i]) {
+            LayInt cnt;
+            if (!lay_int_ceildiv(e->arena, si->leaf, ti->leaf, &cnt)) return false;
+            os[nouter] = lay_tuple_leaf(e->arena, cnt);
+            od[nouter++] = lay_tuple_leaf(e->arena, step);
+            continue;
+        }
+        LayInt x;
+        if (!lay_int_mul(e->arena, *cs[i], step, &x) || !lay_int_add(e->arena, *off, x, off)) return false;
+    }
+    for (int i = 0; i < nouter; i++) {
+        is[n] = os[i];
+        id[n++] = od[i];
+    }
+    *out = n == 1 ? (LayLayout){is[0], id[0]}
+                  : (LayLayout){lay_tuple_make(e->arena, n, is), lay_tuple_make(e->arena, n, id)};
+    return true;
+}
+
 /* local_tile(T, (BM, BK), (bm, _)): the tile at coordinate bm along mode 0;
  * a `_` keeps that mode's tile index as an extra trailing mode, as CuTe's
  * local_tile does.  T must have a flat layout. */
@@ -113,30 +206,13 @@ static Value local_tile(Eval *e, const Node *call)
                    rank, rank, tr, cr);
         return val_error();
     }
-    LayTuple **is = ARENA_ARRAY(e->arena, LayTuple *, 2 * rank), **id = ARENA_ARRAY(e->arena, LayTuple *, 2 * rank);
-    int n = 0, nouter = 0;
-    LayTuple **os = ARENA_ARRAY(e->arena, LayTuple *, rank), **od = ARENA_ARRAY(e->arena, LayTuple *, rank);
-    LayInt off = lay_int_static(0);
+    /* the coordinates once (NULL for `_`); then the same tiling of every
+     * component of an identity tensor */
+    LayInt **cs = ARENA_ARRAY(e->arena, LayInt *, rank);
     for (int i = 0; i < rank; i++) {
-        LayTuple *si = L->shape->is_leaf ? L->shape : L->shape->elems[i];
-        LayTuple *di = L->stride->is_leaf ? L->stride : L->stride->elems[i];
-        LayTuple *ti = tt->is_leaf ? tt : tt->elems[i];
-        if (!si->is_leaf || !ti->is_leaf || !ti->leaf.is_static || ti->leaf.value <= 0) {
-            diag_error(e->diag, call->loc, "'local_tile' needs a flat tensor layout and static positive tile sizes (mode %d)", i);
-            return val_error();
-        }
-        LayInt step;
-        if (!lay_int_mul(e->arena, ti->leaf, di->leaf, &step)) return val_error();
-        is[n] = ti;
-        id[n++] = di;
         const Node *ci = cn->kind == N_TUPLE ? cn->list.items[i] : cn;
-        if (ci->kind == N_UNDERSCORE) {
-            LayInt cnt;
-            if (!lay_int_ceildiv(e->arena, si->leaf, ti->leaf, &cnt)) return val_error();
-            os[nouter] = lay_tuple_leaf(e->arena, cnt);
-            od[nouter++] = lay_tuple_leaf(e->arena, step);
-            continue;
-        }
+        cs[i] = NULL;
+        if (ci->kind == N_UNDERSCORE) continue;
         Value c = eval_rvalue(e, ci);
         if (c.kind == V_ERROR) return c;
         LayValue cv;
@@ -145,18 +221,50 @@ static Value local_tile(Eval *e, const Node *call)
             diag_error(e->diag, ci->loc, "a tile coordinate must be an integer or '_'");
             return val_error();
         }
-        LayInt x;
-        if (!lay_int_mul(e->arena, cv.i, step, &x) || !lay_int_add(e->arena, off, x, &off)) return val_error();
-    }
-    for (int i = 0; i < nouter; i++) {
-        is[n] = os[i];
-        id[n++] = od[i];
+        cs[i] = ARENA_NEW(e->arena, LayInt);
+        *cs[i] = cv.i;
     }
     Value r = t;
-    r.lay.layout = n == 1 ? (LayLayout){is[0], id[0]}
-                          : (LayLayout){lay_tuple_make(e->arena, n, is), lay_tuple_make(e->arena, n, id)};
-    if (!lay_int_add(e->arena, t.toff, off, &r.toff)) return val_error();
+    if (!tile_one(e, call, L, tt, cs, &r.lay.layout, t.toff, &r.toff)) return val_error();
+    if (t.ncomp) {
+        r.comp = ARENA_ARRAY(e->arena, LayLayout, t.ncomp);
+        r.coff = ARENA_ARRAY(e->arena, LayInt, t.ncomp);
+        for (int c = 0; c < t.ncomp; c++)
+            if (!tile_one(e, call, &t.comp[c], tt, cs, &r.comp[c], t.coff[c], &r.coff[c])) return val_error();
+    }
     return r;
+}
+
+/* One layout partitioned for thread idx by thread layout P. */
+static bool partition_one(Eval *e, const Node *call, const LayLayout *L, const LayLayout *P, LayInt idx,
+                          LayLayout *out, LayInt off0, LayInt *off)
+{
+    int rank = L->shape->is_leaf ? 1 : L->shape->n;
+    LayTuple **rs = ARENA_ARRAY(e->arena, LayTuple *, rank), **rd = ARENA_ARRAY(e->arena, LayTuple *, rank);
+    *off = off0;
+    for (int i = 0; i < rank; i++) {
+        LayTuple *si = L->shape->is_leaf ? L->shape : L->shape->elems[i];
+        LayTuple *di = L->stride->is_leaf ? L->stride : L->stride->elems[i];
+        LayTuple *ps = P->shape->is_leaf ? P->shape : P->shape->elems[i];
+        LayTuple *pd = P->stride->is_leaf ? P->stride : P->stride->elems[i];
+        if (!si->is_leaf || !ps->is_leaf || !ps->leaf.is_static || !pd->is_leaf || !pd->leaf.is_static ||
+            ps->leaf.value <= 0) {
+            diag_error(e->diag, call->loc, "'local_partition' needs flat layouts and a static thread layout (mode %d)", i);
+            return false;
+        }
+        LayInt c, x, cnt, step;
+        if (!lay_int_div(e->arena, idx, pd->leaf, &c) || !lay_int_mod(e->arena, c, ps->leaf, &c) ||
+            !lay_int_mul(e->arena, c, di->leaf, &x) || !lay_int_add(e->arena, *off, x, off) ||
+            !lay_int_ceildiv(e->arena, si->leaf, ps->leaf, &cnt) || !lay_int_mul(e->arena, ps->leaf, di->leaf, &step)) {
+            diag_error(e->diag, call->loc, "'local_partition' overflows 64 bits");
+            return false;
+        }
+        rs[i] = lay_tuple_leaf(e->arena, cnt);
+        rd[i] = lay_tuple_leaf(e->arena, step);
+    }
+    *out = rank == 1 ? (LayLayout){rs[0], rd[0]}
+                     : (LayLayout){lay_tuple_make(e->arena, rank, rs), lay_tuple_make(e->arena, rank, rd)};
+    return true;
 }
 
 /* local_partition(T, thr, idx): the elements of T that thread idx owns when
@@ -189,32 +297,14 @@ static Value local_partition(Eval *e, const Node *call)
                    rank, rank, prank);
         return val_error();
     }
-    LayTuple **rs = ARENA_ARRAY(e->arena, LayTuple *, rank), **rd = ARENA_ARRAY(e->arena, LayTuple *, rank);
-    LayInt off = lay_int_static(0);
-    for (int i = 0; i < rank; i++) {
-        LayTuple *si = L->shape->is_leaf ? L->shape : L->shape->elems[i];
-        LayTuple *di = L->stride->is_leaf ? L->stride : L->stride->elems[i];
-        LayTuple *ps = P->shape->is_leaf ? P->shape : P->shape->elems[i];
-        LayTuple *pd = P->stride->is_leaf ? P->stride : P->stride->elems[i];
-        if (!si->is_leaf || !ps->is_leaf || !ps->leaf.is_static || !pd->is_leaf || !pd->leaf.is_static ||
-            ps->leaf.value <= 0) {
-            diag_error(e->diag, call->loc, "'local_partition' needs flat layouts and a static thread layout (mode %d)", i);
-            return val_error();
-        }
-        LayInt c, x, cnt, step;
-        if (!lay_int_div(e->arena, iv.i, pd->leaf, &c) || !lay_int_mod(e->arena, c, ps->leaf, &c) ||
-            !lay_int_mul(e->arena, c, di->leaf, &x) || !lay_int_add(e->arena, off, x, &off) ||
-            !lay_int_ceildiv(e->arena, si->leaf, ps->leaf, &cnt) || !lay_int_mul(e->arena, ps->leaf, di->leaf, &step)) {
-            diag_error(e->diag, call->loc, "'local_partition' overflows 64 bits");
-            return val_error();
-        }
-        rs[i] = lay_tuple_leaf(e->arena, cnt);
-        rd[i] = lay_tuple_leaf(e->arena, step);
-    }
     Value r = t;
-    r.lay.layout = rank == 1 ? (LayLayout){rs[0], rd[0]}
-                             : (LayLayout){lay_tuple_make(e->arena, rank, rs), lay_tuple_make(e->arena, rank, rd)};
-    if (!lay_int_add(e->arena, t.toff, off, &r.toff)) return val_error();
+    if (!partition_one(e, call, L, P, iv.i, &r.lay.layout, t.toff, &r.toff)) return val_error();
+    if (t.ncomp) {
+        r.comp = ARENA_ARRAY(e->arena, LayLayout, t.ncomp);
+        r.coff = ARENA_ARRAY(e->arena, LayInt, t.ncomp);
+        for (int c = 0; c < t.ncomp; c++)
+            if (!partition_one(e, call, &t.comp[c], P, iv.i, &r.comp[c], t.coff[c], &r.coff[c])) return val_error();
+    }
     return r;
 }
 
@@ -222,7 +312,7 @@ static Value fill(Eval *e, const Node *call)
 {
     Value t;
     if (!arity(e, call, "fill", 2, 2) || !need_kernel(e, call, "fill") ||
-        !get_tensor(e, call->list.items[0], "argument 1 of 'fill'", &t))
+        !get_tensor(e, call->list.items[0], "argument 1 of 'fill'", &t) || !has_memory(e, &t, call->list.items[0]))
         return val_error();
     Value v = eval_rvalue(e, call->list.items[1]);
     int64_t n;
@@ -244,7 +334,8 @@ static Value copy(Eval *e, const Node *call)
     Value d, s;
     if (!arity(e, call, "copy", 2, 2) || !need_kernel(e, call, "copy") ||
         !get_tensor(e, call->list.items[0], "argument 1 of 'copy'", &d) ||
-        !get_tensor(e, call->list.items[1], "argument 2 of 'copy'", &s))
+        !get_tensor(e, call->list.items[1], "argument 2 of 'copy'", &s) || !has_memory(e, &d, call->list.items[0]) ||
+        !has_memory(e, &s, call->list.items[1]))
         return val_error();
     int64_t nd, ns;
     if (!static_size(e, &d, call->list.items[0]->loc, &nd) || !static_size(e, &s, call->list.items[1]->loc, &ns))
@@ -320,7 +411,8 @@ static Value mma(Eval *e, const Node *call)
     if (!arity(e, call, "mma_m16n8k16", 3, 3) || !need_kernel(e, call, "mma_m16n8k16") ||
         !get_tensor(e, call->list.items[0], "the accumulator", &c) ||
         !get_tensor(e, call->list.items[1], "the A fragment", &a) ||
-        !get_tensor(e, call->list.items[2], "the B fragment", &b))
+        !get_tensor(e, call->list.items[2], "the B fragment", &b) || !has_memory(e, &c, call->list.items[0]) ||
+        !has_memory(e, &a, call->list.items[1]) || !has_memory(e, &b, call->list.items[2]))
         return val_error();
     int64_t nc, na, nb;
     if (!static_size(e, &c, call->list.items[0]->loc, &nc) || !static_size(e, &a, call->list.items[1]->loc, &na) ||
@@ -363,7 +455,7 @@ static Value ldmatrix(Eval *e, const Node *call)
 {
     Value d;
     if (!arity(e, call, "ldmatrix", 2, 3) || !need_kernel(e, call, "ldmatrix") ||
-        !get_tensor(e, call->list.items[0], "the destination of 'ldmatrix'", &d))
+        !get_tensor(e, call->list.items[0], "the destination of 'ldmatrix'", &d) || !has_memory(e, &d, call->list.items[0]))
         return val_error();
     Value s = eval_expr(e, call->list.items[1]);
     if (s.kind == V_ERROR) return s;
@@ -458,7 +550,9 @@ static Value vector_access(Eval *e, const Node *call, bool store)
     const char *name = store ? "store_vector" : "load_vector";
     if (!arity(e, call, name, 2, 2) || !need_kernel(e, call, name)) return val_error();
     Value f, r = eval_expr(e, call->list.items[store ? 0 : 1]);
-    if (r.kind == V_ERROR || !get_tensor(e, call->list.items[store ? 1 : 0], "the fragment", &f)) return val_error();
+    if (r.kind == V_ERROR || !get_tensor(e, call->list.items[store ? 1 : 0], "the fragment", &f) ||
+        !has_memory(e, &f, call->list.items[store ? 1 : 0]))
+        return val_error();
     if (r.kind != V_REF) {
         diag_error(e->diag, call->list.items[store ? 0 : 1]->loc, "'%s' needs a tensor element as its address, found %s",
                    name, val_describe(e, &r));
@@ -500,6 +594,7 @@ Value tensor_builtin(Eval *e, const char *name, const Node *call)
 {
     if (strcmp(name, "store_vector") == 0) return vector_access(e, call, true);
     if (strcmp(name, "load_vector") == 0) return vector_access(e, call, false);
+    if (strcmp(name, "make_identity_tensor") == 0) return make_identity(e, call);
     if (strcmp(name, "local_tile") == 0) return local_tile(e, call);
     if (strcmp(name, "local_partition") == 0) return local_partition(e, call);
     if (strcmp(name, "fill") == 0) return fill(e, call);

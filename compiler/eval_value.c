@@ -71,7 +71,9 @@ const char *val_describe(Eval *e, const Value *v)
                          : v->lay.kind == LAY_V_TILER ? "tiler" : v->lay.kind == LAY_V_LIST ? "tuple" : "integer";
         return arena_printf(e->arena, "%s %s", what, lay_print_value(e->arena, &v->lay));
     }
-    case V_TENSOR: return arena_printf(e->arena, "tensor of %s", type_name(v->ty));
+    case V_TENSOR:
+        if (v->space == SPACE_IDENT) return "identity tensor";
+        return arena_printf(e->arena, "tensor of %s", type_name(v->ty));
     case V_REF: return arena_printf(e->arena, "%s tensor element", type_name(v->ty));
     case V_VAR: return arena_printf(e->arena, "%s variable", type_name(v->ty));
     case V_TYPE: return arena_printf(e->arena, "type %s", type_name(v->ty));
