@@ -44,3 +44,9 @@ if [ -n "${TUNE_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
     > "$OUT/tune-bench.log" 2>&1
   tail -30 "$OUT/tune-bench.log"
 fi
+# optional: host overhead of a cached GEMM call (OVERHEAD_PACK=path)
+if [ -n "${OVERHEAD_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
+  timeout 300 build-gpu/runtime/cutec-tune overhead "$OVERHEAD_PACK" --m 4096 --n 4096 --k 4096 --no-cache \
+    > "$OUT/overhead.log" 2>&1
+  tail -8 "$OUT/overhead.log"
+fi
