@@ -92,14 +92,16 @@ static int cmd_eval(int argc, char **argv)
     return rc;
 }
 
-static const char *default_output(const char *input, cutec_emit emit)
+/* FILE.cute -> FILE.ptx (.ll, .cubin), malloc'ed; NULL for standard output
+ * (tokens, AST, tune points) */
+static char *default_output(const char *input, cutec_emit emit)
 {
     const char *ext = emit == CUTEC_EMIT_LL ? ".ll" : emit == CUTEC_EMIT_CUBIN ? ".cubin" : ".ptx";
-    if (emit == CUTEC_EMIT_TOKENS || emit == CUTEC_EMIT_AST || emit == CUTEC_EMIT_TUNE) return "-";
+    if (emit == CUTEC_EMIT_TOKENS || emit == CUTEC_EMIT_AST || emit == CUTEC_EMIT_TUNE) return NULL;
     size_t n = strlen(input);
     if (n > 5 && strcmp(input + n - 5, ".cute") == 0) n -= 5;
     char *p = malloc(n + strlen(ext) + 1);
-    if (!p) return "-";
+    if (!p) return NULL;
     memcpy(p, input, n);
     strcpy(p + n, ext);
     return p;
@@ -173,7 +175,9 @@ int main(int argc, char **argv)
     cutec_output out;
     rc = cutec_compile_file(input, &o, &out);
     if (rc == CUTEC_COMPILE_OK || ((o.emit == CUTEC_EMIT_TOKENS || o.emit == CUTEC_EMIT_AST) && out.data)) {
-        int w = write_output(output ? output : default_output(input, o.emit), &out);
+        char *def = output ? NULL : default_output(input, o.emit);
+        int w = write_output(output ? output : def ? def : "-", &out);
+        free(def);
         if (w && !rc) rc = CUTEC_COMPILE_USER_ERROR;
     }
     cutec_output_free(&out);
