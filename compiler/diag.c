@@ -2,6 +2,7 @@
 #include "diag.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 
 void diag_init(Diag *d, FILE *out)
@@ -59,8 +60,29 @@ static void print_excerpt(FILE *out, SrcLoc loc)
     fputc('\n', out);
 }
 
+/* true if the same diagnostic was just reported (FNV-1a of level, location
+ * and text) */
+static bool diag_repeat(Diag *d, DiagLevel lvl, SrcLoc loc, const char *text)
+{
+    unsigned long h = 1469598103934665603ul;
+    const unsigned char *p = (const unsigned char *)text;
+    for (; *p; p++) h = (h ^ *p) * 1099511628211ul;
+    h ^= ((unsigned long)lvl << 56) ^ ((unsigned long)loc.first_line << 20) ^ (unsigned long)loc.first_column ^
+         (unsigned long)(uintptr_t)loc.file;
+    for (int i = 0; i < d->nrecent && i < 8; i++)
+        if (d->recent[i] == h) return true;
+    d->recent[d->nrecent++ % 8] = h;
+    return false;
+}
+
 void diag_at(Diag *d, DiagLevel lvl, SrcLoc loc, const char *fmt, ...)
 {
+    char text[1024];
+    va_list ap0;
+    va_start(ap0, fmt);
+    vsnprintf(text, sizeof text, fmt, ap0);
+    va_end(ap0);
+    if (loc.file && diag_repeat(d, lvl, loc, text)) return;
     if (!diag_count(d, lvl)) return;
     if (loc.file)
         fprintf(d->out, "%s:%d:%d: %s: ", loc.file->name, loc.first_line, loc.first_column,

@@ -17,6 +17,10 @@ typedef struct Diag {
     int errors, warnings;
     bool color;
     bool stopped;         /* hit the error limit */
+    /* the last few diagnostics (location and text hash): code evaluated
+     * several times (unrolled loops, inlined functions) reports once */
+    unsigned long recent[8];
+    int nrecent;
 } Diag;
 
 void diag_init(Diag *d, FILE *out);

@@ -225,8 +225,20 @@ Value call_layout_fn(Eval *e, const char *name, const Node *call)
     LayError err = {.arg = -1};
     if (!lay_call(e->arena, name, targs, nt, args, n, &out, &err)) return lay_error(e, &err, call->loc, &call->list);
     /* a layout function applied to a tensor and giving a layout gives a view
-     * of the same data: zipped_divide(T, (BM, BK)), coalesce(T), ... */
+     * of the same data: zipped_divide(T, (BM, BK)), coalesce(T), ...; an
+     * identity tensor's coordinate components all get the same function */
     if (tensor.kind == V_TENSOR && (out.kind == LAY_V_LAYOUT || out.kind == LAY_V_COMPOSED)) {
+        if (tensor.ncomp) {
+            LayLayout *comps = ARENA_ARRAY(e->arena, LayLayout, tensor.ncomp);
+            for (int c = 0; c < tensor.ncomp; c++) {
+                args[0] = (LayValue){.kind = LAY_V_LAYOUT, .layout = tensor.comp[c]};
+                LayValue oc;
+                if (!lay_call(e->arena, name, targs, nt, args, n, &oc, &err) || oc.kind != LAY_V_LAYOUT)
+                    return lay_error(e, &err, call->loc, &call->list);
+                comps[c] = oc.layout;
+            }
+            tensor.comp = comps;
+        }
         tensor.lay = out;
         return tensor;
     }

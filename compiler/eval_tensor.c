@@ -200,7 +200,15 @@ static Value local_tile(Eval *e, const Node *call)
     if (!tt) return val_error();
     int tr = tt->is_leaf ? 1 : tt->n;
     const Node *cn = call->list.items[2];
-    int cr = cn->kind == N_TUPLE ? cn->list.n : 1;
+    /* a tuple written in place may hold `_`; otherwise any tuple value */
+    LayTuple *cval = NULL;
+    if (cn->kind != N_TUPLE) {
+        Value cv = eval_rvalue(e, cn);
+        if (cv.kind == V_ERROR) return cv;
+        cval = coord_of(e, cv, cn->loc);
+        if (!cval) return val_error();
+    }
+    int cr = cn->kind == N_TUPLE ? cn->list.n : cval->is_leaf ? 1 : cval->n;
     if (tr != rank || cr != rank) {
         diag_error(e->diag, call->loc, "'local_tile' of a rank-%d tensor needs a rank-%d tile and coordinate, got %d and %d",
                    rank, rank, tr, cr);
@@ -212,6 +220,16 @@ static Value local_tile(Eval *e, const Node *call)
     for (int i = 0; i < rank; i++) {
         const Node *ci = cn->kind == N_TUPLE ? cn->list.items[i] : cn;
         cs[i] = NULL;
+        if (cval) {
+            LayTuple *ct = cval->is_leaf ? cval : cval->elems[i];
+            if (!ct->is_leaf) {
+                diag_error(e->diag, cn->loc, "a tile coordinate must be an integer or '_'");
+                return val_error();
+            }
+            cs[i] = ARENA_NEW(e->arena, LayInt);
+            *cs[i] = ct->leaf;
+            continue;
+        }
         if (ci->kind == N_UNDERSCORE) continue;
         Value c = eval_rvalue(e, ci);
         if (c.kind == V_ERROR) return c;
