@@ -118,5 +118,8 @@ void cutec_rt_log(cutec_runtime *rt, cutec_log_level level, const char *fmt, ...
  * creation failed, else makes the context current on the calling thread (the
  * handle may move between threads). */
 cutec_status cutec_rt_enter(cutec_runtime *rt);
+/* Raises the kernel's dynamic shared memory limit when bytes need it (over
+ * 48 KiB); shared by every launch path. */
+cutec_status cutec_rt_kernel_smem(cutec_kernel *k, unsigned dynamic_smem_bytes);
 
 #endif /* CUTEC_RUNTIME_INTERNAL_H */

@@ -49,16 +49,10 @@ cutec_status cutec_launch_cluster(cutec_kernel *k, const unsigned grid[3], const
   cutec_status s = cutec_rt_enter(rt);
   if (s != CUTEC_OK)
     return s;
+  s = cutec_rt_kernel_smem(k, dynamic_smem_bytes);
+  if (s != CUTEC_OK)
+    return s;
   CUresult r;
-  if (dynamic_smem_bytes > k->dyn_smem_limit) {
-    if (dynamic_smem_bytes > (unsigned)INT_MAX)
-      return cutec_rt_fail(rt, CUTEC_ERR_LAUNCH, "%u bytes of dynamic shared memory is too large", dynamic_smem_bytes);
-    r = rt->drv.func_set_attribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)dynamic_smem_bytes);
-    if (r != CUDA_SUCCESS)
-      return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_LAUNCH, "cuFuncSetAttribute(\"%s\", MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)",
-                                  k->name, dynamic_smem_bytes);
-    k->dyn_smem_limit = dynamic_smem_bytes;
-  }
   launch_ex_fn launch = (launch_ex_fn)(uintptr_t)dlsym(rt->drv.lib, "cuLaunchKernelEx");
   if (launch == NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_DRIVER, "the CUDA driver has no cuLaunchKernelEx (clusters need CUDA 12 or newer)");
