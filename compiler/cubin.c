@@ -39,7 +39,7 @@ const char *cubin_find_ptxas(void)
     return NULL;
 }
 
-static char *slurp(const char *path, size_t *len)
+char *file_read_all(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -92,11 +92,11 @@ bool cubin_from_ptx(const char *ptx, size_t len, const char *arch, char **out, s
         ok = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ) == 0 && waitpid(pid, &st, 0) == pid &&
              WIFEXITED(st) && WEXITSTATUS(st) == 0;
         posix_spawn_file_actions_destroy(&fa);
-        if (ok) *out = slurp(obj, out_len);
+        if (ok) *out = file_read_all(obj, out_len);
         ok = ok && *out;
         if (!ok) {
             size_t n;
-            *log = slurp(errf, &n);
+            *log = file_read_all(errf, &n);
             if (!*log) *log = strdup("ptxas failed");
         }
     } else {

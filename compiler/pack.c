@@ -163,23 +163,6 @@ static int write_file(const char *path, const void *data, size_t len)
     return n == len && rc == 0 ? 0 : -1;
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
-        fclose(f);
-        return NULL;
-    }
-    char *b = malloc((size_t)st.st_size + 1);
-    size_t n = b ? fread(b, 1, (size_t)st.st_size, f) : 0;
-    fclose(f);
-    if (b) b[n] = 0;
-    *len = n;
-    return b;
-}
-
 /* Runs in the worker process: compile one point, write i.ptx (+ i.cubin),
  * diagnostics to i.log.  Exit status: 0 ok, 1..3 the compiler's, 10 ptxas. */
 static int compile_point(const pack_job *job, const point *pt, int idx)
@@ -324,7 +307,7 @@ static int source_hash(const pack_job *job, uint64_t *out)
     uint64_t h = CUTEC_FNV_OFFSET;
     for (int i = 0; rc == 0 && i < prog.nloaded; i++) {
         size_t len = 0;
-        char *text = read_all(prog.loaded[i], &len);
+        char *text = file_read_all(prog.loaded[i], &len);
         if (!text) {
             rc = -1;
             break;
@@ -360,7 +343,7 @@ static int assemble(const pack_job *job, point *pts, int n, const char *outpath)
         char path[128];
         size_t plen = 0, clen = 0, mlen = 0;
         snprintf(path, sizeof path, "%s/%d.ptx", job->tmpdir, i);
-        char *ptx = read_all(path, &plen);
+        char *ptx = file_read_all(path, &plen);
         if (!ptx) {
             rc = pack_error("lost the PTX of point %s", pts[i].kernel);
             break;
@@ -375,7 +358,7 @@ static int assemble(const pack_job *job, point *pts, int n, const char *outpath)
         char *cubin = NULL;
         if (job->want_cubin) {
             snprintf(path, sizeof path, "%s/%d.cubin", job->tmpdir, i);
-            cubin = read_all(path, &clen);
+            cubin = file_read_all(path, &clen);
             bufs[3 * i + 2] = cubin;
         }
         ents[i] = (cutec_packfmt_entry){.manifest = man, .manifest_size = mlen, .ptx = ptx, .ptx_size = plen,
@@ -528,7 +511,7 @@ int cmd_pack(int argc, char **argv)
             char path[128];
             size_t len = 0;
             snprintf(path, sizeof path, "%s/%d.log", job.tmpdir, i);
-            char *log = read_all(path, &len);
+            char *log = file_read_all(path, &len);
             if (log) fputs(log, stderr);
             free(log);
             rc = pts[i].failed == 10 ? 3 : pts[i].failed;
