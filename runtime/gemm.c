@@ -390,21 +390,33 @@ static cutec_status decide(cutec_runtime *rt, struct cutec_gemm_ctx *g, const cu
   return CUTEC_OK;
 }
 
-cutec_status cutec_gemm(cutec_runtime *rt, const cutec_gemm_problem *p, const void *A,
-                        const void *B, void *C, void *stream) {
+/* What both entry points do first: check the problem, enter the runtime,
+ * get the GEMM state. */
+static cutec_status gemm_begin(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *p, const void *A,
+                               const void *B, const void *C, cutec_gemm_problem *np, gemm_class *cls,
+                               struct cutec_gemm_ctx **g) {
   if (rt == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
-  cutec_gemm_problem np;
-  gemm_class cls;
-  cutec_status s = cutec_gemm_check(rt, "cutec_gemm", p, A, B, C, &np, &cls);
+  cutec_status s = cutec_gemm_check(rt, fn, p, A, B, C, np, cls);
   if (s != CUTEC_OK)
     return s;
   s = cutec_rt_enter(rt);
   if (s != CUTEC_OK)
     return s;
-  struct cutec_gemm_ctx *g = cutec_gemm_ctx_get(rt);
-  if (g == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm: out of host memory");
+  *g = cutec_gemm_ctx_get(rt);
+  if (*g == NULL)
+    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  return CUTEC_OK;
+}
+
+cutec_status cutec_gemm(cutec_runtime *rt, const cutec_gemm_problem *p, const void *A,
+                        const void *B, void *C, void *stream) {
+  cutec_gemm_problem np;
+  gemm_class cls;
+  struct cutec_gemm_ctx *g;
+  cutec_status s = gemm_begin(rt, "cutec_gemm", p, A, B, C, &np, &cls, &g);
+  if (s != CUTEC_OK)
+    return s;
   uint64_t h = cutec_gemm_class_hash(&cls);
   gemm_decision *d = cutec_gemm_table_find(g, &cls, h);
   if (d == NULL) {
@@ -420,19 +432,12 @@ cutec_status cutec_gemm_tune(cutec_runtime *rt, const cutec_gemm_problem *p, con
                              cutec_tune_report **report) {
   if (report != NULL)
     *report = NULL;
-  if (rt == NULL)
-    return CUTEC_ERR_INVALID_ARGUMENT;
   cutec_gemm_problem np;
   gemm_class cls;
-  cutec_status s = cutec_gemm_check(rt, "cutec_gemm_tune", p, A, B, C, &np, &cls);
+  struct cutec_gemm_ctx *g;
+  cutec_status s = gemm_begin(rt, "cutec_gemm_tune", p, A, B, C, &np, &cls, &g);
   if (s != CUTEC_OK)
     return s;
-  s = cutec_rt_enter(rt);
-  if (s != CUTEC_OK)
-    return s;
-  struct cutec_gemm_ctx *g = cutec_gemm_ctx_get(rt);
-  if (g == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm_tune: out of host memory");
   gemm_decision *d = NULL;
   s = cutec_gemm_tune_class(rt, g, &np, &cls, A, B, stream, report, &d);
   if (s != CUTEC_OK)
