@@ -46,6 +46,7 @@ typedef enum VKind {
     V_SREG,       /* threadIdx / blockIdx / blockDim / gridDim: name */
     V_TMAP,       /* a TMA descriptor parameter: llvm: its generic address (i64);
                      i: box bytes; lay: the box as a tuple (tensor mode order) */
+    V_ATOM,       /* an MMA or copy atom, or a tiled MMA / tiled copy: atom */
 } VKind;
 
 typedef struct Value {
@@ -62,6 +63,7 @@ typedef struct Value {
     LayInt *coff;
     const Node *node;
     const char *name;
+    const struct Atom *atom; /* V_ATOM (eval_atom.c) */
 } Value;
 
 typedef struct CG CG;          /* codegen.h */
@@ -145,6 +147,24 @@ bool tensor_builtin_exists(const char *name);
 bool sm90_builtin_exists(const char *name);           /* eval_sm90.c */
 Value sm90_builtin(Eval *e, const char *name, const Node *call);
 Value tensor_builtin(Eval *e, const char *name, const Node *call);
+
+/* the tensor operations' instruction emitters, shared with the atoms */
+bool tensor_static_size(Eval *e, const Value *t, SrcLoc loc, int64_t *n);
+LLVMValueRef tensor_elem_ptr(Eval *e, const Value *t, int64_t i, SrcLoc loc);  /* flat index i */
+LLVMValueRef eval_asm(Eval *e, LLVMTypeRef ret, LLVMValueRef *args, unsigned nargs, const char *text, const char *cons);
+LLVMTypeRef eval_struct_of(Eval *e, LLVMTypeRef t, unsigned n);
+LLVMValueRef smem_addr32(Eval *e, const Value *ref);
+bool emit_mma16816(Eval *e, const Value *c, int64_t cb, const Value *a, int64_t ab, const Value *b, int64_t bb,
+                   SrcLoc loc);
+bool emit_ldmatrix(Eval *e, const Value *d, int64_t db, int x, bool trans, LLVMValueRef addr, SrcLoc loc);
+void emit_cp_async(Eval *e, LLVMValueRef dst, LLVMValueRef src, int nbytes, LLVMValueRef size);
+
+/* copy and MMA atoms, tiled copies and tiled MMAs (eval_atom.c) */
+bool atom_builtin_exists(const char *name);
+Value atom_builtin(Eval *e, const char *name, const Node *call);
+/* copy(tiled_copy, src, dst) / copy_if(...), with argument 1 evaluated */
+Value atom_copy(Eval *e, const Node *call, Value tc, bool pred);
+const char *atom_describe(Eval *e, const struct Atom *a);
 
 /* builtins (eval_builtin.c) */
 bool builtin_exists(const char *name);

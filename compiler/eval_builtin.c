@@ -65,6 +65,7 @@ static Value float_intrinsic(Eval *e, const Node *call, const char *intr, int na
 
 Value builtin_call(Eval *e, const char *name, const Node *call)
 {
+    if (atom_builtin_exists(name)) return atom_builtin(e, name, call);
     if (tensor_builtin_exists(name)) return tensor_builtin(e, name, call);
     if (sm90_builtin_exists(name)) return sm90_builtin(e, name, call);
     if (!builtin_exists(name)) return call_layout_fn(e, name, call);

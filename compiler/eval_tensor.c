@@ -107,7 +107,7 @@ static Value make_identity(Eval *e, const Node *call)
     return t;
 }
 
-static bool static_size(Eval *e, const Value *t, SrcLoc loc, int64_t *n)
+bool tensor_static_size(Eval *e, const Value *t, SrcLoc loc, int64_t *n)
 {
     LayValue r;
     LayError err = {.arg = -1};
@@ -124,7 +124,7 @@ static bool static_size(Eval *e, const Value *t, SrcLoc loc, int64_t *n)
 }
 
 /* The address of element i (a linear index) of tensor t. */
-static LLVMValueRef elem_ptr(Eval *e, const Value *t, int64_t i, SrcLoc loc)
+LLVMValueRef tensor_elem_ptr(Eval *e, const Value *t, int64_t i, SrcLoc loc)
 {
     LayTuple *crd = lay_tuple_leaf(e->arena, lay_int_static(i));
     LayInt off;
@@ -334,11 +334,11 @@ static Value fill(Eval *e, const Node *call)
         return val_error();
     Value v = eval_rvalue(e, call->list.items[1]);
     int64_t n;
-    if (v.kind == V_ERROR || !static_size(e, &t, call->loc, &n)) return val_error();
+    if (v.kind == V_ERROR || !tensor_static_size(e, &t, call->loc, &n)) return val_error();
     v = conv_to(e, v, t.ty, call->list.items[1]->loc, false);
     if (v.kind == V_ERROR) return v;
     for (int64_t i = 0; i < n; i++) {
-        LLVMValueRef p = elem_ptr(e, &t, i, call->loc);
+        LLVMValueRef p = tensor_elem_ptr(e, &t, i, call->loc);
         if (!p) return val_error();
         LLVMBuildStore(e->cg->b, v.llvm, p);
     }
@@ -350,13 +350,23 @@ static Value fill(Eval *e, const Node *call)
 static Value copy(Eval *e, const Node *call)
 {
     Value d, s;
+    /* copy(tiled_copy, src, dst) is the atom form (eval_atom.c) */
+    if (call->list.n >= 1) {
+        d = eval_expr(e, call->list.items[0]);
+        if (d.kind == V_ERROR) return d;
+        if (d.kind == V_ATOM) return atom_copy(e, call, d, false);
+        if (d.kind != V_TENSOR) {
+            diag_error(e->diag, call->list.items[0]->loc, "argument 1 of 'copy' must be a tensor or a tiled copy, found %s",
+                       val_describe(e, &d));
+            return val_error();
+        }
+    }
     if (!arity(e, call, "copy", 2, 2) || !need_kernel(e, call, "copy") ||
-        !get_tensor(e, call->list.items[0], "argument 1 of 'copy'", &d) ||
         !get_tensor(e, call->list.items[1], "argument 2 of 'copy'", &s) || !has_memory(e, &d, call->list.items[0]) ||
         !has_memory(e, &s, call->list.items[1]))
         return val_error();
     int64_t nd, ns;
-    if (!static_size(e, &d, call->list.items[0]->loc, &nd) || !static_size(e, &s, call->list.items[1]->loc, &ns))
+    if (!tensor_static_size(e, &d, call->list.items[0]->loc, &nd) || !tensor_static_size(e, &s, call->list.items[1]->loc, &ns))
         return val_error();
     if (nd != ns) {
         diag_error(e->diag, call->loc, "'copy' needs tensors of the same size, got %lld and %lld", (long long)nd,
@@ -364,7 +374,7 @@ static Value copy(Eval *e, const Node *call)
         return val_error();
     }
     for (int64_t i = 0; i < nd; i++) {
-        LLVMValueRef ps = elem_ptr(e, &s, i, call->loc), pd = elem_ptr(e, &d, i, call->loc);
+        LLVMValueRef ps = tensor_elem_ptr(e, &s, i, call->loc), pd = tensor_elem_ptr(e, &d, i, call->loc);
         if (!ps || !pd) return val_error();
         Value v = val_dyn(LLVMBuildLoad2(e->cg->b, cg_type(e->cg, s.ty), ps, ""), s.ty);
         v = conv_to(e, v, d.ty, call->loc, false);
@@ -374,7 +384,7 @@ static Value copy(Eval *e, const Node *call)
     return (Value){.kind = V_VOID};
 }
 
-static LLVMValueRef call_asm(Eval *e, LLVMTypeRef ret, LLVMValueRef *args, unsigned nargs, const char *text,
+LLVMValueRef eval_asm(Eval *e, LLVMTypeRef ret, LLVMValueRef *args, unsigned nargs, const char *text,
                              const char *cons)
 {
     CG *cg = e->cg;
@@ -388,7 +398,7 @@ static LLVMValueRef call_asm(Eval *e, LLVMTypeRef ret, LLVMValueRef *args, unsig
     return call;
 }
 
-static LLVMTypeRef struct_of(Eval *e, LLVMTypeRef t, unsigned n)
+LLVMTypeRef eval_struct_of(Eval *e, LLVMTypeRef t, unsigned n)
 {
     LLVMTypeRef el[8];
     for (unsigned i = 0; i < n; i++) el[i] = t;
@@ -400,7 +410,7 @@ static bool is16(ScalarType t) { return t == TY_BF16 || t == TY_F16; }
 /* elements 2i and 2i+1 of a 16-bit fragment, packed into one b32 register */
 static LLVMValueRef pack_pair(Eval *e, const Value *t, int64_t i, SrcLoc loc)
 {
-    LLVMValueRef p0 = elem_ptr(e, t, 2 * i, loc), p1 = elem_ptr(e, t, 2 * i + 1, loc);
+    LLVMValueRef p0 = tensor_elem_ptr(e, t, 2 * i, loc), p1 = tensor_elem_ptr(e, t, 2 * i + 1, loc);
     if (!p0 || !p1) return NULL;
     LLVMTypeRef et = cg_type(e->cg, t->ty);
     LLVMTypeRef vt = LLVMVectorType(et, 2);
@@ -412,12 +422,38 @@ static LLVMValueRef pack_pair(Eval *e, const Value *t, int64_t i, SrcLoc loc)
 
 static bool unpack_pair(Eval *e, const Value *t, int64_t i, LLVMValueRef r, SrcLoc loc)
 {
-    LLVMValueRef p0 = elem_ptr(e, t, 2 * i, loc), p1 = elem_ptr(e, t, 2 * i + 1, loc);
+    LLVMValueRef p0 = tensor_elem_ptr(e, t, 2 * i, loc), p1 = tensor_elem_ptr(e, t, 2 * i + 1, loc);
     if (!p0 || !p1) return false;
     LLVMTypeRef vt = LLVMVectorType(cg_type(e->cg, t->ty), 2);
     LLVMValueRef v = LLVMBuildBitCast(e->cg->b, r, vt, "");
     LLVMBuildStore(e->cg->b, LLVMBuildExtractElement(e->cg->b, v, LLVMConstInt(e->cg->t_i32, 0, 0), ""), p0);
     LLVMBuildStore(e->cg->b, LLVMBuildExtractElement(e->cg->b, v, LLVMConstInt(e->cg->t_i32, 1, 0), ""), p1);
+    return true;
+}
+
+/* One mma.sync m16n8k16: accumulators c[cb .. cb+4), A fragment a[ab ..
+ * ab+8), B fragment b[bb .. bb+4) (flat element indices, in PTX's register
+ * order).  The caller has checked the types. */
+bool emit_mma16816(Eval *e, const Value *c, int64_t cb, const Value *a, int64_t ab, const Value *b, int64_t bb,
+                   SrcLoc loc)
+{
+    LLVMValueRef args[14];
+    for (int i = 0; i < 4; i++) args[i] = pack_pair(e, a, ab / 2 + i, loc);
+    for (int i = 0; i < 2; i++) args[4 + i] = pack_pair(e, b, bb / 2 + i, loc);
+    LLVMValueRef cp[4];
+    for (int i = 0; i < 4; i++) {
+        cp[i] = tensor_elem_ptr(e, c, cb + i, loc);
+        if (!cp[i]) return false;
+        args[6 + i] = LLVMBuildLoad2(e->cg->b, e->cg->t_f32, cp[i], "");
+    }
+    for (int i = 0; i < 6; i++)
+        if (!args[i]) return false;
+    char text[160];
+    snprintf(text, sizeof text,
+             "mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};",
+             type_name(a->ty), type_name(a->ty));
+    LLVMValueRef r = eval_asm(e, eval_struct_of(e, e->cg->t_f32, 4), args, 10, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3");
+    for (unsigned i = 0; i < 4; i++) LLVMBuildStore(e->cg->b, LLVMBuildExtractValue(e->cg->b, r, i, ""), cp[i]);
     return true;
 }
 
@@ -433,8 +469,8 @@ static Value mma(Eval *e, const Node *call)
         !has_memory(e, &a, call->list.items[1]) || !has_memory(e, &b, call->list.items[2]))
         return val_error();
     int64_t nc, na, nb;
-    if (!static_size(e, &c, call->list.items[0]->loc, &nc) || !static_size(e, &a, call->list.items[1]->loc, &na) ||
-        !static_size(e, &b, call->list.items[2]->loc, &nb))
+    if (!tensor_static_size(e, &c, call->list.items[0]->loc, &nc) || !tensor_static_size(e, &a, call->list.items[1]->loc, &na) ||
+        !tensor_static_size(e, &b, call->list.items[2]->loc, &nb))
         return val_error();
     if (c.ty != TY_F32 || nc != 4 || !is16(a.ty) || na != 8 || b.ty != a.ty || nb != 4) {
         diag_error(e->diag, call->loc,
@@ -442,29 +478,31 @@ static Value mma(Eval *e, const Node *call)
                    (long long)nc, type_name(c.ty), (long long)na, type_name(a.ty), (long long)nb, type_name(b.ty));
         return val_error();
     }
-    LLVMValueRef args[14];
-    for (int i = 0; i < 4; i++) args[i] = pack_pair(e, &a, i, call->loc);
-    for (int i = 0; i < 2; i++) args[4 + i] = pack_pair(e, &b, i, call->loc);
-    LLVMValueRef cp[4];
-    for (int i = 0; i < 4; i++) {
-        cp[i] = elem_ptr(e, &c, i, call->loc);
-        if (!cp[i]) return val_error();
-        args[6 + i] = LLVMBuildLoad2(e->cg->b, e->cg->t_f32, cp[i], "");
-    }
-    for (int i = 0; i < 6; i++)
-        if (!args[i]) return val_error();
-    char text[160];
-    snprintf(text, sizeof text,
-             "mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};",
-             type_name(a.ty), type_name(a.ty));
-    LLVMValueRef r = call_asm(e, struct_of(e, e->cg->t_f32, 4), args, 10, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3");
-    for (unsigned i = 0; i < 4; i++) LLVMBuildStore(e->cg->b, LLVMBuildExtractValue(e->cg->b, r, i, ""), cp[i]);
+    if (!emit_mma16816(e, &c, 0, &a, 0, &b, 0, call->loc)) return val_error();
     return (Value){.kind = V_VOID};
 }
 
-static LLVMValueRef smem_addr32(Eval *e, const Value *ref)
+LLVMValueRef smem_addr32(Eval *e, const Value *ref)
 {
     return LLVMBuildPtrToInt(e->cg->b, ref->llvm, e->cg->t_i32, "");
+}
+
+/* One ldmatrix .x1/.x2/.x4 (x = 1, 2, 4) from the 32-bit shared address
+ * addr into registers that unpack to d[db .. db + 2x) (flat indices). */
+bool emit_ldmatrix(Eval *e, const Value *d, int64_t db, int x, bool trans, LLVMValueRef addr, SrcLoc loc)
+{
+    char text[128], cons[64];
+    if (x == 1) snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x1%s.shared.b16 {$0}, [$1];", trans ? ".trans" : "");
+    else if (x == 2) snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x2%s.shared.b16 {$0,$1}, [$2];", trans ? ".trans" : "");
+    else snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x4%s.shared.b16 {$0,$1,$2,$3}, [$4];", trans ? ".trans" : "");
+    snprintf(cons, sizeof cons, "%s", x == 1 ? "=r,r,~{memory}" : x == 2 ? "=r,=r,r,~{memory}" : "=r,=r,=r,=r,r,~{memory}");
+    LLVMTypeRef rt = x == 1 ? e->cg->t_i32 : eval_struct_of(e, e->cg->t_i32, (unsigned)x);
+    LLVMValueRef r = eval_asm(e, rt, &addr, 1, text, cons);
+    for (int i = 0; i < x; i++) {
+        LLVMValueRef ri = x == 1 ? r : LLVMBuildExtractValue(e->cg->b, r, (unsigned)i, "");
+        if (!unpack_pair(e, d, db / 2 + i, ri, loc)) return false;
+    }
+    return true;
 }
 
 /* ldmatrix(dst, src[, trans]): dst is a 2, 4 or 8 element 16-bit fragment
@@ -492,26 +530,25 @@ static Value ldmatrix(Eval *e, const Node *call)
         trans = t.i != 0;
     }
     int64_t n;
-    if (!static_size(e, &d, call->list.items[0]->loc, &n)) return val_error();
+    if (!tensor_static_size(e, &d, call->list.items[0]->loc, &n)) return val_error();
     if (!is16(d.ty) || (n != 2 && n != 4 && n != 8)) {
         diag_error(e->diag, call->list.items[0]->loc, "'ldmatrix' loads 2, 4 or 8 elements of bf16 or f16, got %lld x %s",
                    (long long)n, type_name(d.ty));
         return val_error();
     }
-    unsigned x = (unsigned)(n / 2);
-    char text[128], cons[64];
-    if (x == 1) snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x1%s.shared.b16 {$0}, [$1];", trans ? ".trans" : "");
-    else if (x == 2) snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x2%s.shared.b16 {$0,$1}, [$2];", trans ? ".trans" : "");
-    else snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x4%s.shared.b16 {$0,$1,$2,$3}, [$4];", trans ? ".trans" : "");
-    snprintf(cons, sizeof cons, "%s", x == 1 ? "=r,r,~{memory}" : x == 2 ? "=r,=r,r,~{memory}" : "=r,=r,=r,=r,r,~{memory}");
-    LLVMValueRef addr = smem_addr32(e, &s);
-    LLVMTypeRef rt = x == 1 ? e->cg->t_i32 : struct_of(e, e->cg->t_i32, x);
-    LLVMValueRef r = call_asm(e, rt, &addr, 1, text, cons);
-    for (unsigned i = 0; i < x; i++) {
-        LLVMValueRef ri = x == 1 ? r : LLVMBuildExtractValue(e->cg->b, r, i, "");
-        if (!unpack_pair(e, &d, i, ri, call->loc)) return val_error();
-    }
+    if (!emit_ldmatrix(e, &d, 0, (int)(n / 2), trans, smem_addr32(e, &s), call->loc)) return val_error();
     return (Value){.kind = V_VOID};
+}
+
+/* One cp.async of nbytes (4, 8, 16) from global pointer src to the 32-bit
+ * shared address dst; size (an i32) is nbytes, or 0 to zero-fill. */
+void emit_cp_async(Eval *e, LLVMValueRef dst, LLVMValueRef src, int nbytes, LLVMValueRef size)
+{
+    LLVMValueRef args[3] = {dst, LLVMBuildPtrToInt(e->cg->b, src, e->cg->t_i64, ""), size};
+    char text[96];
+    /* .cg (L2 only) exists for 16 bytes; smaller copies use .ca */
+    snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d, $2;", nbytes == 16 ? "cg" : "ca", nbytes);
+    eval_asm(e, e->cg->t_void, args, 3, text, "r,l,r,~{memory}");
 }
 
 /* cp_async(dst, src, bytes[, pred]): an asynchronous global -> shared copy of
@@ -551,12 +588,7 @@ static Value cp_async(Eval *e, const Node *call)
             return val_error();
         }
     }
-    LLVMValueRef args[3] = {smem_addr32(e, &d), LLVMBuildPtrToInt(e->cg->b, s.llvm, e->cg->t_i64, ""), size};
-    char text[96];
-    /* .cg (L2 only) exists for 16 bytes; smaller copies use .ca */
-    snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %lld, $2;", nb.i == 16 ? "cg" : "ca",
-             (long long)nb.i);
-    call_asm(e, e->cg->t_void, args, 3, text, "r,l,r,~{memory}");
+    emit_cp_async(e, smem_addr32(e, &d), s.llvm, (int)nb.i, size);
     return (Value){.kind = V_VOID};
 }
 
@@ -577,7 +609,7 @@ static Value vector_access(Eval *e, const Node *call, bool store)
         return val_error();
     }
     int64_t n;
-    if (!static_size(e, &f, call->loc, &n)) return val_error();
+    if (!tensor_static_size(e, &f, call->loc, &n)) return val_error();
     int64_t bytes = n * type_bytes(f.ty);
     if (f.ty != r.ty || (bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) || f.space != SPACE_RMEM) {
         diag_error(e->diag, call->loc, "'%s' moves a register fragment of 2, 4, 8 or 16 bytes of the element's type; got %lld x %s for %s",
@@ -589,7 +621,7 @@ static Value vector_access(Eval *e, const Node *call, bool store)
     if (store) {
         LLVMValueRef v = LLVMGetUndef(vt);
         for (int64_t i = 0; i < n; i++) {
-            LLVMValueRef p = elem_ptr(e, &f, i, call->loc);
+            LLVMValueRef p = tensor_elem_ptr(e, &f, i, call->loc);
             if (!p) return val_error();
             v = LLVMBuildInsertElement(b, v, LLVMBuildLoad2(b, cg_type(e->cg, f.ty), p, ""),
                                        LLVMConstInt(e->cg->t_i32, (unsigned long long)i, 0), "");
@@ -600,7 +632,7 @@ static Value vector_access(Eval *e, const Node *call, bool store)
         LLVMValueRef v = LLVMBuildLoad2(b, vt, r.llvm, "");
         LLVMSetAlignment(v, (unsigned)bytes);
         for (int64_t i = 0; i < n; i++) {
-            LLVMValueRef p = elem_ptr(e, &f, i, call->loc);
+            LLVMValueRef p = tensor_elem_ptr(e, &f, i, call->loc);
             if (!p) return val_error();
             LLVMBuildStore(b, LLVMBuildExtractElement(b, v, LLVMConstInt(e->cg->t_i32, (unsigned long long)i, 0), ""), p);
         }

@@ -82,6 +82,7 @@ const char *val_describe(Eval *e, const Value *v)
     case V_UNDERSCORE: return "'_'";
     case V_SREG: return arena_printf(e->arena, "'%s'", v->name);
     case V_TMAP: return "TMA descriptor";
+    case V_ATOM: return atom_describe(e, v->atom);
     }
     return "value";
 }

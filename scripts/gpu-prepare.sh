@@ -29,6 +29,12 @@ for extra in "-D T=f16" "-D TC=f32" "-D T=f16 -D TC=f16" "-D VEC=4" "-D VEC=2"; 
   # shellcheck disable=SC2086
   build/compiler/cutec stdlib/sm80/gemm.cute $extra -o "prebuilt/gemm/gemm_sm80_default_${name}.ptx"
 done
+# the GEMM written with atoms only (examples/atom_gemm.cute), two instances
+for extra in "" "-D T=f16 -D TC=bf16 -D VEC=4 -D BK=64"; do
+  name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
+  # shellcheck disable=SC2086
+  build/compiler/cutec examples/atom_gemm.cute $extra -o "prebuilt/gemm/atom_gemm_${name:-default}.ptx"
+done
 # kernel packs for the runtime's GEMM entry point and its tests
 build/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm80.pack
 build/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm90.pack
