@@ -146,6 +146,8 @@ Value tensor_slice(Eval *e, Value t, const NodeList *args, SrcLoc loc);
 bool tensor_builtin_exists(const char *name);
 bool sm90_builtin_exists(const char *name);           /* eval_sm90.c */
 Value sm90_builtin(Eval *e, const char *name, const Node *call);
+bool sm90_store_builtin_exists(const char *name);     /* eval_sm90_store.c */
+Value sm90_store_builtin(Eval *e, const char *name, const Node *call);
 Value tensor_builtin(Eval *e, const char *name, const Node *call);
 
 /* the tensor operations' instruction emitters, shared with the atoms */

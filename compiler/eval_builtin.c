@@ -6,7 +6,7 @@
 #include "codegen.h"
 #include "eval.h"
 
-static const char *builtins[] = {"sync", "min", "max", "abs", "sqrt", "fma", "ceil_div", "select"};
+static const char *builtins[] = {"sync", "min", "max", "abs", "sqrt", "fma", "ceil_div", "select", "sizeof"};
 
 bool builtin_exists(const char *name)
 {
@@ -68,6 +68,7 @@ Value builtin_call(Eval *e, const char *name, const Node *call)
     if (atom_builtin_exists(name)) return atom_builtin(e, name, call);
     if (tensor_builtin_exists(name)) return tensor_builtin(e, name, call);
     if (sm90_builtin_exists(name)) return sm90_builtin(e, name, call);
+    if (sm90_store_builtin_exists(name)) return sm90_store_builtin(e, name, call);
     if (!builtin_exists(name)) return call_layout_fn(e, name, call);
     if (call->list2.n) {
         diag_error(e->diag, call->loc, "'%s' takes no template arguments", name);
@@ -85,6 +86,17 @@ Value builtin_call(Eval *e, const char *name, const Node *call)
     if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) {
         if (!arity(e, call, name, 2)) return val_error();
         return minmax(e, call, name[1] == 'i');
+    }
+    if (strcmp(name, "sizeof") == 0) {
+        /* bytes of a scalar type: static, so boxes and budgets can depend on a type parameter */
+        if (!arity(e, call, name, 1)) return val_error();
+        Value t = eval_rvalue(e, call->list.items[0]);
+        if (t.kind == V_ERROR) return t;
+        if (t.kind != V_TYPE) {
+            diag_error(e->diag, call->list.items[0]->loc, "'sizeof' expects a scalar type, found %s", val_describe(e, &t));
+            return val_error();
+        }
+        return val_int(type_bytes(t.ty));
     }
     if (strcmp(name, "ceil_div") == 0) {
         if (!arity(e, call, name, 2)) return val_error();

@@ -308,6 +308,8 @@ Value binop(Eval *e, int op, Value a, Value b, SrcLoc loc)
 {
     if (a.kind == V_ERROR || b.kind == V_ERROR) return val_error();
     if (a.kind == V_INT && b.kind == V_INT) return fold_int(e, op, a.i, b.i, loc);
+    /* types compare for equality, so a `require` can restrict a type parameter */
+    if (a.kind == V_TYPE && b.kind == V_TYPE && (op == OP_EQ || op == OP_NE)) return val_bool((a.ty == b.ty) == (op == OP_EQ));
     if (a.kind == V_BOOL && b.kind == V_BOOL) {
         if (op == OP_AND || op == OP_OR || op == OP_EQ || op == OP_NE || op == '&' || op == '|' || op == '^')
             return fold_int(e, op, a.i, b.i, loc);

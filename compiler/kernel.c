@@ -325,7 +325,8 @@ static long long place_shared(CG *cg, Eval *e, const Node *k)
 /* tma<A, (BM, BK), SW> parameters: a 128-byte CUtensorMap passed by value as
  * a grid constant (so its address is a param-space address, as TMA needs),
  * built by the launcher from tensor A as the `// cutec.tma` line says. */
-static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn, const Value *ptypes, KernelInfo *info)
+static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn, const Value *ptypes, KernelInfo *info,
+                            LLVMValueRef *tma_vals)
 {
     CG *cg = e->cg;
     bool ok = true;
@@ -387,6 +388,7 @@ static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn,
                     .ty = t.ty, .lay = box.lay, .name = par->name};
         scope_bind(e, par->name, tv);
         if (info) {
+            tma_vals[info->ntma] = tv.llvm;
             info->tma[info->ntma++] = arena_printf(
                 p->arena, "%d %s %s dims %s %s stride %s box %lld %lld swizzle %lld", i, ty->name, type_name(t.ty),
                 lay_print_int(e->arena, L->shape->elems[inner]->leaf), lay_print_int(e->arena, L->shape->elems[1 - inner]->leaf),
@@ -409,6 +411,7 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
     int before = p->diag->errors;
     scope_push(e);
     if (info) info->tma = ARENA_ARRAY(p->arena, const char *, k->list.n + 1);
+    LLVMValueRef *tma_vals = ARENA_ARRAY(p->arena, LLVMValueRef, k->list.n + 1);
     bool ok = bind_template_params(e, p, k, NULL, info);
     ok = ok && check_requires(e, k, true);
     ok = eval_threads(e, k) && ok;
@@ -507,7 +510,7 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
         else ok = false;
         scope_bind(e, par->name, t);
     }
-    ok = bind_tma_params(e, p, k, fn, ptypes, info) && ok;
+    ok = bind_tma_params(e, p, k, fn, ptypes, info, tma_vals) && ok;
     if (info) {
         info->nargs = np;
         info->anames = ARENA_ARRAY(p->arena, const char *, np + 1);
@@ -535,6 +538,12 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
     }
     eval_block(e, k->d);
     if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b))) LLVMBuildRetVoid(cg->b);
+    /* A map the body never reads (e.g. the C map of a direct-store epilogue)
+     * says so: the launcher may then pass any 128 bytes, so a tensor the
+     * TMA cannot describe (unaligned rows) does not stop the launch. */
+    if (info)
+        for (int i = 0; i < info->ntma; i++)
+            if (!LLVMGetFirstUse(tma_vals[i])) info->tma[i] = arena_printf(p->arena, "%s unused", info->tma[i]);
     cg->fn = NULL;
     long long smem = place_shared(cg, e, k);
     if (smem < 0) ok = false;

@@ -337,18 +337,23 @@ cutec_status cutec_gemm_run_decision(cutec_runtime *rt, struct cutec_gemm_ctx *g
     /* TMA descriptors depend on the pointers: rebuilt only when they change */
     for (int t = 0; t < mf->ntma; t++) {
       const struct cutec_mf_tma *tm = &mf->tma[t];
-      int is_a = strcmp(tm->tensor, "A") == 0;
-      unsigned long long ptr = is_a ? a : b;
+      args[tm->arg] = &d->tma[t];
+      if (tm->unused) { /* never read by the kernel: any bytes do; no constraints on the tensor */
+        memset(&d->tma[t], 0, sizeof d->tma[t]);
+        continue;
+      }
+      /* A is M x K, B is N x K (K contiguous); C is M x N (N contiguous) */
+      int is_a = strcmp(tm->tensor, "A") == 0, is_c = strcmp(tm->tensor, "C") == 0;
+      unsigned long long ptr = is_a ? a : is_c ? c : b;
       if (d->tma_ptr[t] != ptr || d->tma_m != p->m || d->tma_n != p->n || d->tma_k != p->k) {
         uint64_t esz = strcmp(tm->elem, "f32") == 0 ? 4 : 2;
-        cutec_status s = cutec_tensor_map_2d(rt, &d->tma[t], tm->elem, ptr, (uint64_t)p->k,
-                                             (uint64_t)(is_a ? p->m : p->n), (uint64_t)p->k * esz, tm->box0,
+        uint64_t inner = (uint64_t)(is_c ? p->n : p->k), rows = (uint64_t)(is_a || is_c ? p->m : p->n);
+        cutec_status s = cutec_tensor_map_2d(rt, &d->tma[t], tm->elem, ptr, inner, rows, inner * esz, tm->box0,
                                              tm->box1, tm->swizzle);
         if (s != CUTEC_OK)
           return s;
         d->tma_ptr[t] = ptr;
       }
-      args[tm->arg] = &d->tma[t];
     }
     d->tma_m = p->m;
     d->tma_n = p->n;

@@ -178,9 +178,12 @@ int cutec_manifest_parse(const char *text, size_t len, cutec_manifest *m, char *
       memcpy(line, q, ll);
       line[ll] = '\0';
       struct cutec_mf_tma *t = &m->tma[m->ntma];
-      if (m->ntma == 4 || sscanf(line, " %d %63s %15s dims %*s %*s stride %*s box %u %u swizzle %d", &t->arg,
-                                 t->tensor, t->elem, &t->box0, &t->box1, &t->swizzle) != 6)
+      int rest = 0;
+      if (m->ntma == 4 || sscanf(line, " %d %63s %15s dims %*s %*s stride %*s box %u %u swizzle %d%n", &t->arg,
+                                 t->tensor, t->elem, &t->box0, &t->box1, &t->swizzle, &rest) != 6)
         return fail(why, why_len, "malformed cutec.tma line");
+      char flag[16] = "";
+      t->unused = sscanf(line + rest, " %15s", flag) == 1 && strcmp(flag, "unused") == 0;
       m->ntma++;
     } else if (strcmp(key, "grid") == 0) {
       for (int i = 0; i < 3; i++)

@@ -43,12 +43,13 @@ typedef struct cutec_manifest {
   int has_grid;
   char grid[3][CUTEC_MF_EXPR];
   unsigned cluster[3];  /* 1 1 1 without a cutec.cluster line */
-  int ntma;             /* cutec.tma ARG TENSOR ELEM dims D0 D1 stride S box B0 B1 swizzle SW */
+  int ntma;             /* cutec.tma ARG TENSOR ELEM dims D0 D1 stride S box B0 B1 swizzle SW [unused] */
   struct cutec_mf_tma {
     int arg;
     char tensor[CUTEC_MF_NAME], elem[16];
     unsigned box0, box1;
     int swizzle;
+    int unused;         /* the kernel never reads the map: any 128 bytes will do */
   } tma[4];
 } cutec_manifest;
 

@@ -52,13 +52,18 @@ const char *cutec_gemm_dsl_unfit(cutec_runtime *rt, cutec_pack *pack, int i,
     return "not a GEMM kernel (kernel gemm* with T, TC, BM, BN, VEC)";
   if (m->nargs > 0) {
     static const char *const names[6] = {"M", "N", "K", "A", "B", "C"};
-    /* after M, N, K, A, B, C: TMA descriptors of A or B (the Hopper template) */
+    /* after M, N, K, A, B, C: TMA descriptors of A, B or C (the Hopper template) */
     if (m->nargs < 6 || m->nargs - 6 != m->ntma)
-      return "unexpected kernel parameters (want M, N, K, A, B, C and TMA descriptors of A or B)";
-    for (int ti = 0; ti < m->ntma; ti++)
-      if (m->tma[ti].arg < 6 || m->tma[ti].arg >= m->nargs || m->args[m->tma[ti].arg].kind != CUTEC_MF_TMA ||
-          (strcmp(m->tma[ti].tensor, "A") != 0 && strcmp(m->tma[ti].tensor, "B") != 0))
-        return "unexpected TMA descriptors (want descriptors of A or B after M, N, K, A, B, C)";
+      return "unexpected kernel parameters (want M, N, K, A, B, C and TMA descriptors of A, B or C)";
+    for (int ti = 0; ti < m->ntma; ti++) {
+      const struct cutec_mf_tma *tm = &m->tma[ti];
+      if (tm->arg < 6 || tm->arg >= m->nargs || m->args[tm->arg].kind != CUTEC_MF_TMA ||
+          (strcmp(tm->tensor, "A") != 0 && strcmp(tm->tensor, "B") != 0 && strcmp(tm->tensor, "C") != 0))
+        return "unexpected TMA descriptors (want descriptors of A, B or C after M, N, K, A, B, C)";
+      /* a TMA-stored C needs rows of a multiple of 16 bytes (the tensor map's stride) */
+      if (strcmp(tm->tensor, "C") == 0 && !tm->unused && (p->n * (strcmp(tm->elem, "f32") == 0 ? 4 : 2)) % 16 != 0)
+        return "stores C with TMA, which needs N * sizeof(C element) to be a multiple of 16";
+    }
     for (int a = 0; a < 6; a++) {
       const cutec_mf_arg *arg = &m->args[a];
       int tensor = a >= 3;

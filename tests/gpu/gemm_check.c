@@ -55,7 +55,8 @@ typedef struct shape {
   long m, n, k;
 } shape;
 
-/* (M, N, K) before K is rounded up to a multiple of VEC. */
+/* (M, N, K) before K is rounded up to a multiple of VEC (and N, for kernels
+ * that TMA-store C, to 16-byte rows). */
 static const shape fixed_shapes[] = {
     {1, 7, 8},       {7, 1, 16},      {1, 1, 8},         {64, 64, 64},
     {128, 128, 32},  {100, 37, 129},  {129, 257, 72},    {255, 383, 520},
@@ -83,6 +84,9 @@ static shape point_shape(const gemm_point *p, int s) {
     r.k = bk + p->vec;
   }
   r.k = gemm_ceil_div(r.k, p->vec) * p->vec;
+  /* a TMA-stored C needs 16-byte rows; N stays ragged against BN */
+  long nm = gemm_point_n_multiple(p);
+  r.n = gemm_ceil_div(r.n, nm) * nm;
   return r;
 }
 
@@ -594,7 +598,8 @@ static void self_test_meta(void) {
                                   "// cutec.param T bf16\n// cutec.param TC bf16\n// cutec.param BM 128\n"
                                   "// cutec.param BN 256\n// cutec.param VEC 8\n"
                                   "// cutec.grid min((ceil_div(M,128)*ceil_div(N,256)),132) 1 1\n"
-                                  "// cutec.tma 6 A bf16 dims K M stride K box 64 128 swizzle 128\n";
+                                  "// cutec.tma 6 A bf16 dims K M stride K box 64 128 swizzle 128\n"
+                                  "// cutec.tma 8 C bf16 dims N M stride N box 64 64 swizzle 128 unused\n";
   ST_CHECK(gemm_parse_meta(grid_meta, sizeof grid_meta - 1, &m, &n, err, sizeof err) == 0 && n == 1);
   if (n == 1) {
     gemm_point p;
@@ -602,8 +607,13 @@ static void self_test_meta(void) {
     ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0);
     ST_CHECK(gemm_grid(&p, 4096, 4096, 4096, g, err, sizeof err) == 0 && g[0] == 132 && g[1] == 1 && g[2] == 1);
     ST_CHECK(gemm_grid(&p, 300, 500, 64, g, err, sizeof err) == 0 && g[0] == 6);
-    ST_CHECK(m[0].ntma == 1 && m[0].tma[0].arg == 6 && m[0].tma[0].box0 == 64 && m[0].tma[0].box1 == 128 &&
-             m[0].tma[0].swizzle == 128 && strcmp(m[0].tma[0].tensor, "A") == 0);
+    ST_CHECK(m[0].ntma == 2 && m[0].tma[0].arg == 6 && m[0].tma[0].box0 == 64 && m[0].tma[0].box1 == 128 &&
+             m[0].tma[0].swizzle == 128 && strcmp(m[0].tma[0].tensor, "A") == 0 && !m[0].tma[0].unused);
+    /* an unused map over C leaves N free; a used one needs 16-byte rows */
+    ST_CHECK(m[0].tma[1].arg == 8 && strcmp(m[0].tma[1].tensor, "C") == 0 && m[0].tma[1].unused &&
+             gemm_point_n_multiple(&p) == 1);
+    p.meta.tma[1].unused = 0;
+    ST_CHECK(gemm_point_n_multiple(&p) == 8);
     strcpy(m[0].grid[0], "min(M,");
     ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0 && gemm_grid(&p, 1, 1, 1, g, err, sizeof err) != 0);
   }

@@ -284,11 +284,14 @@ int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *c
       memcpy(line, q, ll);
       line[ll] = '\0';
       struct gemm_tma t;
-      if (m->ntma == 4 || sscanf(line, " %d %15s %7s dims %*s %*s stride %*s box %u %u swizzle %d", &t.arg, t.tensor,
-                                 t.elem, &t.box0, &t.box1, &t.swizzle) != 6) {
+      int rest = 0;
+      if (m->ntma == 4 || sscanf(line, " %d %15s %7s dims %*s %*s stride %*s box %u %u swizzle %d%n", &t.arg, t.tensor,
+                                 t.elem, &t.box0, &t.box1, &t.swizzle, &rest) != 6) {
         set_err(err, errlen, "malformed cutec.tma line %ld", lineno);
         goto fail;
       }
+      char flag[16] = "";
+      t.unused = sscanf(line + rest, " %15s", flag) == 1 && strcmp(flag, "unused") == 0;
       m->tma[m->ntma++] = t;
       continue;
     }
@@ -444,20 +447,37 @@ char *gemm_read_file(const char *path, size_t *len) {
 
 long gemm_ceil_div(long a, long b) { return (a + b - 1) / b; }
 
+long gemm_point_n_multiple(const gemm_point *p) {
+  for (int t = 0; t < p->meta.ntma; t++)
+    if (strcmp(p->meta.tma[t].tensor, "C") == 0 && !p->meta.tma[t].unused)
+      return strcmp(p->meta.tma[t].elem, "f32") == 0 ? 4 : 8;
+  return 1;
+}
+
 int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen) {
   void *base[6] = {&ga->m, &ga->n, &ga->k, &ga->a, &ga->b, &ga->c};
   for (int i = 0; i < 6; i++)
     ga->args[i] = base[i];
   for (int t = 0; t < meta->ntma; t++) {
     const struct gemm_tma *tm = &meta->tma[t];
-    int is_a = strcmp(tm->tensor, "A") == 0;
-    if ((!is_a && strcmp(tm->tensor, "B") != 0) || tm->arg < 6 || tm->arg >= 10) {
-      set_err(err, errlen, "cutec.tma for argument %d over '%s': only A or B, as arguments 6..9", tm->arg, tm->tensor);
+    int is_a = strcmp(tm->tensor, "A") == 0, is_c = strcmp(tm->tensor, "C") == 0;
+    if ((!is_a && !is_c && strcmp(tm->tensor, "B") != 0) || tm->arg < 6 || tm->arg >= 10) {
+      set_err(err, errlen, "cutec.tma for argument %d over '%s': only A, B or C, as arguments 6..9", tm->arg,
+              tm->tensor);
       return -1;
     }
-    uint64_t rows = (uint64_t)(is_a ? ga->m : ga->n), esz = strcmp(tm->elem, "f32") == 0 ? 4 : 2;
-    cutec_status st = cutec_tensor_map_2d(rt, &ga->maps[t], tm->elem, is_a ? ga->a : ga->b, (uint64_t)ga->k, rows,
-                                          (uint64_t)ga->k * esz, tm->box0, tm->box1, tm->swizzle);
+    ga->args[tm->arg] = &ga->maps[t];
+    if (tm->unused) { /* never read by the kernel: no constraints on C's rows */
+      memset(&ga->maps[t], 0, sizeof ga->maps[t]);
+      continue;
+    }
+    /* A is M x K, B is N x K (K contiguous); C is M x N (N contiguous) */
+    uint64_t esz = strcmp(tm->elem, "f32") == 0 ? 4 : 2;
+    uint64_t inner = (uint64_t)(is_c ? ga->n : ga->k);
+    uint64_t rows = (uint64_t)(is_a || is_c ? ga->m : ga->n);
+    unsigned long long ptr = is_a ? ga->a : is_c ? ga->c : ga->b;
+    cutec_status st = cutec_tensor_map_2d(rt, &ga->maps[t], tm->elem, ptr, inner, rows, inner * esz, tm->box0,
+                                          tm->box1, tm->swizzle);
     if (st != CUTEC_OK) {
       set_err(err, errlen, "tensor map for %s: %s: %s", tm->tensor, cutec_status_string(st), cutec_runtime_message(rt));
       return -1;

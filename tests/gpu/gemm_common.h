@@ -59,12 +59,13 @@ typedef struct gemm_kernel_meta {
   gemm_param params[GEMM_MAX_PARAMS];
   char grid[3][128]; /* "cutec.grid" expressions ("" when absent) */
   unsigned cluster[3]; /* "cutec.cluster X Y Z"; 1 1 1 when absent */
-  int ntma; /* "cutec.tma ARG TENSOR ELEM dims D0 D1 stride S box B0 B1 swizzle SW" lines */
+  int ntma; /* "cutec.tma ARG TENSOR ELEM dims D0 D1 stride S box B0 B1 swizzle SW [unused]" lines */
   struct gemm_tma {
     int arg;
     char tensor[16], elem[8];
     unsigned box0, box1;
     int swizzle;
+    int unused; /* the kernel never reads this map */
   } tma[4];
 } gemm_kernel_meta;
 
@@ -99,8 +100,9 @@ typedef struct gemm_point {
 int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, size_t errlen);
 
 /* The kernel arguments of a GEMM point: (M, N, K, A, B, C) and, for each
- * `cutec.tma` line, a tensor map over A (M x K) or B (N x K), built into
- * maps[].  args must hold 6 + 4 pointers; the scalars and pointers it points
+ * `cutec.tma` line, a tensor map over A (M x K), B (N x K) or C (M x N),
+ * built into maps[] (zeros for a map marked unused).  A used map over C needs
+ * rows of a multiple of 16 bytes (gemm_point_n_multiple).  args must hold 6 + 4 pointers; the scalars and pointers it points
  * at must outlive the launch.  Returns 0, or -1 with a message. */
 #include "cutec/cluster.h"
 #include "cutec/tensor_map.h"
@@ -116,6 +118,10 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
  * block's cutec.grid expressions when present, else (ceil(N/BN), ceil(M/BM)).
  * Returns 0, or -1 with a message for a malformed expression. */
 int gemm_grid(const gemm_point *p, long m, long n, long k, unsigned grid[3], char *err, size_t errlen);
+
+/* The multiple N must be for this point: 16 bytes of TC when the kernel
+ * TMA-stores C (a used cutec.tma line over C), else 1. */
+long gemm_point_n_multiple(const gemm_point *p);
 
 /* Reads a whole file (NUL-terminated, *len without the NUL).  NULL on error. */
 char *gemm_read_file(const char *path, size_t *len);
