@@ -132,7 +132,12 @@ static bool afrag_arg(Eval *e, const Node *arg, Value *f)
     if (f->kind == V_ERROR) return false;
     ScalarType t = f->ty;
     bool ok_ty = t == TY_BF16 || t == TY_F16 || type_is_fp8(t);
-    if (f->kind != V_TENSOR || f->space != SPACE_RMEM || !ok_ty || f->lay.kind != LAY_V_LAYOUT) {
+    if (f->kind == V_TENSOR && f->space != SPACE_RMEM) {
+        diag_error(e->diag, arg->loc, "a wgmma A fragment must be a register tensor ('local'), found a %s tensor of %s",
+                   f->space == SPACE_GMEM ? "global" : f->space == SPACE_SMEM ? "shared" : "coordinate", type_name(t));
+        return false;
+    }
+    if (f->kind != V_TENSOR || !ok_ty || f->lay.kind != LAY_V_LAYOUT) {
         diag_error(e->diag, arg->loc, "a wgmma A fragment must be a register tensor of bf16, f16, e4m3 or e5m2, found %s",
                    val_describe(e, f));
         return false;
@@ -257,7 +262,11 @@ static Value smem_desc(Eval *e, const Node *call)
     Value t = eval_expr(e, arg);
     if (t.kind == V_ERROR) return t;
     if (t.kind != V_TENSOR || t.space != SPACE_SMEM || t.lay.kind != LAY_V_COMPOSED) {
-        diag_error(e->diag, arg->loc, "'smem_desc' needs a swizzled shared tensor view, found %s", val_describe(e, &t));
+        const char *what = t.kind != V_TENSOR ? val_describe(e, &t)
+                         : t.space != SPACE_SMEM ? arena_printf(e->arena, "a %s tensor of %s", t.space == SPACE_GMEM ? "global"
+                                                                : t.space == SPACE_RMEM ? "register" : "coordinate", type_name(t.ty))
+                         : arena_printf(e->arena, "an unswizzled shared tensor of %s", type_name(t.ty));
+        diag_error(e->diag, arg->loc, "'smem_desc' needs a swizzled shared tensor view, found %s", what);
         return val_error();
     }
     LayLayout *L = &t.lay.composed.outer;
@@ -307,9 +316,9 @@ static Value smem_desc(Eval *e, const Node *call)
             if (!offset_at(e, L, m ? 0 : i, m ? i : 0, &got)) return val_error();
             if (got != want) {
                 diag_error(e->diag, arg->loc,
-                           "'smem_desc': no wgmma descriptor expresses %s: as a %s-major tile with %d-byte swizzle rows, "
+                           "'smem_desc': no wgmma descriptor expresses %s: as %s-major tile with %d-byte swizzle rows, "
                            "element (%lld, %lld) would be at offset %lld, not %lld",
-                           lp, mn_major ? "MN" : "K", swb, (long long)(m ? 0 : i), (long long)(m ? i : 0), (long long)want,
+                           lp, mn_major ? "an MN" : "a K", swb, (long long)(m ? 0 : i), (long long)(m ? i : 0), (long long)want,
                            (long long)got);
                 return val_error();
             }
@@ -351,7 +360,7 @@ static bool desc_arg(Eval *e, const Node *arg, ScalarType ty, const char *which,
     if (v.kind == V_ERROR) return false;
     if (v.kind == V_DESC) {
         if (v.ty != ty) {
-            diag_error(e->diag, arg->loc, "operand %s of 'wgmma' is %s, but its input type is %s", which,
+            diag_error(e->diag, arg->loc, "operand %s of 'wgmma' is a %s, but its input type is %s", which,
                        val_describe(e, &v), type_name(ty));
             return false;
         }
