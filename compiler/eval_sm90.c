@@ -325,18 +325,15 @@ static Value smem_desc(Eval *e, const Node *call)
         }
     }
     /* atoms repeat the swizzle pattern only when they start on its period */
-    int64_t strides[3] = {lbo, sbo, kat};
-    const char *sname[3] = {"along MN", mn_major ? "along K" : "along MN", "along K"};
-    for (int i = mn_major ? 0 : 1; i < 3; i++) {
-        if (strides[i] % atom) {
+    int64_t rep[2] = {mn_major ? lbo : sbo, mn_major ? sbo : kat};
+    for (int i = 0; i < 2; i++)
+        if (rep[i] % atom) {
             diag_error(e->diag, arg->loc,
-                       "'smem_desc': in %s, swizzle atoms %lld elements apart %s do not start on the %lld-byte period of "
-                       "the swizzle",
-                       lp, (long long)strides[i], sname[i], (long long)(atom * eb));
+                       "'smem_desc': in %s, swizzle atoms %lld elements apart along %s do not start on the %lld-byte period "
+                       "of the swizzle",
+                       lp, (long long)rep[i], i ? "K" : "MN", (long long)(atom * eb));
             return val_error();
         }
-        if (mn_major && i == 1) break;
-    }
     Value ref = tensor_index(e, t, &(NodeList){.items = (Node **)&call->list.items[1], .n = 2}, call->loc);
     if (ref.kind == V_ERROR) return ref;
     CG *cg = e->cg;
