@@ -44,6 +44,7 @@ LLVMTypeRef cg_type(CG *cg, ScalarType t)
     case TY_BF16: return cg->t_bf16;
     case TY_F32: return cg->t_f32;
     case TY_F64: return cg->t_f64;
+    case TY_E4M3: case TY_E5M2: return cg->t_i8; /* bit patterns; LLVM has no fp8 type */
     }
     return cg->t_void;
 }
@@ -91,4 +92,13 @@ void cg_asm_void(CG *cg, const char *text)
     LLVMValueRef call = LLVMBuildCall2(cg->b, fty, ia, NULL, 0, "");
     unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10);
     LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->ctx, kind, 0));
+}
+
+LLVMValueRef cg_asm_pure(CG *cg, LLVMTypeRef ret, LLVMValueRef *args, unsigned n, const char *text, const char *cons)
+{
+    LLVMTypeRef tys[8];
+    for (unsigned i = 0; i < n && i < 8; i++) tys[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(ret, tys, n, 0);
+    LLVMValueRef ia = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 0, 0, LLVMInlineAsmDialectATT, 0);
+    return LLVMBuildCall2(cg->b, fty, ia, args, n, "");
 }

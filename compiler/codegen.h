@@ -31,5 +31,8 @@ LLVMValueRef cg_alloca(CG *cg, LLVMTypeRef ty, const char *name);
 void cg_annotate(CG *cg, LLVMValueRef fn, const char *key, int value);
 /* `call void asm sideeffect` with convergent; for barriers and the like */
 void cg_asm_void(CG *cg, const char *text);
+/* an inline asm without side effects (at most 8 operands), for conversions
+ * LLVM has no instruction for: LLVM may fold, hoist or drop it like an add */
+LLVMValueRef cg_asm_pure(CG *cg, LLVMTypeRef ret, LLVMValueRef *args, unsigned n, const char *text, const char *cons);
 
 #endif

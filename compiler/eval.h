@@ -21,6 +21,9 @@
 
 typedef enum ScalarType {
     TY_VOID, TY_BOOL, TY_I32, TY_I64, TY_F16, TY_BF16, TY_F32, TY_F64,
+    /* fp8 (OCP/PTX e4m3 and e5m2): storage types held as i8 bit patterns;
+     * arithmetic widens them to f32, narrowing to them is explicit */
+    TY_E4M3, TY_E5M2,
 } ScalarType;
 
 typedef enum MemSpace {
@@ -47,6 +50,8 @@ typedef enum VKind {
     V_TMAP,       /* a TMA descriptor parameter: llvm: its generic address (i64);
                      i: box bytes; lay: the box as a tuple (tensor mode order) */
     V_ATOM,       /* an MMA or copy atom, or a tiled MMA / tiled copy: atom */
+    V_DESC,       /* a wgmma shared-memory matrix descriptor (smem_desc): llvm: i64;
+                     ty: element type; i: 1 if MN-major (transposed), 0 if K-major */
 } VKind;
 
 typedef struct Value {
@@ -103,6 +108,7 @@ const char *type_name(ScalarType t);
 bool type_from_name(const char *name, ScalarType *out);
 bool type_is_float(ScalarType t);
 bool type_is_int(ScalarType t);
+bool type_is_fp8(ScalarType t);
 int type_bytes(ScalarType t);
 /* a human description for diagnostics: "i32 value", "layout (4,2):(1,4)" */
 const char *val_describe(Eval *e, const Value *v);

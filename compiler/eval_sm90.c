@@ -123,61 +123,217 @@ static bool acc_arg(Eval *e, const Node *arg, Value *acc, int64_t *n)
     return true;
 }
 
-/* Pass every accumulator register through an asm (the fence or wait), so
- * that reads and writes of it stay on their side. */
-static bool thread_acc(Eval *e, const Value *acc, int64_t n, const char *text)
+/* The register A operand of wgmma: a register tensor of T (bf16, f16,
+ * e4m3 or e5m2) holding 16 bytes per thread, 8 or 16 elements, which the
+ * instruction takes as four 32-bit registers. */
+static bool afrag_arg(Eval *e, const Node *arg, Value *f)
 {
+    *f = eval_expr(e, arg);
+    if (f->kind == V_ERROR) return false;
+    ScalarType t = f->ty;
+    bool ok_ty = t == TY_BF16 || t == TY_F16 || type_is_fp8(t);
+    if (f->kind == V_TENSOR && f->space != SPACE_RMEM) {
+        diag_error(e->diag, arg->loc, "a wgmma A fragment must be a register tensor ('local'), found a %s tensor of %s",
+                   f->space == SPACE_GMEM ? "global" : f->space == SPACE_SMEM ? "shared" : "coordinate", type_name(t));
+        return false;
+    }
+    if (f->kind != V_TENSOR || !ok_ty || f->lay.kind != LAY_V_LAYOUT) {
+        diag_error(e->diag, arg->loc, "a wgmma A fragment must be a register tensor of bf16, f16, e4m3 or e5m2, found %s",
+                   val_describe(e, f));
+        return false;
+    }
+    int64_t n;
+    if (!static_size(e, f, arg->loc, &n)) return false;
+    if (n * type_bytes(t) != 16) {
+        diag_error(e->diag, arg->loc, "a wgmma A fragment of %s holds %d elements per thread (four 32-bit registers); got %lld",
+                   type_name(t), 16 / type_bytes(t), (long long)n);
+        return false;
+    }
+    return true;
+}
+
+/* Packs the A fragment into four i32: element j of register r is element
+ * r * per + j of the fragment, lowest in the low bits (PTX's packing of
+ * .f16x2 / .b32 fragment registers). */
+static bool afrag_pack(Eval *e, const Value *f, LLVMValueRef regs[4])
+{
+    CG *cg = e->cg;
+    int per = 4 / type_bytes(f->ty);
+    LLVMTypeRef vt = LLVMVectorType(cg_type(cg, f->ty), (unsigned)per);
+    for (int r = 0; r < 4; r++) {
+        LLVMValueRef v = LLVMGetUndef(vt);
+        for (int j = 0; j < per; j++) {
+            LLVMValueRef p = frag_ptr(e, f, r * per + j);
+            if (!p) return false;
+            v = LLVMBuildInsertElement(cg->b, v, LLVMBuildLoad2(cg->b, cg_type(cg, f->ty), p, ""),
+                                       LLVMConstInt(cg->t_i32, (unsigned long long)j, 0), "");
+        }
+        regs[r] = LLVMBuildBitCast(cg->b, v, cg->t_i32, "");
+    }
+    return true;
+}
+
+static bool afrag_unpack(Eval *e, const Value *f, LLVMValueRef regs[4])
+{
+    CG *cg = e->cg;
+    int per = 4 / type_bytes(f->ty);
+    LLVMTypeRef vt = LLVMVectorType(cg_type(cg, f->ty), (unsigned)per);
+    for (int r = 0; r < 4; r++) {
+        LLVMValueRef v = LLVMBuildBitCast(cg->b, regs[r], vt, "");
+        for (int j = 0; j < per; j++) {
+            LLVMValueRef p = frag_ptr(e, f, r * per + j);
+            if (!p) return false;
+            LLVMBuildStore(cg->b, LLVMBuildExtractElement(cg->b, v, LLVMConstInt(cg->t_i32, (unsigned long long)j, 0), ""), p);
+        }
+    }
+    return true;
+}
+
+/* Pass every accumulator register, and the A fragment's registers when
+ * there is one, through an asm (the fence or wait), so that reads and
+ * writes of them stay on their side: writes of a register A before the
+ * fence, and its registers stay alive (unchanged) until the wait. */
+static bool thread_acc(Eval *e, const Value *acc, int64_t n, const Value *afrag, const char *text)
+{
+    int64_t na = afrag ? 4 : 0, nt = n + na;
     LLVMValueRef *ptrs = ARENA_ARRAY(e->arena, LLVMValueRef, n);
-    LLVMValueRef *vals = ARENA_ARRAY(e->arena, LLVMValueRef, n);
+    LLVMValueRef *vals = ARENA_ARRAY(e->arena, LLVMValueRef, nt);
     for (int64_t i = 0; i < n; i++) {
         ptrs[i] = frag_ptr(e, acc, i);
         if (!ptrs[i]) return false;
         vals[i] = LLVMBuildLoad2(e->cg->b, e->cg->t_f32, ptrs[i], "");
     }
-    size_t cap = (size_t)n * 12 + 32;
+    if (afrag && !afrag_pack(e, afrag, vals + n)) return false;
+    size_t cap = (size_t)nt * 12 + 32;
     char *cons = arena_alloc(e->arena, cap);
     size_t len = 0;
-    for (int64_t i = 0; i < n; i++) len += (size_t)snprintf(cons + len, cap - len, "%s=f", i ? "," : "");
-    for (int64_t i = 0; i < n; i++) len += (size_t)snprintf(cons + len, cap - len, ",%lld", (long long)i);
+    for (int64_t i = 0; i < nt; i++) len += (size_t)snprintf(cons + len, cap - len, "%s=%c", i ? "," : "", i < n ? 'f' : 'r');
+    for (int64_t i = 0; i < nt; i++) len += (size_t)snprintf(cons + len, cap - len, ",%lld", (long long)i);
     snprintf(cons + len, cap - len, ",~{memory}");
-    LLVMTypeRef *el = ARENA_ARRAY(e->arena, LLVMTypeRef, n);
-    for (int64_t i = 0; i < n; i++) el[i] = e->cg->t_f32;
-    LLVMTypeRef st = LLVMStructTypeInContext(e->cg->ctx, el, (unsigned)n, 0);
-    LLVMValueRef r = asm_call(e, st, vals, (unsigned)n, text, cons);
+    LLVMTypeRef *el = ARENA_ARRAY(e->arena, LLVMTypeRef, nt);
+    for (int64_t i = 0; i < nt; i++) el[i] = i < n ? e->cg->t_f32 : e->cg->t_i32;
+    LLVMTypeRef st = LLVMStructTypeInContext(e->cg->ctx, el, (unsigned)nt, 0);
+    LLVMValueRef r = asm_call(e, st, vals, (unsigned)nt, text, cons);
     for (int64_t i = 0; i < n; i++) LLVMBuildStore(e->cg->b, LLVMBuildExtractValue(e->cg->b, r, (unsigned)i, ""), ptrs[i]);
+    if (afrag) {
+        LLVMValueRef regs[4];
+        for (int j = 0; j < 4; j++) regs[j] = LLVMBuildExtractValue(e->cg->b, r, (unsigned)(n + j), "");
+        if (!afrag_unpack(e, afrag, regs)) return false;
+    }
     return true;
 }
 
-/* smem_desc(view, row, k): the wgmma descriptor of the K-major tile of a
- * swizzled shared tensor view (rows, K) starting at (row, k).  The swizzle
- * mode and the stride between 8-row groups come from the view's layout. */
+/* offset of coordinate (i, j) of a static rank-2 layout; false if it is
+ * not static */
+static bool offset_at(Eval *e, const LayLayout *L, int64_t i, int64_t j, int64_t *out)
+{
+    LayTuple *c[2] = {lay_tuple_leaf(e->arena, lay_int_static(i)), lay_tuple_leaf(e->arena, lay_int_static(j))};
+    LayInt r;
+    LayError err = {.arg = -1};
+    if (!lay_crd2idx(e->arena, lay_tuple_make(e->arena, 2, c), L, &r, &err) || !r.is_static) return false;
+    *out = r.value;
+    return true;
+}
+
+static bool mode_size(Eval *e, const LayLayout *L, int m, int64_t *out)
+{
+    LayLayout sub = {L->shape->elems[m], L->stride->elems[m]};
+    LayInt s = lay_size(e->arena, &sub);
+    if (!s.is_static) return false;
+    *out = s.value;
+    return true;
+}
+
+/* smem_desc(view, row, k): the wgmma descriptor of the tile of a swizzled
+ * shared view (MN, K) that starts at (row, k).  Whether the tile is K-major
+ * or MN-major (which mode has stride 1), the swizzle mode, and the strides
+ * between swizzle atoms (SBO, and LBO for MN-major) are all read off the
+ * view's layout, which must be the canonical layout the descriptor
+ * describes (docs/language.md, "wgmma descriptors"):
+ *   K-major:  L(mn, k) = k%W + (mn%8)*W + (mn/8)*SBO      (+ (k/W)*any)
+ *   MN-major: L(mn, k) = mn%W + (mn/W)*LBO + (k%8)*W + (k/8)*SBO
+ * with W the elements in one swizzle row (32, 64 or 128 bytes).  The check
+ * runs over the whole view, mode by mode (the offset is a sum of the two
+ * modes' parts). */
 static Value smem_desc(Eval *e, const Node *call)
 {
     if (!arity(e, call, "smem_desc", 3)) return val_error();
-    Value t = eval_expr(e, call->list.items[0]);
+    const Node *arg = call->list.items[0];
+    Value t = eval_expr(e, arg);
     if (t.kind == V_ERROR) return t;
     if (t.kind != V_TENSOR || t.space != SPACE_SMEM || t.lay.kind != LAY_V_COMPOSED) {
-        diag_error(e->diag, call->list.items[0]->loc, "'smem_desc' needs a swizzled shared tensor view, found %s",
-                   val_describe(e, &t));
+        const char *what = t.kind != V_TENSOR ? val_describe(e, &t)
+                         : t.space != SPACE_SMEM ? arena_printf(e->arena, "a %s tensor of %s", t.space == SPACE_GMEM ? "global"
+                                                                : t.space == SPACE_RMEM ? "register" : "coordinate", type_name(t.ty))
+                         : arena_printf(e->arena, "an unswizzled shared tensor of %s", type_name(t.ty));
+        diag_error(e->diag, arg->loc, "'smem_desc' needs a swizzled shared tensor view, found %s", what);
         return val_error();
     }
     LayLayout *L = &t.lay.composed.outer;
     LaySwizzle sw = t.lay.composed.sw;
     int eb = type_bytes(t.ty), lg = eb == 1 ? 0 : eb == 2 ? 1 : eb == 4 ? 2 : 3;
-    bool rank2 = !L->shape->is_leaf && L->shape->n == 2 && L->stride->elems[0]->is_leaf && L->stride->elems[1]->is_leaf &&
-                 L->stride->elems[0]->leaf.is_static && L->stride->elems[1]->leaf.is_static;
-    if (!rank2 || L->stride->elems[1]->leaf.value != 1 || sw.m + lg != 4 || sw.s != 3 || sw.b < 1 || sw.b > 3) {
-        diag_error(e->diag, call->list.items[0]->loc,
-                   "'smem_desc' needs a K-major (rows, K) view swizzled in 16-byte units (Sw<B,%d,3>, B = 1..3), found %s",
-                   4 - lg, lay_print_value(e->arena, &t.lay));
+    const char *lp = lay_print_value(e->arena, &t.lay);
+    if (sw.m + lg != 4 || sw.s != 3 || sw.b < 1 || sw.b > 3) {
+        diag_error(e->diag, arg->loc,
+                   "'smem_desc' needs a layout swizzled in 16-byte units (Sw<B,%d,3> for %s, B = 1..3), found %s", 4 - lg,
+                   type_name(t.ty), lp);
         return val_error();
     }
-    int64_t row_bytes = L->stride->elems[0]->leaf.value * eb;
-    if (row_bytes != (16 << sw.b)) {
-        diag_error(e->diag, call->list.items[0]->loc, "'smem_desc': rows of %lld bytes do not match the %d-byte swizzle",
-                   (long long)row_bytes, 16 << sw.b);
+    int64_t mn, ks;
+    if (L->shape->is_leaf || L->shape->n != 2 || !mode_size(e, L, 0, &mn) || !mode_size(e, L, 1, &ks)) {
+        diag_error(e->diag, arg->loc, "'smem_desc' needs a static rank-2 (MN, K) view, found %s", lp);
         return val_error();
     }
+    int swb = 16 << sw.b;          /* bytes in one swizzle row */
+    int64_t W = swb / eb, atom = 8 * W; /* elements per row, per swizzle pattern */
+    int64_t k1 = 0, m1 = 0;
+    if ((ks > 1 && !offset_at(e, L, 0, 1, &k1)) || (mn > 1 && !offset_at(e, L, 1, 0, &m1))) {
+        diag_error(e->diag, arg->loc, "'smem_desc' needs a static layout, found %s", lp);
+        return val_error();
+    }
+    bool mn_major = !(ks > 1 && k1 == 1) && mn > 1 && m1 == 1;
+    if (!(ks > 1 && k1 == 1) && !mn_major) {
+        diag_error(e->diag, arg->loc, "'smem_desc': neither mode of %s has stride 1 (a wgmma tile is K-major or MN-major)",
+                   lp);
+        return val_error();
+    }
+    if (mn_major && eb != 2) {
+        diag_error(e->diag, arg->loc,
+                   "'smem_desc': wgmma reads %s tiles only K-major (K contiguous); %s is MN-major", type_name(t.ty), lp);
+        return val_error();
+    }
+    /* the strides between atoms, from the first coordinate past an atom */
+    int64_t lbo = atom, sbo = atom, kat = atom, got;
+    int64_t mn_rep = mn_major ? W : 8, k_rep = mn_major ? 8 : W;
+    if (mn > mn_rep && !offset_at(e, L, mn_rep, 0, mn_major ? &lbo : &sbo)) return val_error();
+    if (ks > k_rep && !offset_at(e, L, 0, k_rep, mn_major ? &sbo : &kat)) return val_error();
+    for (int m = 0; m < 2; m++) {
+        int64_t ext = m ? ks : mn;
+        for (int64_t i = 0; i < ext; i++) {
+            int64_t want;
+            if (!mn_major) want = m ? i % W + i / W * kat : (i % 8) * W + i / 8 * sbo;
+            else want = m ? (i % 8) * W + i / 8 * sbo : i % W + i / W * lbo;
+            if (!offset_at(e, L, m ? 0 : i, m ? i : 0, &got)) return val_error();
+            if (got != want) {
+                diag_error(e->diag, arg->loc,
+                           "'smem_desc': no wgmma descriptor expresses %s: as %s-major tile with %d-byte swizzle rows, "
+                           "element (%lld, %lld) would be at offset %lld, not %lld",
+                           lp, mn_major ? "an MN" : "a K", swb, (long long)(m ? 0 : i), (long long)(m ? i : 0), (long long)want,
+                           (long long)got);
+                return val_error();
+            }
+        }
+    }
+    /* atoms repeat the swizzle pattern only when they start on its period */
+    int64_t rep[2] = {mn_major ? lbo : sbo, mn_major ? sbo : kat};
+    for (int i = 0; i < 2; i++)
+        if (rep[i] % atom) {
+            diag_error(e->diag, arg->loc,
+                       "'smem_desc': in %s, swizzle atoms %lld elements apart along %s do not start on the %lld-byte period "
+                       "of the swizzle",
+                       lp, (long long)rep[i], i ? "K" : "MN", (long long)(atom * eb));
+            return val_error();
+        }
     Value ref = tensor_index(e, t, &(NodeList){.items = (Node **)&call->list.items[1], .n = 2}, call->loc);
     if (ref.kind == V_ERROR) return ref;
     CG *cg = e->cg;
@@ -186,50 +342,124 @@ static Value smem_desc(Eval *e, const Node *call)
     LLVMValueRef lo = LLVMBuildLShr(b, LLVMBuildAnd(b, addr, LLVMConstInt(cg->t_i64, 0x3FFFF, 0), ""),
                                     LLVMConstInt(cg->t_i64, 4, 0), "");
     uint64_t mode = sw.b == 3 ? 1 : sw.b == 2 ? 2 : 3; /* 128B, 64B, 32B */
-    uint64_t sbo = (uint64_t)(8 * row_bytes) >> 4;
-    uint64_t bits = (1ull << 16) | (sbo << 32) | (mode << 62);
-    return val_dyn(LLVMBuildOr(b, lo, LLVMConstInt(cg->t_i64, bits, 0), ""), TY_I64);
+    /* K-major swizzled tiles have no leading offset: the field is "assumed 1" */
+    uint64_t lbo_f = mn_major ? (uint64_t)(lbo * eb) >> 4 : 1, sbo_f = (uint64_t)(sbo * eb) >> 4;
+    uint64_t bits = ((lbo_f & 0x3FFF) << 16) | ((sbo_f & 0x3FFF) << 32) | (mode << 62);
+    Value d = {.kind = V_DESC, .llvm = LLVMBuildOr(b, lo, LLVMConstInt(cg->t_i64, bits, 0), ""), .ty = t.ty,
+               .i = mn_major};
+    return d;
 }
 
-/* wgmma(acc, descA, descB, T): acc += A * B, m64nNk16, both from shared
- * memory, K-major, N = 2 * size(acc). */
+/* a descriptor operand: from smem_desc, or a plain i64 (taken as K-major) */
+static bool desc_arg(Eval *e, const Node *arg, ScalarType ty, const char *which, LLVMValueRef *out, int *trans)
+{
+    Value v = eval_rvalue(e, arg);
+    if (v.kind == V_ERROR) return false;
+    if (v.kind == V_DESC) {
+        if (v.ty != ty) {
+            diag_error(e->diag, arg->loc, "operand %s of 'wgmma' is a %s, but its input type is %s", which,
+                       val_describe(e, &v), type_name(ty));
+            return false;
+        }
+        *out = v.llvm;
+        *trans = (int)v.i;
+        return true;
+    }
+    if (v.kind == V_DYN && type_is_int(v.ty)) {
+        *out = conv_to(e, v, TY_I64, arg->loc, false).llvm;
+        *trans = 0;
+        return true;
+    }
+    diag_error(e->diag, arg->loc, "operand %s of 'wgmma' must be a shared-memory descriptor (smem_desc)%s, found %s",
+               which, which[0] == 'A' ? " or a register fragment" : "", val_describe(e, &v));
+    return false;
+}
+
+/* wgmma(acc, A, B, T) or wgmma(acc, A, B, TA, TB): acc += A * B for one
+ * m64nNk16 (bf16, f16) or m64nNk32 (e4m3, e5m2; TA and TB may differ)
+ * step, N = 2 * size(acc), f32 accumulation.  B is a descriptor; A is a
+ * descriptor (SS) or a register fragment (RS).  MN-major descriptors set
+ * the transpose immediates. */
 static Value wgmma(Eval *e, const Node *call)
 {
-    if (!arity(e, call, "wgmma", 4)) return val_error();
-    Value acc;
-    int64_t n;
-    LLVMValueRef da, db;
-    if (!acc_arg(e, call->list.items[0], &acc, &n) || !int_arg(e, call->list.items[1], TY_I64, &da) ||
-        !int_arg(e, call->list.items[2], TY_I64, &db))
-        return val_error();
-    Value ty = eval_rvalue(e, call->list.items[3]);
-    if (ty.kind != V_TYPE || (ty.ty != TY_BF16 && ty.ty != TY_F16)) {
-        diag_error(e->diag, call->list.items[3]->loc, "the input type of 'wgmma' must be bf16 or f16");
+    int na = call->list.n;
+    if (na != 4 && na != 5) {
+        diag_error(e->diag, call->loc, "'wgmma' expects 4 or 5 arguments (acc, A, B, T or acc, A, B, TA, TB), got %d", na);
         return val_error();
     }
+    Value acc;
+    int64_t n;
+    if (!acc_arg(e, call->list.items[0], &acc, &n)) return val_error();
+    ScalarType ty[2];
+    for (int i = 0; i < 2; i++) {
+        const Node *tn = call->list.items[na == 5 ? 3 + i : 3];
+        Value tv = eval_rvalue(e, tn);
+        if (tv.kind == V_ERROR) return tv;
+        if (tv.kind != V_TYPE || !(tv.ty == TY_BF16 || tv.ty == TY_F16 || type_is_fp8(tv.ty))) {
+            diag_error(e->diag, tn->loc, "the input type of 'wgmma' must be bf16, f16, e4m3 or e5m2, found %s",
+                       val_describe(e, &tv));
+            return val_error();
+        }
+        ty[i] = tv.ty;
+    }
+    bool fp8 = type_is_fp8(ty[0]);
+    if (fp8 != type_is_fp8(ty[1]) || (!fp8 && ty[0] != ty[1])) {
+        diag_error(e->diag, call->list.items[4]->loc,
+                   "'wgmma' multiplies %s by %s: only the fp8 types (e4m3, e5m2) may differ between A and B",
+                   type_name(ty[0]), type_name(ty[1]));
+        return val_error();
+    }
+    const Node *an = call->list.items[1];
+    Value a = eval_expr(e, an);
+    if (a.kind == V_ERROR) return a;
+    bool rs = a.kind == V_TENSOR;
+    LLVMValueRef aops[4], db;
+    int ta = 0, tb = 0;
+    if (rs) {
+        if (!afrag_arg(e, an, &a)) return val_error();
+        if (a.ty != ty[0]) {
+            diag_error(e->diag, an->loc, "the A fragment of 'wgmma' holds %s, but its input type is %s", type_name(a.ty),
+                       type_name(ty[0]));
+            return val_error();
+        }
+        if (!afrag_pack(e, &a, aops)) return val_error();
+    } else if (!desc_arg(e, an, ty[0], "A", &aops[0], &ta)) {
+        return val_error();
+    }
+    if (!desc_arg(e, call->list.items[2], ty[1], "B", &db, &tb)) return val_error();
+
+    int nao = rs ? 4 : 1;
     LLVMValueRef *ptrs = ARENA_ARRAY(e->arena, LLVMValueRef, n);
-    LLVMValueRef *args = ARENA_ARRAY(e->arena, LLVMValueRef, n + 2);
+    LLVMValueRef *args = ARENA_ARRAY(e->arena, LLVMValueRef, n + nao + 1);
     for (int64_t i = 0; i < n; i++) {
         ptrs[i] = frag_ptr(e, &acc, i);
         if (!ptrs[i]) return val_error();
         args[i] = LLVMBuildLoad2(e->cg->b, e->cg->t_f32, ptrs[i], "");
     }
-    args[n] = da;
-    args[n + 1] = db;
+    for (int i = 0; i < nao; i++) args[n + i] = aops[i];
+    args[n + nao] = db;
     size_t cap = (size_t)n * 16 + 256;
     char *text = arena_alloc(e->arena, cap), *cons = arena_alloc(e->arena, cap);
-    size_t tl = (size_t)snprintf(text, cap, "wgmma.mma_async.sync.aligned.m64n%lldk16.f32.%s.%s {", (long long)(2 * n),
-                                 type_name(ty.ty), type_name(ty.ty));
+    size_t tl = (size_t)snprintf(text, cap, "wgmma.mma_async.sync.aligned.m64n%lldk%d.f32.%s.%s {", (long long)(2 * n),
+                                 fp8 ? 32 : 16, type_name(ty[0]), type_name(ty[1]));
     for (int64_t i = 0; i < n; i++) tl += (size_t)snprintf(text + tl, cap - tl, "%s$%lld", i ? "," : "", (long long)i);
-    /* operands count the tied inputs: descriptors are $(2n) and $(2n+1) */
-    snprintf(text + tl, cap - tl, "}, $%lld, $%lld, 1, 1, 1, 0, 0;", (long long)(2 * n), (long long)(2 * n + 1));
+    /* operands count the tied inputs: A starts at $(2n) */
+    long long a0 = 2 * n, b0 = a0 + nao;
+    if (rs) tl += (size_t)snprintf(text + tl, cap - tl, "}, {$%lld,$%lld,$%lld,$%lld}, $%lld", a0, a0 + 1, a0 + 2, a0 + 3, b0);
+    else tl += (size_t)snprintf(text + tl, cap - tl, "}, $%lld, $%lld", a0, b0);
+    /* scale-d = 1 (acc += A*B), no negation; transposes exist only for
+     * 16-bit types, and only for descriptor operands */
+    if (fp8) snprintf(text + tl, cap - tl, ", 1, 1, 1;");
+    else if (rs) snprintf(text + tl, cap - tl, ", 1, 1, 1, %d;", tb);
+    else snprintf(text + tl, cap - tl, ", 1, 1, 1, %d, %d;", ta, tb);
     size_t cl = 0;
     for (int64_t i = 0; i < n; i++) cl += (size_t)snprintf(cons + cl, cap - cl, "%s=f", i ? "," : "");
     for (int64_t i = 0; i < n; i++) cl += (size_t)snprintf(cons + cl, cap - cl, ",%lld", (long long)i);
-    snprintf(cons + cl, cap - cl, ",l,l,~{memory}");
+    snprintf(cons + cl, cap - cl, rs ? ",r,r,r,r,l,~{memory}" : ",l,l,~{memory}");
     LLVMTypeRef *el = ARENA_ARRAY(e->arena, LLVMTypeRef, n);
     for (int64_t i = 0; i < n; i++) el[i] = e->cg->t_f32;
-    LLVMValueRef r = asm_call(e, LLVMStructTypeInContext(e->cg->ctx, el, (unsigned)n, 0), args, (unsigned)n + 2, text, cons);
+    LLVMValueRef r = asm_call(e, LLVMStructTypeInContext(e->cg->ctx, el, (unsigned)n, 0), args,
+                              (unsigned)(n + nao + 1), text, cons);
     for (int64_t i = 0; i < n; i++) LLVMBuildStore(e->cg->b, LLVMBuildExtractValue(e->cg->b, r, (unsigned)i, ""), ptrs[i]);
     return (Value){.kind = V_VOID};
 }
@@ -351,16 +581,24 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
     if (strcmp(name, "smem_desc") == 0) return smem_desc(e, call);
     if (strcmp(name, "wgmma") == 0) return wgmma(e, call);
     if (strcmp(name, "wgmma_fence") == 0 || strcmp(name, "wgmma_wait") == 0) {
+        /* wgmma_fence(acc[, afrag]), wgmma_wait(N, acc[, afrag]) */
         bool wait = name[6] == 'w';
-        Value acc;
+        Value acc, af;
         int64_t n, k = 0;
-        if (!arity(e, call, name, wait ? 2 : 1)) return val_error();
+        int base = wait ? 1 : 0;
+        if (call->list.n != base + 1 && call->list.n != base + 2) {
+            diag_error(e->diag, call->loc, "'%s' expects %d or %d arguments, got %d", name, base + 1, base + 2,
+                       call->list.n);
+            return val_error();
+        }
         if (wait && !static_int(e, call->list.items[0], 0, 7, &k, "the number of pending groups")) return val_error();
-        if (!acc_arg(e, call->list.items[wait ? 1 : 0], &acc, &n)) return val_error();
+        if (!acc_arg(e, call->list.items[base], &acc, &n)) return val_error();
+        bool has_a = call->list.n == base + 2;
+        if (has_a && !afrag_arg(e, call->list.items[base + 1], &af)) return val_error();
         char text[64];
         if (wait) snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %lld;", (long long)k);
         else snprintf(text, sizeof text, "wgmma.fence.sync.aligned;");
-        return thread_acc(e, &acc, n, text) ? vvoid : val_error();
+        return thread_acc(e, &acc, n, has_a ? &af : NULL, text) ? vvoid : val_error();
     }
     if (strcmp(name, "wgmma_commit") == 0) {
         if (!arity(e, call, name, 0)) return val_error();

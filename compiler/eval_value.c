@@ -15,14 +15,14 @@ Value val_dyn(LLVMValueRef v, ScalarType ty) { return (Value){.kind = V_DYN, .ll
 
 static const struct { const char *name; ScalarType ty; } type_names[] = {
     {"bool", TY_BOOL}, {"i32", TY_I32}, {"i64", TY_I64}, {"f16", TY_F16},
-    {"bf16", TY_BF16}, {"f32", TY_F32}, {"f64", TY_F64},
+    {"bf16", TY_BF16}, {"f32", TY_F32}, {"f64", TY_F64}, {"e4m3", TY_E4M3}, {"e5m2", TY_E5M2},
 };
 
 /* "an i32", "a bf16": for messages that name a type after an article */
 static const char *article(ScalarType t)
 {
     const char *n = type_name(t);
-    return n[0] == 'i' || n[0] == 'f' ? "an" : "a";
+    return n[0] == 'i' || n[0] == 'f' || n[0] == 'e' ? "an" : "a";
 }
 
 const char *type_name(ScalarType t)
@@ -42,13 +42,17 @@ bool type_from_name(const char *name, ScalarType *out)
     return false;
 }
 
-bool type_is_float(ScalarType t) { return t == TY_F16 || t == TY_BF16 || t == TY_F32 || t == TY_F64; }
+bool type_is_fp8(ScalarType t) { return t == TY_E4M3 || t == TY_E5M2; }
+bool type_is_float(ScalarType t)
+{
+    return t == TY_F16 || t == TY_BF16 || t == TY_F32 || t == TY_F64 || type_is_fp8(t);
+}
 bool type_is_int(ScalarType t) { return t == TY_I32 || t == TY_I64; }
 
 int type_bytes(ScalarType t)
 {
     switch (t) {
-    case TY_BOOL: return 1;
+    case TY_BOOL: case TY_E4M3: case TY_E5M2: return 1;
     case TY_F16: case TY_BF16: return 2;
     case TY_I32: case TY_F32: return 4;
     case TY_I64: case TY_F64: return 8;
@@ -83,6 +87,7 @@ const char *val_describe(Eval *e, const Value *v)
     case V_SREG: return arena_printf(e->arena, "'%s'", v->name);
     case V_TMAP: return "TMA descriptor";
     case V_ATOM: return atom_describe(e, v->atom);
+    case V_DESC: return arena_printf(e->arena, "%s-major %s wgmma descriptor", v->i ? "MN" : "K", type_name(v->ty));
     }
     return "value";
 }
@@ -135,6 +140,72 @@ static LLVMValueRef const_of(Eval *e, Value v, ScalarType ty)
     return LLVMConstInt(t, (unsigned long long)v.i, 1);
 }
 
+/* The fp8 encoding of x, rounded to nearest even and saturated to the
+ * largest finite value, as cvt.rn.satfinite does (NaN stays NaN).  Static
+ * values become constants here because LLVM cannot fold the cvt asm. */
+static unsigned fp8_encode(double x, ScalarType ty)
+{
+    int mbits = ty == TY_E4M3 ? 3 : 2, bias = ty == TY_E4M3 ? 7 : 15;
+    unsigned maxcode = ty == TY_E4M3 ? 0x7E : 0x7B;   /* 448 and 57344 */
+    double maxval = ty == TY_E4M3 ? 448.0 : 57344.0;
+    unsigned sign = signbit(x) ? 0x80 : 0;
+    double a = fabs(x);
+    if (isnan(x)) return 0x7F;
+    if (a >= maxval) return sign | maxcode;
+    int ex;
+    frexp(a, &ex);                                     /* a = f * 2^ex, f in [0.5, 1) */
+    ex -= 1;                                           /* a = 1.x * 2^ex */
+    if (a == 0 || ex < 1 - bias) ex = 1 - bias;        /* subnormal: fixed quantum */
+    double m = nearbyint(ldexp(a, mbits - ex));        /* the mantissa with its leading bit */
+    if (m >= (double)(2 << mbits)) { m /= 2; ex++; }
+    unsigned code = m < (double)(1 << mbits) ? (unsigned)m   /* subnormal (or zero) */
+                  : ((unsigned)(ex + bias) << mbits) | ((unsigned)m - (1u << mbits));
+    return sign | (code > maxcode ? maxcode : code);
+}
+
+/* fp8 bits (i8) to f16: e5m2 is the top byte of an f16 (same exponent
+ * bias), e4m3 needs cvt (sm_89 and later), which converts pairs: the value
+ * sits in the low byte and comes back in the low half. */
+static LLVMValueRef fp8_to_f16(CG *cg, LLVMValueRef bits, ScalarType from)
+{
+    LLVMBuilderRef b = cg->b;
+    LLVMValueRef w = LLVMBuildZExt(b, bits, cg->t_i16, "");
+    if (from == TY_E5M2) return LLVMBuildBitCast(b, LLVMBuildShl(b, w, LLVMConstInt(cg->t_i16, 8, 0), ""), cg->t_f16, "");
+    LLVMValueRef r = cg_asm_pure(cg, cg->t_i32, &w, 1, "cvt.rn.f16x2.e4m3x2 $0, $1;", "=r,h");
+    return LLVMBuildBitCast(b, LLVMBuildTrunc(b, r, cg->t_i16, ""), cg->t_f16, "");
+}
+
+/* f32 to fp8 bits: cvt.rn.satfinite converts a pair (a to the high byte,
+ * b to the low byte); the value goes in b. */
+static LLVMValueRef f32_to_fp8(CG *cg, LLVMValueRef x, ScalarType to)
+{
+    LLVMValueRef args[2] = {LLVMConstReal(cg->t_f32, 0.0), x};
+    const char *text = to == TY_E4M3 ? "cvt.rn.satfinite.e4m3x2.f32 $0, $1, $2;" : "cvt.rn.satfinite.e5m2x2.f32 $0, $1, $2;";
+    LLVMValueRef r = cg_asm_pure(cg, cg->t_i16, args, 2, text, "=h,f,f");
+    return LLVMBuildTrunc(cg->b, r, cg->t_i8, "");
+}
+
+/* Runtime conversions from or to fp8.  Widening from fp8 is exact and
+ * implicit; narrowing to fp8 saturates, so it must be written out. */
+static Value conv_fp8(Eval *e, Value v, ScalarType ty, SrcLoc loc, bool explicit_cast)
+{
+    bool to8 = type_is_fp8(ty), widen = !to8 && type_is_float(ty);
+    if (!explicit_cast && !widen) {
+        diag_error(e->diag, loc, "cannot use %s %s value as %s; convert explicitly with %s(...)%s", article(v.ty),
+                   type_name(v.ty), type_name(ty), type_name(ty), to8 ? " (it rounds and saturates)" : "");
+        return val_error();
+    }
+    if (!to8) {
+        Value h = val_dyn(fp8_to_f16(e->cg, v.llvm, v.ty), TY_F16);
+        return ty == TY_F16 ? h : conv_to(e, conv_to(e, h, TY_F32, loc, true), ty, loc, true);
+    }
+    /* f16, bf16, the other fp8 and integers widen to f32 exactly first;
+     * f64 rounds to f32 first (a double rounding in rare ties) */
+    Value f = conv_to(e, v, TY_F32, loc, true);
+    if (f.kind == V_ERROR) return f;
+    return val_dyn(f32_to_fp8(e->cg, f.llvm, ty), ty);
+}
+
 Value conv_to(Eval *e, Value v, ScalarType ty, SrcLoc loc, bool explicit_cast)
 {
     if (v.kind == V_ERROR) return v;
@@ -153,6 +224,8 @@ Value conv_to(Eval *e, Value v, ScalarType ty, SrcLoc loc, bool explicit_cast)
         }
         if (!need_cg(e, loc, "a runtime conversion")) return val_error();
         if (ty == TY_BOOL) return val_dyn(LLVMConstInt(e->cg->t_i1, v.i != 0, 0), TY_BOOL);
+        if (type_is_fp8(ty))
+            return val_dyn(LLVMConstInt(e->cg->t_i8, fp8_encode(v.kind == V_FLOAT ? v.f : (double)v.i, ty), 0), ty);
         return val_dyn(const_of(e, v, ty), ty);
     }
     if (v.kind != V_DYN) {
@@ -160,6 +233,7 @@ Value conv_to(Eval *e, Value v, ScalarType ty, SrcLoc loc, bool explicit_cast)
         return val_error();
     }
     if (v.ty == ty) return v;
+    if (type_is_fp8(v.ty) || type_is_fp8(ty)) return conv_fp8(e, v, ty, loc, explicit_cast);
     LLVMBuilderRef b = e->cg->b;
     LLVMTypeRef t = cg_type(e->cg, ty);
     bool fi = type_is_float(v.ty), fo = type_is_float(ty);
@@ -286,7 +360,7 @@ static bool common_type(Eval *e, const char *what, const Value *a, const Value *
                    d == a ? val_describe(e, o) : type_name(t));
         return false;
     }
-    if (t == TY_F16 || t == TY_BF16) t = TY_F32;
+    if (t == TY_F16 || t == TY_BF16 || type_is_fp8(t)) t = TY_F32;
     *out = t;
     return true;
 }

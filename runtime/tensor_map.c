@@ -13,7 +13,7 @@ typedef int (*encode_tiled_fn)(void *map, int dtype, unsigned rank, void *addr, 
 
 /* CUtensorMapDataType, CUtensorMapSwizzle and CUtensorMapL2promotion values
  * from cuda.h (CUDA 13.0) */
-enum { TMAP_F16 = 6, TMAP_F32 = 7, TMAP_BF16 = 9, TMAP_L2_256B = 3 };
+enum { TMAP_U8 = 0, TMAP_F16 = 6, TMAP_F32 = 7, TMAP_BF16 = 9, TMAP_L2_256B = 3 };
 
 cutec_status cutec_tensor_map_2d(cutec_runtime *rt, cutec_tensor_map *map, const char *elem,
                                  unsigned long long addr, uint64_t dim0, uint64_t dim1,
@@ -33,8 +33,11 @@ cutec_status cutec_tensor_map_2d(cutec_runtime *rt, cutec_tensor_map *map, const
     dtype = TMAP_F16, esize = 2;
   else if (strcmp(elem, "f32") == 0)
     dtype = TMAP_F32, esize = 4;
+  else if (strcmp(elem, "e4m3") == 0 || strcmp(elem, "e5m2") == 0)
+    dtype = TMAP_U8, esize = 1; /* TMA copies bytes; it has no fp8 type and needs none */
   else
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_tensor_map_2d: element type '%s' is not bf16, f16 or f32",
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                         "cutec_tensor_map_2d: element type '%s' is not bf16, f16, f32, e4m3 or e5m2",
                          elem);
   int sw = swizzle_bytes == 0 ? 0 : swizzle_bytes == 32 ? 1 : swizzle_bytes == 64 ? 2 : swizzle_bytes == 128 ? 3 : -1;
   if (sw < 0 || addr % 16 || stride1_bytes % 16 || dim0 == 0 || dim1 == 0 || box0 == 0 || box1 == 0 ||

@@ -35,9 +35,36 @@ for extra in "" "-D T=f16 -D TC=bf16 -D VEC=4 -D BK=64"; do
   # shellcheck disable=SC2086
   build/compiler/cutec examples/atom_gemm.cute $extra -o "prebuilt/gemm/atom_gemm_${name:-default}.ptx"
 done
+# single-tile wgmma forms for tests/gpu/wgmma_forms.c: NAME and the -D options
+rm -rf prebuilt/wgmma && mkdir -p prebuilt/wgmma
+while read -r name args; do
+  # shellcheck disable=SC2086
+  build/compiler/cutec tests/gpu/kernels/wgmma_forms.cute $args -o "prebuilt/wgmma/$name.ptx"
+done <<'POINTS'
+ss_bf16
+ss_f16 -D TA=f16
+ss_bf16_sw32_ord1 -D SWA=1 -D SWB=1 -D ORD=1
+rs_bf16 -D RS=1
+rs_bf16_n256_k128 -D RS=1 -D N=256 -D K=128
+rs_f16_n8 -D RS=1 -D TA=f16 -D N=8
+ss_e4m3 -D TA=e4m3 -D KSTEP=32 -D K=128
+ss_e5m2 -D TA=e5m2 -D KSTEP=32 -D K=128
+ss_e4m3_e5m2_k256 -D TA=e4m3 -D TB=e5m2 -D KSTEP=32 -D K=256
+ss_e4m3_sw64_sw32_ord1 -D TA=e4m3 -D KSTEP=32 -D K=128 -D SWA=2 -D SWB=1 -D ORD=1
+rs_e4m3 -D TA=e4m3 -D KSTEP=32 -D K=128 -D RS=1
+rs_e5m2_e4m3_n64_sw64 -D TA=e5m2 -D TB=e4m3 -D KSTEP=32 -D K=64 -D N=64 -D RS=1 -D SWA=2 -D SWB=2
+ss_bf16_mnB_sw128 -D BMN=1
+ss_bf16_mnB_sw64_ord1 -D BMN=1 -D SWB=2 -D ORD=1
+ss_f16_mnB_sw32_n64 -D TA=f16 -D BMN=1 -D SWB=1 -D N=64
+ss_bf16_mnB_n256_k32 -D BMN=1 -D N=256 -D K=32 -D SWA=1
+ss_bf16_mnA_mnB_sw64_ord1 -D AMN=1 -D BMN=1 -D SWA=2 -D ORD=1
+ss_bf16_mnA_sw32 -D AMN=1 -D SWA=1
+rs_f16_mnB_sw128 -D RS=1 -D TA=f16 -D BMN=1
+POINTS
 # kernel packs for the runtime's GEMM entry point and its tests
 build/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm80.pack
 build/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm90.pack
 build/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_80 --no-cubin -D BK=32 -D STAGES=3 -D WM=2 -D WN=2 \
   -o prebuilt/test_gemm.pack
+echo "gpu-prepare: $(ls prebuilt/wgmma | wc -l) wgmma forms in prebuilt/wgmma"
 echo "gpu-prepare: $(ls prebuilt/gemm | wc -l) GEMM points in prebuilt/gemm ($(du -sh prebuilt | cut -f1) in prebuilt/)"

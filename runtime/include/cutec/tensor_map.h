@@ -21,7 +21,7 @@ typedef struct cutec_tensor_map {
 } cutec_tensor_map;
 
 /* A 2-D tiled map over `addr` (a device pointer, 16-byte aligned): dim0
- * contiguous elements of type elem ("bf16", "f16", "f32"), dim1 rows
+ * contiguous elements of type elem ("bf16", "f16", "f32", "e4m3", "e5m2"), dim1 rows
  * stride1_bytes apart (a multiple of 16), box0 x box1 elements per copy,
  * swizzle 0, 32, 64 or 128 bytes.  Elements outside the tensor read as zero.
  * CUTEC_ERR_INVALID_ARGUMENT for values the hardware rejects; the message
