@@ -20,11 +20,6 @@ struct CG {
      * statically up to 48 KiB, else in dynamic shared memory */
     struct CGShared { LLVMValueRef global; long long bytes; long long align; } *smem;
     int nsmem, capsmem;
-    /* emission-time CSE of integer arithmetic and addresses (cg_ibin,
-     * cg_gep): open addressing, keyed by the basic block, so a hit always
-     * dominates the use (the builder only ever appends to its block) */
-    struct CGCse { LLVMBasicBlockRef bb; int op; LLVMValueRef a, b, v; LLVMTypeRef ty; } *cse;
-    unsigned ncse, capcse;
 };
 
 void cg_init(CG *cg, const char *module_name, const char *triple);
@@ -34,18 +29,6 @@ LLVMValueRef cg_intrinsic(CG *cg, const char *name, LLVMTypeRef *overloads, unsi
                           LLVMValueRef *args, unsigned nargs);
 LLVMValueRef cg_alloca(CG *cg, LLVMTypeRef ty, const char *name);
 void cg_annotate(CG *cg, LLVMValueRef fn, const char *key, int value);
-/* An integer operation (LLVMAdd, LLVMMul, LLVMUDiv, ...) on two values of
- * one type, simplified and shared where that is exact: identities (x+0,
- * x*1, x/1, ...), powers of two as shifts and masks for the unsigned and
- * multiplicative operations, and one instruction per distinct operation
- * and operands in a block.  The evaluator re-derives the same index math
- * at every access; emitting it once keeps the IR, and so LLVM's pass and
- * code generation time, small. */
-LLVMValueRef cg_ibin(CG *cg, LLVMOpcode op, LLVMValueRef a, LLVMValueRef b);
-/* getelementptr ty, base, idx (one index), shared like cg_ibin */
-LLVMValueRef cg_gep(CG *cg, LLVMTypeRef ty, LLVMValueRef base, LLVMValueRef idx);
-/* forget the CSE table (at the start of each kernel) */
-void cg_cse_reset(CG *cg);
 /* `call void asm sideeffect` with convergent; for barriers and the like */
 void cg_asm_void(CG *cg, const char *text);
 

@@ -64,25 +64,24 @@ static LLVMValueRef lower_expr(Eval *e, const LayExpr *x)
     default: break;
     }
     LLVMValueRef l = lower_expr(e, x->a), r = lower_expr(e, x->b);
-    CG *cg = e->cg;
     switch (x->op) {
-    case LAY_E_ADD: return cg_ibin(cg, LLVMAdd, l, r);
-    case LAY_E_SUB: return cg_ibin(cg, LLVMSub, l, r);
-    case LAY_E_MUL: return cg_ibin(cg, LLVMMul, l, r);
+    case LAY_E_ADD: return LLVMBuildAdd(b, l, r, "");
+    case LAY_E_SUB: return LLVMBuildSub(b, l, r, "");
+    case LAY_E_MUL: return LLVMBuildMul(b, l, r, "");
     /* layout arithmetic is on non-negative values: unsigned ops are exact
      * and cheaper than signed ones */
-    case LAY_E_DIV: return cg_ibin(cg, LLVMUDiv, l, r);
-    case LAY_E_MOD: return cg_ibin(cg, LLVMURem, l, r);
+    case LAY_E_DIV: return LLVMBuildUDiv(b, l, r, "");
+    case LAY_E_MOD: return LLVMBuildURem(b, l, r, "");
     case LAY_E_CEILDIV: {
         LLVMValueRef one = LLVMConstInt(i32, 1, 0);
-        return cg_ibin(cg, LLVMUDiv, cg_ibin(cg, LLVMSub, cg_ibin(cg, LLVMAdd, l, r), one), r);
+        return LLVMBuildUDiv(b, LLVMBuildSub(b, LLVMBuildAdd(b, l, r, ""), one, ""), r, "");
     }
     case LAY_E_MIN: return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, l, r, ""), l, r, "");
     case LAY_E_MAX: return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, l, r, ""), l, r, "");
-    case LAY_E_XOR: return cg_ibin(cg, LLVMXor, l, r);
-    case LAY_E_AND: return cg_ibin(cg, LLVMAnd, l, r);
-    case LAY_E_SHR: return cg_ibin(cg, LLVMLShr, l, r);
-    case LAY_E_SHL: return cg_ibin(cg, LLVMShl, l, r);
+    case LAY_E_XOR: return LLVMBuildXor(b, l, r, "");
+    case LAY_E_AND: return LLVMBuildAnd(b, l, r, "");
+    case LAY_E_SHR: return LLVMBuildLShr(b, l, r, "");
+    case LAY_E_SHL: return LLVMBuildShl(b, l, r, "");
     default: return LLVMConstInt(i32, 0, 0);
     }
 }
@@ -190,7 +189,7 @@ Value tensor_index(Eval *e, Value t, const NodeList *args, SrcLoc loc)
     }
     LLVMValueRef idx = lower_layint(e, off);
     LLVMTypeRef et = cg_type(e->cg, t.ty);
-    LLVMValueRef addr = cg_gep(e->cg, et, t.llvm, idx);
+    LLVMValueRef addr = LLVMBuildGEP2(e->cg->b, et, t.llvm, &idx, 1, "");
     Value r = {.kind = V_REF, .llvm = addr, .ty = t.ty, .space = t.space};
     return r;
 }

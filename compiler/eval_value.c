@@ -364,16 +364,16 @@ Value binop(Eval *e, int op, Value a, Value b, SrcLoc loc)
         return val_dyn(r, TY_BOOL);
     }
     switch (op) {
-    case '+': r = cg_ibin(e->cg, LLVMAdd, x, y); break;
-    case '-': r = cg_ibin(e->cg, LLVMSub, x, y); break;
-    case '*': r = cg_ibin(e->cg, LLVMMul, x, y); break;
-    case '/': r = cg_ibin(e->cg, LLVMSDiv, x, y); break;
-    case '%': r = cg_ibin(e->cg, LLVMSRem, x, y); break;
-    case '&': r = cg_ibin(e->cg, LLVMAnd, x, y); break;
-    case '|': r = cg_ibin(e->cg, LLVMOr, x, y); break;
-    case '^': r = cg_ibin(e->cg, LLVMXor, x, y); break;
-    case OP_SHL: r = cg_ibin(e->cg, LLVMShl, x, y); break;
-    case OP_SHR: r = cg_ibin(e->cg, LLVMAShr, x, y); break;
+    case '+': r = LLVMBuildAdd(B, x, y, ""); break;
+    case '-': r = LLVMBuildSub(B, x, y, ""); break;
+    case '*': r = LLVMBuildMul(B, x, y, ""); break;
+    case '/': r = LLVMBuildSDiv(B, x, y, ""); break;
+    case '%': r = LLVMBuildSRem(B, x, y, ""); break;
+    case '&': r = LLVMBuildAnd(B, x, y, ""); break;
+    case '|': r = LLVMBuildOr(B, x, y, ""); break;
+    case '^': r = LLVMBuildXor(B, x, y, ""); break;
+    case OP_SHL: r = LLVMBuildShl(B, x, y, ""); break;
+    case OP_SHR: r = LLVMBuildAShr(B, x, y, ""); break;
     case '<': r = LLVMBuildICmp(B, LLVMIntSLT, x, y, ""); break;
     case '>': r = LLVMBuildICmp(B, LLVMIntSGT, x, y, ""); break;
     case OP_LE: r = LLVMBuildICmp(B, LLVMIntSLE, x, y, ""); break;

@@ -474,7 +474,6 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
     LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
     cg->fn = fn;
     cg->entry = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
-    cg_cse_reset(cg); /* values of an earlier kernel never reach this one */
     LLVMPositionBuilderAtEnd(cg->b, cg->entry);
     if (e->has_threads) {
         cg_annotate(cg, fn, "reqntidx", (int)e->threads[0]);
