@@ -10,6 +10,7 @@
 #include "kernel.h"
 #include "program.h"
 #include "target.h"
+#include "timing.h"
 
 #ifndef CUTEC_STDLIB_DIR
 #define CUTEC_STDLIB_DIR "stdlib"
@@ -100,6 +101,9 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
         diag_plain(&diag, DIAG_ERROR, "unknown architecture '%s' (expected sm_90a or sm_80)", o->arch);
         return CUTEC_COMPILE_USAGE;
     }
+    Timing timing = {0};
+    Timing *tim = o->time_report ? &timing : NULL;
+    timing_start(tim);
     Arena arena;
     arena_init(&arena);
     Program prog = {.arena = &arena, .diag = &diag, .include_dirs = (const char **)o->include_dirs,
@@ -116,6 +120,7 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
     }
     bool loaded = program_load(&prog, path);
     bool defs_ok = program_parse_defines(&prog, (const char **)o->defines, o->ndefines);
+    timing_lap(tim, TIME_PARSE);
     if (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST) {
         if (o->emit == CUTEC_EMIT_AST && prog.main) ast_dump(mem, prog.main);
         out->data = buffer_from_stream(mem, &out->size);
@@ -157,18 +162,22 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
                        prog.defines[i].name, path);
     if (nkernels == 0 && !diag.errors)
         diag_plain(&diag, DIAG_WARNING, "'%s' defines no kernel; the output is empty", path);
+    timing_lap(tim, TIME_EVAL);
     if (diag.errors) {
         rc = CUTEC_COMPILE_USER_ERROR;
     } else {
         char *text = NULL, *err = NULL;
         size_t len = 0;
         bool want_ptx = o->emit != CUTEC_EMIT_LL;
-        if (!target_emit(cg.mod, o->arch, o->opt_level, want_ptx, &text, &len, &err)) {
+        if (!target_emit(cg.mod, o->arch, o->opt_level, want_ptx, &text, &len, &err, tim)) {
             rc = ice(&diag, "code generation failed", path, err);
             free(err);
         } else if (o->emit == CUTEC_EMIT_CUBIN) {
             char *log = NULL;
-            if (!cubin_from_ptx(text, len, o->arch, &out->data, &out->size, &log)) {
+            timing_start(tim);
+            bool assembled = cubin_from_ptx(text, len, o->arch, &out->data, &out->size, &log);
+            timing_lap(tim, TIME_PTXAS);
+            if (!assembled) {
                 diag_plain(&diag, DIAG_ERROR, "ptxas failed:\n%s", log ? log : "");
                 rc = cubin_find_ptxas() ? CUTEC_COMPILE_INTERNAL : CUTEC_COMPILE_USAGE;
             }
@@ -186,6 +195,7 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
 out:
     if (mem) fclose(mem);
     arena_free(&arena);
+    if (tim) timing_print(tim, o->time_report);
     return rc;
 }
 

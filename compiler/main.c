@@ -24,6 +24,7 @@ static const char usage[] =
     "  -I DIR              add DIR to the import search path (repeatable)\n"
     "  --list-tune         print the tune points of every kernel, one per line as -D options\n"
     "  --stdlib=DIR        use DIR as the standard library\n"
+    "  --time              print the time each compilation stage took to standard error\n"
     "\n"
     "eval:\n"
     "  prints the value of a compile-time expression, e.g.\n"
@@ -144,6 +145,8 @@ int main(int argc, char **argv)
             o.arch = a + 7;
             if (strcmp(o.arch, "sm_90a") != 0 && strcmp(o.arch, "sm_80") != 0)
                 rc = usage_error("unknown architecture '%s' (expected sm_90a or sm_80)", o.arch);
+        } else if (strcmp(a, "--time") == 0) {
+            o.time_report = stderr;
         } else if (strncmp(a, "--stdlib=", 9) == 0) {
             o.stdlib_dir = a + 9;
         } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {

@@ -25,8 +25,10 @@ static char *dup_err(const char *what, const char *msg)
     return s;
 }
 
-bool target_emit(LLVMModuleRef m, const char *arch, int opt, bool want_ptx, char **out, size_t *len, char **err)
+bool target_emit(LLVMModuleRef m, const char *arch, int opt, bool want_ptx, char **out, size_t *len, char **err,
+                 Timing *tim)
 {
+    timing_start(tim);
     static bool initialised;
     if (!initialised) {
         LLVMInitializeNVPTXTargetInfo();
@@ -35,8 +37,16 @@ bool target_emit(LLVMModuleRef m, const char *arch, int opt, bool want_ptx, char
         LLVMInitializeNVPTXAsmPrinter();
         /* 32-bit shared-memory pointers: shared addresses fit in 32 bits, and
          * 64-bit ones cost a conversion at every ldmatrix/cp.async operand */
-        const char *argv[] = {"cutec", "-nvptx-short-ptr"};
-        LLVMParseCommandLineOptions(2, argv, NULL);
+        const char *argv[64] = {"cutec", "-nvptx-short-ptr"};
+        int argc = 2;
+        /* CUTEC_LLVM_ARGS: more LLVM options (e.g. -time-passes), for experiments */
+        static char extra[1024];
+        const char *env = getenv("CUTEC_LLVM_ARGS");
+        if (env) {
+            snprintf(extra, sizeof extra, "%s", env);
+            for (char *tok = strtok(extra, " "); tok && argc < 64; tok = strtok(NULL, " ")) argv[argc++] = tok;
+        }
+        LLVMParseCommandLineOptions(argc, argv, NULL);
         initialised = true;
     }
     *out = NULL;
@@ -48,8 +58,18 @@ bool target_emit(LLVMModuleRef m, const char *arch, int opt, bool want_ptx, char
         LLVMDisposeMessage(msg);
         return false;
     }
+    /* The back end's -O3 differs from its -O2 only in running GVN instead of
+     * early CSE after its straight-line and strength-reduction passes; for
+     * IR that LLVM's middle end has already optimised the PTX is the same
+     * (ptxas output compared for every sm90 and sampled sm80 GEMM point,
+     * docs/performance.md), so -O2 and -O3 both use the cheaper one.
+     * CUTEC_CODEGEN_OPT=0..3 overrides it, for experiments. */
     LLVMCodeGenOptLevel lvl = opt <= 0 ? LLVMCodeGenLevelNone : opt == 1 ? LLVMCodeGenLevelLess
-                            : opt == 2 ? LLVMCodeGenLevelDefault : LLVMCodeGenLevelAggressive;
+                            : LLVMCodeGenLevelDefault;
+    const char *cgenv = getenv("CUTEC_CODEGEN_OPT");
+    if (cgenv && cgenv[0] >= '0' && cgenv[0] <= '3')
+        lvl = cgenv[0] == '0' ? LLVMCodeGenLevelNone : cgenv[0] == '1' ? LLVMCodeGenLevelLess
+            : cgenv[0] == '2' ? LLVMCodeGenLevelDefault : LLVMCodeGenLevelAggressive;
     /* PTX 8.0 is the newest ISA every supported driver (r525+) accepts and
      * the minimum for sm_90a */
     LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, CUTEC_TRIPLE, arch, "+ptx80", lvl, LLVMRelocDefault,
@@ -58,6 +78,7 @@ bool target_emit(LLVMModuleRef m, const char *arch, int opt, bool want_ptx, char
     LLVMSetModuleDataLayout(m, td);
     LLVMDisposeTargetData(td);
     bool ok = false;
+    timing_lap(tim, TIME_INIT);
     if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
         *err = dup_err("generated IR failed verification", msg);
         LLVMDisposeMessage(msg);
@@ -65,24 +86,30 @@ bool target_emit(LLVMModuleRef m, const char *arch, int opt, bool want_ptx, char
     }
     LLVMDisposeMessage(msg);
     msg = NULL;
+    timing_lap(tim, TIME_VERIFY);
     /* -O2 is a short pipeline for kernels the evaluator has already unrolled
-     * and inlined: scalar replacement (register fragments), CSE, hoisting,
-     * cleanup.  It compiles the Hopper GEMM 2.5x faster than default<O3> at
-     * the same measured speed, but leaves the sm_80 GEMM 5% slower, so -O3
-     * (LLVM's full pipeline) stays the default (docs/performance.md).
+     * and inlined: range facts for the special registers (thread and block
+     * indices: they let LLVM prove index math non-negative and in range,
+     * which the sm_80 GEMM's main loop needs most), scalar replacement
+     * (register fragments), CSE, hoisting, cleanup.  It takes a third of
+     * default<O3>'s pass time; its main loops are within a few instructions
+     * of -O3's, its prologues and epilogues about 10% longer on sm_80, so
+     * -O3 (LLVM's full pipeline) stays the default (docs/performance.md).
      * CUTEC_PIPELINE overrides both, for experiments. */
-    char pipeline[512];
-    const char *custom = getenv("CUTEC_PIPELINE");
+    char pbuf[512];
+    const char *pipeline = getenv("CUTEC_PIPELINE"), *custom = pipeline;
+    if (!custom) pipeline = pbuf;
     if (custom)
-        snprintf(pipeline, sizeof pipeline, "%s", custom);
+        ;
     else if (opt == 2)
-        snprintf(pipeline, sizeof pipeline, "function(sroa,early-cse<memssa>,instcombine,simplifycfg,"
+        snprintf(pbuf, sizeof pbuf, "function(nvvm-intr-range,sroa,early-cse<memssa>,instcombine,simplifycfg,"
                                             "loop-mssa(licm),gvn,instcombine,adce,simplifycfg)");
     else
-        snprintf(pipeline, sizeof pipeline, "default<O%d>", opt < 0 ? 0 : opt > 3 ? 3 : opt);
+        snprintf(pbuf, sizeof pbuf, "default<O%d>", opt < 0 ? 0 : opt > 3 ? 3 : opt);
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
     LLVMErrorRef perr = LLVMRunPasses(m, pipeline, tm, pbo);
     LLVMDisposePassBuilderOptions(pbo);
+    timing_lap(tim, TIME_PASSES);
     if (perr) {
         char *em = LLVMGetErrorMessage(perr);
         *err = dup_err("optimisation failed", em);
@@ -112,6 +139,7 @@ bool target_emit(LLVMModuleRef m, const char *arch, int opt, bool want_ptx, char
         ok = true;
     }
     LLVMDisposeMemoryBuffer(buf);
+    timing_lap(tim, TIME_CODEGEN);
 done:
     LLVMDisposeTargetMachine(tm);
     return ok;

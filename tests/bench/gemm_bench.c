@@ -24,6 +24,14 @@
  * above the 50 MB L2 by themselves) and run r uses copy r mod copies, so the
  * data of a run was last touched >= 256 MiB of traffic earlier.
  *
+ * Copy bandwidth: at start-up, the device-to-device copy bandwidth of the GPU,
+ * the yardstick for the memory-bound decode shapes (M <= 128, judged against
+ * 80% of it): cudaMemcpyAsync (= cuMemcpyDtoDAsync) of a 1 GiB buffer into
+ * another, 3 warm-ups, median of max(--reps, 20) runs between CUDA events.
+ * GB/s count read + write bytes, 2 x 1 GiB / time, the same convention as the
+ * decode rows' GB/s (A and B read, C written, once each); decode rows print
+ * their GB/s as a fraction of the copy's.
+ *
  * Output: one line per (shape, implementation), then a Markdown table (device,
  * max SM clock, date, command line in its header) for docs/performance.md;
  * --json writes the same results as JSON.  Exit status: 0 done and every
@@ -50,6 +58,8 @@
 #define ROTATE_BYTES (256.0 * 1024 * 1024)
 #define CHECK_LIMIT 2e-2
 #define KERNEL_PREFIX "gemm_sm" /* gemm_sm80, gemm_sm90 */
+#define COPY_BYTES ((size_t)1 << 30) /* far above L2: the copy streams from HBM */
+#define COPY_MIN_REPS 20
 
 typedef struct bshape {
   char name[64];
@@ -155,6 +165,7 @@ static cudaStream_t stream;
 static cublasHandle_t blas;
 static cudaEvent_t *ev_start, *ev_stop;
 static int sticky_fault; /* a DSL kernel faulted: the context is gone */
+static double copy_gbs;   /* device-to-device copy bandwidth (read + write), 0: not measured */
 
 /* Device buffers of one shape: `copies` sets of A, B, C. */
 typedef struct dbufs {
@@ -218,6 +229,29 @@ static int time_runs(run_fn fn, void *ctx, int copies, int reps, double *ms, cha
   *ms = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
   free(t);
   return 1;
+}
+
+/* One 1 GiB device-to-device copy; ctx: {dst, src}. */
+static int run_copy(void *ctx, int copy, char *why, size_t whylen) {
+  void **buf = ctx;
+  (void)copy;
+  return cuda_ok(cudaMemcpyAsync(buf[0], buf[1], COPY_BYTES, cudaMemcpyDeviceToDevice, stream),
+                 "cudaMemcpyAsync", why, whylen);
+}
+
+/* The copy bandwidth in GB/s counting read + write bytes (2 x COPY_BYTES per
+ * copy), median of `reps` runs; 0 with the reason in why if it cannot run. */
+static double measure_copy(int reps, double *ms, char *why, size_t whylen) {
+  void *buf[2] = {NULL, NULL};
+  double gbs = 0;
+  if (cuda_ok(cudaMalloc(&buf[0], COPY_BYTES), "cudaMalloc", why, whylen) &&
+      cuda_ok(cudaMalloc(&buf[1], COPY_BYTES), "cudaMalloc", why, whylen) &&
+      cuda_ok(cudaMemsetAsync(buf[1], 0x3c, COPY_BYTES, stream), "cudaMemsetAsync", why, whylen) &&
+      time_runs(run_copy, buf, 1, reps, ms, why, whylen))
+    gbs = 2.0 * (double)COPY_BYTES / (*ms * 1e-3) / 1e9;
+  cudaFree(buf[0]);
+  cudaFree(buf[1]);
+  return gbs;
 }
 
 typedef struct blas_ctx {
@@ -399,8 +433,11 @@ static int bench_shape(const bshape *s, bpoint *pts, int npts, int reps, uint64_
     goto out;
   fill_result(&res->cublas, s, ms);
   printf("%-18s %-7s %9.4f ms %8.1f TFLOP/s", s->name, "cuBLAS", ms, res->cublas.tflops);
-  if (s->m <= 128)
+  if (s->m <= 128) {
     printf(" %8.1f GB/s", res->cublas.gbs);
+    if (copy_gbs > 0)
+      printf(" (%.2f of copy)", res->cublas.gbs / copy_gbs);
+  }
   printf("  (%d cop%s of A,B,C in rotation)\n", copies, copies == 1 ? "y" : "ies");
   fflush(stdout);
   rc = 0;
@@ -466,8 +503,11 @@ static int bench_shape(const bshape *s, bpoint *pts, int npts, int reps, uint64_
     fill_result(pr, s, ms);
     pr->maxrel = maxerr / refmax;
     printf("%-18s point %-2d %9.4f ms %8.1f TFLOP/s", s->name, i, ms, pr->tflops);
-    if (s->m <= 128)
+    if (s->m <= 128) {
       printf(" %8.1f GB/s", pr->gbs);
+      if (copy_gbs > 0)
+        printf(" (%.2f of copy)", pr->gbs / copy_gbs);
+    }
     printf("  %.2fx cuBLAS  err %.2g  [%s %s]\n", pr->tflops / res->cublas.tflops, pr->maxrel,
            base_name(p->file), p->gp.desc);
     fflush(stdout);
@@ -667,11 +707,12 @@ int main(int argc, char **argv) {
     cutec_runtime_destroy(rt);
     return 1;
   }
-  ev_start = calloc((size_t)reps, sizeof *ev_start);
-  ev_stop = calloc((size_t)reps, sizeof *ev_stop);
+  int copy_reps = reps > COPY_MIN_REPS ? reps : COPY_MIN_REPS, nev = copy_reps;
+  ev_start = calloc((size_t)nev, sizeof *ev_start);
+  ev_stop = calloc((size_t)nev, sizeof *ev_stop);
   if (ev_start == NULL || ev_stop == NULL)
     return 1;
-  for (int i = 0; i < reps; i++)
+  for (int i = 0; i < nev; i++)
     if (!cuda_ok(cudaEventCreate(&ev_start[i]), "cudaEventCreate", why, sizeof why) ||
         !cuda_ok(cudaEventCreate(&ev_stop[i]), "cudaEventCreate", why, sizeof why)) {
       fprintf(stderr, "gemm_bench: %s\n", why);
@@ -695,6 +736,14 @@ int main(int argc, char **argv) {
          dev, ccmaj, ccmin, sms, clock_s, cublas_ver, npts, nshapes, reps);
   for (int i = 0; i < npts; i++)
     printf("  point %d: %s [%s]\n", i, base_name(pts[i].file), pts[i].gp.desc);
+  double copy_ms = 0;
+  copy_gbs = measure_copy(copy_reps, &copy_ms, why, sizeof why);
+  if (copy_gbs > 0)
+    printf("gemm_bench: device-to-device copy %.1f GB/s (cudaMemcpyAsync of %zu MiB, %.4f ms, "
+           "median of %d runs after %d warm-ups; GB/s = read + write bytes = 2 x size / time)\n",
+           copy_gbs, COPY_BYTES >> 20, copy_ms, copy_reps, WARMUP);
+  else
+    printf("gemm_bench: device-to-device copy bandwidth not measured: %s\n", why);
   fflush(stdout);
 
   sresult *res = calloc((size_t)nshapes, sizeof *res);
@@ -724,8 +773,15 @@ int main(int argc, char **argv) {
          sms, clock_s, cublas_ver, date);
   printf("Command: `%s`  \n", cmdline);
   printf("Median of %d runs after %d warm-up runs (CUDA events); inputs rotate among copies "
-         "of A, B, C totalling >= 256 MiB so that no run finds its data in L2.\n\n",
+         "of A, B, C totalling >= 256 MiB so that no run finds its data in L2.  \n",
          reps, WARMUP);
+  if (copy_gbs > 0)
+    printf("Device-to-device copy bandwidth: %.0f GB/s (cudaMemcpyAsync of 1 GiB, read + write "
+           "bytes, median of %d runs); decode rows (M <= 128) give the DSL's GB/s as a fraction "
+           "of it (the bar is 0.80).\n\n",
+           copy_gbs, copy_reps);
+  else
+    printf("Device-to-device copy bandwidth: not measured.\n\n");
   printf("| shape | M | N | K | cuBLAS ms | cuBLAS TFLOP/s | best DSL TFLOP/s | DSL / cuBLAS | "
          "GB/s cuBLAS / DSL | best point |\n");
   printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
@@ -743,7 +799,9 @@ int main(int argc, char **argv) {
       printf("%.1f | %.2f | ", b->tflops, b->tflops / r->cublas.tflops);
     else
       printf("— | — | ");
-    if (s->m <= 128 && b != NULL)
+    if (s->m <= 128 && b != NULL && copy_gbs > 0)
+      printf("%.0f / %.0f (%.2f of copy) | ", r->cublas.gbs, b->gbs, b->gbs / copy_gbs);
+    else if (s->m <= 128 && b != NULL)
       printf("%.0f / %.0f | ", r->cublas.gbs, b->gbs);
     else if (s->m <= 128)
       printf("%.0f / — | ", r->cublas.gbs);
@@ -776,7 +834,15 @@ int main(int argc, char **argv) {
       json_string(f, date);
       fprintf(f, ",\n  \"command\": ");
       json_string(f, cmdline);
-      fprintf(f, ",\n  \"reps\": %d,\n  \"warmup\": %d,\n  \"points\": [", reps, WARMUP);
+      fprintf(f, ",\n  \"reps\": %d,\n  \"warmup\": %d,\n", reps, WARMUP);
+      fprintf(f, "  \"copy_bandwidth\": {\"method\": \"cudaMemcpyAsync device to device\", "
+                 "\"bytes\": %zu, \"reps\": %d, \"convention\": \"read + write: 2 * bytes / time\", ",
+              COPY_BYTES, copy_reps);
+      if (copy_gbs > 0)
+        fprintf(f, "\"ms\": %.6f, \"gbs\": %.2f},\n", copy_ms, copy_gbs);
+      else
+        fprintf(f, "\"gbs\": null},\n");
+      fprintf(f, "  \"points\": [");
       for (int i = 0; i < npts; i++) {
         fprintf(f, "%s\n    {\"index\": %d, \"file\": ", i ? "," : "", i);
         json_string(f, pts[i].file);
@@ -799,7 +865,15 @@ int main(int argc, char **argv) {
         fprintf(f, ", \"M\": %ld, \"N\": %ld, \"K\": %ld, \"copies\": %d, \"cublas\": {",
                 shapes[i].m, shapes[i].n, shapes[i].k, r->copies);
         json_presult(f, &r->cublas);
-        fprintf(f, "}, \"best_point\": %d, \"points\": [", r->best);
+        fprintf(f, "}, \"best_point\": %d", r->best);
+        if (shapes[i].m <= 128 && copy_gbs > 0) {
+          /* the decode bar: the DSL's GB/s against 80% of the copy's */
+          if (r->cublas.state == P_TIMED)
+            fprintf(f, ", \"cublas_fraction_of_copy\": %.4f", r->cublas.gbs / copy_gbs);
+          if (r->best >= 0)
+            fprintf(f, ", \"dsl_fraction_of_copy\": %.4f", r->pts[r->best].gbs / copy_gbs);
+        }
+        fprintf(f, ", \"points\": [");
         for (int p = 0; p < npts; p++) {
           fprintf(f, "%s{\"index\": %d, ", p ? ", " : "", p);
           json_presult(f, &r->pts[p]);
@@ -815,7 +889,7 @@ int main(int argc, char **argv) {
   }
 
   if (!sticky_fault) {
-    for (int i = 0; i < reps; i++) {
+    for (int i = 0; i < nev; i++) {
       cudaEventDestroy(ev_start[i]);
       cudaEventDestroy(ev_stop[i]);
     }

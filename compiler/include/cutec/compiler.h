@@ -40,6 +40,7 @@ typedef struct cutec_options {
     const char *stdlib_dir;         /* NULL: the built-in default */
     cutec_emit emit;
     FILE *diagnostics;              /* NULL: stderr */
+    FILE *time_report;              /* non-NULL: per-stage times written here (cutec --time) */
 } cutec_options;
 
 typedef struct cutec_output {
