@@ -20,9 +20,19 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCUTEC_BUILD_COMPILER=OFF \
 cmake --build build-gpu -j"$(nproc)" --target cutec_rt run_examples gemm_check gemm_bench cutec-tune \
   >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
 cmake --build build-gpu -j"$(nproc)" -- -k >>"$log" 2>&1 || echo "gpu-run: some other targets failed to build (see gpu-run.log)"
-(cd build-gpu && ctest -L gpu --output-on-failure -V --timeout "${TEST_TIMEOUT:-240}") > "$OUT/ctest-gpu.log" 2>&1
-grep -E "FAIL|Test +#|tests passed|Skipped|Not Run" "$OUT/ctest-gpu.log" | tail -40
-grep -c "PASS" "$OUT/ctest-gpu.log" | sed 's/^/PASS lines: /'
+# TESTS=none skips the GPU tests (a benchmark-only run); TESTS=REGEX runs the
+# GPU tests whose names match; GEMM_CHECK="FILES" checks just those PTX files
+if [ "${TESTS:-all}" != none ]; then
+  (cd build-gpu && ctest -L gpu ${TESTS:+$( [ "$TESTS" = all ] || echo "-R $TESTS")} --output-on-failure -V \
+     --timeout "${TEST_TIMEOUT:-240}") > "$OUT/ctest-gpu.log" 2>&1
+  grep -E "FAIL|Test +#|tests passed|Skipped|Not Run" "$OUT/ctest-gpu.log" | tail -40
+  grep -c "PASS" "$OUT/ctest-gpu.log" | sed 's/^/PASS lines: /'
+fi
+if [ -n "${GEMM_CHECK:-}" ]; then
+  # shellcheck disable=SC2086
+  build-gpu/tests/gpu/gemm_check $GEMM_CHECK > "$OUT/gemm-check.log" 2>&1
+  echo "gemm_check $GEMM_CHECK: exit $? ($(grep -c PASS "$OUT/gemm-check.log") PASS, $(grep -c FAIL "$OUT/gemm-check.log") FAIL)"
+fi
 # benchmark: "$@" are gemm_bench arguments (default: every point on sq4096);
 # BENCH_PTX selects the PTX files (default: every GEMM point)
 if [ -x build-gpu/tests/bench/gemm_bench ]; then
