@@ -156,6 +156,12 @@ bool sm90_store_builtin_exists(const char *name);     /* eval_sm90_store.c */
 Value sm90_store_builtin(Eval *e, const char *name, const Node *call);
 Value tensor_builtin(Eval *e, const char *name, const Node *call);
 
+/* argument checks shared by the builtins (eval_tensor.c): each reports a
+ * diagnostic at the call or argument and returns false */
+bool builtin_arity(Eval *e, const Node *call, const char *name, int lo, int hi);
+bool builtin_need_kernel(Eval *e, const Node *call, const char *name);
+bool builtin_get_tensor(Eval *e, const Node *arg, const char *what, Value *out);
+
 /* the tensor operations' instruction emitters, shared with the atoms */
 bool tensor_static_size(Eval *e, const Value *t, SrcLoc loc, int64_t *n);
 LLVMValueRef tensor_elem_ptr(Eval *e, const Value *t, int64_t i, SrcLoc loc);  /* flat index i */

@@ -86,16 +86,6 @@ const char *atom_describe(Eval *e, const Atom *a)
 
 /* ---- small helpers ----------------------------------------------------- */
 
-static bool arity(Eval *e, const Node *call, const char *name, int lo, int hi)
-{
-    if (call->list.n >= lo && call->list.n <= hi) return true;
-    if (lo == hi)
-        diag_error(e->diag, call->loc, "'%s' expects %d argument%s, got %d", name, lo, lo == 1 ? "" : "s", call->list.n);
-    else
-        diag_error(e->diag, call->loc, "'%s' expects %d to %d arguments, got %d", name, lo, hi, call->list.n);
-    return false;
-}
-
 static Value val_atom(Eval *e, const Atom *src)
 {
     Atom *a = ARENA_NEW(e->arena, Atom);
@@ -139,17 +129,6 @@ static bool get_int(Eval *e, const Node *arg, const char *what, int64_t *out)
     return true;
 }
 
-static bool get_tensor(Eval *e, const Node *arg, const char *what, Value *out)
-{
-    *out = eval_expr(e, arg);
-    if (out->kind == V_ERROR) return false;
-    if (out->kind != V_TENSOR) {
-        diag_error(e->diag, arg->loc, "%s must be a tensor, found %s", what, val_describe(e, out));
-        return false;
-    }
-    return true;
-}
-
 /* the thread index argument as a layout integer (static or runtime) */
 static bool get_index(Eval *e, const Node *arg, LayInt *out)
 {
@@ -163,13 +142,6 @@ static bool get_index(Eval *e, const Node *arg, LayInt *out)
     }
     *out = lv.i;
     return true;
-}
-
-static bool need_kernel(Eval *e, const Node *call, const char *name)
-{
-    if (e->cg && e->cg->fn) return true;
-    diag_error(e->diag, call->loc, "'%s' is only allowed inside a kernel", name);
-    return false;
 }
 
 static int lrank(const LayLayout *L) { return L->shape->is_leaf ? 1 : L->shape->n; }
@@ -309,7 +281,7 @@ static Value mma_atom(Eval *e, const Node *call)
 {
     int64_t m, n, k;
     ScalarType ty;
-    if (!arity(e, call, "mma_atom", 4, 4) || !get_int(e, call->list.items[0], "the atom's M", &m) ||
+    if (!builtin_arity(e, call, "mma_atom", 4, 4) || !get_int(e, call->list.items[0], "the atom's M", &m) ||
         !get_int(e, call->list.items[1], "the atom's N", &n) || !get_int(e, call->list.items[2], "the atom's K", &k) ||
         !get_type(e, call->list.items[3], "the atom's input type", &ty))
         return val_error();
@@ -336,7 +308,7 @@ static Value mma_atom(Eval *e, const Node *call)
 static Value make_tiled_mma(Eval *e, const Node *call)
 {
     Value av;
-    if (!arity(e, call, "make_tiled_mma", 2, 2) || !get_atom(e, call->list.items[0], "argument 1 of 'make_tiled_mma'", &av))
+    if (!builtin_arity(e, call, "make_tiled_mma", 2, 2) || !get_atom(e, call->list.items[0], "argument 1 of 'make_tiled_mma'", &av))
         return val_error();
     if (av.atom->kind != AK_MMA || av.atom->warps[0] * av.atom->warps[1] != 1) {
         diag_error(e->diag, call->list.items[0]->loc, "argument 1 of 'make_tiled_mma' must be an MMA atom, found %s",
@@ -374,7 +346,7 @@ static Value copy_atom(Eval *e, const Node *call, CopyOp op, const char *name)
 {
     ScalarType ty;
     int64_t n;
-    if (!arity(e, call, name, 2, op == OP_LDSM ? 3 : 2) || !get_type(e, call->list.items[0], "the element type", &ty) ||
+    if (!builtin_arity(e, call, name, 2, op == OP_LDSM ? 3 : 2) || !get_type(e, call->list.items[0], "the element type", &ty) ||
         !get_int(e, call->list.items[1], op == OP_LDSM ? "the number of matrices" : "the elements per copy", &n))
         return val_error();
     Atom a = {.kind = AK_COPY, .ty = ty, .op = op, .vec = (int)n};
@@ -412,7 +384,7 @@ static Value copy_atom(Eval *e, const Node *call, CopyOp op, const char *name)
 static Value make_tiled_copy(Eval *e, const Node *call)
 {
     Value av;
-    if (!arity(e, call, "make_tiled_copy", 3, 3) || !get_atom(e, call->list.items[0], "argument 1 of 'make_tiled_copy'", &av))
+    if (!builtin_arity(e, call, "make_tiled_copy", 3, 3) || !get_atom(e, call->list.items[0], "argument 1 of 'make_tiled_copy'", &av))
         return val_error();
     if (av.atom->kind != AK_COPY || av.atom->op == OP_LDSM) {
         diag_error(e->diag, call->list.items[0]->loc,
@@ -463,7 +435,7 @@ static Value make_tiled_copy_op(Eval *e, const Node *call, int operand)
 {
     const char *name = operand ? "make_tiled_copy_B" : "make_tiled_copy_A";
     Value cv, mv;
-    if (!arity(e, call, name, 2, 2) || !get_atom(e, call->list.items[0], "the copy atom", &cv) ||
+    if (!builtin_arity(e, call, name, 2, 2) || !get_atom(e, call->list.items[0], "the copy atom", &cv) ||
         !get_atom(e, call->list.items[1], "the tiled MMA", &mv))
         return val_error();
     if (cv.atom->kind != AK_COPY || cv.atom->op != OP_LDSM) {
@@ -568,8 +540,8 @@ static Value partition_mma(Eval *e, const Node *call, int operand)
     static const char *what[] = {"partition_A", "partition_B", "partition_C"};
     Value mv, t;
     LayInt tid, lane, warp;
-    if (!arity(e, call, what[operand], 3, 3) || !get_atom(e, call->list.items[0], "the tiled MMA", &mv) ||
-        !get_index(e, call->list.items[1], &tid) || !get_tensor(e, call->list.items[2], "the tensor", &t))
+    if (!builtin_arity(e, call, what[operand], 3, 3) || !get_atom(e, call->list.items[0], "the tiled MMA", &mv) ||
+        !get_index(e, call->list.items[1], &tid) || !builtin_get_tensor(e, call->list.items[2], "the tensor", &t))
         return val_error();
     if (mv.atom->kind != AK_MMA) {
         diag_error(e->diag, call->list.items[0]->loc, "'%s' needs a tiled MMA, found %s", what[operand], val_describe(e, &mv));
@@ -735,8 +707,8 @@ static Value partition_copy(Eval *e, const Node *call, bool src)
     const char *name = src ? "partition_S" : "partition_D";
     Value cv, t;
     LayInt tid;
-    if (!arity(e, call, name, 3, 3) || !get_atom(e, call->list.items[0], "the tiled copy", &cv) ||
-        !get_index(e, call->list.items[1], &tid) || !get_tensor(e, call->list.items[2], "the tensor", &t))
+    if (!builtin_arity(e, call, name, 3, 3) || !get_atom(e, call->list.items[0], "the tiled copy", &cv) ||
+        !get_index(e, call->list.items[1], &tid) || !builtin_get_tensor(e, call->list.items[2], "the tensor", &t))
         return val_error();
     const Atom *a = cv.atom;
     Value r;
@@ -787,8 +759,8 @@ static Value partition_copy(Eval *e, const Node *call, bool src)
 static Value make_fragment_like(Eval *e, const Node *call)
 {
     Value t;
-    if (!arity(e, call, "make_fragment_like", 1, 2) || !need_kernel(e, call, "make_fragment_like") ||
-        !get_tensor(e, call->list.items[0], "argument 1 of 'make_fragment_like'", &t))
+    if (!builtin_arity(e, call, "make_fragment_like", 1, 2) || !builtin_need_kernel(e, call, "make_fragment_like") ||
+        !builtin_get_tensor(e, call->list.items[0], "argument 1 of 'make_fragment_like'", &t))
         return val_error();
     ScalarType ty = t.ty;
     if (call->list.n == 2 && !get_type(e, call->list.items[1], "the fragment's element type", &ty)) return val_error();
@@ -833,10 +805,10 @@ static int mode_sizes(Eval *e, const Value *t, int64_t *s)
 static Value gemm(Eval *e, const Node *call)
 {
     Value mv, c, a, b;
-    if (!arity(e, call, "gemm", 4, 4) || !need_kernel(e, call, "gemm") ||
+    if (!builtin_arity(e, call, "gemm", 4, 4) || !builtin_need_kernel(e, call, "gemm") ||
         !get_atom(e, call->list.items[0], "the tiled MMA", &mv) ||
-        !get_tensor(e, call->list.items[1], "the accumulator", &c) ||
-        !get_tensor(e, call->list.items[2], "the A fragment", &a) || !get_tensor(e, call->list.items[3], "the B fragment", &b))
+        !builtin_get_tensor(e, call->list.items[1], "the accumulator", &c) ||
+        !builtin_get_tensor(e, call->list.items[2], "the A fragment", &a) || !builtin_get_tensor(e, call->list.items[3], "the B fragment", &b))
         return val_error();
     if (mv.atom->kind != AK_MMA) {
         diag_error(e->diag, call->list.items[0]->loc, "'gemm' needs a tiled MMA, found %s", val_describe(e, &mv));
@@ -931,7 +903,7 @@ Value atom_copy(Eval *e, const Node *call, Value tc, bool pred)
 {
     const char *name = pred ? "copy_if" : "copy";
     int base = pred ? 3 : 1;
-    if (!arity(e, call, name, base + 2, base + 2) || !need_kernel(e, call, name)) return val_error();
+    if (!builtin_arity(e, call, name, base + 2, base + 2) || !builtin_need_kernel(e, call, name)) return val_error();
     const Atom *a = tc.atom;
     if (a->kind != AK_TILED_COPY && a->kind != AK_LDSM_COPY && a->kind != AK_COPY) {
         diag_error(e->diag, call->list.items[0]->loc, "'%s' needs a copy atom or tiled copy, found %s", name,
@@ -941,7 +913,7 @@ Value atom_copy(Eval *e, const Node *call, Value tc, bool pred)
     Value s, d, crd = {.kind = V_VOID};
     LayTuple *bound = NULL;
     if (pred) {
-        if (!get_tensor(e, call->list.items[1], "the coordinate tensor", &crd)) return val_error();
+        if (!builtin_get_tensor(e, call->list.items[1], "the coordinate tensor", &crd)) return val_error();
         if (crd.space != SPACE_IDENT) {
             diag_error(e->diag, call->list.items[1]->loc,
                        "the coordinate tensor of 'copy_if' must be an identity tensor partitioned like the source, found %s",
@@ -964,7 +936,7 @@ Value atom_copy(Eval *e, const Node *call, Value tc, bool pred)
             return val_error();
         }
     }
-    if (!get_tensor(e, call->list.items[base], "the source", &s) || !get_tensor(e, call->list.items[base + 1], "the destination", &d))
+    if (!builtin_get_tensor(e, call->list.items[base], "the source", &s) || !builtin_get_tensor(e, call->list.items[base + 1], "the destination", &d))
         return val_error();
     int64_t ns, nd, nc = 0;
     SrcLoc sl = call->list.items[base]->loc, dl = call->list.items[base + 1]->loc;
@@ -1087,7 +1059,7 @@ Value atom_builtin(Eval *e, const char *name, const Node *call)
     if (strcmp(name, "make_fragment_like") == 0) return make_fragment_like(e, call);
     if (strcmp(name, "gemm") == 0) return gemm(e, call);
     /* copy_if(tiled_copy, crd, bound, src, dst) */
-    if (call->list.n < 1) return arity(e, call, name, 5, 5), val_error();
+    if (call->list.n < 1) return builtin_arity(e, call, name, 5, 5), val_error();
     Value tc;
     if (!get_atom(e, call->list.items[0], "argument 1 of 'copy_if'", &tc)) return val_error();
     return atom_copy(e, call, tc, true);

@@ -19,28 +19,6 @@ bool sm90_store_builtin_exists(const char *name)
     return false;
 }
 
-static bool arity(Eval *e, const Node *call, const char *name, int lo, int hi)
-{
-    if (call->list.n >= lo && call->list.n <= hi) return true;
-    if (lo == hi)
-        diag_error(e->diag, call->loc, "'%s' expects %d argument%s, got %d", name, lo, lo == 1 ? "" : "s", call->list.n);
-    else
-        diag_error(e->diag, call->loc, "'%s' expects %d to %d arguments, got %d", name, lo, hi, call->list.n);
-    return false;
-}
-
-static void store_asm(Eval *e, LLVMValueRef *args, unsigned n, const char *text, const char *cons)
-{
-    CG *cg = e->cg;
-    LLVMTypeRef tys[8];
-    for (unsigned i = 0; i < n; i++) tys[i] = LLVMTypeOf(args[i]);
-    LLVMTypeRef fty = LLVMFunctionType(cg->t_void, tys, n, 0);
-    LLVMValueRef ia = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0, LLVMInlineAsmDialectATT, 0);
-    LLVMValueRef c = LLVMBuildCall2(cg->b, fty, ia, args, n, "");
-    unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10);
-    LLVMAddCallSiteAttribute(c, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->ctx, kind, 0));
-}
-
 /* A shared-memory element (V_REF in smem): its 32-bit shared address. */
 static bool smem_elem(Eval *e, const Node *arg, const char *what, Value *ref, LLVMValueRef *addr)
 {
@@ -95,7 +73,7 @@ static LLVMValueRef frag_pair(Eval *e, const Value *t, int64_t i)
  * the rows of matrix 0, 8-15 of matrix 1, ...).  The mirror of ldmatrix. */
 static Value stmatrix(Eval *e, const Node *call)
 {
-    if (!arity(e, call, "stmatrix", 2, 3)) return val_error();
+    if (!builtin_arity(e, call, "stmatrix", 2, 3)) return val_error();
     Value dst, f;
     LLVMValueRef args[5];
     if (!smem_elem(e, call->list.items[0], "the destination of 'stmatrix'", &dst, &args[0])) return val_error();
@@ -142,7 +120,7 @@ static Value stmatrix(Eval *e, const Node *call)
     if (x == 1) snprintf(text, sizeof text, "stmatrix.sync.aligned.m8n8.x1%s.shared.b16 [$0], {$1};", tr);
     else if (x == 2) snprintf(text, sizeof text, "stmatrix.sync.aligned.m8n8.x2%s.shared.b16 [$0], {$1,$2};", tr);
     else snprintf(text, sizeof text, "stmatrix.sync.aligned.m8n8.x4%s.shared.b16 [$0], {$1,$2,$3,$4};", tr);
-    store_asm(e, args, 1 + x, text, x == 1 ? "r,r,~{memory}" : x == 2 ? "r,r,r,~{memory}" : "r,r,r,r,r,~{memory}");
+    eval_asm(e, e->cg->t_void, args, 1 + x, text, x == 1 ? "r,r,~{memory}" : x == 2 ? "r,r,r,~{memory}" : "r,r,r,r,r,~{memory}");
     return (Value){.kind = V_VOID};
 }
 
@@ -152,7 +130,7 @@ static Value stmatrix(Eval *e, const Node *call)
  * visible to the async proxy first (fence_proxy_async and a barrier). */
 static Value tma_store(Eval *e, const Node *call)
 {
-    if (!arity(e, call, "tma_store", 4, 4)) return val_error();
+    if (!builtin_arity(e, call, "tma_store", 4, 4)) return val_error();
     Value tm = eval_expr(e, call->list.items[0]), src;
     if (tm.kind == V_ERROR) return tm;
     if (tm.kind != V_TMAP) {
@@ -169,7 +147,7 @@ static Value tma_store(Eval *e, const Node *call)
         return val_error();
     }
     if (!coord_arg(e, call->list.items[2], &args[2]) || !coord_arg(e, call->list.items[3], &args[3])) return val_error();
-    store_asm(e, args, 4, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$2, $3}], [$1];",
+    eval_asm(e, e->cg->t_void, args, 4, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$2, $3}], [$1];",
               "l,r,r,r,~{memory}");
     return (Value){.kind = V_VOID};
 }
@@ -188,13 +166,13 @@ Value sm90_store_builtin(Eval *e, const char *name, const Node *call)
     if (strcmp(name, "tma_store") == 0) return tma_store(e, call);
     if (strcmp(name, "tma_store_commit") == 0) {
         /* closes this thread's bulk group: every earlier tma_store of it */
-        if (!arity(e, call, name, 0, 0)) return val_error();
-        store_asm(e, NULL, 0, "cp.async.bulk.commit_group;", "~{memory}");
+        if (!builtin_arity(e, call, name, 0, 0)) return val_error();
+        eval_asm(e, e->cg->t_void, NULL, 0, "cp.async.bulk.commit_group;", "~{memory}");
         return (Value){.kind = V_VOID};
     }
     /* tma_store_wait(N): until at most N of this thread's bulk groups still
      * read shared memory (.read: their sources may then be overwritten) */
-    if (!arity(e, call, name, 1, 1)) return val_error();
+    if (!builtin_arity(e, call, name, 1, 1)) return val_error();
     Value v = eval_rvalue(e, call->list.items[0]);
     if (v.kind == V_ERROR) return v;
     if (v.kind != V_INT || v.i < 0 || v.i > 7) {
@@ -205,6 +183,6 @@ Value sm90_store_builtin(Eval *e, const char *name, const Node *call)
     }
     char text[64];
     snprintf(text, sizeof text, "cp.async.bulk.wait_group.read %lld;", (long long)v.i);
-    store_asm(e, NULL, 0, text, "~{memory}");
+    eval_asm(e, e->cg->t_void, NULL, 0, text, "~{memory}");
     return (Value){.kind = V_VOID};
 }

@@ -27,7 +27,7 @@ bool tensor_builtin_exists(const char *name)
     return false;
 }
 
-static bool arity(Eval *e, const Node *call, const char *name, int lo, int hi)
+bool builtin_arity(Eval *e, const Node *call, const char *name, int lo, int hi)
 {
     if (call->list.n >= lo && call->list.n <= hi) return true;
     if (lo == hi)
@@ -37,14 +37,14 @@ static bool arity(Eval *e, const Node *call, const char *name, int lo, int hi)
     return false;
 }
 
-static bool need_kernel(Eval *e, const Node *call, const char *name)
+bool builtin_need_kernel(Eval *e, const Node *call, const char *name)
 {
     if (e->cg && e->cg->fn) return true;
     diag_error(e->diag, call->loc, "'%s' is only allowed inside a kernel", name);
     return false;
 }
 
-static bool get_tensor(Eval *e, const Node *arg, const char *what, Value *out)
+bool builtin_get_tensor(Eval *e, const Node *arg, const char *what, Value *out)
 {
     *out = eval_expr(e, arg);
     if (out->kind == V_ERROR) return false;
@@ -71,7 +71,7 @@ static bool has_memory(Eval *e, const Value *t, const Node *arg)
  * CuTe's basis strides. */
 static Value make_identity(Eval *e, const Node *call)
 {
-    if (!arity(e, call, "make_identity_tensor", 1, 1)) return val_error();
+    if (!builtin_arity(e, call, "make_identity_tensor", 1, 1)) return val_error();
     Value sv = eval_rvalue(e, call->list.items[0]);
     if (sv.kind == V_ERROR) return sv;
     LayTuple *shape = coord_of(e, sv, call->list.items[0]->loc);
@@ -186,7 +186,7 @@ static bool tile_one(Eval *e, const Node *call, const LayLayout *L, const LayTup
 static Value local_tile(Eval *e, const Node *call)
 {
     Value t;
-    if (!arity(e, call, "local_tile", 3, 3) || !get_tensor(e, call->list.items[0], "argument 1 of 'local_tile'", &t))
+    if (!builtin_arity(e, call, "local_tile", 3, 3) || !builtin_get_tensor(e, call->list.items[0], "argument 1 of 'local_tile'", &t))
         return val_error();
     if (t.lay.kind != LAY_V_LAYOUT) {
         diag_error(e->diag, call->list.items[0]->loc, "'local_tile' needs a tensor with a plain layout");
@@ -292,8 +292,8 @@ static bool partition_one(Eval *e, const Node *call, const LayLayout *L, const L
 static Value local_partition(Eval *e, const Node *call)
 {
     Value t;
-    if (!arity(e, call, "local_partition", 3, 3) ||
-        !get_tensor(e, call->list.items[0], "argument 1 of 'local_partition'", &t))
+    if (!builtin_arity(e, call, "local_partition", 3, 3) ||
+        !builtin_get_tensor(e, call->list.items[0], "argument 1 of 'local_partition'", &t))
         return val_error();
     Value thr = eval_rvalue(e, call->list.items[1]), idx = eval_rvalue(e, call->list.items[2]);
     if (thr.kind == V_ERROR || idx.kind == V_ERROR) return val_error();
@@ -329,8 +329,8 @@ static Value local_partition(Eval *e, const Node *call)
 static Value fill(Eval *e, const Node *call)
 {
     Value t;
-    if (!arity(e, call, "fill", 2, 2) || !need_kernel(e, call, "fill") ||
-        !get_tensor(e, call->list.items[0], "argument 1 of 'fill'", &t) || !has_memory(e, &t, call->list.items[0]))
+    if (!builtin_arity(e, call, "fill", 2, 2) || !builtin_need_kernel(e, call, "fill") ||
+        !builtin_get_tensor(e, call->list.items[0], "argument 1 of 'fill'", &t) || !has_memory(e, &t, call->list.items[0]))
         return val_error();
     Value v = eval_rvalue(e, call->list.items[1]);
     int64_t n;
@@ -361,8 +361,8 @@ static Value copy(Eval *e, const Node *call)
             return val_error();
         }
     }
-    if (!arity(e, call, "copy", 2, 2) || !need_kernel(e, call, "copy") ||
-        !get_tensor(e, call->list.items[1], "argument 2 of 'copy'", &s) || !has_memory(e, &d, call->list.items[0]) ||
+    if (!builtin_arity(e, call, "copy", 2, 2) || !builtin_need_kernel(e, call, "copy") ||
+        !builtin_get_tensor(e, call->list.items[1], "argument 2 of 'copy'", &s) || !has_memory(e, &d, call->list.items[0]) ||
         !has_memory(e, &s, call->list.items[1]))
         return val_error();
     int64_t nd, ns;
@@ -462,10 +462,10 @@ bool emit_mma16816(Eval *e, const Value *c, int64_t cb, const Value *a, int64_t 
 static Value mma(Eval *e, const Node *call)
 {
     Value c, a, b;
-    if (!arity(e, call, "mma_m16n8k16", 3, 3) || !need_kernel(e, call, "mma_m16n8k16") ||
-        !get_tensor(e, call->list.items[0], "the accumulator", &c) ||
-        !get_tensor(e, call->list.items[1], "the A fragment", &a) ||
-        !get_tensor(e, call->list.items[2], "the B fragment", &b) || !has_memory(e, &c, call->list.items[0]) ||
+    if (!builtin_arity(e, call, "mma_m16n8k16", 3, 3) || !builtin_need_kernel(e, call, "mma_m16n8k16") ||
+        !builtin_get_tensor(e, call->list.items[0], "the accumulator", &c) ||
+        !builtin_get_tensor(e, call->list.items[1], "the A fragment", &a) ||
+        !builtin_get_tensor(e, call->list.items[2], "the B fragment", &b) || !has_memory(e, &c, call->list.items[0]) ||
         !has_memory(e, &a, call->list.items[1]) || !has_memory(e, &b, call->list.items[2]))
         return val_error();
     int64_t nc, na, nb;
@@ -510,8 +510,8 @@ bool emit_ldmatrix(Eval *e, const Value *d, int64_t db, int x, bool trans, LLVMV
 static Value ldmatrix(Eval *e, const Node *call)
 {
     Value d;
-    if (!arity(e, call, "ldmatrix", 2, 3) || !need_kernel(e, call, "ldmatrix") ||
-        !get_tensor(e, call->list.items[0], "the destination of 'ldmatrix'", &d) || !has_memory(e, &d, call->list.items[0]))
+    if (!builtin_arity(e, call, "ldmatrix", 2, 3) || !builtin_need_kernel(e, call, "ldmatrix") ||
+        !builtin_get_tensor(e, call->list.items[0], "the destination of 'ldmatrix'", &d) || !has_memory(e, &d, call->list.items[0]))
         return val_error();
     Value s = eval_expr(e, call->list.items[1]);
     if (s.kind == V_ERROR) return s;
@@ -556,7 +556,7 @@ void emit_cp_async(Eval *e, LLVMValueRef dst, LLVMValueRef src, int nbytes, LLVM
  * nothing is read. */
 static Value cp_async(Eval *e, const Node *call)
 {
-    if (!arity(e, call, "cp_async", 3, 4) || !need_kernel(e, call, "cp_async")) return val_error();
+    if (!builtin_arity(e, call, "cp_async", 3, 4) || !builtin_need_kernel(e, call, "cp_async")) return val_error();
     Value d = eval_expr(e, call->list.items[0]), s = eval_expr(e, call->list.items[1]);
     Value nb = eval_rvalue(e, call->list.items[2]);
     if (d.kind == V_ERROR || s.kind == V_ERROR || nb.kind == V_ERROR) return val_error();
@@ -598,9 +598,9 @@ static Value cp_async(Eval *e, const Node *call)
 static Value vector_access(Eval *e, const Node *call, bool store)
 {
     const char *name = store ? "store_vector" : "load_vector";
-    if (!arity(e, call, name, 2, 2) || !need_kernel(e, call, name)) return val_error();
+    if (!builtin_arity(e, call, name, 2, 2) || !builtin_need_kernel(e, call, name)) return val_error();
     Value f, r = eval_expr(e, call->list.items[store ? 0 : 1]);
-    if (r.kind == V_ERROR || !get_tensor(e, call->list.items[store ? 1 : 0], "the fragment", &f) ||
+    if (r.kind == V_ERROR || !builtin_get_tensor(e, call->list.items[store ? 1 : 0], "the fragment", &f) ||
         !has_memory(e, &f, call->list.items[store ? 1 : 0]))
         return val_error();
     if (r.kind != V_REF) {
@@ -652,14 +652,14 @@ Value tensor_builtin(Eval *e, const char *name, const Node *call)
     if (strcmp(name, "mma_m16n8k16") == 0) return mma(e, call);
     if (strcmp(name, "ldmatrix") == 0) return ldmatrix(e, call);
     if (strcmp(name, "cp_async") == 0) return cp_async(e, call);
-    if (!need_kernel(e, call, name)) return val_error();
+    if (!builtin_need_kernel(e, call, name)) return val_error();
     if (strcmp(name, "cp_async_commit") == 0) {
-        if (!arity(e, call, name, 0, 0)) return val_error();
+        if (!builtin_arity(e, call, name, 0, 0)) return val_error();
         cg_intrinsic(e->cg, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
         return (Value){.kind = V_VOID};
     }
     /* cp_async_wait(n): wait until at most n groups are pending */
-    if (!arity(e, call, name, 1, 1)) return val_error();
+    if (!builtin_arity(e, call, name, 1, 1)) return val_error();
     Value n = eval_rvalue(e, call->list.items[0]);
     if (n.kind != V_INT || n.i < 0 || n.i > 7) {
         diag_error(e->diag, call->list.items[0]->loc, "'cp_async_wait' needs a compile-time integer in 0..7");
