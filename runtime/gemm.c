@@ -47,6 +47,7 @@ struct cutec_gemm_ctx *cutec_gemm_ctx_get(cutec_runtime *rt) {
   g->cublas_algos = 8;
   g->disk_cache = 1;
   g->flush_l2 = 1;
+  g->finalists = 8;
   rt->gemm = g;
   return g;
 }
@@ -507,6 +508,11 @@ cutec_status cutec_set_option(cutec_runtime *rt, cutec_option opt, long long val
     if (value < 0 || value > 32)
       break;
     g->cublas_algos = (int)value;
+    return CUTEC_OK;
+  case CUTEC_OPT_TUNE_FINALISTS:
+    if (value < 0 || value > 10000)
+      break;
+    g->finalists = (int)value;
     return CUTEC_OK;
   case CUTEC_OPT_DISK_CACHE:
   case CUTEC_OPT_FLUSH_L2:

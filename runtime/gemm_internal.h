@@ -49,7 +49,7 @@ typedef struct gemm_decision {
 struct cutec_gemm_ctx {
   cutec_pack *packs[CUTEC_GEMM_MAX_PACKS];
   int npacks;
-  int runs, warmup, cublas_algos, disk_cache, flush_l2;
+  int runs, warmup, cublas_algos, disk_cache, flush_l2, finalists;
   char cache_dir[1024];     /* "" : the default */
   char cache_dir_buf[1024]; /* what cutec_cache_dir returns */
   CUdeviceptr workspace;

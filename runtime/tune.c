@@ -182,12 +182,14 @@ typedef struct harness {
   int nev;
   unsigned char *host_c, *ref, *ha, *hb;
   int have_ref;
+  double ref_rms; /* of the reference C, once (negative: not yet) */
 } harness;
 
 typedef struct candidate {
   gemm_decision d;
   double ms;
   char note[160];
+  int screened; /* timed in the screening round only, never checked: cannot win */
 } candidate;
 
 static double now_seconds(void) {
@@ -197,15 +199,18 @@ static double now_seconds(void) {
 }
 
 /* Compares the candidate's output with the reference C; 0 or -1 with why. */
-static int compare_full(const harness *h, char *why, size_t why_len) {
+static int compare_full(harness *h, char *why, size_t why_len) {
   const cutec_gemm_problem *p = h->p;
-  double sum2 = 0;
-  for (long long r = 0; r < p->m; r++)
-    for (long long c = 0; c < p->n; c++) {
-      double v = load_elem(h->ref, p->c_type, elem_index(p->c_layout, r, c, p->ldc));
-      sum2 += v * v;
-    }
-  double rms = sqrt(sum2 / ((double)p->m * (double)p->n)), eps = out_eps(p->c_type);
+  if (h->ref_rms < 0) {
+    double sum2 = 0;
+    for (long long r = 0; r < p->m; r++)
+      for (long long c = 0; c < p->n; c++) {
+        double v = load_elem(h->ref, p->c_type, elem_index(p->c_layout, r, c, p->ldc));
+        sum2 += v * v;
+      }
+    h->ref_rms = sqrt(sum2 / ((double)p->m * (double)p->n));
+  }
+  double rms = h->ref_rms, eps = out_eps(p->c_type);
   for (long long r = 0; r < p->m; r++)
     for (long long c = 0; c < p->n; c++) {
       size_t i = elem_index(p->c_layout, r, c, p->ldc);
@@ -268,8 +273,8 @@ static cutec_status run_once(harness *h, candidate *c) {
 
 /* Checks one candidate; +inf and a note when it fails.  Returns a status only
  * for failures that end tuning (kernel faults). */
-static cutec_status check_candidate(harness *h, candidate *c) {
-  cutec_runtime *rt = h->rt;
+/* Loads a pack candidate's kernel; +inf and a note when it fails. */
+static cutec_status load_candidate(candidate *c) {
   if (c->d.kind == DECISION_DSL && c->d.kernel == NULL) {
     cutec_status s = cutec_rt_pack_kernel(c->d.pack, c->d.entry, &c->d.kernel);
     if (s != CUTEC_OK) {
@@ -277,10 +282,17 @@ static cutec_status check_candidate(harness *h, candidate *c) {
         return s;
       snprintf(c->note, sizeof c->note, "load failed: %s", cutec_status_string(s));
       c->ms = INFINITY;
-      return CUTEC_OK;
     }
   }
-  cutec_status s = run_once(h, c);
+  return CUTEC_OK;
+}
+
+static cutec_status check_candidate(harness *h, candidate *c) {
+  cutec_runtime *rt = h->rt;
+  cutec_status s = load_candidate(c);
+  if (s != CUTEC_OK || isinf(c->ms))
+    return s;
+  s = run_once(h, c);
   if (s == CUTEC_ERR_KERNEL_FAULT)
     return s;
   char why[160] = "";
@@ -303,13 +315,13 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Median time of runs of a checked candidate. */
-static cutec_status time_candidate(harness *h, candidate *c) {
+/* Median time of `runs` runs (after `warmup`) of a checked candidate. */
+static cutec_status time_candidate(harness *h, candidate *c, int warmup, int runs) {
   cutec_runtime *rt = h->rt;
   struct cutec_gemm_ctx *g = h->g;
   void *cs = (void *)(uintptr_t)h->cs;
   CUstream st = (CUstream)h->stream;
-  for (int w = 0; w < g->warmup; w++) {
+  for (int w = 0; w < warmup; w++) {
     cutec_status s = cutec_gemm_run_decision(rt, g, &c->d, h->p, h->A, h->B, cs, h->stream);
     if (s != CUTEC_OK) {
       snprintf(c->note, sizeof c->note, "warm-up launch failed: %s", cutec_status_string(s));
@@ -317,7 +329,7 @@ static cutec_status time_candidate(harness *h, candidate *c) {
       return CUTEC_OK;
     }
   }
-  for (int r = 0; r < g->runs; r++) {
+  for (int r = 0; r < runs; r++) {
     CUresult cr = CUDA_SUCCESS;
     if (h->flush != 0)
       cr = rt->drv.memset_d8_async(h->flush, (unsigned char)r, h->flush_bytes, st);
@@ -336,13 +348,13 @@ static cutec_status time_candidate(harness *h, candidate *c) {
     if (cr != CUDA_SUCCESS)
       return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventRecord");
   }
-  CUresult cr = rt->drv.event_synchronize(h->ev[2 * g->runs - 1]);
+  CUresult cr = rt->drv.event_synchronize(h->ev[2 * runs - 1]);
   if (cr != CUDA_SUCCESS)
     return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventSynchronize");
-  double *t = malloc(sizeof *t * (size_t)g->runs);
+  double *t = malloc(sizeof *t * (size_t)runs);
   if (t == NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
-  for (int r = 0; r < g->runs; r++) {
+  for (int r = 0; r < runs; r++) {
     float ms = 0;
     cr = rt->drv.event_elapsed_time(&ms, h->ev[2 * r], h->ev[2 * r + 1]);
     if (cr != CUDA_SUCCESS) {
@@ -351,8 +363,8 @@ static cutec_status time_candidate(harness *h, candidate *c) {
     }
     t[r] = ms;
   }
-  qsort(t, (size_t)g->runs, sizeof *t, cmp_double);
-  c->ms = g->runs % 2 ? t[g->runs / 2] : 0.5 * (t[g->runs / 2 - 1] + t[g->runs / 2]);
+  qsort(t, (size_t)runs, sizeof *t, cmp_double);
+  c->ms = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
   free(t);
   return CUTEC_OK;
 }
@@ -535,7 +547,7 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
                          ltwhy[0] ? ltwhy : "no algorithm");
   }
 
-  harness h = {.rt = rt, .g = g, .p = p, .A = A, .B = B, .stream = stream};
+  harness h = {.rt = rt, .g = g, .p = p, .A = A, .B = B, .stream = stream, .ref_rms = -1};
   s = harness_init(&h);
   /* The reference: cuBLASLt's first algorithm, itself checked against the
    * float64 samples. */
@@ -571,25 +583,62 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
                       "and no host memory for A and B)");
   }
 
+  /* With many pack candidates, a screening round of a few unchecked runs
+   * each ranks them, and only the fastest `finalists` are checked against
+   * the reference and timed in full, with every cuBLASLt algorithm (the
+   * reference the result is judged against).  The check copies C to the
+   * host and compares every element, which for a large C costs far more
+   * than the runs: checking 8 points instead of 160 is most of the saving.
+   * A point far behind in 5 runs does not win in 25; one that is not
+   * checked cannot win. */
+  int screen = g->finalists > 0 && ndsl > g->finalists && g->runs > 5;
+  int total = n + (screen ? g->finalists : 0);
   for (int i = 0; i < n && s == CUTEC_OK; i++) {
     candidate *c = &cands[i];
-    s = check_candidate(&h, c);
+    int quick = screen && c->d.kind != DECISION_CUBLAS;
+    s = quick ? load_candidate(c) : check_candidate(&h, c);
     if (s == CUTEC_OK && c->ms == 0)
-      s = time_candidate(&h, c);
+      s = quick ? time_candidate(&h, c, 1, 5) : time_candidate(&h, c, g->warmup, g->runs);
     if (s != CUTEC_OK)
       break;
+    c->screened = quick;
     if (isinf(c->ms))
       cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: candidate %s scores +inf: %s", c->d.name,
                    c->note);
     else
-      cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidate %s: %.4f ms, %.1f TFLOP/s", c->d.name,
-                   c->ms, 2.0 * (double)p->m * (double)p->n * (double)p->k / (c->ms * 1e9));
-    progress(g, i + 1, n, c->d.name);
+      cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidate %s: %.4f ms, %.1f TFLOP/s%s", c->d.name,
+                   c->ms, 2.0 * (double)p->m * (double)p->n * (double)p->k / (c->ms * 1e9),
+                   quick ? " (screening: 5 runs, not checked)" : "");
+    progress(g, i + 1, total, c->d.name);
+  }
+  if (screen && s == CUTEC_OK) {
+    /* the pack candidates come first in cands: rank them, then check and
+     * time the best in full */
+    qsort(cands, (size_t)ndsl, sizeof *cands, cmp_candidate);
+    for (int i = 0; i < g->finalists && s == CUTEC_OK && !isinf(cands[i].ms); i++) {
+      candidate *c = &cands[i];
+      c->ms = 0;
+      c->screened = 0;
+      s = check_candidate(&h, c);
+      if (s == CUTEC_OK && c->ms == 0)
+        s = time_candidate(&h, c, g->warmup, g->runs);
+      if (s == CUTEC_OK && !isinf(c->ms))
+        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: finalist %s: %.4f ms", c->d.name, c->ms);
+      else if (s == CUTEC_OK)
+        cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: finalist %s scores +inf: %s", c->d.name, c->note);
+      progress(g, n + i + 1, total, c->d.name);
+    }
+    for (int i = 0; i < ndsl; i++)
+      if (cands[i].screened && cands[i].note[0] == '\0')
+        snprintf(cands[i].note, sizeof cands[i].note, "screened (5 runs), not among the %d finalists",
+                 g->finalists);
   }
   qsort(cands, (size_t)n, sizeof *cands, cmp_candidate);
   /* The winner is checked once more before it is trusted. */
   int win = -1;
   for (int i = 0; i < n && s == CUTEC_OK && win < 0 && !isinf(cands[i].ms); i++) {
+    if (cands[i].screened)
+      continue;
     double ms = cands[i].ms;
     cands[i].ms = 0;
     s = check_candidate(&h, &cands[i]);
@@ -606,7 +655,13 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
     s = cutec_rt_fail(rt, CUTEC_ERR_NO_CANDIDATE, "tuning: all %d candidates failed (first: %s: %s)",
                       n, cands[0].d.name, cands[0].note);
   if (s == CUTEC_OK) {
-    qsort(cands, (size_t)n, sizeof *cands, cmp_candidate);
+    /* the winner first (a screened-only candidate may have a smaller,
+     * unchecked time), the rest in the order of their times */
+    if (win > 0) {
+      candidate tmp = cands[win];
+      memmove(&cands[1], &cands[0], sizeof *cands * (size_t)win);
+      cands[0] = tmp;
+    }
     win = 0;
     gemm_decision *d = malloc(sizeof *d);
     if (d == NULL) {
@@ -635,6 +690,7 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
       for (int i = 0; i < n; i++) {
         snprintf(rc[i].name, sizeof rc[i].name, "%s", cands[i].d.name);
         rc[i].is_cublas = cands[i].d.kind == DECISION_CUBLAS;
+        rc[i].screened = cands[i].screened;
         rc[i].ms = cands[i].ms;
         rc[i].tflops = isinf(cands[i].ms) ? 0 : flop / (cands[i].ms * 1e9);
         snprintf(rc[i].note, sizeof rc[i].note, "%s", cands[i].note);

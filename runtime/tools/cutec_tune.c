@@ -456,7 +456,7 @@ static int cmd_bench(const opts *o) {
     }
     double best_dsl = INFINITY;
     for (int i = 0; i < rep->count; i++)
-      if (!rep->candidates[i].is_cublas && rep->candidates[i].ms < best_dsl)
+      if (!rep->candidates[i].is_cublas && !rep->candidates[i].screened && rep->candidates[i].ms < best_dsl)
         best_dsl = rep->candidates[i].ms;
     double flop = 2.0 * (double)m * (double)n * (double)k;
     double tc = isinf(rep->cublas_ms) ? 0 : flop / (rep->cublas_ms * 1e9);

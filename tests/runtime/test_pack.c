@@ -261,6 +261,9 @@ static int test_gemm_args(int argc, char **argv) {
   /* options */
   CHECK_STATUS(rt, cutec_set_option(rt, CUTEC_OPT_TUNE_RUNS, 5), CUTEC_ERR_INVALID_ARGUMENT);
   CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_TUNE_RUNS, 30));
+  CHECK_STATUS(rt, cutec_set_option(rt, CUTEC_OPT_TUNE_FINALISTS, -1), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_TUNE_FINALISTS, 0));
+  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_TUNE_FINALISTS, 4));
   CHECK_STATUS(rt, cutec_set_option(rt, (cutec_option)99, 1), CUTEC_ERR_INVALID_ARGUMENT);
   CHECK_OK(rt, cutec_set_cache_dir(rt, "/tmp/x/y"));
   CHECK(strcmp(cutec_cache_dir(rt), "/tmp/x/y") == 0);

@@ -86,6 +86,8 @@ typedef struct cutec_tune_candidate {
   double ms;        /* median time per call; +inf when it failed */
   double tflops;    /* 2*M*N*K / time; 0 when it failed */
   char note[160];   /* why it failed, or "" */
+  int screened;     /* 1: timed in the screening round only (5 runs, output
+                       not checked; see CUTEC_OPT_TUNE_FINALISTS) */
 } cutec_tune_candidate;
 
 typedef struct cutec_tune_report {
@@ -120,7 +122,12 @@ typedef enum cutec_option {
   CUTEC_OPT_CUBLAS_ALGOS = 3,   /* cuBLASLt heuristic algorithms timed, 0..32 [8]
                                    (0: cuBLASLt only as the reference) */
   CUTEC_OPT_DISK_CACHE = 4,     /* 1: read and write the disk cache [1] */
-  CUTEC_OPT_FLUSH_L2 = 5        /* 1: flush L2 before each timed run [1] */
+  CUTEC_OPT_FLUSH_L2 = 5,       /* 1: flush L2 before each timed run [1] */
+  CUTEC_OPT_TUNE_FINALISTS = 6  /* with more pack candidates than this, all are
+                                   first screened with 5 timed runs and only this
+                                   many of the fastest (and every cuBLASLt
+                                   algorithm) get the full count; 0: no
+                                   screening, every candidate in full [8] */
 } cutec_option;
 cutec_status cutec_set_option(cutec_runtime *rt, cutec_option opt, long long value);
 
