@@ -519,12 +519,15 @@ static bool operand_part(Eval *e, const Atom *mma, int operand, LayInt lane, Lay
     if (!lay_int_mod(e->arena, warp, WM, &wm) || !lay_int_div(e->arena, warp, WM, &wn) ||
         !lay_int_mod(e->arena, wn, WN, &wn))
         return false;
-    *p = (OpPart){.tv = &mma->tv[operand], .lane = lane, .what = what[operand]};
+    /* A is (M, K) over WM warps, B (N, K) over WN, C (M, N) over both */
+    static const int dim0[3] = {0, 1, 0}, dim1[3] = {2, 2, 1};
     LayInt zero = lay_int_static(0);
-    if (operand == 0) *p = (OpPart){p->tv, {mma->shp[0], mma->shp[2]}, {mma->warps[0], 1}, lane, {wm, zero}, p->what};
-    if (operand == 1) *p = (OpPart){p->tv, {mma->shp[1], mma->shp[2]}, {mma->warps[1], 1}, lane, {wn, zero}, p->what};
-    if (operand == 2)
-        *p = (OpPart){p->tv, {mma->shp[0], mma->shp[1]}, {mma->warps[0], mma->warps[1]}, lane, {wm, wn}, p->what};
+    *p = (OpPart){.tv = &mma->tv[operand],
+                  .d = {mma->shp[dim0[operand]], mma->shp[dim1[operand]]},
+                  .w = {operand == 1 ? mma->warps[1] : mma->warps[0], operand == 2 ? mma->warps[1] : 1},
+                  .lane = lane,
+                  .wc = {operand == 1 ? wn : wm, operand == 2 ? wn : zero},
+                  .what = what[operand]};
     return true;
 }
 

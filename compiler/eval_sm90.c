@@ -30,19 +30,6 @@ static bool arity(Eval *e, const Node *call, const char *name, int n)
     return false;
 }
 
-static LLVMValueRef asm_call(Eval *e, LLVMTypeRef ret, LLVMValueRef *args, unsigned n, const char *text, const char *cons)
-{
-    CG *cg = e->cg;
-    LLVMTypeRef tys[300];
-    for (unsigned i = 0; i < n; i++) tys[i] = LLVMTypeOf(args[i]);
-    LLVMTypeRef fty = LLVMFunctionType(ret, tys, n, 0);
-    LLVMValueRef ia = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0, LLVMInlineAsmDialectATT, 0);
-    LLVMValueRef c = LLVMBuildCall2(cg->b, fty, ia, args, n, "");
-    unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10);
-    LLVMAddCallSiteAttribute(c, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->ctx, kind, 0));
-    return c;
-}
-
 /* a shared-memory element: its 32-bit shared address */
 static bool smem_ref(Eval *e, const Node *arg, const char *what, LLVMValueRef *addr)
 {
@@ -213,7 +200,7 @@ static bool thread_acc(Eval *e, const Value *acc, int64_t n, const Value *afrag,
     LLVMTypeRef *el = ARENA_ARRAY(e->arena, LLVMTypeRef, nt);
     for (int64_t i = 0; i < nt; i++) el[i] = i < n ? e->cg->t_f32 : e->cg->t_i32;
     LLVMTypeRef st = LLVMStructTypeInContext(e->cg->ctx, el, (unsigned)nt, 0);
-    LLVMValueRef r = asm_call(e, st, vals, (unsigned)nt, text, cons);
+    LLVMValueRef r = eval_asm(e, st, vals, (unsigned)nt, text, cons);
     for (int64_t i = 0; i < n; i++) LLVMBuildStore(e->cg->b, LLVMBuildExtractValue(e->cg->b, r, (unsigned)i, ""), ptrs[i]);
     if (afrag) {
         LLVMValueRef regs[4];
@@ -458,7 +445,7 @@ static Value wgmma(Eval *e, const Node *call)
     snprintf(cons + cl, cap - cl, rs ? ",r,r,r,r,l,~{memory}" : ",l,l,~{memory}");
     LLVMTypeRef *el = ARENA_ARRAY(e->arena, LLVMTypeRef, n);
     for (int64_t i = 0; i < n; i++) el[i] = e->cg->t_f32;
-    LLVMValueRef r = asm_call(e, LLVMStructTypeInContext(e->cg->ctx, el, (unsigned)n, 0), args,
+    LLVMValueRef r = eval_asm(e, LLVMStructTypeInContext(e->cg->ctx, el, (unsigned)n, 0), args,
                               (unsigned)(n + nao + 1), text, cons);
     for (int64_t i = 0; i < n; i++) LLVMBuildStore(e->cg->b, LLVMBuildExtractValue(e->cg->b, r, (unsigned)i, ""), ptrs[i]);
     return (Value){.kind = V_VOID};
@@ -477,38 +464,38 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
         if (!arity(e, call, name, 2) || !smem_ref(e, call->list.items[0], "the mbarrier", &a[0]) ||
             !int_arg(e, call->list.items[1], TY_I32, &a[1]))
             return val_error();
-        asm_call(e, cg->t_void, a, 2, "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}");
+        eval_asm(e, cg->t_void, a, 2, "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}");
         return vvoid;
     }
     if (strcmp(name, "mbar_arrive") == 0) {
         if (!arity(e, call, name, 1) || !smem_ref(e, call->list.items[0], "the mbarrier", &a[0])) return val_error();
-        asm_call(e, cg->t_void, a, 1, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}");
+        eval_asm(e, cg->t_void, a, 1, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}");
         return vvoid;
     }
     if (strcmp(name, "mbar_arrive_tx") == 0) {
         if (!arity(e, call, name, 2) || !smem_ref(e, call->list.items[0], "the mbarrier", &a[0]) ||
             !int_arg(e, call->list.items[1], TY_I32, &a[1]))
             return val_error();
-        asm_call(e, cg->t_void, a, 2, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}");
+        eval_asm(e, cg->t_void, a, 2, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}");
         return vvoid;
     }
     if (strcmp(name, "mbar_wait") == 0) {
         if (!arity(e, call, name, 2) || !smem_ref(e, call->list.items[0], "the mbarrier", &a[0]) ||
             !int_arg(e, call->list.items[1], TY_I32, &a[1]))
             return val_error();
-        asm_call(e, cg->t_void, a, 2,
+        eval_asm(e, cg->t_void, a, 2,
                  "{\n.reg .pred p;\ncutec_wait:\nmbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n@!p bra cutec_wait;\n}",
                  "r,r,~{memory}");
         return vvoid;
     }
     if (strcmp(name, "fence_barrier_init") == 0) {
         if (!arity(e, call, name, 0)) return val_error();
-        asm_call(e, cg->t_void, NULL, 0, "fence.mbarrier_init.release.cluster;", "~{memory}");
+        eval_asm(e, cg->t_void, NULL, 0, "fence.mbarrier_init.release.cluster;", "~{memory}");
         return vvoid;
     }
     if (strcmp(name, "fence_proxy_async") == 0) {
         if (!arity(e, call, name, 0)) return val_error();
-        asm_call(e, cg->t_void, NULL, 0, "fence.proxy.async.shared::cta;", "~{memory}");
+        eval_asm(e, cg->t_void, NULL, 0, "fence.proxy.async.shared::cta;", "~{memory}");
         return vvoid;
     }
     if (strcmp(name, "tma_load") == 0) {
@@ -524,7 +511,7 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
         if (!smem_ref(e, call->list.items[2], "the mbarrier", &a[2]) || !int_arg(e, call->list.items[3], TY_I32, &a[3]) ||
             !int_arg(e, call->list.items[4], TY_I32, &a[4]))
             return val_error();
-        asm_call(e, cg->t_void, a, 5,
+        eval_asm(e, cg->t_void, a, 5,
                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$3, $4}], [$2];",
                  "r,l,r,r,r,~{memory}");
         return vvoid;
@@ -546,7 +533,7 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
             !int_arg(e, call->list.items[4], TY_I32, &a[4]) || !int_arg(e, call->list.items[5], TY_I32, &a[5]))
             return val_error();
         a[5] = LLVMBuildTrunc(cg->b, a[5], cg->t_i16, "");
-        asm_call(e, cg->t_void, a, 6,
+        eval_asm(e, cg->t_void, a, 6,
                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
                  "[$0], [$1, {$3, $4}], [$2], $5;",
                  "r,l,r,r,r,h,~{memory}");
@@ -564,7 +551,7 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
             cg_intrinsic(cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
             return vvoid;
         }
-        asm_call(e, cg->t_void, NULL, 0, "barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;", "~{memory}");
+        eval_asm(e, cg->t_void, NULL, 0, "barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;", "~{memory}");
         return vvoid;
     }
     if (strcmp(name, "mbar_arrive_cluster") == 0) {
@@ -572,7 +559,7 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
         if (!arity(e, call, name, 2) || !smem_ref(e, call->list.items[0], "the mbarrier", &a[0]) ||
             !int_arg(e, call->list.items[1], TY_I32, &a[1]))
             return val_error();
-        asm_call(e, cg->t_void, a, 2,
+        eval_asm(e, cg->t_void, a, 2,
                  "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, $0, $1;\n"
                  "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}",
                  "r,r,~{memory}");
@@ -602,7 +589,7 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
     }
     if (strcmp(name, "wgmma_commit") == 0) {
         if (!arity(e, call, name, 0)) return val_error();
-        asm_call(e, cg->t_void, NULL, 0, "wgmma.commit_group.sync.aligned;", "~{memory}");
+        eval_asm(e, cg->t_void, NULL, 0, "wgmma.commit_group.sync.aligned;", "~{memory}");
         return vvoid;
     }
     if (strcmp(name, "setmaxnreg_inc") == 0 || strcmp(name, "setmaxnreg_dec") == 0) {
@@ -614,18 +601,18 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
         }
         char text[64];
         snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %lld;", name[11] == 'i' ? "inc" : "dec", (long long)n);
-        asm_call(e, cg->t_void, NULL, 0, text, "~{memory}");
+        eval_asm(e, cg->t_void, NULL, 0, text, "~{memory}");
         return vvoid;
     }
     if (strcmp(name, "elect_one") == 0) {
         if (!arity(e, call, name, 0)) return val_error();
-        LLVMValueRef r = asm_call(e, cg->t_i1, NULL, 0, "elect.sync _|$0, 0xffffffff;", "=b");
+        LLVMValueRef r = eval_asm(e, cg->t_i1, NULL, 0, "elect.sync _|$0, 0xffffffff;", "=b");
         return val_dyn(r, TY_BOOL);
     }
     /* bar_sync(id, threads) / bar_arrive(id, threads): named barriers */
     if (!arity(e, call, name, 2) || !int_arg(e, call->list.items[0], TY_I32, &a[0]) ||
         !int_arg(e, call->list.items[1], TY_I32, &a[1]))
         return val_error();
-    asm_call(e, cg->t_void, a, 2, name[4] == 's' ? "bar.sync $0, $1;" : "bar.arrive $0, $1;", "r,r,~{memory}");
+    eval_asm(e, cg->t_void, a, 2, name[4] == 's' ? "bar.sync $0, $1;" : "bar.arrive $0, $1;", "r,r,~{memory}");
     return vvoid;
 }
