@@ -4,7 +4,8 @@
 # Debian package: where /usr/local/cuda exists, ptxas is used by the tests;
 # elsewhere the assembly steps are skipped.
 set -euo pipefail
-pkgs=(cmake make gcc flex bison llvm-19-dev libzstd-dev zlib1g-dev)
+# libstdc++-12-dev: the static LLVM libraries are C++ and link with -lstdc++
+pkgs=(cmake make gcc flex bison llvm-19-dev libzstd-dev zlib1g-dev libstdc++-12-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
