@@ -20,7 +20,7 @@ void cutec_options_init(cutec_options *o)
 {
     memset(o, 0, sizeof *o);
     o->arch = "sm_90a";
-    o->opt_level = 3;
+    o->opt_level = 2;
     o->emit = CUTEC_EMIT_PTX;
 }
 

@@ -172,6 +172,11 @@ bool emit_mma16816(Eval *e, const Value *c, int64_t cb, const Value *a, int64_t 
                    SrcLoc loc);
 bool emit_ldmatrix(Eval *e, const Value *d, int64_t db, int x, bool trans, LLVMValueRef addr, SrcLoc loc);
 void emit_cp_async(Eval *e, LLVMValueRef dst, LLVMValueRef src, int nbytes, LLVMValueRef size);
+/* predicated stores (eval_store.c): payload, of `bytes` bytes, to element
+ * dst where pred (a V_BOOL or runtime boolean; diagnosed at ploc) holds */
+bool emit_store_pred(Eval *e, const Value *dst, LLVMValueRef payload, int bytes, Value pred, const char *name,
+                     SrcLoc ploc, SrcLoc loc);
+Value store_if(Eval *e, const Node *call);
 
 /* copy and MMA atoms, tiled copies and tiled MMAs (eval_atom.c) */
 bool atom_builtin_exists(const char *name);

@@ -18,7 +18,7 @@ Value tensor_make(LLVMValueRef base, ScalarType ty, MemSpace space, LayValue lay
 }
 
 static const char *names[] = {"make_identity_tensor", "local_tile", "local_partition", "fill", "copy", "mma_m16n8k16", "ldmatrix",
-                              "cp_async", "cp_async_commit", "cp_async_wait", "store_vector", "load_vector"};
+                              "cp_async", "cp_async_commit", "cp_async_wait", "store_vector", "load_vector", "store_if"};
 
 bool tensor_builtin_exists(const char *name)
 {
@@ -592,13 +592,14 @@ static Value cp_async(Eval *e, const Node *call)
     return (Value){.kind = V_VOID};
 }
 
-/* store_vector(dst, frag) / load_vector(frag, src): the whole fragment as
- * one 2/4/8/16-byte access at element dst/src, which the caller promises is
- * aligned to that size (the hardware faults otherwise). */
+/* store_vector(dst, frag[, pred]) / load_vector(frag, src): the whole
+ * fragment as one 2/4/8/16-byte access at element dst/src, which the caller
+ * promises is aligned to that size (the hardware faults otherwise); with a
+ * predicate the store is a predicated instruction (eval_store.c). */
 static Value vector_access(Eval *e, const Node *call, bool store)
 {
     const char *name = store ? "store_vector" : "load_vector";
-    if (!builtin_arity(e, call, name, 2, 2) || !builtin_need_kernel(e, call, name)) return val_error();
+    if (!builtin_arity(e, call, name, 2, store ? 3 : 2) || !builtin_need_kernel(e, call, name)) return val_error();
     Value f, r = eval_expr(e, call->list.items[store ? 0 : 1]);
     if (r.kind == V_ERROR || !builtin_get_tensor(e, call->list.items[store ? 1 : 0], "the fragment", &f) ||
         !has_memory(e, &f, call->list.items[store ? 1 : 0]))
@@ -626,8 +627,10 @@ static Value vector_access(Eval *e, const Node *call, bool store)
             v = LLVMBuildInsertElement(b, v, LLVMBuildLoad2(b, cg_type(e->cg, f.ty), p, ""),
                                        LLVMConstInt(e->cg->t_i32, (unsigned long long)i, 0), "");
         }
-        LLVMValueRef st = LLVMBuildStore(b, v, r.llvm);
-        LLVMSetAlignment(st, (unsigned)bytes);
+        Value pred = val_bool(true);
+        if (call->list.n == 3) pred = eval_rvalue(e, call->list.items[2]);
+        if (pred.kind == V_ERROR || !emit_store_pred(e, &r, v, (int)bytes, pred, name,
+                                                         call->list.items[call->list.n - 1]->loc, call->loc)) return val_error();
     } else {
         LLVMValueRef v = LLVMBuildLoad2(b, vt, r.llvm, "");
         LLVMSetAlignment(v, (unsigned)bytes);
@@ -644,6 +647,7 @@ Value tensor_builtin(Eval *e, const char *name, const Node *call)
 {
     if (strcmp(name, "store_vector") == 0) return vector_access(e, call, true);
     if (strcmp(name, "load_vector") == 0) return vector_access(e, call, false);
+    if (strcmp(name, "store_if") == 0) return store_if(e, call);
     if (strcmp(name, "make_identity_tensor") == 0) return make_identity(e, call);
     if (strcmp(name, "local_tile") == 0) return local_tile(e, call);
     if (strcmp(name, "local_partition") == 0) return local_partition(e, call);

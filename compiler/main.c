@@ -19,7 +19,7 @@ static const char usage[] =
     "  -o OUT              write the output to OUT ('-' for standard output)\n"
     "  --emit=KIND         tokens | ast | ll | ptx (default) | cubin\n"
     "  --arch=ARCH         sm_90a (default) | sm_80\n"
-    "  -O0 .. -O3          optimisation level (default -O3)\n"
+    "  -O0 .. -O3          optimisation level (default -O2)\n"
     "  -D NAME=VALUE       set a kernel template parameter (repeatable)\n"
     "  -I DIR              add DIR to the import search path (repeatable)\n"
     "  --list-tune         print the tune points of every kernel, one per line as -D options\n"

@@ -29,6 +29,13 @@ for extra in "-D T=f16" "-D TC=f32" "-D T=f16 -D TC=f16" "-D VEC=4" "-D VEC=2"; 
   # shellcheck disable=SC2086
   build/compiler/cutec stdlib/sm80/gemm.cute $extra -o "prebuilt/gemm/gemm_sm80_default_${name}.ptx"
 done
+# the sm90 template's other types: f32 output (register epilogue, 8-byte
+# pairs) and f16 in and out
+for extra in "-D TC=f32" "-D TC=f32 -D BM=64 -D BN=128 -D STAGES=6" "-D T=f16 -D TC=f16" "-D T=f16 -D TC=f16 -D EPI=1 -D STAGES=3"; do
+  name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
+  # shellcheck disable=SC2086
+  build/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm/gemm_sm90_default_${name}.ptx"
+done
 # the GEMM written with atoms only (examples/atom_gemm.cute), two instances
 for extra in "" "-D T=f16 -D TC=bf16 -D VEC=4 -D BK=64"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')

@@ -48,6 +48,16 @@ if [ -n "${SASS_PTX:-}" ]; then
   ptxas -arch=sm_90a -O3 "$SASS_PTX" -o /tmp/sass.cubin && cuobjdump -sass /tmp/sass.cubin > "$OUT/sass.txt"
   grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z0-9_.]+' "$OUT/sass.txt" | awk '{print $2}' | sed 's/\..*//' | sort | uniq -c | sort -rn | head -25
 fi
+# optional: Nsight Compute on gemm_bench (NCU_PTX="files", NCU_SHAPES=file):
+# one launch of each kernel, cuBLAS's included, at the clocks as found
+if [ -n "${NCU_PTX:-}" ] && command -v ncu >/dev/null; then
+  # shellcheck disable=SC2086
+  timeout "${NCU_TIMEOUT:-300}" ncu --clock-control none --launch-skip "${NCU_SKIP:-3}" --launch-count "${NCU_COUNT:-1}" \
+      -k "regex:${NCU_KERNELS:-.}" --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+      --section LaunchStats ${NCU_ARGS:-} \
+      build-gpu/tests/bench/gemm_bench --reps 5 --shapes "${NCU_SHAPES:-tests/bench/shapes.txt}" $NCU_PTX > "$OUT/ncu.txt" 2>&1
+  echo "ncu: exit $?, $(grep -c 'Section: GPU Speed Of Light' "$OUT/ncu.txt") kernel reports in ncu.txt"
+fi
 # optional: the autotuner over a pack and the shape suite (TUNE_PACK=path)
 if [ -n "${TUNE_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   timeout "${TUNE_TIMEOUT:-400}" build-gpu/runtime/cutec-tune bench "$TUNE_PACK" --shapes tests/bench/shapes.txt --no-cache \

@@ -32,7 +32,7 @@ typedef enum cutec_result {
 
 typedef struct cutec_options {
     const char *arch;               /* "sm_90a" (default) or "sm_80" */
-    int opt_level;                  /* 0..3, default 3 */
+    int opt_level;                  /* 0..3, default 2 (compiler.md) */
     const char *const *defines;     /* "NAME=VALUE" strings */
     int ndefines;
     const char *const *include_dirs;

@@ -1,0 +1,182 @@
+/* eval_store.c: predicated stores without branches.
+ *
+ * store_if(dst, value, pred) and store_vector(dst, frag, pred) store only
+ * where pred holds.  A runtime predicate becomes one predicated PTX store
+ * (`@p st.global ...`) instead of an `if` around a store: an unrolled
+ * epilogue of 128 masked stores would otherwise be 128 basic blocks, which
+ * cost LLVM's passes and instruction selection far more time than the
+ * stores themselves (the sm90 GEMM's register epilogue compiled in 90-150
+ * ms that way).  The address is computed either way; only the access is
+ * predicated, as in CUTLASS's predicated copies. */
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen.h"
+#include "eval.h"
+
+/* The payload (any LLVM value of `bytes` bytes) as the integer registers
+ * of a PTX st: one b8/b16/b32/b64, or four b32 for 16 bytes.  Returns the
+ * register count; *suffix gets the st type, *cons each operand's letter. */
+static unsigned payload_regs(Eval *e, LLVMValueRef v, int bytes, LLVMValueRef regs[4], const char **suffix,
+                             char *cons)
+{
+    CG *cg = e->cg;
+    LLVMBuilderRef b = cg->b;
+    LLVMContextRef c = cg->ctx;
+    if (bytes == 16) {
+        LLVMValueRef q = LLVMBuildBitCast(b, v, LLVMVectorType(LLVMInt32TypeInContext(c), 4), "");
+        for (unsigned i = 0; i < 4; i++) regs[i] = LLVMBuildExtractElement(b, q, LLVMConstInt(cg->t_i32, i, 0), "");
+        *suffix = "v4.b32";
+        *cons = 'r';
+        return 4;
+    }
+    LLVMValueRef x = LLVMBuildBitCast(b, v, LLVMIntTypeInContext(c, (unsigned)bytes * 8), "");
+    if (bytes == 1) {
+        /* PTX's st.b8 takes a 16-bit register */
+        x = LLVMBuildZExt(b, x, LLVMInt16TypeInContext(c), "");
+        *suffix = "b8";
+        *cons = 'h';
+    } else {
+        *suffix = bytes == 2 ? "b16" : bytes == 4 ? "b32" : "b64";
+        *cons = bytes == 2 ? 'h' : bytes == 4 ? 'r' : 'l';
+    }
+    regs[0] = x;
+    return 1;
+}
+
+bool emit_store_pred(Eval *e, const Value *dst, LLVMValueRef payload, int bytes, Value pred, const char *name,
+                     SrcLoc ploc, SrcLoc loc)
+{
+    CG *cg = e->cg;
+    if (pred.kind == V_BOOL) {
+        if (pred.i) LLVMSetAlignment(LLVMBuildStore(cg->b, payload, dst->llvm), (unsigned)bytes);
+        return true;
+    }
+    if (pred.kind != V_DYN || pred.ty != TY_BOOL) {
+        diag_error(e->diag, ploc, "the predicate of '%s' must be a boolean, found %s", name, val_describe(e, &pred));
+        return false;
+    }
+    if (dst->space != SPACE_GMEM && dst->space != SPACE_SMEM) {
+        diag_error(e->diag, loc, "'%s' with a runtime predicate stores to global or shared memory, not to a %s", name,
+                   dst->space == SPACE_RMEM ? "register ('local') tensor" : "tensor without memory");
+        return false;
+    }
+    bool global = dst->space == SPACE_GMEM;
+    LLVMValueRef args[6], regs[4];
+    const char *suffix;
+    char rc;
+    unsigned nr = payload_regs(e, payload, bytes, regs, &suffix, &rc);
+    args[0] = LLVMBuildZExt(cg->b, pred.llvm, cg->t_i32, "");
+    args[1] = global ? LLVMBuildPtrToInt(cg->b, dst->llvm, LLVMInt64TypeInContext(cg->ctx), "") : smem_addr32(e, dst);
+    for (unsigned i = 0; i < nr; i++) args[2 + i] = regs[i];
+    char text[192], cons[64];
+    int k = snprintf(text, sizeof text, "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $0, 0;\n\t@p st.%s.%s [$1], %s",
+                     global ? "global" : "shared", suffix, nr > 1 ? "{" : "");
+    for (unsigned i = 0; i < nr; i++) k += snprintf(text + k, sizeof text - (size_t)k, "%s$%u", i ? "," : "", 2 + i);
+    snprintf(text + k, sizeof text - (size_t)k, "%s;\n\t}", nr > 1 ? "}" : "");
+    k = snprintf(cons, sizeof cons, "r,%c", global ? 'l' : 'r');
+    for (unsigned i = 0; i < nr; i++) k += snprintf(cons + k, sizeof cons - (size_t)k, ",%c", rc);
+    snprintf(cons + k, sizeof cons - (size_t)k, ",~{memory}");
+    eval_asm(e, LLVMVoidTypeInContext(cg->ctx), args, 2 + nr, text, cons);
+    return true;
+}
+
+/* Fragment elements i = 0 .. n-1 to dst + i (contiguous elements from dst,
+ * as the caller promises for store_vector), each where its own predicate
+ * holds: one asm statement of n predicated scalar stores, so an odd row
+ * length, where pairs are not aligned, costs no more IR than a vector. */
+static bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, const Value *preds,
+                             const SrcLoc *ploc, SrcLoc loc)
+{
+    CG *cg = e->cg;
+    if (dst->space != SPACE_GMEM && dst->space != SPACE_SMEM) {
+        diag_error(e->diag, loc, "'store_if' with a fragment stores to global or shared memory, not to a %s",
+                   dst->space == SPACE_RMEM ? "register ('local') tensor" : "tensor without memory");
+        return false;
+    }
+    bool global = dst->space == SPACE_GMEM;
+    int bytes = type_bytes(dst->ty);
+    LLVMValueRef args[1 + 2 * 8];
+    char text[1024], cons[128];
+    int k = snprintf(text, sizeof text, "{\n\t.reg .pred p<%lld>;", (long long)n);
+    int kc = snprintf(cons, sizeof cons, "%c", global ? 'l' : 'r');
+    args[0] = global ? LLVMBuildPtrToInt(cg->b, dst->llvm, LLVMInt64TypeInContext(cg->ctx), "") : smem_addr32(e, dst);
+    unsigned na = 1;
+    for (int64_t i = 0; i < n; i++) {
+        Value p = preds[i];
+        if (p.kind != V_BOOL && (p.kind != V_DYN || p.ty != TY_BOOL)) {
+            diag_error(e->diag, ploc[i], "predicate %lld of 'store_if' must be a boolean, found %s", (long long)i + 1,
+                       val_describe(e, &p));
+            return false;
+        }
+        if (p.kind == V_BOOL && !p.i) continue;
+        LLVMValueRef ptr = tensor_elem_ptr(e, frag, i, loc);
+        if (!ptr) return false;
+        Value v = conv_to(e, val_dyn(LLVMBuildLoad2(cg->b, cg_type(cg, frag->ty), ptr, ""), frag->ty), dst->ty, loc, false);
+        if (v.kind == V_ERROR) return false;
+        LLVMValueRef reg[4];
+        const char *suffix;
+        char rc;
+        payload_regs(e, v.llvm, bytes, reg, &suffix, &rc);
+        unsigned pi = na, vi = na + 1;
+        args[na++] = p.kind == V_BOOL ? LLVMConstInt(cg->t_i32, 1, 0) : LLVMBuildZExt(cg->b, p.llvm, cg->t_i32, "");
+        args[na++] = reg[0];
+        k += snprintf(text + k, sizeof text - (size_t)k, "\n\tsetp.ne.b32 p%lld, $%u, 0;\n\t@p%lld st.%s.%s [$0+%lld], $%u;",
+                      (long long)i, pi, (long long)i, global ? "global" : "shared", suffix, (long long)i * bytes, vi);
+        kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",r,%c", rc);
+    }
+    if (na == 1) return true;
+    snprintf(text + k, sizeof text - (size_t)k, "\n\t}");
+    snprintf(cons + kc, sizeof cons - (size_t)kc, ",~{memory}");
+    eval_asm(e, LLVMVoidTypeInContext(cg->ctx), args, na, text, cons);
+    return true;
+}
+
+/* store_if(dst, value, pred): dst = value where pred holds, value converted
+ * to dst's element type as an assignment would.  store_if(dst, frag, p0,
+ * .., pn-1): element i of the register fragment frag to the i-th element
+ * after dst where pi holds. */
+Value store_if(Eval *e, const Node *call)
+{
+    if (!builtin_arity(e, call, "store_if", 3, 10) || !builtin_need_kernel(e, call, "store_if")) return val_error();
+    Value d = eval_expr(e, call->list.items[0]);
+    Value v = eval_expr(e, call->list.items[1]);
+    if (d.kind == V_ERROR || v.kind == V_ERROR) return val_error();
+    if (d.kind != V_REF) {
+        diag_error(e->diag, call->list.items[0]->loc, "'store_if' needs a tensor element to store to, found %s",
+                   val_describe(e, &d));
+        return val_error();
+    }
+    Value preds[8];
+    SrcLoc ploc[8];
+    int np = call->list.n - 2;
+    for (int i = 0; i < np; i++) {
+        ploc[i] = call->list.items[2 + i]->loc;
+        preds[i] = eval_rvalue(e, call->list.items[2 + i]);
+        if (preds[i].kind == V_ERROR) return val_error();
+    }
+    if (v.kind == V_TENSOR) {
+        int64_t n;
+        if (!tensor_static_size(e, &v, call->loc, &n)) return val_error();
+        if (v.space != SPACE_RMEM || n != np) {
+            if (v.space != SPACE_RMEM)
+                diag_error(e->diag, call->list.items[1]->loc, "'store_if' stores a value or a register fragment, found %s",
+                           val_describe(e, &v));
+            else
+                diag_error(e->diag, call->loc, "'store_if' takes one predicate per fragment element; got %lld element%s and %d predicate%s",
+                           (long long)n, n == 1 ? "" : "s", np, np == 1 ? "" : "s");
+            return val_error();
+        }
+        if (!store_elems_pred(e, &d, &v, n, preds, ploc, call->loc)) return val_error();
+        return (Value){.kind = V_VOID};
+    }
+    if (np != 1) {
+        diag_error(e->diag, call->loc, "'store_if' of one value takes one predicate, got %d", np);
+        return val_error();
+    }
+    if (v.kind == V_REF || v.kind == V_VAR) v = val_load(e, v, call->loc);
+    v = conv_to(e, v, d.ty, call->list.items[1]->loc, false);
+    if (v.kind == V_ERROR) return v;
+    if (!emit_store_pred(e, &d, v.llvm, type_bytes(d.ty), preds[0], "store_if", ploc[0], call->loc)) return val_error();
+    return (Value){.kind = V_VOID};
+}
