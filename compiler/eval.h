@@ -91,6 +91,7 @@ typedef struct Eval {
     int call_depth;        /* inlining depth, bounded against recursion */
     bool has_threads;
     int64_t threads[3];
+    bool maxnreg_set;      /* the kernel's maxnreg annotation is emitted (setmaxnreg) */
     int64_t cluster_size;  /* blocks per cluster (1 without cluster()) */
     /* function-call state */
     bool in_fn;

@@ -93,7 +93,10 @@ static LLVMValueRef frag_ptr(Eval *e, const Value *t, int64_t i)
     return LLVMBuildGEP2(e->cg->b, cg_type(e->cg, t->ty), t->llvm, &idx, 1, "");
 }
 
-static bool acc_arg(Eval *e, const Node *arg, Value *acc, int64_t *n)
+/* A wgmma's accumulator fragment: N/2 f32 per thread (n <= 128).  The
+ * fence and the wait take the accumulators of several wgmmas at once (a
+ * warpgroup computing several 64-row blocks), up to 256 registers. */
+static bool acc_arg(Eval *e, const Node *arg, Value *acc, int64_t *n, bool several)
 {
     *acc = eval_expr(e, arg);
     if (acc->kind == V_ERROR) return false;
@@ -102,7 +105,12 @@ static bool acc_arg(Eval *e, const Node *arg, Value *acc, int64_t *n)
         return false;
     }
     if (!static_size(e, acc, arg->loc, n)) return false;
-    if (*n < 4 || *n > 128 || *n % 4) {
+    if (several && (*n < 4 || *n > 256 || *n % 4)) {
+        diag_error(e->diag, arg->loc, "the accumulators of a wgmma fence or wait are 4 to 256 f32 per thread, a multiple of 4; got %lld",
+                   (long long)*n);
+        return false;
+    }
+    if (!several && (*n < 4 || *n > 128 || *n % 4)) {
         diag_error(e->diag, arg->loc, "a wgmma accumulator holds N/2 f32 per thread for N in 8..256 step 8; got %lld",
                    (long long)*n);
         return false;
@@ -376,7 +384,7 @@ static Value wgmma(Eval *e, const Node *call)
     }
     Value acc;
     int64_t n;
-    if (!acc_arg(e, call->list.items[0], &acc, &n)) return val_error();
+    if (!acc_arg(e, call->list.items[0], &acc, &n, false)) return val_error();
     ScalarType ty[2];
     for (int i = 0; i < 2; i++) {
         const Node *tn = call->list.items[na == 5 ? 3 + i : 3];
@@ -579,7 +587,7 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
             return val_error();
         }
         if (wait && !static_int(e, call->list.items[0], 0, 7, &k, "the number of pending groups")) return val_error();
-        if (!acc_arg(e, call->list.items[base], &acc, &n)) return val_error();
+        if (!acc_arg(e, call->list.items[base], &acc, &n, true)) return val_error();
         bool has_a = call->list.n == base + 2;
         if (has_a && !afrag_arg(e, call->list.items[base + 1], &af)) return val_error();
         char text[64];
@@ -601,6 +609,18 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
         }
         char text[64];
         snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %lld;", name[11] == 'i' ? "inc" : "dec", (long long)n);
+        /* ptxas honours setmaxnreg only when it knows the register count at
+         * the kernel's entry, which .maxnreg pins: the block's share of the
+         * 64K registers (168 for 384 threads).  Without it ptxas may pick
+         * fewer registers at entry, ignore the setmaxnreg (warning C7508)
+         * and spill a large accumulator (seen with 192 x 192 GEMM tiles). */
+        if (e->has_threads && !e->maxnreg_set) {
+            int64_t nt = e->threads[0] * e->threads[1] * e->threads[2];
+            int64_t cap = nt > 0 ? 65536 / nt : 255;
+            cap = (cap > 255 ? 255 : cap) / 8 * 8;
+            cg_annotate(cg, cg->fn, "maxnreg", (int)cap);
+            e->maxnreg_set = true;
+        }
         eval_asm(e, cg->t_void, NULL, 0, text, "~{memory}");
         return vvoid;
     }
