@@ -5,6 +5,10 @@
 # prebuilt PTX, runs every GPU test, and writes logs to $OUT (or ./gpu-out).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
+# prebuilt/ travels as prebuilt.tar.xz (see gpu-prepare.sh) when it is too big to carry as it is
+if [ ! -d prebuilt ] && [ -f prebuilt.tar.xz ]; then
+  tar xJf prebuilt.tar.xz || { echo "gpu-run: cannot unpack prebuilt.tar.xz"; exit 1; }
+fi
 mkdir -p "$OUT"
 log="$OUT/gpu-run.log"
 {
