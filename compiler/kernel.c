@@ -235,7 +235,7 @@ static bool eval_threads(Eval *e, const Node *k)
 /* A grid() expression as text for the launcher: template parameters and
  * constants are substituted, scalar kernel parameters stay by name.  The
  * grammar is the small one docs/compiler.md gives (integers, names,
- * + - * / %, ceil_div, min, max). */
+ * + - * / %, ceil_div, min, max, resident). */
 static bool grid_text(Eval *e, const Node *n, char **out)
 {
     switch (n->kind) {
@@ -269,6 +269,14 @@ static bool grid_text(Eval *e, const Node *n, char **out)
         return true;
     }
     case N_CALL:
+        /* resident(x): x blocks, capped by the launcher at what the device
+         * holds at once (a persistent kernel's grid) */
+        if (n->a->kind == N_NAME && n->list.n == 1 && n->list2.n == 0 && strcmp(n->a->name, "resident") == 0) {
+            char *a;
+            if (!grid_text(e, n->list.items[0], &a)) return false;
+            *out = arena_printf(e->arena, "resident(%s)", a);
+            return true;
+        }
         if (n->a->kind == N_NAME && n->list.n == 2 && n->list2.n == 0 &&
             (strcmp(n->a->name, "ceil_div") == 0 || strcmp(n->a->name, "min") == 0 || strcmp(n->a->name, "max") == 0)) {
             char *a, *b;
@@ -279,7 +287,7 @@ static bool grid_text(Eval *e, const Node *n, char **out)
         break;
     default: break;
     }
-    diag_error(e->diag, n->loc, "grid() expressions may use only + - * / %%, ceil_div, min and max");
+    diag_error(e->diag, n->loc, "grid() expressions may use only + - * / %%, ceil_div, min, max and resident");
     return false;
 }
 

@@ -327,6 +327,42 @@ cutec_status cutec_gemm_env_key(cutec_runtime *rt, struct cutec_gemm_ctx *g, con
   return CUTEC_OK;
 }
 
+typedef struct resident_env {
+  const cutec_gemm_problem *p;
+  long long blocks;
+} resident_env;
+
+static int resident_lookup(void *user, const char *name, size_t len, long long *v) {
+  const resident_env *env = user;
+  if (len == 9 && memcmp(name, "@resident", 9) == 0) {
+    *v = env->blocks;
+    return 0;
+  }
+  if (len != 1)
+    return -1;
+  switch (name[0]) {
+  case 'M': *v = env->p->m; return 0;
+  case 'N': *v = env->p->n; return 0;
+  case 'K': *v = env->p->k; return 0;
+  default: return -1;
+  }
+}
+
+/* A persistent kernel's grid rule says resident(x): once the kernel is
+ * loaded, cap x by the blocks the device holds at once (whole clusters), so
+ * that no block waits for a second wave: on the H100 only 30 clusters of 4
+ * fit at once, not 132 / 4 (docs/performance.md). */
+static void cap_resident_grid(gemm_decision *d, const cutec_manifest *mf, const cutec_gemm_problem *p) {
+  d->grid_resident = 1;
+  if (!mf->has_grid || strstr(mf->grid[0], "resident(") == NULL)
+    return;
+  resident_env env = {p, cutec_rt_resident_blocks(d->kernel, d->block, mf->cluster, d->smem)};
+  long long v;
+  if (env.blocks > 0 && cutec_grid_eval(mf->grid[0], resident_lookup, &env, &v, NULL, 0) == 0 && v >= 1 &&
+      v <= (long long)d->grid[0] && v % mf->cluster[0] == 0)
+    d->grid[0] = (unsigned)v;
+}
+
 cutec_status cutec_gemm_run_decision(cutec_runtime *rt, struct cutec_gemm_ctx *g,
                                      gemm_decision *d, const cutec_gemm_problem *p,
                                      const void *A, const void *B, void *C, void *stream) {
@@ -359,6 +395,8 @@ cutec_status cutec_gemm_run_decision(cutec_runtime *rt, struct cutec_gemm_ctx *g
     d->tma_m = p->m;
     d->tma_n = p->n;
     d->tma_k = p->k;
+    if (!d->grid_resident)
+      cap_resident_grid(d, mf, p);
     return cutec_launch_cluster(d->kernel, d->grid, d->block, mf->cluster, d->smem, stream, args);
   }
   if (!d->has_plan) {

@@ -36,6 +36,7 @@ typedef struct gemm_decision {
   int entry;
   cutec_kernel *kernel;
   unsigned grid[3], block[3], smem;
+  int grid_resident;        /* grid[0] capped by the device's resident blocks (a resident() rule), once */
   cublasLtMatmulAlgo_t algo; /* cuBLASLt */
   cutec_lt_plan plan;
   int has_plan;

@@ -121,5 +121,12 @@ cutec_status cutec_rt_enter(cutec_runtime *rt);
 /* Raises the kernel's dynamic shared memory limit when bytes need it (over
  * 48 KiB); shared by every launch path. */
 cutec_status cutec_rt_kernel_smem(cutec_kernel *k, unsigned dynamic_smem_bytes);
+/* How many blocks of k (whole clusters of `cluster`, with this block and
+ * dynamic shared memory) the device holds at once, from the driver's
+ * occupancy API (launch_cluster.c): what a persistent kernel's grid should
+ * be.  0 where the driver cannot say (no occupancy entry point, or the
+ * mock). */
+long long cutec_rt_resident_blocks(cutec_kernel *k, const unsigned block[3], const unsigned cluster[3],
+                                   unsigned dynamic_smem_bytes);
 
 #endif /* CUTEC_RUNTIME_INTERNAL_H */

@@ -72,3 +72,41 @@ cutec_status cutec_launch_cluster(cutec_kernel *k, const unsigned grid[3], const
                                 cluster[2], dynamic_smem_bytes);
   return CUTEC_OK;
 }
+
+typedef int (*max_clusters_fn)(int *n, void *fn, const launch_config *cfg);
+typedef int (*max_blocks_fn)(int *n, void *fn, int block_size, size_t dynamic_smem);
+
+long long cutec_rt_resident_blocks(cutec_kernel *k, const unsigned block[3], const unsigned cluster[3],
+                                   unsigned dynamic_smem_bytes) {
+  if (k == NULL || block == NULL)
+    return 0;
+  cutec_runtime *rt = k->module->rt;
+  /* occupancy counts the dynamic shared memory, which needs the opt-in first */
+  if (cutec_rt_kernel_smem(k, dynamic_smem_bytes) != CUTEC_OK)
+    return 0;
+  unsigned cs = cluster ? cluster[0] * cluster[1] * cluster[2] : 1;
+  if (cs > 1) {
+    max_clusters_fn f = (max_clusters_fn)(uintptr_t)dlsym(rt->drv.lib, "cuOccupancyMaxActiveClusters");
+    if (f == NULL)
+      return 0;
+    launch_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = ATTR_CLUSTER_DIMENSION;
+    attr.value.cluster_dim.x = cluster[0];
+    attr.value.cluster_dim.y = cluster[1];
+    attr.value.cluster_dim.z = cluster[2];
+    launch_config cfg = {{cluster[0], cluster[1], cluster[2]}, {block[0], block[1], block[2]}, dynamic_smem_bytes,
+                         NULL, &attr, 1};
+    int n = 0;
+    if (f(&n, k->fn, &cfg) != CUDA_SUCCESS || n <= 0)
+      return 0;
+    return (long long)n * cs;
+  }
+  max_blocks_fn f = (max_blocks_fn)(uintptr_t)dlsym(rt->drv.lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  int per_sm = 0, sms = 0;
+  if (f == NULL || f(&per_sm, k->fn, (int)(block[0] * block[1] * block[2]), dynamic_smem_bytes) != CUDA_SUCCESS ||
+      per_sm <= 0 || rt->drv.device_get_attribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, rt->dev) !=
+                         CUDA_SUCCESS || sms <= 0)
+    return 0;
+  return (long long)per_sm * sms;
+}

@@ -298,6 +298,18 @@ static long long gx_primary(gx *g) {
     while (isalnum((unsigned char)*g->p) || *g->p == '_')
       g->p++;
     size_t n = (size_t)(g->p - s);
+    if (*g->p == '(' && n == 8 && memcmp(s, "resident", 8) == 0) {
+      /* resident(x): x blocks, at most as many as the device holds at once
+       * (whole clusters); the lookup answers "@resident" where it knows
+       * that number (at launch, from the occupancy API), else x stays */
+      g->p++;
+      long long x = gx_expr(g), cap = 0;
+      if (!gx_eat(g, ')'))
+        return gx_fail(g, "expected ')'");
+      if (!g->failed && g->lookup != NULL && g->lookup(g->user, "@resident", 9, &cap) == 0 && cap > 0 && cap < x)
+        x = cap;
+      return x;
+    }
     if (*g->p == '(') {
       int which = n == 8 && memcmp(s, "ceil_div", 8) == 0 ? 1
                   : n == 3 && memcmp(s, "min", 3) == 0    ? 2

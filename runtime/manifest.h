@@ -66,7 +66,9 @@ int cutec_manifest_arg(const cutec_manifest *m, const char *name);
 /* Name lookup for the grid rule: returns 0 and *v, or -1 for an unknown name. */
 typedef int (*cutec_mf_lookup)(void *user, const char *name, size_t len, long long *v);
 /* Evaluates one grid expression ( + - * / % parentheses, ceil_div, min, max,
- * integers, names).  0 and *v, or -1 with a reason. */
+ * resident, integers, names).  resident(x) asks the lookup for "@resident"
+ * (the blocks the device holds at once, whole clusters) and caps x by it;
+ * x stays where the lookup does not know.  0 and *v, or -1 with a reason. */
 int cutec_grid_eval(const char *expr, cutec_mf_lookup lookup, void *user, long long *v,
                     char *why, size_t why_len);
 /* Evaluates the grid of a manifest with the scalar arguments read from args

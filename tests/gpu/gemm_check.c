@@ -614,6 +614,12 @@ static void self_test_meta(void) {
              gemm_point_n_multiple(&p) == 1);
     p.meta.tma[1].unused = 0;
     ST_CHECK(gemm_point_n_multiple(&p) == 8);
+    /* a persistent rule: resident(x) launches x here */
+    strcpy(m[0].grid[0], "resident((min((ceil_div(M,128)*ceil_div(N,256)),(132/(2*1)))*2))");
+    ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0 &&
+             gemm_grid(&p, 4096, 4096, 4096, g, err, sizeof err) == 0 && g[0] == 132);
+    strcpy(m[0].grid[0], "resident(M");
+    ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0 && gemm_grid(&p, 1, 1, 1, g, err, sizeof err) != 0);
     strcpy(m[0].grid[0], "min(M,");
     ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0 && gemm_grid(&p, 1, 1, 1, g, err, sizeof err) != 0);
   }

@@ -488,7 +488,9 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
 }
 
 /* The grid expression grammar of docs/compiler.md: integers, M/N/K,
- * + - * / %, parentheses, ceil_div(a,b), min(a,b), max(a,b). */
+ * + - * / %, parentheses, ceil_div(a,b), min(a,b), max(a,b), resident(a).
+ * resident(a) is a here: these harnesses launch the persistent grid as
+ * compiled, without the runtime's occupancy cap. */
 typedef struct gexpr {
   const char *s;
   long m, n, k;
@@ -513,6 +515,16 @@ static long g_factor(gexpr *g) {
     while (*g->s >= '0' && *g->s <= '9')
       v = v * 10 + (*g->s++ - '0');
     return v;
+  }
+  if (strncmp(s, "resident(", 9) == 0) {
+    g->s += 9;
+    long a = g_expr(g);
+    if (*g->s != ')') {
+      g->bad = 1;
+      return 0;
+    }
+    g->s++;
+    return a;
   }
   static const char *const fns[] = {"ceil_div(", "min(", "max("};
   for (int f = 0; f < 3; f++) {

@@ -148,6 +148,15 @@ static int lookup_mnk(void *user, const char *name, size_t len, long long *v) {
   return -1;
 }
 
+/* the same, and a device that holds 120 blocks at once */
+static int lookup_resident(void *user, const char *name, size_t len, long long *v) {
+  if (len == 9 && memcmp(name, "@resident", 9) == 0) {
+    *v = 120;
+    return 0;
+  }
+  return lookup_mnk(user, name, len, v);
+}
+
 static long long eval(const char *e) {
   long long v = -999;
   char why[128];
@@ -176,6 +185,14 @@ static int test_manifest(int argc, char **argv) {
   eval_fails("M+", "expected");
   eval_fails("M)", "unexpected character");
   eval_fails("foo(M,N)", "unknown function");
+  /* resident(x): x where the device's capacity is unknown, else capped by it */
+  CHECK(eval("resident(min(M,132))") == 132);
+  CHECK(eval("resident(4)") == 4);
+  long long rv = 0;
+  char rwhy[128];
+  CHECK(cutec_grid_eval("resident(min(M,132))", lookup_resident, NULL, &rv, rwhy, sizeof rwhy) == 0 && rv == 120);
+  CHECK(cutec_grid_eval("resident(ceil_div(N,128))", lookup_resident, NULL, &rv, rwhy, sizeof rwhy) == 0 && rv == 3);
+  eval_fails("resident(M", "expected ')'");
   eval_fails("99999999999*99999999999", "overflow");
   cutec_manifest m;
   char why[256];
