@@ -30,6 +30,17 @@ typedef int (*launch_ex_fn)(const launch_config *cfg, void *fn, void **args, voi
 
 enum { ATTR_CLUSTER_DIMENSION = 4 };
 
+/* The launch attribute that carries the cluster shape. */
+static launch_attr cluster_attr(const unsigned cluster[3]) {
+  launch_attr attr;
+  memset(&attr, 0, sizeof attr);
+  attr.id = ATTR_CLUSTER_DIMENSION;
+  attr.value.cluster_dim.x = cluster[0];
+  attr.value.cluster_dim.y = cluster[1];
+  attr.value.cluster_dim.z = cluster[2];
+  return attr;
+}
+
 cutec_status cutec_launch_cluster(cutec_kernel *k, const unsigned grid[3], const unsigned block[3],
                                   const unsigned cluster[3], unsigned dynamic_smem_bytes, void *stream,
                                   void **args) {
@@ -56,12 +67,7 @@ cutec_status cutec_launch_cluster(cutec_kernel *k, const unsigned grid[3], const
   launch_ex_fn launch = (launch_ex_fn)(uintptr_t)dlsym(rt->drv.lib, "cuLaunchKernelEx");
   if (launch == NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_DRIVER, "the CUDA driver has no cuLaunchKernelEx (clusters need CUDA 12 or newer)");
-  launch_attr attr;
-  memset(&attr, 0, sizeof attr);
-  attr.id = ATTR_CLUSTER_DIMENSION;
-  attr.value.cluster_dim.x = cluster[0];
-  attr.value.cluster_dim.y = cluster[1];
-  attr.value.cluster_dim.z = cluster[2];
+  launch_attr attr = cluster_attr(cluster);
   launch_config cfg = {{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, dynamic_smem_bytes, stream, &attr, 1};
   r = launch(&cfg, k->fn, args, NULL);
   if (r != CUDA_SUCCESS)
@@ -89,12 +95,7 @@ long long cutec_rt_resident_blocks(cutec_kernel *k, const unsigned block[3], con
     max_clusters_fn f = (max_clusters_fn)(uintptr_t)dlsym(rt->drv.lib, "cuOccupancyMaxActiveClusters");
     if (f == NULL)
       return 0;
-    launch_attr attr;
-    memset(&attr, 0, sizeof attr);
-    attr.id = ATTR_CLUSTER_DIMENSION;
-    attr.value.cluster_dim.x = cluster[0];
-    attr.value.cluster_dim.y = cluster[1];
-    attr.value.cluster_dim.z = cluster[2];
+    launch_attr attr = cluster_attr(cluster);
     launch_config cfg = {{cluster[0], cluster[1], cluster[2]}, {block[0], block[1], block[2]}, dynamic_smem_bytes,
                          NULL, &attr, 1};
     int n = 0;
