@@ -44,6 +44,22 @@ static unsigned payload_regs(Eval *e, LLVMValueRef v, int bytes, LLVMValueRef re
     return 1;
 }
 
+/* The address operand of a predicated st (64-bit global or 32-bit shared),
+ * *global set; NULL with a diagnostic ("'NAME' WITH stores to ...") when
+ * dst has no global or shared memory behind it. */
+static LLVMValueRef pred_store_addr(Eval *e, const Value *dst, const char *name, const char *with, SrcLoc loc,
+                                    bool *global)
+{
+    if (dst->space != SPACE_GMEM && dst->space != SPACE_SMEM) {
+        diag_error(e->diag, loc, "'%s' with %s stores to global or shared memory, not to a %s", name, with,
+                   dst->space == SPACE_RMEM ? "register ('local') tensor" : "tensor without memory");
+        return NULL;
+    }
+    *global = dst->space == SPACE_GMEM;
+    return *global ? LLVMBuildPtrToInt(e->cg->b, dst->llvm, LLVMInt64TypeInContext(e->cg->ctx), "")
+                   : smem_addr32(e, dst);
+}
+
 bool emit_store_pred(Eval *e, const Value *dst, LLVMValueRef payload, int bytes, Value pred, const char *name,
                      SrcLoc ploc, SrcLoc loc)
 {
@@ -56,18 +72,14 @@ bool emit_store_pred(Eval *e, const Value *dst, LLVMValueRef payload, int bytes,
         diag_error(e->diag, ploc, "the predicate of '%s' must be a boolean, found %s", name, val_describe(e, &pred));
         return false;
     }
-    if (dst->space != SPACE_GMEM && dst->space != SPACE_SMEM) {
-        diag_error(e->diag, loc, "'%s' with a runtime predicate stores to global or shared memory, not to a %s", name,
-                   dst->space == SPACE_RMEM ? "register ('local') tensor" : "tensor without memory");
-        return false;
-    }
-    bool global = dst->space == SPACE_GMEM;
+    bool global;
     LLVMValueRef args[6], regs[4];
+    args[1] = pred_store_addr(e, dst, name, "a runtime predicate", loc, &global);
+    if (!args[1]) return false;
     const char *suffix;
     char rc;
     unsigned nr = payload_regs(e, payload, bytes, regs, &suffix, &rc);
     args[0] = LLVMBuildZExt(cg->b, pred.llvm, cg->t_i32, "");
-    args[1] = global ? LLVMBuildPtrToInt(cg->b, dst->llvm, LLVMInt64TypeInContext(cg->ctx), "") : smem_addr32(e, dst);
     for (unsigned i = 0; i < nr; i++) args[2 + i] = regs[i];
     char text[192], cons[64];
     int k = snprintf(text, sizeof text, "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $0, 0;\n\t@p st.%s.%s [$1], %s",
@@ -89,18 +101,15 @@ static bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64
                              const SrcLoc *ploc, SrcLoc loc)
 {
     CG *cg = e->cg;
-    if (dst->space != SPACE_GMEM && dst->space != SPACE_SMEM) {
-        diag_error(e->diag, loc, "'store_if' with a fragment stores to global or shared memory, not to a %s",
-                   dst->space == SPACE_RMEM ? "register ('local') tensor" : "tensor without memory");
-        return false;
-    }
-    bool global = dst->space == SPACE_GMEM;
+    bool global;
+    LLVMValueRef addr = pred_store_addr(e, dst, "store_if", "a fragment", loc, &global);
+    if (!addr) return false;
     int bytes = type_bytes(dst->ty);
     LLVMValueRef args[1 + 2 * 8];
     char text[1024], cons[128];
     int k = snprintf(text, sizeof text, "{\n\t.reg .pred p<%lld>;", (long long)n);
     int kc = snprintf(cons, sizeof cons, "%c", global ? 'l' : 'r');
-    args[0] = global ? LLVMBuildPtrToInt(cg->b, dst->llvm, LLVMInt64TypeInContext(cg->ctx), "") : smem_addr32(e, dst);
+    args[0] = addr;
     unsigned na = 1;
     for (int64_t i = 0; i < n; i++) {
         Value p = preds[i];

@@ -338,14 +338,7 @@ static int resident_lookup(void *user, const char *name, size_t len, long long *
     *v = env->blocks;
     return 0;
   }
-  if (len != 1)
-    return -1;
-  switch (name[0]) {
-  case 'M': *v = env->p->m; return 0;
-  case 'N': *v = env->p->n; return 0;
-  case 'K': *v = env->p->k; return 0;
-  default: return -1;
-  }
+  return cutec_gemm_grid_lookup((void *)env->p, name, len, v);
 }
 
 /* A persistent kernel's grid rule says resident(x): once the kernel is

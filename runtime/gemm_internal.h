@@ -97,6 +97,8 @@ size_t cutec_dtype_size(cutec_dtype t);
 const char *cutec_dtype_name(cutec_dtype t);
 
 /* tune.c */
+/* The grid rule's names for a GEMM problem (user: the problem): M, N, K. */
+int cutec_gemm_grid_lookup(void *user, const char *name, size_t len, long long *v);
 /* Why DSL entry i of pack cannot compute p (NULL when it can); fills the
  * decision's launch fields when it can and d != NULL. */
 const char *cutec_gemm_dsl_unfit(cutec_runtime *rt, cutec_pack *pack, int i,

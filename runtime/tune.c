@@ -27,7 +27,7 @@
 
 /* ---- static pruning ---- */
 
-static int grid_arg_lookup(void *user, const char *name, size_t len, long long *v) {
+int cutec_gemm_grid_lookup(void *user, const char *name, size_t len, long long *v) {
   const cutec_gemm_problem *p = user;
   if (len != 1)
     return -1;
@@ -97,7 +97,7 @@ const char *cutec_gemm_dsl_unfit(cutec_runtime *rt, cutec_pack *pack, int i,
   if (m->has_grid) {
     for (int a = 0; a < 3; a++) {
       long long v;
-      if (cutec_grid_eval(m->grid[a], grid_arg_lookup, (void *)p, &v, NULL, 0) != 0 || v < 1 ||
+      if (cutec_grid_eval(m->grid[a], cutec_gemm_grid_lookup, (void *)p, &v, NULL, 0) != 0 || v < 1 ||
           v > 0x7fffffffLL)
         return "its grid rule cannot be evaluated for this problem";
       grid[a] = (unsigned)v;
