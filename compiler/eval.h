@@ -178,6 +178,10 @@ void emit_cp_async(Eval *e, LLVMValueRef dst, LLVMValueRef src, int nbytes, LLVM
 bool emit_store_pred(Eval *e, const Value *dst, LLVMValueRef payload, int bytes, Value pred, const char *name,
                      SrcLoc ploc, SrcLoc loc);
 Value store_if(Eval *e, const Node *call);
+/* fragment elements to dst + i where preds[i] holds; with vec (the whole
+ * fragment, vbytes bytes), stored at once where vpred holds instead */
+bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, const Value *preds, const SrcLoc *ploc,
+                      LLVMValueRef vec, int vbytes, LLVMValueRef vpred, const char *name, SrcLoc loc);
 
 /* copy and MMA atoms, tiled copies and tiled MMAs (eval_atom.c) */
 bool atom_builtin_exists(const char *name);

@@ -96,25 +96,49 @@ bool emit_store_pred(Eval *e, const Value *dst, LLVMValueRef payload, int bytes,
 /* Fragment elements i = 0 .. n-1 to dst + i (contiguous elements from dst,
  * as the caller promises for store_vector), each where its own predicate
  * holds: one asm statement of n predicated scalar stores, so an odd row
- * length, where pairs are not aligned, costs no more IR than a vector. */
-static bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, const Value *preds,
-                             const SrcLoc *ploc, SrcLoc loc)
+ * length, where pairs are not aligned, costs no more IR than a vector.
+ * With vec (the fragment as one vbytes-byte payload) and its predicate
+ * vpred, the statement first stores the whole fragment where vpred holds
+ * and the elements only where it does not (store_vector's fallback form):
+ * one code path for aligned and unaligned rows, where a branch on the
+ * alignment would compile the unrolled epilogue twice. */
+bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, const Value *preds, const SrcLoc *ploc,
+                      LLVMValueRef vec, int vbytes, LLVMValueRef vpred, const char *name, SrcLoc loc)
 {
     CG *cg = e->cg;
     bool global;
-    LLVMValueRef addr = pred_store_addr(e, dst, "store_if", "a fragment", loc, &global);
+    LLVMValueRef addr = pred_store_addr(e, dst, name, "a fragment", loc, &global);
     if (!addr) return false;
+    const char *space = global ? "global" : "shared";
     int bytes = type_bytes(dst->ty);
-    LLVMValueRef args[1 + 2 * 8];
-    char text[1024], cons[128];
+    LLVMValueRef args[2 + 4 + 2 * 8];
+    char text[1536], cons[160];
     int k = snprintf(text, sizeof text, "{\n\t.reg .pred p<%lld>;", (long long)n);
     int kc = snprintf(cons, sizeof cons, "%c", global ? 'l' : 'r');
     args[0] = addr;
     unsigned na = 1;
+    if (vec) {
+        LLVMValueRef reg[4];
+        const char *suffix;
+        char rc;
+        unsigned nr = payload_regs(e, vec, vbytes, reg, &suffix, &rc);
+        unsigned pi = na;
+        args[na++] = LLVMBuildZExt(cg->b, vpred, cg->t_i32, "");
+        k += snprintf(text + k, sizeof text - (size_t)k, "\n\t.reg .pred pv;\n\tsetp.ne.b32 pv, $%u, 0;\n\t@pv st.%s.%s [$0], %s",
+                      pi, space, suffix, nr > 1 ? "{" : "");
+        kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",r");
+        for (unsigned i = 0; i < nr; i++) {
+            k += snprintf(text + k, sizeof text - (size_t)k, "%s$%u", i ? "," : "", na);
+            kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",%c", rc);
+            args[na++] = reg[i];
+        }
+        k += snprintf(text + k, sizeof text - (size_t)k, "%s;", nr > 1 ? "}" : "");
+    }
+    unsigned stores = 0;
     for (int64_t i = 0; i < n; i++) {
         Value p = preds[i];
         if (p.kind != V_BOOL && (p.kind != V_DYN || p.ty != TY_BOOL)) {
-            diag_error(e->diag, ploc[i], "predicate %lld of 'store_if' must be a boolean, found %s", (long long)i + 1,
+            diag_error(e->diag, ploc[i], "predicate %lld of '%s' must be a boolean, found %s", (long long)i + 1, name,
                        val_describe(e, &p));
             return false;
         }
@@ -130,11 +154,14 @@ static bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64
         unsigned pi = na, vi = na + 1;
         args[na++] = p.kind == V_BOOL ? LLVMConstInt(cg->t_i32, 1, 0) : LLVMBuildZExt(cg->b, p.llvm, cg->t_i32, "");
         args[na++] = reg[0];
-        k += snprintf(text + k, sizeof text - (size_t)k, "\n\tsetp.ne.b32 p%lld, $%u, 0;\n\t@p%lld st.%s.%s [$0+%lld], $%u;",
-                      (long long)i, pi, (long long)i, global ? "global" : "shared", suffix, (long long)i * bytes, vi);
+        /* with a vector form, element i only where the vector was not stored */
+        k += snprintf(text + k, sizeof text - (size_t)k, "\n\tsetp.ne%s.b32 p%lld, $%u, 0%s;\n\t@p%lld st.%s.%s [$0+%lld], $%u;",
+                      vec ? ".and" : "", (long long)i, pi, vec ? ", !pv" : "", (long long)i, space, suffix,
+                      (long long)i * bytes, vi);
         kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",r,%c", rc);
+        stores++;
     }
-    if (na == 1) return true;
+    if (!vec && stores == 0) return true;
     snprintf(text + k, sizeof text - (size_t)k, "\n\t}");
     snprintf(cons + kc, sizeof cons - (size_t)kc, ",~{memory}");
     eval_asm(e, LLVMVoidTypeInContext(cg->ctx), args, na, text, cons);
@@ -176,7 +203,7 @@ Value store_if(Eval *e, const Node *call)
                            (long long)n, n == 1 ? "" : "s", np, np == 1 ? "" : "s");
             return val_error();
         }
-        if (!store_elems_pred(e, &d, &v, n, preds, ploc, call->loc)) return val_error();
+        if (!store_elems_pred(e, &d, &v, n, preds, ploc, NULL, 0, NULL, "store_if", call->loc)) return val_error();
         return (Value){.kind = V_VOID};
     }
     if (np != 1) {

@@ -592,14 +592,50 @@ static Value cp_async(Eval *e, const Node *call)
     return (Value){.kind = V_VOID};
 }
 
-/* store_vector(dst, frag[, pred]) / load_vector(frag, src): the whole
- * fragment as one 2/4/8/16-byte access at element dst/src, which the caller
- * promises is aligned to that size (the hardware faults otherwise); with a
- * predicate the store is a predicated instruction (eval_store.c). */
+/* store_vector(dst, frag[, pred[, p0, .., pn-1]]) / load_vector(frag, src):
+ * the whole fragment as one 2/4/8/16-byte access at element dst/src, which
+ * the caller promises is aligned to that size where the access happens
+ * (the hardware faults otherwise); with a predicate the store is a
+ * predicated instruction (eval_store.c), and with one predicate per element
+ * after it, element i is stored alone where pred fails and pi holds (rows
+ * whose alignment is only known at run time). */
+/* store_vector(dst, frag, pred, p0, .., pn-1): the vector store where pred
+ * holds, else the elements where their own predicates do */
+static Value store_vector_or_elems(Eval *e, const Node *call, const Value *dst, const Value *frag, int64_t n,
+                                   LLVMValueRef vec, int bytes, Value pred)
+{
+    int np = call->list.n - 3;
+    if (np != n) {
+        diag_error(e->diag, call->loc,
+                   "'store_vector' with element predicates takes one per fragment element; got %lld element%s and %d predicate%s",
+                   (long long)n, n == 1 ? "" : "s", np, np == 1 ? "" : "s");
+        return val_error();
+    }
+    SrcLoc vloc = call->list.items[2]->loc;
+    if (pred.kind != V_BOOL && (pred.kind != V_DYN || pred.ty != TY_BOOL)) {
+        diag_error(e->diag, vloc, "the predicate of 'store_vector' must be a boolean, found %s", val_describe(e, &pred));
+        return val_error();
+    }
+    Value preds[8];
+    SrcLoc ploc[8];
+    for (int i = 0; i < np; i++) {
+        ploc[i] = call->list.items[3 + i]->loc;
+        preds[i] = eval_rvalue(e, call->list.items[3 + i]);
+        if (preds[i].kind == V_ERROR) return val_error();
+    }
+    bool ok;
+    if (pred.kind == V_BOOL && pred.i) /* the elements never store */
+        ok = emit_store_pred(e, dst, vec, bytes, pred, "store_vector", vloc, call->loc);
+    else
+        ok = store_elems_pred(e, dst, frag, n, preds, ploc, pred.kind == V_BOOL ? NULL : vec, bytes,
+                              pred.kind == V_BOOL ? NULL : pred.llvm, "store_vector", call->loc);
+    return ok ? (Value){.kind = V_VOID} : val_error();
+}
+
 static Value vector_access(Eval *e, const Node *call, bool store)
 {
     const char *name = store ? "store_vector" : "load_vector";
-    if (!builtin_arity(e, call, name, 2, store ? 3 : 2) || !builtin_need_kernel(e, call, name)) return val_error();
+    if (!builtin_arity(e, call, name, 2, store ? 11 : 2) || !builtin_need_kernel(e, call, name)) return val_error();
     Value f, r = eval_expr(e, call->list.items[store ? 0 : 1]);
     if (r.kind == V_ERROR || !builtin_get_tensor(e, call->list.items[store ? 1 : 0], "the fragment", &f) ||
         !has_memory(e, &f, call->list.items[store ? 1 : 0]))
@@ -628,9 +664,11 @@ static Value vector_access(Eval *e, const Node *call, bool store)
                                        LLVMConstInt(e->cg->t_i32, (unsigned long long)i, 0), "");
         }
         Value pred = val_bool(true);
-        if (call->list.n == 3) pred = eval_rvalue(e, call->list.items[2]);
-        if (pred.kind == V_ERROR || !emit_store_pred(e, &r, v, (int)bytes, pred, name,
-                                                         call->list.items[call->list.n - 1]->loc, call->loc)) return val_error();
+        if (call->list.n >= 3) pred = eval_rvalue(e, call->list.items[2]);
+        if (pred.kind == V_ERROR) return val_error();
+        if (call->list.n > 3) return store_vector_or_elems(e, call, &r, &f, n, v, (int)bytes, pred);
+        if (!emit_store_pred(e, &r, v, (int)bytes, pred, name, call->list.items[2 < call->list.n ? 2 : 1]->loc, call->loc))
+            return val_error();
     } else {
         LLVMValueRef v = LLVMBuildLoad2(b, vt, r.llvm, "");
         LLVMSetAlignment(v, (unsigned)bytes);
