@@ -13,7 +13,7 @@ typedef int (*encode_tiled_fn)(void *map, int dtype, unsigned rank, void *addr, 
 
 /* CUtensorMapDataType, CUtensorMapSwizzle and CUtensorMapL2promotion values
  * from cuda.h (CUDA 13.0) */
-enum { TMAP_U8 = 0, TMAP_F16 = 6, TMAP_F32 = 7, TMAP_BF16 = 9, TMAP_L2_256B = 3 };
+enum { TMAP_U8 = 0, TMAP_F16 = 6, TMAP_F32 = 7, TMAP_BF16 = 9, TMAP_L2_128B = 2, TMAP_L2_256B = 3 };
 
 cutec_status cutec_tensor_map_2d(cutec_runtime *rt, cutec_tensor_map *map, const char *elem,
                                  unsigned long long addr, uint64_t dim0, uint64_t dim1,
@@ -54,7 +54,14 @@ cutec_status cutec_tensor_map_2d(cutec_runtime *rt, cutec_tensor_map *map, const
     return cutec_rt_fail(rt, CUTEC_ERR_DRIVER, "the CUDA driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12 or newer)");
   uint64_t dims[2] = {dim0, dim1}, strides[1] = {stride1_bytes};
   uint32_t box[2] = {box0, box1}, estr[2] = {1, 1};
-  int r = encode(map->bytes, dtype, 2, (void *)(uintptr_t)addr, dims, strides, box, estr, 0, sw, TMAP_L2_256B, 0);
+  /* L2 promotion: 256-byte where every row starts on a 128-byte line, else
+   * 128-byte.  With rows that straddle lines (K = 3000: 6000-byte rows)
+   * 256-byte promotion cost the sm90 GEMM 10% at 3000^3 on the H100
+   * (545 -> 604 TFLOP/s with 128-byte; none and 64-byte measured like
+   * 128-byte), while on aligned shapes the two measured alike
+   * (docs/performance.md). */
+  int l2 = addr % 128 == 0 && stride1_bytes % 128 == 0 ? TMAP_L2_256B : TMAP_L2_128B;
+  int r = encode(map->bytes, dtype, 2, (void *)(uintptr_t)addr, dims, strides, box, estr, 0, sw, l2, 0);
   if (r != 0)
     return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuTensorMapEncodeTiled");
   return CUTEC_OK;
