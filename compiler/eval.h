@@ -81,6 +81,8 @@ struct Scope {
     Value value;
 };
 
+typedef struct WgmmaGroup WgmmaGroup;
+
 typedef struct Eval {
     Arena *arena;
     Diag *diag;
@@ -93,6 +95,7 @@ typedef struct Eval {
     int64_t threads[3];
     bool maxnreg_set;      /* the kernel's maxnreg annotation is emitted (setmaxnreg) */
     int64_t cluster_size;  /* blocks per cluster (1 without cluster()) */
+    WgmmaGroup *wgmma_group; /* wgmmas being fused into one asm statement (eval_sm90.c) */
     /* function-call state */
     bool in_fn;
     bool returned;
@@ -153,6 +156,11 @@ Value tensor_slice(Eval *e, Value t, const NodeList *args, SrcLoc loc);
 bool tensor_builtin_exists(const char *name);
 bool sm90_builtin_exists(const char *name);           /* eval_sm90.c */
 Value sm90_builtin(Eval *e, const char *name, const Node *call);
+/* an `unroll for` whose body is only wgmma statements (and unrolled loops
+ * of them) fuses them into one asm statement: begin before evaluating it
+ * (false: not such a body, or already inside a group), end after */
+bool sm90_wgmma_group_begin(Eval *e, const Node *body);
+void sm90_wgmma_group_end(Eval *e);
 bool sm90_store_builtin_exists(const char *name);     /* eval_sm90_store.c */
 Value sm90_store_builtin(Eval *e, const char *name, const Node *call);
 Value tensor_builtin(Eval *e, const char *name, const Node *call);

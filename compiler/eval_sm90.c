@@ -9,6 +9,7 @@
 
 #include "codegen.h"
 #include "eval.h"
+#include "program.h"
 
 static const char *names[] = {"mbar_init", "mbar_arrive", "mbar_arrive_tx", "mbar_wait", "fence_barrier_init",
                               "fence_proxy_async", "tma_load", "smem_desc", "wgmma", "wgmma_fence",
@@ -370,6 +371,208 @@ static bool desc_arg(Eval *e, const Node *arg, ScalarType ty, const char *which,
     return false;
 }
 
+/* One wgmma of a group: its shape and types, operands (A: one descriptor
+ * or four registers; B: a descriptor) and, per accumulator register, the
+ * group slot it occupies. */
+typedef struct WgmmaOp {
+    int64_t n;
+    int k;
+    bool rs, fp8;
+    int ta, tb;
+    const char *tya, *tyb;
+    LLVMValueRef a[4], b;
+    int *slot;
+} WgmmaOp;
+
+/* Consecutive wgmmas fused into one inline asm statement (see
+ * sm90_wgmma_group_begin): the accumulator registers they touch, each once
+ * (keyed by the fragment's base and static element offset), as slots. */
+#define GROUP_SLOTS 256
+#define GROUP_OPS 64
+struct WgmmaGroup {
+    int nslot, nop;
+    LLVMValueRef *slot_ptr, *slot_base;
+    int64_t *slot_off;
+    WgmmaOp *op;
+};
+
+/* element i of a register fragment and, where static, its element offset */
+static LLVMValueRef frag_ptr_at(Eval *e, const Value *t, int64_t i, int64_t *off_out, bool *is_static)
+{
+    LayInt off;
+    LayError err = {.arg = -1};
+    LayTuple *crd = lay_tuple_leaf(e->arena, lay_int_static(i));
+    if (!lay_crd2idx(e->arena, crd, &t->lay.layout, &off, &err) || !lay_int_add(e->arena, t->toff, off, &off)) return NULL;
+    if (off.is_static) *off_out = off.value;
+    else *is_static = false;
+    LLVMValueRef idx = lower_layint(e, off);
+    return LLVMBuildGEP2(e->cg->b, cg_type(e->cg, t->ty), t->llvm, &idx, 1, "");
+}
+
+/* The group's wgmmas as one asm statement: outputs $0 .. $S-1 are the
+ * slots, tied inputs $S .. $2S-1 their values before, then each wgmma's A
+ * and B operands in order.  The PTX is the same instruction sequence as
+ * one statement per wgmma; LLVM handles the 2S tied operands once
+ * instead of once per wgmma, which is most of a GEMM's code generation
+ * time (each k-tile of a 128 x 256 tile is four m64n256k16 wgmmas of 128
+ * accumulators). */
+static void emit_group(Eval *e, WgmmaGroup *g)
+{
+    if (g->nop == 0) return;
+    CG *cg = e->cg;
+    int S = g->nslot, nextra = 0;
+    for (int j = 0; j < g->nop; j++) nextra += g->op[j].rs ? 5 : 2;
+    LLVMValueRef *args = ARENA_ARRAY(e->arena, LLVMValueRef, S + nextra);
+    for (int i = 0; i < S; i++) args[i] = LLVMBuildLoad2(cg->b, cg->t_f32, g->slot_ptr[i], "");
+    size_t cap = 256;
+    for (int j = 0; j < g->nop; j++) cap += (size_t)g->op[j].n * 6 + 160;
+    size_t ccap = (size_t)S * 8 + (size_t)nextra * 2 + 32;
+    char *text = arena_alloc(e->arena, cap), *cons = arena_alloc(e->arena, ccap);
+    size_t tl = 0;
+    long long x = 2LL * S; /* the next operand number */
+    int na = S;
+    for (int j = 0; j < g->nop; j++) {
+        const WgmmaOp *o = &g->op[j];
+        tl += (size_t)snprintf(text + tl, cap - tl, "%swgmma.mma_async.sync.aligned.m64n%lldk%d.f32.%s.%s {", j ? "\n\t" : "",
+                               (long long)(2 * o->n), o->k, o->tya, o->tyb);
+        for (int64_t i = 0; i < o->n; i++) tl += (size_t)snprintf(text + tl, cap - tl, "%s$%d", i ? "," : "", o->slot[i]);
+        if (o->rs) {
+            tl += (size_t)snprintf(text + tl, cap - tl, "}, {$%lld,$%lld,$%lld,$%lld}, $%lld", x, x + 1, x + 2, x + 3, x + 4);
+            for (int i = 0; i < 4; i++) args[na++] = o->a[i];
+            x += 5;
+        } else {
+            tl += (size_t)snprintf(text + tl, cap - tl, "}, $%lld, $%lld", x, x + 1);
+            args[na++] = o->a[0];
+            x += 2;
+        }
+        args[na++] = o->b;
+        /* scale-d = 1 (acc += A*B), no negation; transposes exist only for
+         * 16-bit types, and only for descriptor operands */
+        if (o->fp8) tl += (size_t)snprintf(text + tl, cap - tl, ", 1, 1, 1;");
+        else if (o->rs) tl += (size_t)snprintf(text + tl, cap - tl, ", 1, 1, 1, %d;", o->tb);
+        else tl += (size_t)snprintf(text + tl, cap - tl, ", 1, 1, 1, %d, %d;", o->ta, o->tb);
+    }
+    size_t cl = 0;
+    for (int i = 0; i < S; i++) cl += (size_t)snprintf(cons + cl, ccap - cl, "%s=f", i ? "," : "");
+    for (int i = 0; i < S; i++) cl += (size_t)snprintf(cons + cl, ccap - cl, ",%d", i);
+    for (int j = 0; j < g->nop; j++) cl += (size_t)snprintf(cons + cl, ccap - cl, g->op[j].rs ? ",r,r,r,r,l" : ",l,l");
+    snprintf(cons + cl, ccap - cl, ",~{memory}");
+    LLVMTypeRef *el = ARENA_ARRAY(e->arena, LLVMTypeRef, S);
+    for (int i = 0; i < S; i++) el[i] = cg->t_f32;
+    LLVMValueRef r = eval_asm(e, LLVMStructTypeInContext(cg->ctx, el, (unsigned)S, 0), args, (unsigned)(S + nextra), text, cons);
+    for (int i = 0; i < S; i++) LLVMBuildStore(cg->b, LLVMBuildExtractValue(cg->b, r, (unsigned)i, ""), g->slot_ptr[i]);
+}
+
+static void group_flush(Eval *e, WgmmaGroup *g)
+{
+    emit_group(e, g);
+    g->nslot = g->nop = 0;
+}
+
+/* op (its accumulator elements at ptrs, offsets offs from base) joins the
+ * group; false where the group has no room for it */
+static bool group_add(Eval *e, WgmmaGroup *g, WgmmaOp *op, LLVMValueRef base, LLVMValueRef *ptrs, const int64_t *offs)
+{
+    if (g->nop == GROUP_OPS) return false;
+    int added = 0;
+    for (int64_t i = 0; i < op->n; i++) {
+        int s = -1;
+        for (int k = 0; k < g->nslot + added && s < 0; k++)
+            if (g->slot_base[k] == base && g->slot_off[k] == offs[i]) s = k;
+        if (s < 0) {
+            if (g->nslot + added == GROUP_SLOTS) return false;
+            s = g->nslot + added++;
+            g->slot_base[s] = base;
+            g->slot_off[s] = offs[i];
+            g->slot_ptr[s] = ptrs[i];
+        }
+        op->slot[i] = s;
+    }
+    g->nslot += added;
+    g->op[g->nop++] = *op;
+    (void)e;
+    return true;
+}
+
+/* Expressions that may sit in a fused group's wgmma arguments: nothing
+ * with an effect, since the group's asm comes after all of them.  Calls
+ * are tensor indexing and slicing or pure builtins. */
+static bool pure_callee(Eval *e, const Node *callee)
+{
+    if (callee->kind != N_NAME) return false;
+    Value v;
+    if (scope_lookup(e, callee->name, &v)) return v.kind == V_TENSOR;
+    if (e->prog && program_lookup(e->prog, callee->name)) return false;
+    static const char *pure[] = {"smem_desc", "select", "min", "max", "ceil_div"};
+    for (size_t i = 0; i < sizeof pure / sizeof pure[0]; i++)
+        if (strcmp(pure[i], callee->name) == 0) return true;
+    return false;
+}
+
+static bool pure_expr(Eval *e, const Node *n)
+{
+    switch (n->kind) {
+    case N_INT: case N_FLOAT: case N_BOOL: case N_NAME: case N_UNDERSCORE: case N_MEMBER: return true;
+    case N_UNARY: return pure_expr(e, n->a);
+    case N_BINARY: return pure_expr(e, n->a) && pure_expr(e, n->b);
+    case N_TUPLE:
+        for (int i = 0; i < n->list.n; i++)
+            if (!pure_expr(e, n->list.items[i])) return false;
+        return true;
+    case N_CALL:
+        if (n->list2.n || !pure_callee(e, n->a)) return false;
+        for (int i = 0; i < n->list.n; i++)
+            if (!pure_expr(e, n->list.items[i])) return false;
+        return true;
+    default: return false;
+    }
+}
+
+/* a block of wgmma statements and unrolled loops of them, nothing else */
+static bool wgmma_only(Eval *e, const Node *blk, int *count)
+{
+    for (int i = 0; i < blk->list.n; i++) {
+        const Node *st = blk->list.items[i];
+        if (st->kind == N_FOR && st->ival) {
+            if (!pure_expr(e, st->a) || !pure_expr(e, st->b) || (st->c && !pure_expr(e, st->c)) || !wgmma_only(e, st->d, count))
+                return false;
+            continue;
+        }
+        if (st->kind != N_EXPR_STMT || st->a->kind != N_CALL) return false;
+        const Node *call = st->a, *callee = call->a;
+        Value v;
+        if (callee->kind != N_NAME || strcmp(callee->name, "wgmma") != 0 || scope_lookup(e, "wgmma", &v) ||
+            (e->prog && program_lookup(e->prog, "wgmma")) || call->list2.n)
+            return false;
+        for (int j = 0; j < call->list.n; j++)
+            if (!pure_expr(e, call->list.items[j])) return false;
+        (*count)++;
+    }
+    return true;
+}
+
+bool sm90_wgmma_group_begin(Eval *e, const Node *body)
+{
+    int count = 0;
+    if (!e->cg || !e->cg->fn || e->wgmma_group || body->kind != N_BLOCK || !wgmma_only(e, body, &count) || count == 0)
+        return false;
+    WgmmaGroup *g = ARENA_NEW(e->arena, WgmmaGroup);
+    *g = (WgmmaGroup){0};
+    g->slot_ptr = ARENA_ARRAY(e->arena, LLVMValueRef, GROUP_SLOTS);
+    g->slot_base = ARENA_ARRAY(e->arena, LLVMValueRef, GROUP_SLOTS);
+    g->slot_off = ARENA_ARRAY(e->arena, int64_t, GROUP_SLOTS);
+    g->op = ARENA_ARRAY(e->arena, WgmmaOp, GROUP_OPS);
+    e->wgmma_group = g;
+    return true;
+}
+
+void sm90_wgmma_group_end(Eval *e)
+{
+    WgmmaGroup *g = e->wgmma_group;
+    e->wgmma_group = NULL;
+    if (g && e->diag->errors == 0) emit_group(e, g);
+}
+
 /* wgmma(acc, A, B, T) or wgmma(acc, A, B, TA, TB): acc += A * B for one
  * m64nNk16 (bf16, f16) or m64nNk32 (e4m3, e5m2; TA and TB may differ)
  * step, N = 2 * size(acc), f32 accumulation.  B is a descriptor; A is a
@@ -423,39 +626,29 @@ static Value wgmma(Eval *e, const Node *call)
     }
     if (!desc_arg(e, call->list.items[2], ty[1], "B", &db, &tb)) return val_error();
 
-    int nao = rs ? 4 : 1;
+    WgmmaOp op = {.n = n, .k = fp8 ? 32 : 16, .rs = rs, .fp8 = fp8, .ta = ta, .tb = tb, .b = db,
+                  .tya = type_name(ty[0]), .tyb = type_name(ty[1])};
+    for (int i = 0; i < (rs ? 4 : 1); i++) op.a[i] = aops[i];
+    op.slot = ARENA_ARRAY(e->arena, int, n);
     LLVMValueRef *ptrs = ARENA_ARRAY(e->arena, LLVMValueRef, n);
-    LLVMValueRef *args = ARENA_ARRAY(e->arena, LLVMValueRef, n + nao + 1);
+    int64_t *offs = ARENA_ARRAY(e->arena, int64_t, n);
+    bool offs_static = true;
     for (int64_t i = 0; i < n; i++) {
-        ptrs[i] = frag_ptr(e, &acc, i);
+        ptrs[i] = frag_ptr_at(e, &acc, i, &offs[i], &offs_static);
         if (!ptrs[i]) return val_error();
-        args[i] = LLVMBuildLoad2(e->cg->b, e->cg->t_f32, ptrs[i], "");
     }
-    for (int i = 0; i < nao; i++) args[n + i] = aops[i];
-    args[n + nao] = db;
-    size_t cap = (size_t)n * 16 + 256;
-    char *text = arena_alloc(e->arena, cap), *cons = arena_alloc(e->arena, cap);
-    size_t tl = (size_t)snprintf(text, cap, "wgmma.mma_async.sync.aligned.m64n%lldk%d.f32.%s.%s {", (long long)(2 * n),
-                                 fp8 ? 32 : 16, type_name(ty[0]), type_name(ty[1]));
-    for (int64_t i = 0; i < n; i++) tl += (size_t)snprintf(text + tl, cap - tl, "%s$%lld", i ? "," : "", (long long)i);
-    /* operands count the tied inputs: A starts at $(2n) */
-    long long a0 = 2 * n, b0 = a0 + nao;
-    if (rs) tl += (size_t)snprintf(text + tl, cap - tl, "}, {$%lld,$%lld,$%lld,$%lld}, $%lld", a0, a0 + 1, a0 + 2, a0 + 3, b0);
-    else tl += (size_t)snprintf(text + tl, cap - tl, "}, $%lld, $%lld", a0, b0);
-    /* scale-d = 1 (acc += A*B), no negation; transposes exist only for
-     * 16-bit types, and only for descriptor operands */
-    if (fp8) snprintf(text + tl, cap - tl, ", 1, 1, 1;");
-    else if (rs) snprintf(text + tl, cap - tl, ", 1, 1, 1, %d;", tb);
-    else snprintf(text + tl, cap - tl, ", 1, 1, 1, %d, %d;", ta, tb);
-    size_t cl = 0;
-    for (int64_t i = 0; i < n; i++) cl += (size_t)snprintf(cons + cl, cap - cl, "%s=f", i ? "," : "");
-    for (int64_t i = 0; i < n; i++) cl += (size_t)snprintf(cons + cl, cap - cl, ",%lld", (long long)i);
-    snprintf(cons + cl, cap - cl, rs ? ",r,r,r,r,l,~{memory}" : ",l,l,~{memory}");
-    LLVMTypeRef *el = ARENA_ARRAY(e->arena, LLVMTypeRef, n);
-    for (int64_t i = 0; i < n; i++) el[i] = e->cg->t_f32;
-    LLVMValueRef r = eval_asm(e, LLVMStructTypeInContext(e->cg->ctx, el, (unsigned)n, 0), args,
-                              (unsigned)(n + nao + 1), text, cons);
-    for (int64_t i = 0; i < n; i++) LLVMBuildStore(e->cg->b, LLVMBuildExtractValue(e->cg->b, r, (unsigned)i, ""), ptrs[i]);
+    WgmmaGroup *g = e->wgmma_group;
+    if (g && !(offs_static && group_add(e, g, &op, acc.llvm, ptrs, offs))) {
+        /* not groupable (or the group is full): what is pending goes first */
+        group_flush(e, g);
+        if (offs_static && group_add(e, g, &op, acc.llvm, ptrs, offs)) return (Value){.kind = V_VOID};
+    } else if (g) {
+        return (Value){.kind = V_VOID};
+    }
+    /* alone: one asm statement, its accumulators as slots 0 .. n-1 */
+    WgmmaGroup one = {.nslot = (int)n, .slot_ptr = ptrs, .op = &op, .nop = 1};
+    for (int64_t i = 0; i < n; i++) op.slot[i] = (int)i;
+    emit_group(e, &one);
     return (Value){.kind = V_VOID};
 }
 

@@ -180,12 +180,14 @@ static void eval_for(Eval *e, const Node *s)
                        (long long)((hi.i - lo.i) / st.i));
             return;
         }
+        bool group = sm90_wgmma_group_begin(e, s->d);
         for (int64_t i = lo.i; i < hi.i && !e->returned; i += st.i) {
             scope_push(e);
             scope_bind(e, s->name, val_int(i));
             eval_block(e, s->d);
             scope_pop(e);
         }
+        if (group) sm90_wgmma_group_end(e);
         return;
     }
     if (lo.kind == V_INT && hi.kind == V_INT && lo.i >= hi.i) return;
