@@ -111,3 +111,22 @@ long long cutec_rt_resident_blocks(cutec_kernel *k, const unsigned block[3], con
     return 0;
   return (long long)per_sm * sms;
 }
+
+cutec_status cutec_occupancy_blocks(cutec_kernel *k, const unsigned block[3], const unsigned cluster[3],
+                                    unsigned dynamic_smem_bytes, long long *blocks) {
+  if (k == NULL)
+    return CUTEC_ERR_INVALID_ARGUMENT;
+  cutec_runtime *rt = k->module->rt;
+  if (block == NULL || blocks == NULL)
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_occupancy_blocks(\"%s\"): block or blocks is NULL", k->name);
+  cutec_status s = cutec_rt_enter(rt);
+  if (s != CUTEC_OK)
+    return s;
+  *blocks = cutec_rt_resident_blocks(k, block, cluster, dynamic_smem_bytes);
+  if (*blocks <= 0)
+    return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
+                         "cutec_occupancy_blocks(\"%s\"): the driver's occupancy API gave no answer for block (%u, %u, %u), "
+                         "%u bytes of dynamic shared memory",
+                         k->name, block[0], block[1], block[2], dynamic_smem_bytes);
+  return CUTEC_OK;
+}

@@ -71,6 +71,7 @@ typedef struct bpoint {
   gemm_point gp;
   const char *file;
   cutec_kernel *k;
+  long long resident; /* blocks held at once, for a resident(x) grid (0: x) */
 } bpoint;
 
 /* Result of one implementation on one shape. */
@@ -301,7 +302,7 @@ static int run_dsl(void *vctx, int copy, char *why, size_t whylen) {
   }
   void **args = ga->args;
   unsigned grid[3];
-  if (gemm_grid(gp, c->s->m, c->s->n, c->s->k, grid, why, whylen) != 0)
+  if (gemm_grid(gp, c->s->m, c->s->n, c->s->k, c->p->resident, grid, why, whylen) != 0)
     return 0;
   cutec_status st = cutec_launch_cluster(c->p->k, grid, gp->meta.threads, gp->meta.cluster, gp->meta.smem_dynamic,
                                  (void *)stream, args);
@@ -682,6 +683,8 @@ int main(int argc, char **argv) {
       cutec_status ks = st == CUTEC_OK ? cutec_module_get_kernel(mods[f], pts[i].gp.meta.kernel,
                                                                  &pts[i].k)
                                        : st;
+      if (ks == CUTEC_OK)
+        pts[i].resident = gemm_resident(pts[i].k, &pts[i].gp);
       if (ks != CUTEC_OK) {
         fprintf(stderr, "gemm_bench: %s: %s: %s\n", files[f], cutec_status_string(ks),
                 cutec_runtime_message(rt));

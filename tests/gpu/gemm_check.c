@@ -255,6 +255,7 @@ typedef struct point {
   gemm_point gp;
   int file;
   cutec_kernel *k;
+  long long resident; /* blocks held at once, for a resident(x) grid (0: x) */
   int dead; /* not runnable any more (load failure, fault) */
   int seq;  /* position in the files, for a stable order */
 } point;
@@ -304,6 +305,8 @@ static cutec_status session_open(session *s, int *failures) {
         continue;
       cutec_status ks = ls == CUTEC_OK ? cutec_module_get_kernel(s->mods[f], p->gp.meta.kernel, &p->k)
                                        : ls;
+      if (ks == CUTEC_OK)
+        p->resident = gemm_resident(p->k, &p->gp);
       if (ks != CUTEC_OK) {
         printf("FAIL %s %s [%s]: %s: %s: %s\n", base_name(s->files[f]), p->gp.meta.kernel,
                p->gp.desc, ls != CUTEC_OK ? "module load" : "kernel lookup",
@@ -386,7 +389,7 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
   }
   void **args = gargs.args;
   unsigned grid[3];
-  if (gemm_grid(gp, d->m, d->n, d->k, grid, aerr, sizeof aerr) != 0) {
+  if (gemm_grid(gp, d->m, d->n, d->k, p->resident, grid, aerr, sizeof aerr) != 0) {
     printf("FAIL %s: %s\n", gp->desc, aerr);
     st = CUTEC_ERR_INVALID_ARGUMENT;
     what = "gemm_grid";
@@ -605,8 +608,8 @@ static void self_test_meta(void) {
     gemm_point p;
     unsigned g[3];
     ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0);
-    ST_CHECK(gemm_grid(&p, 4096, 4096, 4096, g, err, sizeof err) == 0 && g[0] == 132 && g[1] == 1 && g[2] == 1);
-    ST_CHECK(gemm_grid(&p, 300, 500, 64, g, err, sizeof err) == 0 && g[0] == 6);
+    ST_CHECK(gemm_grid(&p, 4096, 4096, 4096, 0, g, err, sizeof err) == 0 && g[0] == 132 && g[1] == 1 && g[2] == 1);
+    ST_CHECK(gemm_grid(&p, 300, 500, 64, 0, g, err, sizeof err) == 0 && g[0] == 6);
     ST_CHECK(m[0].ntma == 2 && m[0].tma[0].arg == 6 && m[0].tma[0].box0 == 64 && m[0].tma[0].box1 == 128 &&
              m[0].tma[0].swizzle == 128 && strcmp(m[0].tma[0].tensor, "A") == 0 && !m[0].tma[0].unused);
     /* an unused map over C leaves N free; a used one needs 16-byte rows */
@@ -614,14 +617,17 @@ static void self_test_meta(void) {
              gemm_point_n_multiple(&p) == 1);
     p.meta.tma[1].unused = 0;
     ST_CHECK(gemm_point_n_multiple(&p) == 8);
-    /* a persistent rule: resident(x) launches x here */
+    /* a persistent rule: resident(x) launches x where the device's
+     * capacity is unknown (0), else at most that many blocks */
     strcpy(m[0].grid[0], "resident((min((ceil_div(M,128)*ceil_div(N,256)),(132/(2*1)))*2))");
     ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0 &&
-             gemm_grid(&p, 4096, 4096, 4096, g, err, sizeof err) == 0 && g[0] == 132);
+             gemm_grid(&p, 4096, 4096, 4096, 0, g, err, sizeof err) == 0 && g[0] == 132);
+    ST_CHECK(gemm_grid(&p, 4096, 4096, 4096, 120, g, err, sizeof err) == 0 && g[0] == 120);
+    ST_CHECK(gemm_grid(&p, 256, 512, 64, 120, g, err, sizeof err) == 0 && g[0] == 8);
     strcpy(m[0].grid[0], "resident(M");
-    ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0 && gemm_grid(&p, 1, 1, 1, g, err, sizeof err) != 0);
+    ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0 && gemm_grid(&p, 1, 1, 1, 0, g, err, sizeof err) != 0);
     strcpy(m[0].grid[0], "min(M,");
-    ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0 && gemm_grid(&p, 1, 1, 1, g, err, sizeof err) != 0);
+    ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0 && gemm_grid(&p, 1, 1, 1, 0, g, err, sizeof err) != 0);
   }
   free(m);
 }

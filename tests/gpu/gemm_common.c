@@ -1,5 +1,6 @@
 /* gemm_common.c - see gemm_common.h. */
 #include "gemm_common.h"
+#include "manifest.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -487,115 +488,57 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
   return 0;
 }
 
-/* The grid expression grammar of docs/compiler.md: integers, M/N/K,
- * + - * / %, parentheses, ceil_div(a,b), min(a,b), max(a,b), resident(a).
- * resident(a) is a here: these harnesses launch the persistent grid as
- * compiled, without the runtime's occupancy cap. */
-typedef struct gexpr {
-  const char *s;
+/* The grid rule, evaluated by the runtime's own evaluator (manifest.h) with
+ * M, N, K and, for resident(x), the blocks the device holds at once. */
+typedef struct grid_env {
   long m, n, k;
-  int bad;
-} gexpr;
+  long long resident;
+} grid_env;
 
-static long g_expr(gexpr *g);
-
-static long g_factor(gexpr *g) {
-  const char *s = g->s;
-  if (*s == '(') {
-    g->s++;
-    long v = g_expr(g);
-    if (*g->s != ')')
-      g->bad = 1;
-    else
-      g->s++;
-    return v;
+static int grid_lookup(void *user, const char *name, size_t len, long long *v) {
+  const grid_env *g = user;
+  if (len == 9 && memcmp(name, "@resident", 9) == 0) {
+    if (g->resident <= 0)
+      return -1; /* unknown: resident(x) is x */
+    *v = g->resident;
+    return 0;
   }
-  if (*s >= '0' && *s <= '9') {
-    long v = 0;
-    while (*g->s >= '0' && *g->s <= '9')
-      v = v * 10 + (*g->s++ - '0');
-    return v;
+  if (len != 1)
+    return -1;
+  switch (name[0]) {
+  case 'M': *v = g->m; return 0;
+  case 'N': *v = g->n; return 0;
+  case 'K': *v = g->k; return 0;
+  default: return -1;
   }
-  if (strncmp(s, "resident(", 9) == 0) {
-    g->s += 9;
-    long a = g_expr(g);
-    if (*g->s != ')') {
-      g->bad = 1;
-      return 0;
-    }
-    g->s++;
-    return a;
-  }
-  static const char *const fns[] = {"ceil_div(", "min(", "max("};
-  for (int f = 0; f < 3; f++) {
-    size_t l = strlen(fns[f]);
-    if (strncmp(s, fns[f], l) == 0) {
-      g->s += l;
-      long a = g_expr(g);
-      if (*g->s != ',') {
-        g->bad = 1;
-        return 0;
-      }
-      g->s++;
-      long b = g_expr(g);
-      if (*g->s != ')') {
-        g->bad = 1;
-        return 0;
-      }
-      g->s++;
-      if (f == 0)
-        return b > 0 ? (a + b - 1) / b : (g->bad = 1, 0);
-      return f == 1 ? (a < b ? a : b) : (a > b ? a : b);
-    }
-  }
-  if ((*s == 'M' || *s == 'N' || *s == 'K') && !((s[1] >= 'A' && s[1] <= 'Z') || (s[1] >= 'a' && s[1] <= 'z') || s[1] == '_')) {
-    g->s++;
-    return *s == 'M' ? g->m : *s == 'N' ? g->n : g->k;
-  }
-  g->bad = 1;
-  return 0;
 }
 
-static long g_term(gexpr *g) {
-  long v = g_factor(g);
-  while (!g->bad && (*g->s == '*' || *g->s == '/' || *g->s == '%')) {
-    char op = *g->s++;
-    long w = g_factor(g);
-    if (op == '*')
-      v *= w;
-    else if (w == 0)
-      g->bad = 1;
-    else
-      v = op == '/' ? v / w : v % w;
-  }
-  return v;
-}
-
-static long g_expr(gexpr *g) {
-  long v = g_term(g);
-  while (!g->bad && (*g->s == '+' || *g->s == '-')) {
-    char op = *g->s++;
-    long w = g_term(g);
-    v = op == '+' ? v + w : v - w;
-  }
-  return v;
-}
-
-int gemm_grid(const gemm_point *p, long m, long n, long k, unsigned grid[3], char *err, size_t errlen) {
+int gemm_grid(const gemm_point *p, long m, long n, long k, long long resident, unsigned grid[3], char *err,
+              size_t errlen) {
   if (p->meta.grid[0][0] == '\0') {
     grid[0] = (unsigned)gemm_ceil_div(n, p->bn);
     grid[1] = (unsigned)gemm_ceil_div(m, p->bm);
     grid[2] = 1;
     return 0;
   }
+  grid_env env = {m, n, k, resident};
   for (int i = 0; i < 3; i++) {
-    gexpr g = {p->meta.grid[i], m, n, k, 0};
-    long v = g_expr(&g);
-    if (g.bad || *g.s != '\0' || v <= 0 || v > 0x7fffffffL) {
-      set_err(err, errlen, "bad cutec.grid expression '%s' for M=%ld N=%ld K=%ld", p->meta.grid[i], m, n, k);
+    long long v;
+    char why[128];
+    if (cutec_grid_eval(p->meta.grid[i], grid_lookup, &env, &v, why, sizeof why) != 0 || v <= 0 || v > 0x7fffffffLL) {
+      set_err(err, errlen, "bad cutec.grid expression '%s' for M=%ld N=%ld K=%ld%s%s", p->meta.grid[i], m, n, k,
+              v <= 0 ? "" : ": ", v <= 0 ? "" : why);
       return -1;
     }
     grid[i] = (unsigned)v;
   }
   return 0;
+}
+
+long long gemm_resident(cutec_kernel *k, const gemm_point *p) {
+  long long blocks = 0;
+  if (strstr(p->meta.grid[0], "resident(") == NULL ||
+      cutec_occupancy_blocks(k, p->meta.threads, p->meta.cluster, p->meta.smem_dynamic, &blocks) != CUTEC_OK)
+    return 0;
+  return blocks;
 }

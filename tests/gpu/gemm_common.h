@@ -115,9 +115,16 @@ typedef struct gemm_args {
 int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen);
 
 /* The launch grid of a kernel point for a problem M x N x K: from the
- * block's cutec.grid expressions when present, else (ceil(N/BN), ceil(M/BM)).
- * Returns 0, or -1 with a message for a malformed expression. */
-int gemm_grid(const gemm_point *p, long m, long n, long k, unsigned grid[3], char *err, size_t errlen);
+ * block's cutec.grid expressions when present (resident(x) capped at
+ * `resident` blocks where that is > 0, as the runtime's GEMM entry point
+ * does), else (ceil(N/BN), ceil(M/BM)).  Returns 0, or -1 with a message
+ * for a malformed expression. */
+int gemm_grid(const gemm_point *p, long m, long n, long k, long long resident, unsigned grid[3], char *err,
+              size_t errlen);
+/* The blocks of the loaded kernel k the device holds at once (the
+ * occupancy API) when its grid rule says resident(x); 0 otherwise or where
+ * the driver cannot say. */
+long long gemm_resident(cutec_kernel *k, const gemm_point *p);
 
 /* The multiple N must be for this point: 16 bytes of TC when the kernel
  * TMA-stores C (a used cutec.tma line over C), else 1. */

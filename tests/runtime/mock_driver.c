@@ -49,6 +49,7 @@ EXPORT CUresult cuModuleUnload(CUmodule hmod);
 EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
 EXPORT CUresult cuFuncGetAttribute(int *pi, int attrib, CUfunction hfunc);
 EXPORT CUresult cuFuncSetAttribute(CUfunction hfunc, int attrib, int value);
+EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int block_size, size_t smem);
 EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
                                unsigned int bx, unsigned int by, unsigned int bz,
                                unsigned int smem, CUstream stream, void **params, void **extra);
@@ -315,6 +316,16 @@ struct CUevent_st {
 };
 
 void cutec_mock_advance_clock(double us) { clock_us += us; }
+
+/* occupancy by threads only (2048 per SM, at most 32 blocks); the mock
+ * has no registers or shared-memory model */
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int block_size, size_t smem) {
+  (void)smem;
+  if (n == NULL || f == NULL || block_size <= 0 || block_size > 1024)
+    return INVALID_VALUE;
+  *n = 2048 / block_size < 32 ? 2048 / block_size : 32;
+  return ready();
+}
 
 CUresult cuEventCreate(CUevent *event, unsigned int flags) {
   (void)flags;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cutec/cluster.h"
 
 static char fixture_dir[4096];
 
@@ -105,6 +106,15 @@ static int test_vector_add(void) {
   printf("vector_add: %d registers, %d bytes static smem, max %d threads\n", regs, smem,
          max_threads);
   CHECK(regs > 0 && smem == 0 && max_threads >= 128);
+  /* Occupancy: 128-thread blocks fill every SM several times over (the
+   * mock: 16 per SM on 132 SMs); whole SMs' worth, never zero. */
+  long long resident = 0;
+  int sms = 0;
+  CHECK_OK(rt, cutec_occupancy_blocks(k, (const unsigned[3]){128, 1, 1}, NULL, 0, &resident));
+  CHECK_OK(rt, cutec_device_info(rt, NULL, 0, NULL, NULL, &sms));
+  printf("vector_add: %lld blocks of 128 threads resident on %d SMs\n", resident, sms);
+  CHECK(sms > 0 && resident >= 2LL * sms && resident % sms == 0);
+  CHECK(cutec_occupancy_blocks(k, NULL, NULL, 0, &resident) == CUTEC_ERR_INVALID_ARGUMENT);
   /* Ragged sizes: not multiples of the 128-thread block. */
   run_vector_add(rt, k, 1);
   run_vector_add(rt, k, 1000);

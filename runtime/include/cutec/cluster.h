@@ -15,6 +15,14 @@ cutec_status cutec_launch_cluster(cutec_kernel *k, const unsigned grid[3], const
                                   const unsigned cluster[3], unsigned dynamic_smem_bytes, void *stream,
                                   void **args);
 
+/* How many blocks of k the device holds at once with this block size,
+ * cluster shape (NULL: none) and dynamic shared memory, in whole clusters,
+ * from the driver's occupancy API: the most a persistent grid should launch
+ * (more would run as a second wave).  CUTEC_OK and *blocks, or
+ * CUTEC_ERR_UNSUPPORTED where the driver cannot say. */
+cutec_status cutec_occupancy_blocks(cutec_kernel *k, const unsigned block[3], const unsigned cluster[3],
+                                    unsigned dynamic_smem_bytes, long long *blocks);
+
 #ifdef __cplusplus
 }
 #endif
