@@ -161,6 +161,10 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call);
  * (false: not such a body, or already inside a group), end after */
 bool sm90_wgmma_group_begin(Eval *e, const Node *body);
 void sm90_wgmma_group_end(Eval *e);
+/* `wgmma_fence(acc)` followed by such a loop: the fence joins the group's
+ * first statement.  True: st was taken (the group is begun; evaluate next,
+ * then end the group); false: evaluate both as usual. */
+bool sm90_wgmma_group_fence(Eval *e, const Node *st, const Node *next);
 bool sm90_store_builtin_exists(const char *name);     /* eval_sm90_store.c */
 Value sm90_store_builtin(Eval *e, const char *name, const Node *call);
 Value tensor_builtin(Eval *e, const char *name, const Node *call);

@@ -394,6 +394,11 @@ struct WgmmaGroup {
     LLVMValueRef *slot_ptr, *slot_base;
     int64_t *slot_off;
     WgmmaOp *op;
+    /* a wgmma_fence(acc) just before the group's loop, issued at the head
+     * of the group's first statement (sm90_wgmma_group_fence) */
+    bool fence;
+    Value fence_acc;
+    int64_t fence_n, *fence_off;
 };
 
 /* element i of a register fragment and, where static, its element offset */
@@ -416,19 +421,39 @@ static LLVMValueRef frag_ptr_at(Eval *e, const Value *t, int64_t i, int64_t *off
  * instead of once per wgmma, which is most of a GEMM's code generation
  * time (each k-tile of a 128 x 256 tile is four m64n256k16 wgmmas of 128
  * accumulators). */
+static bool thread_acc(Eval *e, const Value *acc, int64_t n, const Value *afrag, const char *text);
+
+/* The pending fence: true where the group's first statement can carry it
+ * (every fenced register is one of its slots); else issued alone here. */
+static bool fence_in_group(Eval *e, WgmmaGroup *g)
+{
+    if (!g->fence) return false;
+    g->fence = false;
+    bool all = g->nop > 0;
+    for (int64_t i = 0; i < g->fence_n && all; i++) {
+        bool found = false;
+        for (int k = 0; k < g->nslot && !found; k++)
+            found = g->slot_base[k] == g->fence_acc.llvm && g->slot_off[k] == g->fence_off[i];
+        all = found;
+    }
+    if (!all) thread_acc(e, &g->fence_acc, g->fence_n, NULL, "wgmma.fence.sync.aligned;");
+    return all;
+}
+
 static void emit_group(Eval *e, WgmmaGroup *g)
 {
+    bool fence = fence_in_group(e, g);
     if (g->nop == 0) return;
     CG *cg = e->cg;
     int S = g->nslot, nextra = 0;
     for (int j = 0; j < g->nop; j++) nextra += g->op[j].rs ? 5 : 2;
     LLVMValueRef *args = ARENA_ARRAY(e->arena, LLVMValueRef, S + nextra);
     for (int i = 0; i < S; i++) args[i] = LLVMBuildLoad2(cg->b, cg->t_f32, g->slot_ptr[i], "");
-    size_t cap = 256;
+    size_t cap = 320;
     for (int j = 0; j < g->nop; j++) cap += (size_t)g->op[j].n * 6 + 160;
     size_t ccap = (size_t)S * 8 + (size_t)nextra * 2 + 32;
     char *text = arena_alloc(e->arena, cap), *cons = arena_alloc(e->arena, ccap);
-    size_t tl = 0;
+    size_t tl = fence ? (size_t)snprintf(text, cap, "wgmma.fence.sync.aligned;\n\t") : 0;
     long long x = 2LL * S; /* the next operand number */
     int na = S;
     for (int j = 0; j < g->nop; j++) {
@@ -548,6 +573,47 @@ static bool wgmma_only(Eval *e, const Node *blk, int *count)
             if (!pure_expr(e, call->list.items[j])) return false;
         (*count)++;
     }
+    return true;
+}
+
+/* a plain builtin call statement NAME(...), the name not shadowed */
+static bool builtin_stmt(Eval *e, const Node *st, const char *name)
+{
+    Value v;
+    return st->kind == N_EXPR_STMT && st->a->kind == N_CALL && st->a->a->kind == N_NAME &&
+           strcmp(st->a->a->name, name) == 0 && !st->a->list2.n && !scope_lookup(e, name, &v) &&
+           !(e->prog && program_lookup(e->prog, name));
+}
+
+static bool groupable_loop(Eval *e, const Node *st)
+{
+    int count = 0;
+    return e->cg && e->cg->fn && !e->wgmma_group && st->kind == N_FOR && st->ival && st->d->kind == N_BLOCK &&
+           wgmma_only(e, st->d, &count) && count > 0;
+}
+
+bool sm90_wgmma_group_fence(Eval *e, const Node *st, const Node *next)
+{
+    if (!builtin_stmt(e, st, "wgmma_fence") || st->a->list.n != 1 || !pure_expr(e, st->a->list.items[0]) ||
+        !groupable_loop(e, next))
+        return false;
+    Value acc;
+    int64_t n;
+    if (!acc_arg(e, st->a->list.items[0], &acc, &n, true)) return true; /* diagnosed */
+    int64_t *offs = ARENA_ARRAY(e->arena, int64_t, n);
+    bool offs_static = true;
+    for (int64_t i = 0; i < n; i++)
+        if (!frag_ptr_at(e, &acc, i, &offs[i], &offs_static)) return true;
+    if (!offs_static) {
+        thread_acc(e, &acc, n, NULL, "wgmma.fence.sync.aligned;");
+        return true;
+    }
+    sm90_wgmma_group_begin(e, next->d);
+    WgmmaGroup *g = e->wgmma_group;
+    g->fence = true;
+    g->fence_acc = acc;
+    g->fence_n = n;
+    g->fence_off = offs;
     return true;
 }
 

@@ -358,6 +358,15 @@ void eval_stmt(Eval *e, const Node *s)
 void eval_block(Eval *e, const Node *block)
 {
     scope_push(e);
-    for (int i = 0; i < block->list.n && !e->returned; i++) eval_stmt(e, block->list.items[i]);
+    for (int i = 0; i < block->list.n && !e->returned; i++) {
+        const Node *st = block->list.items[i];
+        if (i + 1 < block->list.n && sm90_wgmma_group_fence(e, st, block->list.items[i + 1])) {
+            /* wgmma_fence(acc) and the wgmma loop after it: one asm statement */
+            eval_stmt(e, block->list.items[++i]);
+            sm90_wgmma_group_end(e);
+            continue;
+        }
+        eval_stmt(e, st);
+    }
     scope_pop(e);
 }
