@@ -117,6 +117,12 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
     int kc = snprintf(cons, sizeof cons, "%c", global ? 'l' : 'r');
     args[0] = addr;
     unsigned na = 1;
+    /* with the vector's registers in the statement, elements of 2 bytes or
+     * more are read out of them in PTX (mov.bN {e0, e1, ..}, r): no
+     * per-element values for LLVM to build, which halves the IR of an
+     * epilogue's fallback stores */
+    char elem[8][16];
+    bool unpacked = false;
     if (vec) {
         LLVMValueRef reg[4];
         const char *suffix;
@@ -127,12 +133,30 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
         k += snprintf(text + k, sizeof text - (size_t)k, "\n\t.reg .pred pv;\n\tsetp.ne.b32 pv, $%u, 0;\n\t@pv st.%s.%s [$0], %s",
                       pi, space, suffix, nr > 1 ? "{" : "");
         kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",r");
+        unsigned r0 = na;
         for (unsigned i = 0; i < nr; i++) {
             k += snprintf(text + k, sizeof text - (size_t)k, "%s$%u", i ? "," : "", na);
             kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",%c", rc);
             args[na++] = reg[i];
         }
         k += snprintf(text + k, sizeof text - (size_t)k, "%s;", nr > 1 ? "}" : "");
+        int rb = vbytes / (int)nr, per = rb / bytes;
+        if (bytes >= 2 && per >= 1 && per * (int)nr == n) {
+            unpacked = true;
+            if (per > 1) k += snprintf(text + k, sizeof text - (size_t)k, "\n\t.reg .b%d e<%lld>;", 8 * bytes, (long long)n);
+            for (unsigned r = 0; r < nr; r++) {
+                if (per == 1) {
+                    snprintf(elem[r], sizeof elem[r], "$%u", r0 + r);
+                    continue;
+                }
+                k += snprintf(text + k, sizeof text - (size_t)k, "\n\tmov.b%d {", 8 * rb);
+                for (int j = 0; j < per; j++) {
+                    snprintf(elem[r * (unsigned)per + (unsigned)j], sizeof elem[0], "e%u", r * (unsigned)per + (unsigned)j);
+                    k += snprintf(text + k, sizeof text - (size_t)k, "%se%u", j ? ", " : "", r * (unsigned)per + (unsigned)j);
+                }
+                k += snprintf(text + k, sizeof text - (size_t)k, "}, $%u;", r0 + r);
+            }
+        }
     }
     unsigned stores = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -143,6 +167,15 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
             return false;
         }
         if (p.kind == V_BOOL && !p.i) continue;
+        if (unpacked) {
+            unsigned pi = na;
+            args[na++] = p.kind == V_BOOL ? LLVMConstInt(cg->t_i32, 1, 0) : LLVMBuildZExt(cg->b, p.llvm, cg->t_i32, "");
+            k += snprintf(text + k, sizeof text - (size_t)k, "\n\tsetp.ne.and.b32 p%lld, $%u, 0, !pv;\n\t@p%lld st.%s.b%d [$0+%lld], %s;",
+                          (long long)i, pi, (long long)i, space, 8 * bytes, (long long)i * bytes, elem[i]);
+            kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",r");
+            stores++;
+            continue;
+        }
         LLVMValueRef ptr = tensor_elem_ptr(e, frag, i, loc);
         if (!ptr) return false;
         Value v = conv_to(e, val_dyn(LLVMBuildLoad2(cg->b, cg_type(cg, frag->ty), ptr, ""), frag->ty), dst->ty, loc, false);
