@@ -13,7 +13,9 @@
  * scores +inf with the reason logged.  Then warm-up runs and R timed runs on
  * the caller's stream, each preceded by a write of a buffer twice the size
  * of L2 (outside the timed interval) and bracketed by CUDA events; the score
- * is the median.  The winner is run and checked once more before it is
+ * is the median.  The best pack kernel and the best cuBLASLt algorithm
+ * are then timed again in alternation, so that the two compare under the
+ * same clocks.  The winner is run and checked once more before it is
  * trusted.  A kernel fault cannot be survived (CUDA poisons the context), so
  * it ends tuning with CUTEC_ERR_KERNEL_FAULT.
  */
@@ -315,58 +317,77 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Median time of `runs` runs (after `warmup`) of a checked candidate. */
-static cutec_status time_candidate(harness *h, candidate *c, int warmup, int runs) {
+/* Median times of `runs` runs (after `warmup`) of nc checked candidates
+ * (nc <= 2), their runs in alternation (A B A B ...), so that two
+ * candidates compared with each other see the same clocks and temperature. */
+static cutec_status time_candidates(harness *h, candidate **cs_, int nc, int warmup, int runs) {
   cutec_runtime *rt = h->rt;
   struct cutec_gemm_ctx *g = h->g;
   void *cs = (void *)(uintptr_t)h->cs;
   CUstream st = (CUstream)h->stream;
-  for (int w = 0; w < warmup; w++) {
-    cutec_status s = cutec_gemm_run_decision(rt, g, &c->d, h->p, h->A, h->B, cs, h->stream);
-    if (s != CUTEC_OK) {
-      snprintf(c->note, sizeof c->note, "warm-up launch failed: %s", cutec_status_string(s));
-      c->ms = INFINITY;
-      return CUTEC_OK;
+  int live[2] = {1, 1};
+  for (int j = 0; j < nc; j++)
+    for (int w = 0; w < warmup && live[j]; w++) {
+      cutec_status s = cutec_gemm_run_decision(rt, g, &cs_[j]->d, h->p, h->A, h->B, cs, h->stream);
+      if (s != CUTEC_OK) {
+        snprintf(cs_[j]->note, sizeof cs_[j]->note, "warm-up launch failed: %s", cutec_status_string(s));
+        cs_[j]->ms = INFINITY;
+        live[j] = 0;
+      }
     }
-  }
-  for (int r = 0; r < runs; r++) {
-    CUresult cr = CUDA_SUCCESS;
-    if (h->flush != 0)
-      cr = rt->drv.memset_d8_async(h->flush, (unsigned char)r, h->flush_bytes, st);
-    if (cr == CUDA_SUCCESS)
-      cr = rt->drv.event_record(h->ev[2 * r], st);
-    if (cr != CUDA_SUCCESS)
-      return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventRecord / cuMemsetD8Async");
-    cutec_status s = cutec_gemm_run_decision(rt, g, &c->d, h->p, h->A, h->B, cs, h->stream);
-    if (s != CUTEC_OK) {
-      snprintf(c->note, sizeof c->note, "timed launch failed: %s", cutec_status_string(s));
-      c->ms = INFINITY;
-      (void)cutec_stream_synchronize(rt, h->stream);
-      return CUTEC_OK;
+  for (int r = 0; r < runs; r++)
+    for (int j = 0; j < nc; j++) {
+      if (!live[j])
+        continue;
+      int e = 2 * (r * nc + j);
+      CUresult cr = CUDA_SUCCESS;
+      if (h->flush != 0)
+        cr = rt->drv.memset_d8_async(h->flush, (unsigned char)r, h->flush_bytes, st);
+      if (cr == CUDA_SUCCESS)
+        cr = rt->drv.event_record(h->ev[e], st);
+      if (cr != CUDA_SUCCESS)
+        return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventRecord / cuMemsetD8Async");
+      cutec_status s = cutec_gemm_run_decision(rt, g, &cs_[j]->d, h->p, h->A, h->B, cs, h->stream);
+      if (s != CUTEC_OK) {
+        snprintf(cs_[j]->note, sizeof cs_[j]->note, "timed launch failed: %s", cutec_status_string(s));
+        cs_[j]->ms = INFINITY;
+        live[j] = 0;
+        (void)cutec_stream_synchronize(rt, h->stream);
+        continue;
+      }
+      cr = rt->drv.event_record(h->ev[e + 1], st);
+      if (cr != CUDA_SUCCESS)
+        return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventRecord");
     }
-    cr = rt->drv.event_record(h->ev[2 * r + 1], st);
-    if (cr != CUDA_SUCCESS)
-      return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventRecord");
-  }
-  CUresult cr = rt->drv.event_synchronize(h->ev[2 * runs - 1]);
-  if (cr != CUDA_SUCCESS)
-    return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventSynchronize");
+  cutec_status ss = cutec_stream_synchronize(rt, h->stream); /* a kernel fault keeps its status */
+  if (ss != CUTEC_OK)
+    return ss;
+  CUresult cr;
   double *t = malloc(sizeof *t * (size_t)runs);
   if (t == NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
-  for (int r = 0; r < runs; r++) {
-    float ms = 0;
-    cr = rt->drv.event_elapsed_time(&ms, h->ev[2 * r], h->ev[2 * r + 1]);
-    if (cr != CUDA_SUCCESS) {
-      free(t);
-      return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventElapsedTime");
+  for (int j = 0; j < nc; j++) {
+    if (!live[j])
+      continue;
+    for (int r = 0; r < runs; r++) {
+      float ms = 0;
+      int e = 2 * (r * nc + j);
+      cr = rt->drv.event_elapsed_time(&ms, h->ev[e], h->ev[e + 1]);
+      if (cr != CUDA_SUCCESS) {
+        free(t);
+        return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventElapsedTime");
+      }
+      t[r] = ms;
     }
-    t[r] = ms;
+    qsort(t, (size_t)runs, sizeof *t, cmp_double);
+    cs_[j]->ms = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
   }
-  qsort(t, (size_t)runs, sizeof *t, cmp_double);
-  c->ms = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
   free(t);
   return CUTEC_OK;
+}
+
+static cutec_status time_candidate(harness *h, candidate *c, int warmup, int runs) {
+  return time_candidates(h, &c, 1, warmup, runs);
 }
 
 static int cmp_candidate(const void *a, const void *b) {
@@ -423,7 +444,7 @@ static cutec_status harness_init(harness *h) {
     if (s != CUTEC_OK)
       return s;
   }
-  h->nev = 2 * g->runs;
+  h->nev = 4 * g->runs; /* two candidates in alternation (time_candidates) */
   h->ev = calloc((size_t)h->nev, sizeof *h->ev);
   h->host_c = malloc(h->c_bytes);
   if (h->ev == NULL || h->host_c == NULL)
@@ -634,6 +655,28 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
                  g->finalists);
   }
   qsort(cands, (size_t)n, sizeof *cands, cmp_candidate);
+  /* The best pack kernel and the best cuBLASLt algorithm were timed up to
+   * a minute apart, while the GPU's clocks and temperature moved (on the
+   * H100 long problems measured up to 8% apart either way from one run to
+   * the next): time the two again in alternation, so that the choice and
+   * the report compare like with like. */
+  if (s == CUTEC_OK) {
+    int bd = -1, bc = -1;
+    for (int i = 0; i < n && !isinf(cands[i].ms); i++) {
+      if (cands[i].d.kind == DECISION_CUBLAS && bc < 0)
+        bc = i;
+      else if (cands[i].d.kind != DECISION_CUBLAS && !cands[i].screened && bd < 0)
+        bd = i;
+    }
+    if (bd >= 0 && bc >= 0) {
+      candidate *pair[2] = {&cands[bd], &cands[bc]};
+      s = time_candidates(&h, pair, 2, g->warmup, g->runs);
+      if (s == CUTEC_OK)
+        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: head to head, in alternation: %s %.4f ms, %s %.4f ms",
+                     cands[bd].d.name, cands[bd].ms, cands[bc].d.name, cands[bc].ms);
+      qsort(cands, (size_t)n, sizeof *cands, cmp_candidate);
+    }
+  }
   /* The winner is checked once more before it is trusted. */
   int win = -1;
   for (int i = 0; i < n && s == CUTEC_OK && win < 0 && !isinf(cands[i].ms); i++) {

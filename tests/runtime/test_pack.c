@@ -489,13 +489,15 @@ static void gemm_and_check(cutec_runtime *rt, const cutec_gemm_problem *p, mats 
   free(got);
 }
 
-static int logged_ignoring, logged_plus_inf;
+static int logged_ignoring, logged_plus_inf, logged_head_to_head;
 static void count_log(void *user, int level, const char *msg) {
   (void)user;
   if (strstr(msg, "tuning cache: ignoring") != NULL)
     logged_ignoring++;
   if (strstr(msg, "scores +inf") != NULL)
     logged_plus_inf++;
+  if (strstr(msg, "head to head, in alternation") != NULL)
+    logged_head_to_head++;
   if (getenv("TEST_PACK_VERBOSE") != NULL)
     fprintf(stderr, "[log %d] %s\n", level, msg);
 }
@@ -546,6 +548,9 @@ static int test_gemm(int argc, char **argv) {
   }
   int files = count_cache_files(dir);
   CHECK(files == 3);
+  /* each tuning timed its best pack kernel and best cuBLASLt algorithm
+   * again in alternation (with the mock cuBLASLt; none without it) */
+  CHECK(getenv("CUTEC_CUBLASLT") == NULL || logged_head_to_head == 3);
 
   /* A second runtime reads the disk cache; a corrupted file is re-tuned. */
   cutec_pack_unload(pack);
