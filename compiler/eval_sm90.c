@@ -83,15 +83,25 @@ static bool static_size(Eval *e, const Value *t, SrcLoc loc, int64_t *n)
     return true;
 }
 
-/* element i of a register fragment, through its layout */
-static LLVMValueRef frag_ptr(Eval *e, const Value *t, int64_t i)
+/* element i of a register fragment, through its layout, and where it is
+ * static its element offset */
+static LLVMValueRef frag_ptr_at(Eval *e, const Value *t, int64_t i, int64_t *off_out, bool *is_static)
 {
     LayInt off;
     LayError err = {.arg = -1};
     LayTuple *crd = lay_tuple_leaf(e->arena, lay_int_static(i));
     if (!lay_crd2idx(e->arena, crd, &t->lay.layout, &off, &err) || !lay_int_add(e->arena, t->toff, off, &off)) return NULL;
+    if (off.is_static) *off_out = off.value;
+    else *is_static = false;
     LLVMValueRef idx = lower_layint(e, off);
     return LLVMBuildGEP2(e->cg->b, cg_type(e->cg, t->ty), t->llvm, &idx, 1, "");
+}
+
+static LLVMValueRef frag_ptr(Eval *e, const Value *t, int64_t i)
+{
+    int64_t off;
+    bool is_static = true;
+    return frag_ptr_at(e, t, i, &off, &is_static);
 }
 
 /* A wgmma's accumulator fragment: N/2 f32 per thread (n <= 128).  The
@@ -401,26 +411,7 @@ struct WgmmaGroup {
     int64_t fence_n, *fence_off;
 };
 
-/* element i of a register fragment and, where static, its element offset */
-static LLVMValueRef frag_ptr_at(Eval *e, const Value *t, int64_t i, int64_t *off_out, bool *is_static)
-{
-    LayInt off;
-    LayError err = {.arg = -1};
-    LayTuple *crd = lay_tuple_leaf(e->arena, lay_int_static(i));
-    if (!lay_crd2idx(e->arena, crd, &t->lay.layout, &off, &err) || !lay_int_add(e->arena, t->toff, off, &off)) return NULL;
-    if (off.is_static) *off_out = off.value;
-    else *is_static = false;
-    LLVMValueRef idx = lower_layint(e, off);
-    return LLVMBuildGEP2(e->cg->b, cg_type(e->cg, t->ty), t->llvm, &idx, 1, "");
-}
 
-/* The group's wgmmas as one asm statement: outputs $0 .. $S-1 are the
- * slots, tied inputs $S .. $2S-1 their values before, then each wgmma's A
- * and B operands in order.  The PTX is the same instruction sequence as
- * one statement per wgmma; LLVM handles the 2S tied operands once
- * instead of once per wgmma, which is most of a GEMM's code generation
- * time (each k-tile of a 128 x 256 tile is four m64n256k16 wgmmas of 128
- * accumulators). */
 static bool thread_acc(Eval *e, const Value *acc, int64_t n, const Value *afrag, const char *text);
 
 /* The pending fence: true where the group's first statement can carry it
@@ -440,6 +431,13 @@ static bool fence_in_group(Eval *e, WgmmaGroup *g)
     return all;
 }
 
+/* The group's wgmmas as one asm statement: outputs $0 .. $S-1 are the
+ * slots, tied inputs $S .. $2S-1 their values before, then each wgmma's A
+ * and B operands in order.  The PTX is the same instruction sequence as
+ * one statement per wgmma; LLVM handles the 2S tied operands once
+ * instead of once per wgmma, which is most of a GEMM's code generation
+ * time (each k-tile of a 128 x 256 tile is four m64n256k16 wgmmas of 128
+ * accumulators). */
 static void emit_group(Eval *e, WgmmaGroup *g)
 {
     bool fence = fence_in_group(e, g);
