@@ -592,13 +592,6 @@ static Value cp_async(Eval *e, const Node *call)
     return (Value){.kind = V_VOID};
 }
 
-/* store_vector(dst, frag[, pred[, p0, .., pn-1]]) / load_vector(frag, src):
- * the whole fragment as one 2/4/8/16-byte access at element dst/src, which
- * the caller promises is aligned to that size where the access happens
- * (the hardware faults otherwise); with a predicate the store is a
- * predicated instruction (eval_store.c), and with one predicate per element
- * after it, element i is stored alone where pred fails and pi holds (rows
- * whose alignment is only known at run time). */
 /* store_vector(dst, frag, pred, p0, .., pn-1): the vector store where pred
  * holds, else the elements where their own predicates do */
 static Value store_vector_or_elems(Eval *e, const Node *call, const Value *dst, const Value *frag, int64_t n,
@@ -632,6 +625,13 @@ static Value store_vector_or_elems(Eval *e, const Node *call, const Value *dst, 
     return ok ? (Value){.kind = V_VOID} : val_error();
 }
 
+/* store_vector(dst, frag[, pred[, p0, .., pn-1]]) / load_vector(frag, src):
+ * the whole fragment as one 2/4/8/16-byte access at element dst/src, which
+ * the caller promises is aligned to that size where the access happens
+ * (the hardware faults otherwise); with a predicate the store is a
+ * predicated instruction (eval_store.c), and with one predicate per element
+ * after it, element i is stored alone where pred fails and pi holds (rows
+ * whose alignment is only known at run time). */
 static Value vector_access(Eval *e, const Node *call, bool store)
 {
     const char *name = store ? "store_vector" : "load_vector";
