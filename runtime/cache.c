@@ -240,3 +240,45 @@ gemm_decision *cutec_gemm_cache_load(cutec_runtime *rt, struct cutec_gemm_ctx *g
   cutec_rt_log(rt, CUTEC_LOG_DEBUG, "tuning cache: using '%s' (%s)", path, d->name);
   return d;
 }
+
+/* ---- quarantine: pack kernels that faulted while being tuned ---- */
+
+/* "<dir>/quarantine.txt": one line per kernel that faulted, "<pack source
+ * hash> <entry> <name>"; a fault poisons the CUDA context, so the tuning
+ * that met it ends, and later tunings (new runtimes, new processes) skip
+ * the kernel instead of faulting on it again. */
+static void quarantine_path(struct cutec_gemm_ctx *g, char *path, size_t len) {
+  snprintf(path, len, "%s/quarantine.txt", cutec_gemm_cache_dir(g));
+}
+
+int cutec_gemm_quarantined(struct cutec_gemm_ctx *g, const gemm_decision *d) {
+  if (d->kind != DECISION_DSL || !g->disk_cache)
+    return 0;
+  char path[1200], want[64], line[512];
+  quarantine_path(g, path, sizeof path);
+  FILE *f = fopen(path, "r");
+  if (f == NULL)
+    return 0;
+  int n = snprintf(want, sizeof want, "%016llx %d ", (unsigned long long)d->pack->h.source_hash, d->entry);
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f) != NULL)
+    found = strncmp(line, want, (size_t)n) == 0;
+  fclose(f);
+  return found;
+}
+
+const char *cutec_gemm_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d) {
+  if (d->kind != DECISION_DSL || !g->disk_cache)
+    return NULL;
+  static char path[1200];
+  quarantine_path(g, path, sizeof path);
+  const char *dir = cutec_gemm_cache_dir(g);
+  FILE *f = make_dirs(dir) == 0 ? fopen(path, "a") : NULL;
+  if (f == NULL) {
+    cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: cannot record the faulting kernel in '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  fprintf(f, "%016llx %d %s\n", (unsigned long long)d->pack->h.source_hash, d->entry, d->name);
+  fclose(f);
+  return path;
+}

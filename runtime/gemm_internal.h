@@ -118,5 +118,10 @@ gemm_decision *cutec_gemm_cache_load(cutec_runtime *rt, struct cutec_gemm_ctx *g
                                      const cutec_gemm_problem *p, const gemm_class *cls);
 /* Writes it atomically; failures are logged as warnings, never fatal. */
 void cutec_gemm_cache_store(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d);
+/* The quarantine of pack kernels that faulted while tuned (with the disk
+ * cache on): whether d's kernel is in it; adding it (the file's path, or
+ * NULL when it could not be written, which is logged). */
+int cutec_gemm_quarantined(struct cutec_gemm_ctx *g, const gemm_decision *d);
+const char *cutec_gemm_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d);
 
 #endif /* CUTEC_RUNTIME_GEMM_INTERNAL_H */

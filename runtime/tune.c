@@ -17,7 +17,8 @@
  * are then timed again in alternation, so that the two compare under the
  * same clocks.  The winner is run and checked once more before it is
  * trusted.  A kernel fault cannot be survived (CUDA poisons the context), so
- * it ends tuning with CUTEC_ERR_KERNEL_FAULT.
+ * it ends tuning with CUTEC_ERR_KERNEL_FAULT; a pack kernel that faulted
+ * goes into the quarantine file beside the cache, which later tunings skip.
  */
 #include "gemm_internal.h"
 
@@ -390,6 +391,22 @@ static cutec_status time_candidate(harness *h, candidate *c, int warmup, int run
   return time_candidates(h, &c, 1, warmup, runs);
 }
 
+/* A kernel fault while a pack kernel ran: the kernel goes into the
+ * quarantine (cache.c), so that later tunings skip it, and the error says
+ * so.  Other statuses pass through. */
+static cutec_status fault_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, cutec_status s, const candidate *c) {
+  if (s != CUTEC_ERR_KERNEL_FAULT || c->d.kind != DECISION_DSL)
+    return s;
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", cutec_runtime_message(rt));
+  const char *path = cutec_gemm_quarantine(rt, g, &c->d);
+  if (path == NULL)
+    return cutec_rt_fail(rt, s, "tuning: %s faulted: %s", c->d.name, msg);
+  return cutec_rt_fail(rt, s,
+                       "tuning: %s faulted: %s; it is quarantined in %s, so later tunings skip it",
+                       c->d.name, msg, path);
+}
+
 static int cmp_candidate(const void *a, const void *b) {
   const candidate *x = a, *y = b;
   if (x->ms != y->ms)
@@ -509,14 +526,21 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
   if (cands == NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
   char pruned[256] = "";
+  int quarantined = 0;
   for (int pi = 0; pi < g->npacks; pi++)
     for (int i = 0; i < g->packs[pi]->count; i++) {
       const char *why = cutec_gemm_dsl_unfit(rt, g->packs[pi], i, p, cls, &cands[ndsl].d);
-      if (why == NULL)
+      if (why == NULL && cutec_gemm_quarantined(g, &cands[ndsl].d))
+        quarantined++; /* faulted in an earlier tuning: its slot is reused */
+      else if (why == NULL)
         ndsl++;
       else if (pruned[0] == '\0' && strncmp(why, "not a GEMM", 10) != 0)
         snprintf(pruned, sizeof pruned, "%s", why);
     }
+  if (quarantined > 0)
+    cutec_rt_log(rt, CUTEC_LOG_WARNING,
+                 "tuning: skipping %d pack kernel%s that faulted in an earlier tuning (listed in %s/quarantine.txt)",
+                 quarantined, quarantined == 1 ? "" : "s", cutec_gemm_cache_dir(g));
   int n = ndsl;
   int lt = cutec_gemm_lt(rt, g);
   cutec_lt_plan ref_plan;
@@ -620,8 +644,10 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
     s = quick ? load_candidate(c) : check_candidate(&h, c);
     if (s == CUTEC_OK && c->ms == 0)
       s = quick ? time_candidate(&h, c, 1, 5) : time_candidate(&h, c, g->warmup, g->runs);
-    if (s != CUTEC_OK)
+    if (s != CUTEC_OK) {
+      s = fault_quarantine(rt, g, s, c);
       break;
+    }
     c->screened = quick;
     if (isinf(c->ms))
       cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: candidate %s scores +inf: %s", c->d.name,
@@ -643,6 +669,7 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
       s = check_candidate(&h, c);
       if (s == CUTEC_OK && c->ms == 0)
         s = time_candidate(&h, c, g->warmup, g->runs);
+      s = fault_quarantine(rt, g, s, c);
       if (s == CUTEC_OK && !isinf(c->ms))
         cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: finalist %s: %.4f ms", c->d.name, c->ms);
       else if (s == CUTEC_OK)
@@ -684,7 +711,7 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
       continue;
     double ms = cands[i].ms;
     cands[i].ms = 0;
-    s = check_candidate(&h, &cands[i]);
+    s = fault_quarantine(rt, g, check_candidate(&h, &cands[i]), &cands[i]);
     if (s == CUTEC_OK && cands[i].ms == 0) {
       cands[i].ms = ms;
       win = i;

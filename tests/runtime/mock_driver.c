@@ -427,6 +427,21 @@ static uint16_t mock_to_half(float f, int bf16) {
   return (uint16_t)(sign | h);
 }
 
+/* CUTEC_MOCK_FAULT_IF="text;text;...": a GEMM kernel whose module (PTX
+ * with its manifest) contains every text faults, for the tuner's
+ * quarantine test. */
+static int fault_requested(const struct CUfunc_st *f) {
+  const char *want = getenv("CUTEC_MOCK_FAULT_IF");
+  if (want == NULL || *want == '\0' || f->module_text == NULL)
+    return 0;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", want);
+  for (char *save = NULL, *t = strtok_r(buf, ";", &save); t != NULL; t = strtok_r(NULL, ";", &save))
+    if (strstr(f->module_text, t) == NULL)
+      return 0;
+  return 1;
+}
+
 /* The stdlib GEMM (stdlib/sm80/gemm.cute): C[M,N] = A[M,K] B[N,K]^T with T
  * and TC read from the module's metadata.  Virtual time favours big tiles.
  * $CUTEC_MOCK_WRONG="NAME VALUE" makes the kernels with that template value
@@ -518,7 +533,10 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
       }
     }
   } else if (strcmp(f->name, "gemm_sm80") == 0) {
-    mock_gemm(f, params);
+    if (fault_requested(f))
+      sticky = ILLEGAL_ADDRESS; /* as a kernel that ran off its memory */
+    else
+      mock_gemm(f, params);
   } else if (strcmp(f->name, "write_null") == 0) {
     sticky = ILLEGAL_ADDRESS;
   } else if (strcmp(f->name, "trap_kernel") == 0) {

@@ -489,7 +489,7 @@ static void gemm_and_check(cutec_runtime *rt, const cutec_gemm_problem *p, mats 
   free(got);
 }
 
-static int logged_ignoring, logged_plus_inf, logged_head_to_head;
+static int logged_ignoring, logged_plus_inf, logged_head_to_head, logged_quarantine;
 static void count_log(void *user, int level, const char *msg) {
   (void)user;
   if (strstr(msg, "tuning cache: ignoring") != NULL)
@@ -498,6 +498,8 @@ static void count_log(void *user, int level, const char *msg) {
     logged_plus_inf++;
   if (strstr(msg, "head to head, in alternation") != NULL)
     logged_head_to_head++;
+  if (strstr(msg, "that faulted in an earlier tuning") != NULL)
+    logged_quarantine++;
   if (getenv("TEST_PACK_VERBOSE") != NULL)
     fprintf(stderr, "[log %d] %s\n", level, msg);
 }
@@ -612,6 +614,70 @@ static int test_gemm(int argc, char **argv) {
   return 0;
 }
 
+/* A pack kernel that faults while tuned (the mock faults on request) ends
+ * that tuning with CUTEC_ERR_KERNEL_FAULT and goes into the quarantine
+ * file; a new runtime's tuning skips it and succeeds. */
+static int test_gemm_quarantine(int argc, char **argv) {
+  CHECK(argc >= 1);
+  if (getenv("CUTEC_CUDA_DRIVER") == NULL) {
+    fprintf(stderr, "skipped: needs the mock driver, which faults on request\n");
+    return TEST_SKIP;
+  }
+  char dir[] = "/tmp/cutec-test-quarantine-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK(setenv("CUTEC_CACHE_DIR", dir, 1) == 0);
+  CHECK(setenv("CUTEC_MOCK_FAULT_IF", "cutec.param BM 128;cutec.param BN 128;cutec.param FRAGS 1", 1) == 0);
+  cutec_pack *pack;
+  cutec_runtime *rt = gemm_runtime(argv[0], &pack);
+  cutec_gemm_problem p;
+  cutec_gemm_problem_init(&p, 128, 128, 128, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+  mats x;
+  mats_init(rt, &p, &x);
+  CHECK_STATUS(rt, cutec_gemm(rt, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL),
+               CUTEC_ERR_KERNEL_FAULT);
+  const char *msg = cutec_runtime_message(rt);
+  printf("fault: %s\n", msg);
+  CHECK(strstr(msg, "BM=128 BN=128") != NULL && strstr(msg, "FRAGS=1") != NULL && strstr(msg, "quarantined in") != NULL);
+  free(x.ha);
+  free(x.hb);
+  free(x.hc);
+  cutec_pack_unload(pack);
+  cutec_runtime_destroy(rt);
+
+  char path[200], line[512];
+  snprintf(path, sizeof path, "%s/quarantine.txt", dir);
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL);
+  int lines = 0;
+  while (fgets(line, sizeof line, f) != NULL) {
+    lines++;
+    CHECK(strstr(line, " 8 gemm_sm80 ") != NULL && strstr(line, "BM=128 BN=128") != NULL && strstr(line, "FRAGS=1") != NULL);
+  }
+  fclose(f);
+  CHECK(lines == 1);
+
+  /* a new runtime skips the quarantined kernel: the tuning completes and
+   * the result is right */
+  logged_quarantine = 0;
+  rt = gemm_runtime(argv[0], &pack);
+  mats_init(rt, &p, &x);
+  gemm_and_check(rt, &p, &x);
+  CHECK(logged_quarantine == 1);
+  char choice[192];
+  CHECK_OK(rt, cutec_gemm_choice(rt, &p, choice, sizeof choice));
+  printf("after the quarantine: %s\n", choice);
+  CHECK(!(strstr(choice, "BM=128 BN=128") != NULL && strstr(choice, "FRAGS=1") != NULL));
+  mats_free(rt, &x);
+  cutec_pack_unload(pack);
+  cutec_runtime_destroy(rt);
+  unsetenv("CUTEC_MOCK_FAULT_IF");
+  remove(path);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+  return 0;
+}
+
 static int test_gemm_errors(int argc, char **argv) {
   CHECK(argc >= 1);
   CHECK(setenv("CUTEC_CACHE_DIR", "/nonexistent-dir/cannot/be/made", 1) == 0);
@@ -686,7 +752,7 @@ static const struct {
   int (*fn)(int, char **);
 } cases[] = {
     {"format", test_format}, {"manifest", test_manifest}, {"gemm_args", test_gemm_args},
-    {"arch", test_arch},     {"launch", test_launch},     {"gemm", test_gemm},
+    {"arch", test_arch},     {"launch", test_launch},     {"gemm", test_gemm},     {"gemm_quarantine", test_gemm_quarantine},
     {"gemm_errors", test_gemm_errors}, {"layouts", test_layouts},
 };
 
