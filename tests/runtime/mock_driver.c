@@ -185,10 +185,52 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
   return OK;
 }
 
+/* Live "device" allocations: a reset destroys the context and with it all
+ * of its memory, as the real driver does (what a faulted tuning left
+ * allocated is freed there, not leaked). */
+static void **allocs;
+static size_t nallocs, cap_allocs;
+
+static int track(void *p) {
+  if (nallocs == cap_allocs) {
+    size_t cap = cap_allocs ? 2 * cap_allocs : 64;
+    void **a = realloc(allocs, cap * sizeof *a);
+    if (a == NULL)
+      return 0;
+    allocs = a;
+    cap_allocs = cap;
+  }
+  allocs[nallocs++] = p;
+  return 1;
+}
+
+/* the list itself goes with its last entry: the runtime dlcloses this
+ * library, and a list left behind would be a leak */
+static void drop_list_if_empty(void) {
+  if (nallocs == 0) {
+    free(allocs);
+    allocs = NULL;
+    cap_allocs = 0;
+  }
+}
+
+static void untrack(void *p) {
+  for (size_t i = 0; i < nallocs; i++)
+    if (allocs[i] == p) {
+      allocs[i] = allocs[--nallocs];
+      break;
+    }
+  drop_list_if_empty();
+}
+
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
   if (dev != 0)
     return INVALID_DEVICE;
   sticky = OK;
+  for (size_t i = 0; i < nallocs; i++)
+    free(allocs[i]);
+  nallocs = 0;
+  drop_list_if_empty();
   return OK;
 }
 
@@ -554,8 +596,10 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes) {
   if (bytes > ((size_t)1 << 36))
     return OUT_OF_MEMORY;
   void *p = malloc(bytes);
-  if (p == NULL)
+  if (p == NULL || !track(p)) {
+    free(p);
     return OUT_OF_MEMORY;
+  }
   *dptr = (CUdeviceptr)(uintptr_t)p;
   return OK;
 }
@@ -564,6 +608,7 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
   CUresult r = ready();
   if (r != OK)
     return r;
+  untrack((void *)(uintptr_t)dptr);
   free((void *)(uintptr_t)dptr);
   return OK;
 }
