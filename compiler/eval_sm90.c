@@ -494,7 +494,7 @@ static void group_flush(Eval *e, WgmmaGroup *g)
 
 /* op (its accumulator elements at ptrs, offsets offs from base) joins the
  * group; false where the group has no room for it */
-static bool group_add(Eval *e, WgmmaGroup *g, WgmmaOp *op, LLVMValueRef base, LLVMValueRef *ptrs, const int64_t *offs)
+static bool group_add(WgmmaGroup *g, WgmmaOp *op, LLVMValueRef base, LLVMValueRef *ptrs, const int64_t *offs)
 {
     if (g->nop == GROUP_OPS) return false;
     int added = 0;
@@ -513,7 +513,6 @@ static bool group_add(Eval *e, WgmmaGroup *g, WgmmaOp *op, LLVMValueRef base, LL
     }
     g->nslot += added;
     g->op[g->nop++] = *op;
-    (void)e;
     return true;
 }
 
@@ -702,10 +701,10 @@ static Value wgmma(Eval *e, const Node *call)
         if (!ptrs[i]) return val_error();
     }
     WgmmaGroup *g = e->wgmma_group;
-    if (g && !(offs_static && group_add(e, g, &op, acc.llvm, ptrs, offs))) {
+    if (g && !(offs_static && group_add(g, &op, acc.llvm, ptrs, offs))) {
         /* not groupable (or the group is full): what is pending goes first */
         group_flush(e, g);
-        if (offs_static && group_add(e, g, &op, acc.llvm, ptrs, offs)) return (Value){.kind = V_VOID};
+        if (offs_static && group_add(g, &op, acc.llvm, ptrs, offs)) return (Value){.kind = V_VOID};
     } else if (g) {
         return (Value){.kind = V_VOID};
     }

@@ -251,34 +251,63 @@ static void quarantine_path(struct cutec_gemm_ctx *g, char *path, size_t len) {
   snprintf(path, len, "%s/quarantine.txt", cutec_gemm_cache_dir(g));
 }
 
-int cutec_gemm_quarantined(struct cutec_gemm_ctx *g, const gemm_decision *d) {
-  if (d->kind != DECISION_DSL || !g->disk_cache)
-    return 0;
-  char path[1200], want[64], line[512];
+char *cutec_gemm_quarantine_load(struct cutec_gemm_ctx *g) {
+  if (!g->disk_cache)
+    return NULL;
+  char path[1200];
   quarantine_path(g, path, sizeof path);
   FILE *f = fopen(path, "r");
   if (f == NULL)
-    return 0;
-  int n = snprintf(want, sizeof want, "%016llx %d ", (unsigned long long)d->pack->h.source_hash, d->entry);
-  int found = 0;
-  while (!found && fgets(line, sizeof line, f) != NULL)
-    found = strncmp(line, want, (size_t)n) == 0;
+    return NULL;
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap);
+  while (buf != NULL) {
+    n += fread(buf + n, 1, cap - 1 - n, f);
+    if (n < cap - 1)
+      break;
+    char *b = realloc(buf, 2 * cap);
+    if (b == NULL) {
+      free(buf);
+      buf = NULL;
+      break;
+    }
+    buf = b;
+    cap *= 2;
+  }
   fclose(f);
-  return found;
+  if (buf != NULL)
+    buf[n] = '\0';
+  return buf;
 }
 
-const char *cutec_gemm_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d) {
+int cutec_gemm_quarantined(const char *list, const gemm_decision *d) {
+  if (list == NULL || d->kind != DECISION_DSL)
+    return 0;
+  char want[64];
+  int n = snprintf(want, sizeof want, "%016llx %d ", (unsigned long long)d->pack->h.source_hash, d->entry);
+  for (const char *line = list; *line != '\0';) {
+    if (strncmp(line, want, (size_t)n) == 0)
+      return 1;
+    const char *nl = strchr(line, '\n');
+    if (nl == NULL)
+      break;
+    line = nl + 1;
+  }
+  return 0;
+}
+
+int cutec_gemm_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d, char *path,
+                          size_t len) {
   if (d->kind != DECISION_DSL || !g->disk_cache)
-    return NULL;
-  static char path[1200];
-  quarantine_path(g, path, sizeof path);
+    return -1;
+  quarantine_path(g, path, len);
   const char *dir = cutec_gemm_cache_dir(g);
   FILE *f = make_dirs(dir) == 0 ? fopen(path, "a") : NULL;
   if (f == NULL) {
     cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: cannot record the faulting kernel in '%s': %s", path, strerror(errno));
-    return NULL;
+    return -1;
   }
   fprintf(f, "%016llx %d %s\n", (unsigned long long)d->pack->h.source_hash, d->entry, d->name);
   fclose(f);
-  return path;
+  return 0;
 }

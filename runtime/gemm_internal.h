@@ -119,9 +119,13 @@ gemm_decision *cutec_gemm_cache_load(cutec_runtime *rt, struct cutec_gemm_ctx *g
 /* Writes it atomically; failures are logged as warnings, never fatal. */
 void cutec_gemm_cache_store(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d);
 /* The quarantine of pack kernels that faulted while tuned (with the disk
- * cache on): whether d's kernel is in it; adding it (the file's path, or
- * NULL when it could not be written, which is logged). */
-int cutec_gemm_quarantined(struct cutec_gemm_ctx *g, const gemm_decision *d);
-const char *cutec_gemm_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d);
+ * cache on): its lines, read once per tuning (malloc'd; NULL when there
+ * are none); whether d's kernel is among them; adding d's kernel (0 and
+ * the file's path in path, or -1 when it could not be written, which is
+ * logged). */
+char *cutec_gemm_quarantine_load(struct cutec_gemm_ctx *g);
+int cutec_gemm_quarantined(const char *list, const gemm_decision *d);
+int cutec_gemm_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d, char *path,
+                          size_t len);
 
 #endif /* CUTEC_RUNTIME_GEMM_INTERNAL_H */

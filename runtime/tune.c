@@ -321,7 +321,7 @@ static int cmp_double(const void *a, const void *b) {
 /* Median times of `runs` runs (after `warmup`) of nc checked candidates
  * (nc <= 2), their runs in alternation (A B A B ...), so that two
  * candidates compared with each other see the same clocks and temperature. */
-static cutec_status time_candidates(harness *h, candidate **cs_, int nc, int warmup, int runs) {
+static cutec_status time_candidates(harness *h, candidate **pair, int nc, int warmup, int runs) {
   cutec_runtime *rt = h->rt;
   struct cutec_gemm_ctx *g = h->g;
   void *cs = (void *)(uintptr_t)h->cs;
@@ -329,10 +329,10 @@ static cutec_status time_candidates(harness *h, candidate **cs_, int nc, int war
   int live[2] = {1, 1};
   for (int j = 0; j < nc; j++)
     for (int w = 0; w < warmup && live[j]; w++) {
-      cutec_status s = cutec_gemm_run_decision(rt, g, &cs_[j]->d, h->p, h->A, h->B, cs, h->stream);
+      cutec_status s = cutec_gemm_run_decision(rt, g, &pair[j]->d, h->p, h->A, h->B, cs, h->stream);
       if (s != CUTEC_OK) {
-        snprintf(cs_[j]->note, sizeof cs_[j]->note, "warm-up launch failed: %s", cutec_status_string(s));
-        cs_[j]->ms = INFINITY;
+        snprintf(pair[j]->note, sizeof pair[j]->note, "warm-up launch failed: %s", cutec_status_string(s));
+        pair[j]->ms = INFINITY;
         live[j] = 0;
       }
     }
@@ -348,10 +348,10 @@ static cutec_status time_candidates(harness *h, candidate **cs_, int nc, int war
         cr = rt->drv.event_record(h->ev[e], st);
       if (cr != CUDA_SUCCESS)
         return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventRecord / cuMemsetD8Async");
-      cutec_status s = cutec_gemm_run_decision(rt, g, &cs_[j]->d, h->p, h->A, h->B, cs, h->stream);
+      cutec_status s = cutec_gemm_run_decision(rt, g, &pair[j]->d, h->p, h->A, h->B, cs, h->stream);
       if (s != CUTEC_OK) {
-        snprintf(cs_[j]->note, sizeof cs_[j]->note, "timed launch failed: %s", cutec_status_string(s));
-        cs_[j]->ms = INFINITY;
+        snprintf(pair[j]->note, sizeof pair[j]->note, "timed launch failed: %s", cutec_status_string(s));
+        pair[j]->ms = INFINITY;
         live[j] = 0;
         (void)cutec_stream_synchronize(rt, h->stream);
         continue;
@@ -381,7 +381,7 @@ static cutec_status time_candidates(harness *h, candidate **cs_, int nc, int war
       t[r] = ms;
     }
     qsort(t, (size_t)runs, sizeof *t, cmp_double);
-    cs_[j]->ms = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+    pair[j]->ms = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
   }
   free(t);
   return CUTEC_OK;
@@ -399,8 +399,8 @@ static cutec_status fault_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g
     return s;
   char msg[512];
   snprintf(msg, sizeof msg, "%s", cutec_runtime_message(rt));
-  const char *path = cutec_gemm_quarantine(rt, g, &c->d);
-  if (path == NULL)
+  char path[1200];
+  if (cutec_gemm_quarantine(rt, g, &c->d, path, sizeof path) != 0)
     return cutec_rt_fail(rt, s, "tuning: %s faulted: %s", c->d.name, msg);
   return cutec_rt_fail(rt, s,
                        "tuning: %s faulted: %s; it is quarantined in %s, so later tunings skip it",
@@ -527,16 +527,18 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
     return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
   char pruned[256] = "";
   int quarantined = 0;
+  char *quarantine = cutec_gemm_quarantine_load(g);
   for (int pi = 0; pi < g->npacks; pi++)
     for (int i = 0; i < g->packs[pi]->count; i++) {
       const char *why = cutec_gemm_dsl_unfit(rt, g->packs[pi], i, p, cls, &cands[ndsl].d);
-      if (why == NULL && cutec_gemm_quarantined(g, &cands[ndsl].d))
+      if (why == NULL && cutec_gemm_quarantined(quarantine, &cands[ndsl].d))
         quarantined++; /* faulted in an earlier tuning: its slot is reused */
       else if (why == NULL)
         ndsl++;
       else if (pruned[0] == '\0' && strncmp(why, "not a GEMM", 10) != 0)
         snprintf(pruned, sizeof pruned, "%s", why);
     }
+  free(quarantine);
   if (quarantined > 0)
     cutec_rt_log(rt, CUTEC_LOG_WARNING,
                  "tuning: skipping %d pack kernel%s that faulted in an earlier tuning (listed in %s/quarantine.txt)",
