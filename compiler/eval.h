@@ -165,6 +165,8 @@ void sm90_wgmma_group_end(Eval *e);
  * first statement.  True: st was taken (the group is begun; evaluate next,
  * then end the group); false: evaluate both as usual. */
 bool sm90_wgmma_group_fence(Eval *e, const Node *st, const Node *next);
+bool atomic_builtin_exists(const char *name);         /* eval_atomic.c */
+Value atomic_builtin(Eval *e, const char *name, const Node *call);
 bool sm90_store_builtin_exists(const char *name);     /* eval_sm90_store.c */
 Value sm90_store_builtin(Eval *e, const char *name, const Node *call);
 Value tensor_builtin(Eval *e, const char *name, const Node *call);

@@ -69,6 +69,7 @@ Value builtin_call(Eval *e, const char *name, const Node *call)
     if (tensor_builtin_exists(name)) return tensor_builtin(e, name, call);
     if (sm90_builtin_exists(name)) return sm90_builtin(e, name, call);
     if (sm90_store_builtin_exists(name)) return sm90_store_builtin(e, name, call);
+    if (atomic_builtin_exists(name)) return atomic_builtin(e, name, call);
     if (!builtin_exists(name)) return call_layout_fn(e, name, call);
     if (call->list2.n) {
         diag_error(e->diag, call->loc, "'%s' takes no template arguments", name);

@@ -625,7 +625,61 @@ static Value store_vector_or_elems(Eval *e, const Node *call, const Value *dst, 
     return ok ? (Value){.kind = V_VOID} : val_error();
 }
 
-/* store_vector(dst, frag[, pred[, p0, .., pn-1]]) / load_vector(frag, src):
+/* load_vector(frag, src, pred): one predicated load (inline PTX, as the
+ * predicated stores of eval_store.c), zeros where pred fails and nothing
+ * read.  No branch: code that adds such a fragment to registers under a
+ * runtime condition (the GEMM's stream-K fix-up adds another block's
+ * partial sums to its accumulators) stays one basic block, where a branch
+ * would give LLVM a phi per register to merge. */
+static LLVMValueRef load_pred(Eval *e, const Node *call, const Value *src, LLVMTypeRef vt, int bytes)
+{
+    Value p = eval_rvalue(e, call->list.items[2]);
+    if (p.kind == V_ERROR) return NULL;
+    if (p.kind != V_BOOL && (p.kind != V_DYN || p.ty != TY_BOOL)) {
+        diag_error(e->diag, call->list.items[2]->loc, "the predicate of 'load_vector' must be a boolean, found %s",
+                   val_describe(e, &p));
+        return NULL;
+    }
+    if (src->space != SPACE_GMEM && src->space != SPACE_SMEM) {
+        diag_error(e->diag, call->list.items[1]->loc, "a predicated 'load_vector' reads global or shared memory, found %s",
+                   val_describe(e, src));
+        return NULL;
+    }
+    CG *cg = e->cg;
+    if (p.kind == V_BOOL) {
+        if (p.i) {
+            LLVMValueRef v = LLVMBuildLoad2(cg->b, vt, src->llvm, "");
+            LLVMSetAlignment(v, (unsigned)bytes);
+            return v;
+        }
+        return LLVMConstNull(vt);
+    }
+    /* words of 32 bits (16 for a 2-byte fragment), zeroed, then loaded where p holds */
+    bool half = bytes == 2;
+    int nw = half ? 1 : bytes / 4;
+    bool gm = src->space == SPACE_GMEM;
+    char text[256], cons[64];
+    int t = 0, c = 0;
+    t += snprintf(text + t, sizeof text - (size_t)t, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n", nw);
+    for (int i = 0; i < nw; i++) t += snprintf(text + t, sizeof text - (size_t)t, "mov.b%d $%d, 0;\n", half ? 16 : 32, i);
+    t += snprintf(text + t, sizeof text - (size_t)t, "@p ld.%s%s.b%d %s", gm ? "global" : "shared",
+                  nw > 1 ? (nw == 2 ? ".v2" : ".v4") : "", half ? 16 : 32, nw > 1 ? "{" : "");
+    for (int i = 0; i < nw; i++) t += snprintf(text + t, sizeof text - (size_t)t, "%s$%d", i ? ", " : "", i);
+    snprintf(text + t, sizeof text - (size_t)t, "%s, [$%d];\n}", nw > 1 ? "}" : "", nw + 1);
+    for (int i = 0; i < nw; i++) c += snprintf(cons + c, sizeof cons - (size_t)c, "=%s,", half ? "h" : "r");
+    snprintf(cons + c, sizeof cons - (size_t)c, "r,%s,~{memory}", gm ? "l" : "r");
+    LLVMTypeRef wt = half ? cg->t_i16 : cg->t_i32;
+    LLVMValueRef args[2] = {LLVMBuildZExt(cg->b, p.llvm, cg->t_i32, ""),
+                            gm ? LLVMBuildPtrToInt(cg->b, src->llvm, cg->t_i64, "") : smem_addr32(e, src)};
+    LLVMValueRef r = eval_asm(e, nw > 1 ? eval_struct_of(e, wt, (unsigned)nw) : wt, args, 2, text, cons);
+    LLVMValueRef words = LLVMGetUndef(LLVMVectorType(wt, (unsigned)nw));
+    for (int i = 0; i < nw; i++)
+        words = LLVMBuildInsertElement(cg->b, words, nw > 1 ? LLVMBuildExtractValue(cg->b, r, (unsigned)i, "") : r,
+                                       LLVMConstInt(cg->t_i32, (unsigned long long)i, 0), "");
+    return LLVMBuildBitCast(cg->b, words, vt, "");
+}
+
+/* store_vector(dst, frag[, pred[, p0, .., pn-1]]) / load_vector(frag, src[, pred]):
  * the whole fragment as one 2/4/8/16-byte access at element dst/src, which
  * the caller promises is aligned to that size where the access happens
  * (the hardware faults otherwise); with a predicate the store is a
@@ -635,7 +689,7 @@ static Value store_vector_or_elems(Eval *e, const Node *call, const Value *dst, 
 static Value vector_access(Eval *e, const Node *call, bool store)
 {
     const char *name = store ? "store_vector" : "load_vector";
-    if (!builtin_arity(e, call, name, 2, store ? 11 : 2) || !builtin_need_kernel(e, call, name)) return val_error();
+    if (!builtin_arity(e, call, name, 2, store ? 11 : 3) || !builtin_need_kernel(e, call, name)) return val_error();
     Value f, r = eval_expr(e, call->list.items[store ? 0 : 1]);
     if (r.kind == V_ERROR || !builtin_get_tensor(e, call->list.items[store ? 1 : 0], "the fragment", &f) ||
         !has_memory(e, &f, call->list.items[store ? 1 : 0]))
@@ -670,8 +724,14 @@ static Value vector_access(Eval *e, const Node *call, bool store)
         if (!emit_store_pred(e, &r, v, (int)bytes, pred, name, call->list.items[2 < call->list.n ? 2 : 1]->loc, call->loc))
             return val_error();
     } else {
-        LLVMValueRef v = LLVMBuildLoad2(b, vt, r.llvm, "");
-        LLVMSetAlignment(v, (unsigned)bytes);
+        LLVMValueRef v;
+        if (call->list.n == 3) {
+            v = load_pred(e, call, &r, vt, (int)bytes);
+            if (!v) return val_error();
+        } else {
+            v = LLVMBuildLoad2(b, vt, r.llvm, "");
+            LLVMSetAlignment(v, (unsigned)bytes);
+        }
         for (int64_t i = 0; i < n; i++) {
             LLVMValueRef p = tensor_elem_ptr(e, &f, i, call->loc);
             if (!p) return val_error();
