@@ -10,6 +10,8 @@ mkdir -p prebuilt
 for ex in transpose sgemm; do
   build/compiler/cutec "examples/$ex.cute" -o "prebuilt/$ex.ptx"
 done
+# blocks handing partial sums to the last of them (tests/gpu/handoff.c)
+build/compiler/cutec tests/gpu/kernels/handoff.cute --arch=sm_90a -o prebuilt/handoff.ptx
 # every tune point of the sm80 GEMM template, named by its parameters
 rm -rf prebuilt/gemm && mkdir -p prebuilt/gemm
 build/compiler/cutec stdlib/sm80/gemm.cute --list-tune | while read -r kernel args; do
