@@ -76,6 +76,26 @@ if(_test_pack)
   set_tests_properties(pack_mock_overhead_cli PROPERTIES PASS_REGULAR_EXPRESSION "us over 256 calls")
   list(APPEND _pack_mock_tests pack_mock_tune_cli pack_mock_bench_cli pack_mock_overhead_cli)
 endif()
+# The quarantine on the GPU: a pack whose BM = 128 kernel really faults
+# (fault_gemm.cute), built here or taken from CUTEC_PREBUILT_PACK_DIR
+set(_fault_pack "")
+if(CUTEC_PREBUILT_PACK_DIR AND EXISTS ${CUTEC_PREBUILT_PACK_DIR}/fault_gemm.pack)
+  set(_fault_pack ${CUTEC_PREBUILT_PACK_DIR}/fault_gemm.pack)
+elseif(TARGET cutec)
+  set(_fault_pack ${CMAKE_CURRENT_BINARY_DIR}/fault_gemm.pack)
+  add_custom_command(OUTPUT ${_fault_pack}
+    COMMAND $<TARGET_FILE:cutec> pack ${CMAKE_CURRENT_SOURCE_DIR}/fault_gemm.cute --arch=sm_80 --no-cubin
+            -o ${_fault_pack}
+    DEPENDS cutec ${CMAKE_CURRENT_SOURCE_DIR}/fault_gemm.cute
+    COMMENT "cutec pack tests/runtime/fault_gemm.cute -> fault_gemm.pack (2 points, PTX)"
+    VERBATIM)
+  add_custom_target(fault_gemm_pack ALL DEPENDS ${_fault_pack})
+  add_dependencies(test_pack fault_gemm_pack)
+endif()
+if(_fault_pack)
+  add_test(NAME pack_gpu_gemm_quarantine COMMAND test_pack gemm_quarantine_gpu ${_fault_pack})
+  list(APPEND _pack_gpu_tests pack_gpu_gemm_quarantine)
+endif()
 add_test(NAME pack_cpu_tune_no_gpu COMMAND cutec-tune tune ${_va} --m 8 --n 8 --k 8)
 set_tests_properties(pack_cpu_tune_no_gpu PROPERTIES ENVIRONMENT "CUTEC_CUDA_DRIVER=/nonexistent"
                      PASS_REGULAR_EXPRESSION "CUDA driver not available")

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -678,6 +679,76 @@ static int test_gemm_quarantine(int argc, char **argv) {
   return 0;
 }
 
+/* The same on the GPU, with a kernel that really faults (fault_gemm.cute:
+ * its BM = 128 point stores far outside C).  A fault leaves the process's
+ * CUDA context unusable, so the first tuning runs in a child process; the
+ * parent, which has not touched CUDA before, then tunes again. */
+static int test_gemm_quarantine_gpu(int argc, char **argv) {
+  CHECK(argc >= 1);
+  if (getenv("CUTEC_CUDA_DRIVER") != NULL) {
+    fprintf(stderr, "skipped: needs a GPU (the mock case is pack_mock_gemm_quarantine)\n");
+    return TEST_SKIP;
+  }
+  char dir[] = "/tmp/cutec-test-quarantine-gpu-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK(setenv("CUTEC_CACHE_DIR", dir, 1) == 0);
+  cutec_gemm_problem p;
+  cutec_gemm_problem_init(&p, 128, 128, 128, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+  fflush(stdout);
+  pid_t child = fork();
+  CHECK(child >= 0);
+  if (child == 0) {
+    cutec_pack *pack;
+    cutec_runtime *rt = gemm_runtime(argv[0], &pack);
+    mats x;
+    mats_init(rt, &p, &x);
+    CHECK_STATUS(rt, cutec_gemm(rt, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL),
+                 CUTEC_ERR_KERNEL_FAULT);
+    const char *msg = cutec_runtime_message(rt);
+    printf("fault (child process): %s\n", msg);
+    CHECK(strstr(msg, "gemm_fault") != NULL && strstr(msg, "BM=128") != NULL && strstr(msg, "quarantined in") != NULL);
+    fflush(stdout);
+    _exit(0);
+  }
+  int status = 0;
+  CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status));
+  if (WEXITSTATUS(status) == TEST_SKIP)
+    return TEST_SKIP;
+  CHECK(WEXITSTATUS(status) == 0);
+
+  char path[200], line[512];
+  snprintf(path, sizeof path, "%s/quarantine.txt", dir);
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL);
+  int lines = 0;
+  while (fgets(line, sizeof line, f) != NULL) {
+    lines++;
+    CHECK(strstr(line, " gemm_fault ") != NULL && strstr(line, "BM=128") != NULL);
+  }
+  fclose(f);
+  CHECK(lines == 1);
+
+  /* a new process's tuning skips the quarantined kernel and is right */
+  logged_quarantine = 0;
+  cutec_pack *pack;
+  cutec_runtime *rt = gemm_runtime(argv[0], &pack);
+  mats x;
+  mats_init(rt, &p, &x);
+  gemm_and_check(rt, &p, &x);
+  CHECK(logged_quarantine == 1);
+  char choice[192];
+  CHECK_OK(rt, cutec_gemm_choice(rt, &p, choice, sizeof choice));
+  printf("after the quarantine: %s\n", choice);
+  CHECK(strstr(choice, "BM=128") == NULL);
+  mats_free(rt, &x);
+  cutec_pack_unload(pack);
+  cutec_runtime_destroy(rt);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+  return 0;
+}
+
 static int test_gemm_errors(int argc, char **argv) {
   CHECK(argc >= 1);
   CHECK(setenv("CUTEC_CACHE_DIR", "/nonexistent-dir/cannot/be/made", 1) == 0);
@@ -752,7 +823,7 @@ static const struct {
   int (*fn)(int, char **);
 } cases[] = {
     {"format", test_format}, {"manifest", test_manifest}, {"gemm_args", test_gemm_args},
-    {"arch", test_arch},     {"launch", test_launch},     {"gemm", test_gemm},     {"gemm_quarantine", test_gemm_quarantine},
+    {"arch", test_arch},     {"launch", test_launch},     {"gemm", test_gemm},     {"gemm_quarantine", test_gemm_quarantine}, {"gemm_quarantine_gpu", test_gemm_quarantine_gpu},
     {"gemm_errors", test_gemm_errors}, {"layouts", test_layouts},
 };
 
