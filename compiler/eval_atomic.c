@@ -1,6 +1,6 @@
 /* eval_atomic.c: atomics and memory-model fences as builtins, what blocks
- * need to hand partial results to each other through global memory (the
- * stream-K fix-up of stdlib/sm90/gemm.cute): atomic_add(ref, v) is PTX
+ * need to hand partial results to each other through global memory (a
+ * split-K or stream-K fix-up; tests/gpu/kernels/handoff.cute): atomic_add(ref, v) is PTX
  * `atom.add` (relaxed, gpu scope) returning the old value, fence_gpu() is
  * `fence.acq_rel.gpu`.  A release is stores, fence_gpu(), then the atomic;
  * an acquire is the atomic, fence_gpu(), then loads (PTX ISA, memory

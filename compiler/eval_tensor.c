@@ -628,8 +628,8 @@ static Value store_vector_or_elems(Eval *e, const Node *call, const Value *dst, 
 /* load_vector(frag, src, pred): one predicated load (inline PTX, as the
  * predicated stores of eval_store.c), zeros where pred fails and nothing
  * read.  No branch: code that adds such a fragment to registers under a
- * runtime condition (the GEMM's stream-K fix-up adds another block's
- * partial sums to its accumulators) stays one basic block, where a branch
+ * runtime condition (another block's partial sums added to accumulators,
+ * tests/gpu/kernels/handoff.cute) stays one basic block, where a branch
  * would give LLVM a phi per register to merge. */
 static LLVMValueRef load_pred(Eval *e, const Node *call, const Value *src, LLVMTypeRef vt, int bytes)
 {
