@@ -69,6 +69,8 @@ typedef struct Value {
     const Node *node;
     const char *name;
     const struct Atom *atom; /* V_ATOM (eval_atom.c) */
+    LLVMValueRef *conj;    /* a predicate list (V_DYN bool from eval_pred): its
+                              ncomp runtime booleans, all of which must hold */
 } Value;
 
 typedef struct CG CG;          /* codegen.h */
@@ -192,10 +194,16 @@ void emit_cp_async(Eval *e, LLVMValueRef dst, LLVMValueRef src, int nbytes, LLVM
 bool emit_store_pred(Eval *e, const Value *dst, LLVMValueRef payload, int bytes, Value pred, const char *name,
                      SrcLoc ploc, SrcLoc loc);
 Value store_if(Eval *e, const Node *call);
+/* A predicate argument of the predicated stores: a boolean, or a list of
+ * them in parentheses, `(a, b, c)`, which must all hold.  A list becomes
+ * one runtime boolean with .conj set (static trues dropped, a static false
+ * makes it false), combined in the store's PTX (setp.ne.and), so LLVM sees
+ * no `and` per store. */
+Value eval_pred(Eval *e, const Node *arg, const char *name);
 /* fragment elements to dst + i where preds[i] holds; with vec (the whole
  * fragment, vbytes bytes), stored at once where vpred holds instead */
 bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, const Value *preds, const SrcLoc *ploc,
-                      LLVMValueRef vec, int vbytes, LLVMValueRef vpred, const char *name, SrcLoc loc);
+                      LLVMValueRef vec, int vbytes, const Value *vpred, const char *name, SrcLoc loc);
 
 /* copy and MMA atoms, tiled copies and tiled MMAs (eval_atom.c) */
 bool atom_builtin_exists(const char *name);

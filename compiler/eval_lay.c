@@ -65,9 +65,13 @@ static LLVMValueRef lower_expr(Eval *e, const LayExpr *x)
     }
     LLVMValueRef l = lower_expr(e, x->a), r = lower_expr(e, x->b);
     switch (x->op) {
-    case LAY_E_ADD: return LLVMBuildAdd(b, l, r, "");
+    /* an index fits in 32 bits (the runtime rejects larger tensors), so
+     * sums and products do not wrap: `nsw` lets LLVM fold a constant
+     * offset into the address (sext(x + c) = sext(x) + c), one add for
+     * each of an unrolled epilogue's stores instead of a multiply-add */
+    case LAY_E_ADD: return LLVMBuildNSWAdd(b, l, r, "");
     case LAY_E_SUB: return LLVMBuildSub(b, l, r, "");
-    case LAY_E_MUL: return LLVMBuildMul(b, l, r, "");
+    case LAY_E_MUL: return LLVMBuildNSWMul(b, l, r, "");
     /* layout arithmetic is on non-negative values: unsigned ops are exact
      * and cheaper than signed ones */
     case LAY_E_DIV: return LLVMBuildUDiv(b, l, r, "");

@@ -14,6 +14,63 @@
 #include "codegen.h"
 #include "eval.h"
 
+Value eval_pred(Eval *e, const Node *arg, const char *name)
+{
+    if (arg->kind != N_TUPLE) return eval_rvalue(e, arg);
+    LLVMValueRef *conj = ARENA_ARRAY(e->arena, LLVMValueRef, arg->list.n > 0 ? arg->list.n : 1);
+    int n = 0;
+    bool never = false;
+    for (int i = 0; i < arg->list.n; i++) {
+        Value v = eval_rvalue(e, arg->list.items[i]);
+        if (v.kind == V_ERROR) return v;
+        if (v.kind == V_BOOL) {
+            never = never || !v.i;
+            continue;
+        }
+        if (v.kind != V_DYN || v.ty != TY_BOOL) {
+            diag_error(e->diag, arg->list.items[i]->loc, "a predicate list of '%s' holds booleans, found %s", name,
+                       val_describe(e, &v));
+            return val_error();
+        }
+        conj[n++] = v.llvm;
+    }
+    if (never || n == 0) return val_bool(!never);
+    Value r = val_dyn(conj[0], TY_BOOL);
+    if (n > 1) {
+        r.conj = conj;
+        r.ncomp = n;
+    }
+    return r;
+}
+
+/* PTX that sets predicate register `reg` to a runtime predicate (one
+ * boolean or a list) and, with `and_not`, also to the negation of that
+ * predicate register: its operands are appended to args from *na. */
+static int pred_ptx(Eval *e, Value p, const char *reg, const char *and_not, LLVMValueRef *args, unsigned *na, char *text,
+                    size_t tl, char *cons, size_t cl, int *kc)
+{
+    int n = p.conj ? p.ncomp : 1, k = 0;
+    for (int i = 0; i < n; i++) {
+        LLVMValueRef b = p.conj ? p.conj[i] : p.llvm;
+        /* a boolean the statement already has (a row's test shared by the
+         * vector and the element stores) is passed once: fewer operands */
+        unsigned pi = *na;
+        for (unsigned j = 0; j < *na; j++)
+            if (LLVMIsAZExtInst(args[j]) && LLVMGetOperand(args[j], 0) == b) pi = j;
+        if (pi == *na) {
+            args[(*na)++] = LLVMBuildZExt(e->cg->b, b, e->cg->t_i32, "");
+            *kc += snprintf(cons + *kc, cl - (size_t)*kc, ",r");
+        }
+        if (i == 0 && !and_not)
+            k += snprintf(text + k, tl - (size_t)k, "\n\tsetp.ne.b32 %s, $%u, 0;", reg, pi);
+        else if (i == 0)
+            k += snprintf(text + k, tl - (size_t)k, "\n\tsetp.ne.and.b32 %s, $%u, 0, !%s;", reg, pi, and_not);
+        else
+            k += snprintf(text + k, tl - (size_t)k, "\n\tsetp.ne.and.b32 %s, $%u, 0, %s;", reg, pi, reg);
+    }
+    return k;
+}
+
 /* The payload (any LLVM value of `bytes` bytes) as the integer registers
  * of a PTX st: one b8/b16/b32/b64, or four b32 for 16 bytes.  Returns the
  * register count; *suffix gets the st type, *cons each operand's letter. */
@@ -73,23 +130,25 @@ bool emit_store_pred(Eval *e, const Value *dst, LLVMValueRef payload, int bytes,
         return false;
     }
     bool global;
-    LLVMValueRef args[6], regs[4];
-    args[1] = pred_store_addr(e, dst, name, "a runtime predicate", loc, &global);
-    if (!args[1]) return false;
+    LLVMValueRef args[24], regs[4];
+    args[0] = pred_store_addr(e, dst, name, "a runtime predicate", loc, &global);
+    if (!args[0]) return false;
     const char *suffix;
     char rc;
     unsigned nr = payload_regs(e, payload, bytes, regs, &suffix, &rc);
-    args[0] = LLVMBuildZExt(cg->b, pred.llvm, cg->t_i32, "");
-    for (unsigned i = 0; i < nr; i++) args[2 + i] = regs[i];
-    char text[192], cons[64];
-    int k = snprintf(text, sizeof text, "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $0, 0;\n\t@p st.%s.%s [$1], %s",
-                     global ? "global" : "shared", suffix, nr > 1 ? "{" : "");
-    for (unsigned i = 0; i < nr; i++) k += snprintf(text + k, sizeof text - (size_t)k, "%s$%u", i ? "," : "", 2 + i);
+    for (unsigned i = 0; i < nr; i++) args[1 + i] = regs[i];
+    unsigned na = 1 + nr;
+    char text[640], cons[96];
+    int kc = snprintf(cons, sizeof cons, "%c", global ? 'l' : 'r');
+    for (unsigned i = 0; i < nr; i++) kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",%c", rc);
+    int k = snprintf(text, sizeof text, "{\n\t.reg .pred p;");
+    k += pred_ptx(e, pred, "p", NULL, args, &na, text + k, sizeof text - (size_t)k, cons, sizeof cons, &kc);
+    k += snprintf(text + k, sizeof text - (size_t)k, "\n\t@p st.%s.%s [$0], %s", global ? "global" : "shared", suffix,
+                  nr > 1 ? "{" : "");
+    for (unsigned i = 0; i < nr; i++) k += snprintf(text + k, sizeof text - (size_t)k, "%s$%u", i ? "," : "", 1 + i);
     snprintf(text + k, sizeof text - (size_t)k, "%s;\n\t}", nr > 1 ? "}" : "");
-    k = snprintf(cons, sizeof cons, "r,%c", global ? 'l' : 'r');
-    for (unsigned i = 0; i < nr; i++) k += snprintf(cons + k, sizeof cons - (size_t)k, ",%c", rc);
-    snprintf(cons + k, sizeof cons - (size_t)k, ",~{memory}");
-    eval_asm(e, LLVMVoidTypeInContext(cg->ctx), args, 2 + nr, text, cons);
+    snprintf(cons + kc, sizeof cons - (size_t)kc, ",~{memory}");
+    eval_asm(e, LLVMVoidTypeInContext(cg->ctx), args, na, text, cons);
     return true;
 }
 
@@ -103,7 +162,7 @@ bool emit_store_pred(Eval *e, const Value *dst, LLVMValueRef payload, int bytes,
  * one code path for aligned and unaligned rows, where a branch on the
  * alignment would compile the unrolled epilogue twice. */
 bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, const Value *preds, const SrcLoc *ploc,
-                      LLVMValueRef vec, int vbytes, LLVMValueRef vpred, const char *name, SrcLoc loc)
+                      LLVMValueRef vec, int vbytes, const Value *vpred, const char *name, SrcLoc loc)
 {
     CG *cg = e->cg;
     bool global;
@@ -111,8 +170,8 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
     if (!addr) return false;
     const char *space = global ? "global" : "shared";
     int bytes = type_bytes(dst->ty);
-    LLVMValueRef args[2 + 4 + 2 * 8];
-    char text[1536], cons[160];
+    LLVMValueRef args[2 + 4 + 2 * 8 + 4 * 9];
+    char text[3072], cons[256];
     int k = snprintf(text, sizeof text, "{\n\t.reg .pred p<%lld>;", (long long)n);
     int kc = snprintf(cons, sizeof cons, "%c", global ? 'l' : 'r');
     args[0] = addr;
@@ -128,11 +187,9 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
         const char *suffix;
         char rc;
         unsigned nr = payload_regs(e, vec, vbytes, reg, &suffix, &rc);
-        unsigned pi = na;
-        args[na++] = LLVMBuildZExt(cg->b, vpred, cg->t_i32, "");
-        k += snprintf(text + k, sizeof text - (size_t)k, "\n\t.reg .pred pv;\n\tsetp.ne.b32 pv, $%u, 0;\n\t@pv st.%s.%s [$0], %s",
-                      pi, space, suffix, nr > 1 ? "{" : "");
-        kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",r");
+        k += snprintf(text + k, sizeof text - (size_t)k, "\n\t.reg .pred pv;");
+        k += pred_ptx(e, *vpred, "pv", NULL, args, &na, text + k, sizeof text - (size_t)k, cons, sizeof cons, &kc);
+        k += snprintf(text + k, sizeof text - (size_t)k, "\n\t@pv st.%s.%s [$0], %s", space, suffix, nr > 1 ? "{" : "");
         unsigned r0 = na;
         for (unsigned i = 0; i < nr; i++) {
             k += snprintf(text + k, sizeof text - (size_t)k, "%s$%u", i ? "," : "", na);
@@ -167,12 +224,13 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
             return false;
         }
         if (p.kind == V_BOOL && !p.i) continue;
+        char preg[24];
+        snprintf(preg, sizeof preg, "p%lld", (long long)i);
+        Value pt = p.kind == V_BOOL ? val_dyn(LLVMConstInt(cg->t_i1, 1, 0), TY_BOOL) : p;
         if (unpacked) {
-            unsigned pi = na;
-            args[na++] = p.kind == V_BOOL ? LLVMConstInt(cg->t_i32, 1, 0) : LLVMBuildZExt(cg->b, p.llvm, cg->t_i32, "");
-            k += snprintf(text + k, sizeof text - (size_t)k, "\n\tsetp.ne.and.b32 p%lld, $%u, 0, !pv;\n\t@p%lld st.%s.b%d [$0+%lld], %s;",
-                          (long long)i, pi, (long long)i, space, 8 * bytes, (long long)i * bytes, elem[i]);
-            kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",r");
+            k += pred_ptx(e, pt, preg, "pv", args, &na, text + k, sizeof text - (size_t)k, cons, sizeof cons, &kc);
+            k += snprintf(text + k, sizeof text - (size_t)k, "\n\t@p%lld st.%s.b%d [$0+%lld], %s;", (long long)i, space,
+                          8 * bytes, (long long)i * bytes, elem[i]);
             stores++;
             continue;
         }
@@ -184,14 +242,13 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
         const char *suffix;
         char rc;
         payload_regs(e, v.llvm, bytes, reg, &suffix, &rc);
-        unsigned pi = na, vi = na + 1;
-        args[na++] = p.kind == V_BOOL ? LLVMConstInt(cg->t_i32, 1, 0) : LLVMBuildZExt(cg->b, p.llvm, cg->t_i32, "");
-        args[na++] = reg[0];
         /* with a vector form, element i only where the vector was not stored */
-        k += snprintf(text + k, sizeof text - (size_t)k, "\n\tsetp.ne%s.b32 p%lld, $%u, 0%s;\n\t@p%lld st.%s.%s [$0+%lld], $%u;",
-                      vec ? ".and" : "", (long long)i, pi, vec ? ", !pv" : "", (long long)i, space, suffix,
+        k += pred_ptx(e, pt, preg, vec ? "pv" : NULL, args, &na, text + k, sizeof text - (size_t)k, cons, sizeof cons, &kc);
+        unsigned vi = na;
+        args[na++] = reg[0];
+        kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",%c", rc);
+        k += snprintf(text + k, sizeof text - (size_t)k, "\n\t@p%lld st.%s.%s [$0+%lld], $%u;", (long long)i, space, suffix,
                       (long long)i * bytes, vi);
-        kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",r,%c", rc);
         stores++;
     }
     if (!vec && stores == 0) return true;
@@ -221,7 +278,7 @@ Value store_if(Eval *e, const Node *call)
     int np = call->list.n - 2;
     for (int i = 0; i < np; i++) {
         ploc[i] = call->list.items[2 + i]->loc;
-        preds[i] = eval_rvalue(e, call->list.items[2 + i]);
+        preds[i] = eval_pred(e, call->list.items[2 + i], "store_if");
         if (preds[i].kind == V_ERROR) return val_error();
     }
     if (v.kind == V_TENSOR) {

@@ -613,7 +613,7 @@ static Value store_vector_or_elems(Eval *e, const Node *call, const Value *dst, 
     SrcLoc ploc[8];
     for (int i = 0; i < np; i++) {
         ploc[i] = call->list.items[3 + i]->loc;
-        preds[i] = eval_rvalue(e, call->list.items[3 + i]);
+        preds[i] = eval_pred(e, call->list.items[3 + i], "store_vector");
         if (preds[i].kind == V_ERROR) return val_error();
     }
     bool ok;
@@ -621,7 +621,7 @@ static Value store_vector_or_elems(Eval *e, const Node *call, const Value *dst, 
         ok = emit_store_pred(e, dst, vec, bytes, pred, "store_vector", vloc, call->loc);
     else
         ok = store_elems_pred(e, dst, frag, n, preds, ploc, pred.kind == V_BOOL ? NULL : vec, bytes,
-                              pred.kind == V_BOOL ? NULL : pred.llvm, "store_vector", call->loc);
+                              pred.kind == V_BOOL ? NULL : &pred, "store_vector", call->loc);
     return ok ? (Value){.kind = V_VOID} : val_error();
 }
 
@@ -718,7 +718,7 @@ static Value vector_access(Eval *e, const Node *call, bool store)
                                        LLVMConstInt(e->cg->t_i32, (unsigned long long)i, 0), "");
         }
         Value pred = val_bool(true);
-        if (call->list.n >= 3) pred = eval_rvalue(e, call->list.items[2]);
+        if (call->list.n >= 3) pred = eval_pred(e, call->list.items[2], name);
         if (pred.kind == V_ERROR) return val_error();
         if (call->list.n > 3) return store_vector_or_elems(e, call, &r, &f, n, v, (int)bytes, pred);
         if (!emit_store_pred(e, &r, v, (int)bytes, pred, name, call->list.items[2 < call->list.n ? 2 : 1]->loc, call->loc))
