@@ -615,6 +615,71 @@ static int test_gemm(int argc, char **argv) {
   return 0;
 }
 
+/* The quarantine tests' steps.  Each `want` is a list of substrings (NULL
+ * ends it) that name the faulting kernel.  quarantine_fault: a tuning of p
+ * in a new runtime ends with CUTEC_ERR_KERNEL_FAULT and a message naming
+ * the kernel and the quarantine. */
+static void quarantine_fault(const char *pack_path, const cutec_gemm_problem *p, const char *const *want) {
+  cutec_pack *pack;
+  cutec_runtime *rt = gemm_runtime(pack_path, &pack);
+  mats x;
+  mats_init(rt, p, &x);
+  CHECK_STATUS(rt, cutec_gemm(rt, p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL),
+               CUTEC_ERR_KERNEL_FAULT);
+  const char *msg = cutec_runtime_message(rt);
+  printf("fault: %s\n", msg);
+  CHECK(strstr(msg, "quarantined in") != NULL);
+  for (int i = 0; want[i]; i++)
+    CHECK(strstr(msg, want[i]) != NULL);
+  free(x.ha);
+  free(x.hb);
+  free(x.hc);
+  cutec_pack_unload(pack);
+  cutec_runtime_destroy(rt);
+}
+
+/* dir/quarantine.txt holds one line, naming the kernel */
+static void quarantine_file(const char *dir, const char *const *want) {
+  char path[200], line[512];
+  snprintf(path, sizeof path, "%s/quarantine.txt", dir);
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL);
+  int lines = 0;
+  while (fgets(line, sizeof line, f) != NULL) {
+    lines++;
+    for (int i = 0; want[i]; i++)
+      CHECK(strstr(line, want[i]) != NULL);
+  }
+  fclose(f);
+  CHECK(lines == 1);
+}
+
+/* a new runtime's tuning skips the quarantined kernel (one warning), and
+ * its choice is right and is not that kernel; then dir goes */
+static void quarantine_retune(const char *pack_path, const cutec_gemm_problem *p, const char *const *want,
+                              const char *dir) {
+  logged_quarantine = 0;
+  cutec_pack *pack;
+  cutec_runtime *rt = gemm_runtime(pack_path, &pack);
+  mats x;
+  mats_init(rt, p, &x);
+  gemm_and_check(rt, p, &x);
+  CHECK(logged_quarantine == 1);
+  char choice[192];
+  CHECK_OK(rt, cutec_gemm_choice(rt, p, choice, sizeof choice));
+  printf("after the quarantine: %s\n", choice);
+  int all = 1;
+  for (int i = 0; want[i]; i++)
+    all = all && strstr(choice, want[i]) != NULL;
+  CHECK(!all);
+  mats_free(rt, &x);
+  cutec_pack_unload(pack);
+  cutec_runtime_destroy(rt);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
 /* A pack kernel that faults while tuned (the mock faults on request) ends
  * that tuning with CUTEC_ERR_KERNEL_FAULT and goes into the quarantine
  * file; a new runtime's tuning skips it and succeeds. */
@@ -628,54 +693,14 @@ static int test_gemm_quarantine(int argc, char **argv) {
   CHECK(mkdtemp(dir) != NULL);
   CHECK(setenv("CUTEC_CACHE_DIR", dir, 1) == 0);
   CHECK(setenv("CUTEC_MOCK_FAULT_IF", "cutec.param BM 128;cutec.param BN 128;cutec.param FRAGS 1", 1) == 0);
-  cutec_pack *pack;
-  cutec_runtime *rt = gemm_runtime(argv[0], &pack);
   cutec_gemm_problem p;
   cutec_gemm_problem_init(&p, 128, 128, 128, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
-  mats x;
-  mats_init(rt, &p, &x);
-  CHECK_STATUS(rt, cutec_gemm(rt, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL),
-               CUTEC_ERR_KERNEL_FAULT);
-  const char *msg = cutec_runtime_message(rt);
-  printf("fault: %s\n", msg);
-  CHECK(strstr(msg, "BM=128 BN=128") != NULL && strstr(msg, "FRAGS=1") != NULL && strstr(msg, "quarantined in") != NULL);
-  free(x.ha);
-  free(x.hb);
-  free(x.hc);
-  cutec_pack_unload(pack);
-  cutec_runtime_destroy(rt);
-
-  char path[200], line[512];
-  snprintf(path, sizeof path, "%s/quarantine.txt", dir);
-  FILE *f = fopen(path, "r");
-  CHECK(f != NULL);
-  int lines = 0;
-  while (fgets(line, sizeof line, f) != NULL) {
-    lines++;
-    CHECK(strstr(line, " 8 gemm_sm80 ") != NULL && strstr(line, "BM=128 BN=128") != NULL && strstr(line, "FRAGS=1") != NULL);
-  }
-  fclose(f);
-  CHECK(lines == 1);
-
-  /* a new runtime skips the quarantined kernel: the tuning completes and
-   * the result is right */
-  logged_quarantine = 0;
-  rt = gemm_runtime(argv[0], &pack);
-  mats_init(rt, &p, &x);
-  gemm_and_check(rt, &p, &x);
-  CHECK(logged_quarantine == 1);
-  char choice[192];
-  CHECK_OK(rt, cutec_gemm_choice(rt, &p, choice, sizeof choice));
-  printf("after the quarantine: %s\n", choice);
-  CHECK(!(strstr(choice, "BM=128 BN=128") != NULL && strstr(choice, "FRAGS=1") != NULL));
-  mats_free(rt, &x);
-  cutec_pack_unload(pack);
-  cutec_runtime_destroy(rt);
+  static const char *const kernel[] = {"BM=128 BN=128", "FRAGS=1", NULL};
+  static const char *const line[] = {" 8 gemm_sm80 ", "BM=128 BN=128", "FRAGS=1", NULL};
+  quarantine_fault(argv[0], &p, kernel);
+  quarantine_file(dir, line);
+  quarantine_retune(argv[0], &p, kernel, dir);
   unsetenv("CUTEC_MOCK_FAULT_IF");
-  remove(path);
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  CHECK(system(cmd) == 0);
   return 0;
 }
 
@@ -694,19 +719,13 @@ static int test_gemm_quarantine_gpu(int argc, char **argv) {
   CHECK(setenv("CUTEC_CACHE_DIR", dir, 1) == 0);
   cutec_gemm_problem p;
   cutec_gemm_problem_init(&p, 128, 128, 128, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+  static const char *const kernel[] = {"gemm_fault", "BM=128", NULL};
+  static const char *const line[] = {" gemm_fault ", "BM=128", NULL};
   fflush(stdout);
   pid_t child = fork();
   CHECK(child >= 0);
   if (child == 0) {
-    cutec_pack *pack;
-    cutec_runtime *rt = gemm_runtime(argv[0], &pack);
-    mats x;
-    mats_init(rt, &p, &x);
-    CHECK_STATUS(rt, cutec_gemm(rt, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL),
-                 CUTEC_ERR_KERNEL_FAULT);
-    const char *msg = cutec_runtime_message(rt);
-    printf("fault (child process): %s\n", msg);
-    CHECK(strstr(msg, "gemm_fault") != NULL && strstr(msg, "BM=128") != NULL && strstr(msg, "quarantined in") != NULL);
+    quarantine_fault(argv[0], &p, kernel); /* exits 77 without a GPU */
     fflush(stdout);
     _exit(0);
   }
@@ -715,37 +734,8 @@ static int test_gemm_quarantine_gpu(int argc, char **argv) {
   if (WEXITSTATUS(status) == TEST_SKIP)
     return TEST_SKIP;
   CHECK(WEXITSTATUS(status) == 0);
-
-  char path[200], line[512];
-  snprintf(path, sizeof path, "%s/quarantine.txt", dir);
-  FILE *f = fopen(path, "r");
-  CHECK(f != NULL);
-  int lines = 0;
-  while (fgets(line, sizeof line, f) != NULL) {
-    lines++;
-    CHECK(strstr(line, " gemm_fault ") != NULL && strstr(line, "BM=128") != NULL);
-  }
-  fclose(f);
-  CHECK(lines == 1);
-
-  /* a new process's tuning skips the quarantined kernel and is right */
-  logged_quarantine = 0;
-  cutec_pack *pack;
-  cutec_runtime *rt = gemm_runtime(argv[0], &pack);
-  mats x;
-  mats_init(rt, &p, &x);
-  gemm_and_check(rt, &p, &x);
-  CHECK(logged_quarantine == 1);
-  char choice[192];
-  CHECK_OK(rt, cutec_gemm_choice(rt, &p, choice, sizeof choice));
-  printf("after the quarantine: %s\n", choice);
-  CHECK(strstr(choice, "BM=128") == NULL);
-  mats_free(rt, &x);
-  cutec_pack_unload(pack);
-  cutec_runtime_destroy(rt);
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  CHECK(system(cmd) == 0);
+  quarantine_file(dir, line);
+  quarantine_retune(argv[0], &p, kernel, dir);
   return 0;
 }
 
