@@ -17,6 +17,11 @@
 Value eval_pred(Eval *e, const Node *arg, const char *name)
 {
     if (arg->kind != N_TUPLE) return eval_rvalue(e, arg);
+    /* the stores' asm operand arrays hold up to four per predicate */
+    if (arg->list.n > 4) {
+        diag_error(e->diag, arg->loc, "a predicate list of '%s' holds at most 4 booleans, got %d", name, arg->list.n);
+        return val_error();
+    }
     LLVMValueRef *conj = ARENA_ARRAY(e->arena, LLVMValueRef, arg->list.n > 0 ? arg->list.n : 1);
     int n = 0;
     bool never = false;
