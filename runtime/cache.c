@@ -251,33 +251,16 @@ static void quarantine_path(struct cutec_gemm_ctx *g, char *path, size_t len) {
   snprintf(path, len, "%s/quarantine.txt", cutec_gemm_cache_dir(g));
 }
 
-char *cutec_gemm_quarantine_load(struct cutec_gemm_ctx *g) {
+char *cutec_gemm_quarantine_load(cutec_runtime *rt, struct cutec_gemm_ctx *g) {
   if (!g->disk_cache)
     return NULL;
   char path[1200];
   quarantine_path(g, path, sizeof path);
-  FILE *f = fopen(path, "r");
-  if (f == NULL)
+  if (access(path, F_OK) != 0) /* nothing quarantined yet */
     return NULL;
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  while (buf != NULL) {
-    n += fread(buf + n, 1, cap - 1 - n, f);
-    if (n < cap - 1)
-      break;
-    char *b = realloc(buf, 2 * cap);
-    if (b == NULL) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = b;
-    cap *= 2;
-  }
-  fclose(f);
-  if (buf != NULL)
-    buf[n] = '\0';
-  return buf;
+  unsigned char *data;
+  size_t size;
+  return cutec_rt_read_file(rt, path, &data, &size) == CUTEC_OK ? (char *)data : NULL;
 }
 
 int cutec_gemm_quarantined(const char *list, const gemm_decision *d) {

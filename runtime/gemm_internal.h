@@ -123,7 +123,7 @@ void cutec_gemm_cache_store(cutec_runtime *rt, struct cutec_gemm_ctx *g, const g
  * are none); whether d's kernel is among them; adding d's kernel (0 and
  * the file's path in path, or -1 when it could not be written, which is
  * logged). */
-char *cutec_gemm_quarantine_load(struct cutec_gemm_ctx *g);
+char *cutec_gemm_quarantine_load(cutec_runtime *rt, struct cutec_gemm_ctx *g);
 int cutec_gemm_quarantined(const char *list, const gemm_decision *d);
 int cutec_gemm_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d, char *path,
                           size_t len);

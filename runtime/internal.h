@@ -80,7 +80,8 @@ struct cutec_pack {
 };
 
 /* Reads a whole file (module.c); on failure sets the message (CUTEC_ERR_IO or
- * CUTEC_ERR_OUT_OF_MEMORY).  *data is malloc'ed. */
+ * CUTEC_ERR_OUT_OF_MEMORY).  *data is malloc'ed, with a NUL byte after its
+ * *size bytes (so a text file is a C string). */
 cutec_status cutec_rt_read_file(cutec_runtime *rt, const char *path, unsigned char **data,
                                 size_t *size);
 

@@ -206,6 +206,7 @@ cutec_status cutec_rt_read_file(cutec_runtime *rt, const char *path, unsigned ch
     free(buf);
     return cutec_rt_fail(rt, CUTEC_ERR_IO, "error reading '%s': %s", path, strerror(saved_errno));
   }
+  buf[len] = '\0'; /* the loop stops with len < cap */
   *data = buf;
   *size = len;
   return CUTEC_OK;

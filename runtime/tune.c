@@ -527,7 +527,7 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
     return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
   char pruned[256] = "";
   int quarantined = 0;
-  char *quarantine = cutec_gemm_quarantine_load(g);
+  char *quarantine = cutec_gemm_quarantine_load(rt, g);
   for (int pi = 0; pi < g->npacks; pi++)
     for (int i = 0; i < g->packs[pi]->count; i++) {
       const char *why = cutec_gemm_dsl_unfit(rt, g->packs[pi], i, p, cls, &cands[ndsl].d);

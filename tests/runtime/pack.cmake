@@ -20,20 +20,28 @@ add_dependencies(test_pack cutec_mock_cublaslt cutec_mock_driver)
 
 set(CUTEC_PREBUILT_PACK_DIR "" CACHE PATH
     "Directory holding prebuilt kernel packs (test_gemm.pack, gemm_sm80.pack) for machines without the compiler")
-set(_test_pack "")
-if(CUTEC_PREBUILT_PACK_DIR AND EXISTS ${CUTEC_PREBUILT_PACK_DIR}/test_gemm.pack)
-  set(_test_pack ${CUTEC_PREBUILT_PACK_DIR}/test_gemm.pack)
-elseif(TARGET cutec)
-  set(_test_pack ${CMAKE_CURRENT_BINARY_DIR}/test_gemm.pack)
-  add_custom_command(OUTPUT ${_test_pack}
-    COMMAND $<TARGET_FILE:cutec> pack ${PROJECT_SOURCE_DIR}/stdlib/sm80/gemm.cute --arch=sm_80
-            --no-cubin -D BK=32 -D STAGES=3 -D WM=2 -D WN=2 -o ${_test_pack}
-    DEPENDS cutec ${PROJECT_SOURCE_DIR}/stdlib/sm80/gemm.cute
-    COMMENT "cutec pack stdlib/sm80/gemm.cute -> test_gemm.pack (12 points, PTX)"
-    VERBATIM)
-  add_custom_target(test_gemm_pack ALL DEPENDS ${_test_pack})
-  add_dependencies(test_pack test_gemm_pack)
-endif()
+# A test pack: OUT_VAR gets CUTEC_PREBUILT_PACK_DIR/NAME.pack where that
+# exists (the GPU machine has no compiler), else NAME.pack built here from
+# SOURCE with the remaining arguments (PTX only, sm_80), else "".
+function(cutec_test_pack OUT_VAR NAME SOURCE WHAT)
+  set(_pack "")
+  if(CUTEC_PREBUILT_PACK_DIR AND EXISTS ${CUTEC_PREBUILT_PACK_DIR}/${NAME}.pack)
+    set(_pack ${CUTEC_PREBUILT_PACK_DIR}/${NAME}.pack)
+  elseif(TARGET cutec)
+    set(_pack ${CMAKE_CURRENT_BINARY_DIR}/${NAME}.pack)
+    file(RELATIVE_PATH _rel ${PROJECT_SOURCE_DIR} ${SOURCE})
+    add_custom_command(OUTPUT ${_pack}
+      COMMAND $<TARGET_FILE:cutec> pack ${SOURCE} --arch=sm_80 --no-cubin ${ARGN} -o ${_pack}
+      DEPENDS cutec ${SOURCE}
+      COMMENT "cutec pack ${_rel} -> ${NAME}.pack (${WHAT}, PTX)"
+      VERBATIM)
+    add_custom_target(${NAME}_pack ALL DEPENDS ${_pack})
+    add_dependencies(test_pack ${NAME}_pack)
+  endif()
+  set(${OUT_VAR} ${_pack} PARENT_SCOPE)
+endfunction()
+cutec_test_pack(_test_pack test_gemm ${PROJECT_SOURCE_DIR}/stdlib/sm80/gemm.cute "12 points"
+                -D BK=32 -D STAGES=3 -D WM=2 -D WN=2)
 
 set(_va ${CMAKE_CURRENT_SOURCE_DIR}/vector_add.ptx)
 set(_pack_cpu_tests pack_cpu_format pack_cpu_manifest pack_cpu_gemm_args)
@@ -78,20 +86,7 @@ if(_test_pack)
 endif()
 # The quarantine on the GPU: a pack whose BM = 128 kernel really faults
 # (fault_gemm.cute), built here or taken from CUTEC_PREBUILT_PACK_DIR
-set(_fault_pack "")
-if(CUTEC_PREBUILT_PACK_DIR AND EXISTS ${CUTEC_PREBUILT_PACK_DIR}/fault_gemm.pack)
-  set(_fault_pack ${CUTEC_PREBUILT_PACK_DIR}/fault_gemm.pack)
-elseif(TARGET cutec)
-  set(_fault_pack ${CMAKE_CURRENT_BINARY_DIR}/fault_gemm.pack)
-  add_custom_command(OUTPUT ${_fault_pack}
-    COMMAND $<TARGET_FILE:cutec> pack ${CMAKE_CURRENT_SOURCE_DIR}/fault_gemm.cute --arch=sm_80 --no-cubin
-            -o ${_fault_pack}
-    DEPENDS cutec ${CMAKE_CURRENT_SOURCE_DIR}/fault_gemm.cute
-    COMMENT "cutec pack tests/runtime/fault_gemm.cute -> fault_gemm.pack (2 points, PTX)"
-    VERBATIM)
-  add_custom_target(fault_gemm_pack ALL DEPENDS ${_fault_pack})
-  add_dependencies(test_pack fault_gemm_pack)
-endif()
+cutec_test_pack(_fault_pack fault_gemm ${CMAKE_CURRENT_SOURCE_DIR}/fault_gemm.cute "2 points")
 if(_fault_pack)
   add_test(NAME pack_gpu_gemm_quarantine COMMAND test_pack gemm_quarantine_gpu ${_fault_pack})
   list(APPEND _pack_gpu_tests pack_gpu_gemm_quarantine)
