@@ -15,7 +15,7 @@ static const char *names[] = {"mbar_init", "mbar_arrive", "mbar_arrive_tx", "mba
                               "fence_proxy_async", "tma_load", "smem_desc", "wgmma", "wgmma_fence",
                               "wgmma_commit", "wgmma_wait", "setmaxnreg_inc", "setmaxnreg_dec", "elect_one",
                               "bar_sync", "bar_arrive", "cluster_rank", "cluster_sync", "mbar_arrive_cluster",
-                              "tma_load_mc"};
+                              "tma_load_mc", "tma_prefetch"};
 
 bool sm90_builtin_exists(const char *name)
 {
@@ -778,6 +778,22 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
         eval_asm(e, cg->t_void, a, 5,
                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$3, $4}], [$2];",
                  "r,l,r,r,r,~{memory}");
+        return vvoid;
+    }
+    if (strcmp(name, "tma_prefetch") == 0) {
+        /* tma_prefetch(tmap): start fetching the tensor map into the TMA
+         * unit's descriptor cache, so that the first load or store using it
+         * does not wait for it (a kernel's first microsecond on small problems) */
+        if (!arity(e, call, name, 1)) return val_error();
+        Value tm = eval_rvalue(e, call->list.items[0]);
+        if (tm.kind == V_ERROR) return tm;
+        if (tm.kind != V_TMAP) {
+            diag_error(e->diag, call->list.items[0]->loc, "'tma_prefetch' needs a tma<...> parameter, found %s",
+                       val_describe(e, &tm));
+            return val_error();
+        }
+        a[0] = tm.llvm;
+        eval_asm(e, cg->t_void, a, 1, "prefetch.tensormap [$0];", "l,~{memory}");
         return vvoid;
     }
     if (strcmp(name, "tma_load_mc") == 0) {
