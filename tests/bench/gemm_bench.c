@@ -61,6 +61,11 @@
 /* --no-check: time points whose result is wrong too (marked "UNCHECKED"), for
  * experiments that drop part of a kernel's work to measure what it costs */
 static int no_check;
+/* --flush: before each timed run, a memset of twice the L2 (the runtime
+ * autotuner's harness) instead of relying on rotating copies alone, so that
+ * each run starts with an L2 full of another buffer's dirty lines */
+static void *flush_buf;
+static size_t flush_bytes;
 #define KERNEL_PREFIX "gemm_sm" /* gemm_sm80, gemm_sm90 */
 #define COPY_BYTES ((size_t)1 << 30) /* far above L2: the copy streams from HBM */
 #define COPY_MIN_REPS 20
@@ -211,6 +216,9 @@ static int time_runs(run_fn fn, void *ctx, int copies, int reps, double *ms, cha
     if (!fn(ctx, r % copies, why, whylen))
       return 0;
   for (int i = 0; i < reps; i++, r++) {
+    if (flush_buf != NULL &&
+        !cuda_ok(cudaMemsetAsync(flush_buf, i & 0xff, flush_bytes, stream), "cudaMemsetAsync", why, whylen))
+      return 0;
     if (!cuda_ok(cudaEventRecord(ev_start[i], stream), "cudaEventRecord", why, whylen) ||
         !fn(ctx, r % copies, why, whylen) ||
         !cuda_ok(cudaEventRecord(ev_stop[i], stream), "cudaEventRecord", why, whylen))
@@ -561,7 +569,7 @@ static void json_presult(FILE *f, const presult *r) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: gemm_bench [--shapes FILE] [--only NAME] [--reps N] [--json OUT] "
-             "[--seed N] [--no-check] FILE.ptx...\n");
+             "[--seed N] [--no-check] [--flush] FILE.ptx...\n");
 }
 
 int main(int argc, char **argv) {
@@ -583,6 +591,8 @@ int main(int argc, char **argv) {
       shapes_path = argv[++i];
     else if (strcmp(argv[i], "--no-check") == 0)
       no_check = 1;
+    else if (strcmp(argv[i], "--flush") == 0)
+      flush_bytes = 1;
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
       only = argv[++i];
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
@@ -754,6 +764,17 @@ int main(int argc, char **argv) {
            copy_gbs, COPY_BYTES >> 20, copy_ms, copy_reps, WARMUP);
   else
     printf("gemm_bench: device-to-device copy bandwidth not measured: %s\n", why);
+  if (flush_bytes != 0) {
+    int l2 = 0;
+    if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0) != cudaSuccess || l2 <= 0)
+      l2 = 64 << 20;
+    flush_bytes = 2 * (size_t)l2;
+    if (!cuda_ok(cudaMalloc(&flush_buf, flush_bytes), "cudaMalloc", why, sizeof why)) {
+      fprintf(stderr, "gemm_bench: the L2 flush buffer: %s\n", why);
+      return 1;
+    }
+    printf("gemm_bench: --flush: a %zu MiB memset before each timed run\n", flush_bytes >> 20);
+  }
   fflush(stdout);
 
   sresult *res = calloc((size_t)nshapes, sizeof *res);
