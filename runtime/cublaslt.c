@@ -170,3 +170,32 @@ cublasStatus_t cutec_lt_run(cutec_cublaslt *lt, cutec_lt_plan *plan, const cutec
   return lt->matmul(lt->handle, plan->desc, &alpha, first, plan->la, second, plan->lb, &beta, C,
                     plan->lc, C, plan->lc, algo, workspace, workspace_bytes, stream);
 }
+
+void cutec_lt_algo_describe(cutec_cublaslt *lt, const cublasLtMatmulAlgo_t *algo, char *out, size_t len) {
+  static const struct {
+    int attr;
+    const char *name;
+  } attrs[] = {{CUBLASLT_ALGO_CONFIG_ID, "id"},
+               {CUBLASLT_ALGO_CONFIG_TILE_ID, "tile"},
+               {CUBLASLT_ALGO_CONFIG_STAGES_ID, "stages"},
+               {CUBLASLT_ALGO_CONFIG_SPLITK_NUM, "split-K"},
+               {CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, "swizzle"},
+               {CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, "cluster"}};
+  size_t n = 0;
+  if (len > 0)
+    out[0] = '\0';
+  for (size_t i = 0; i < sizeof attrs / sizeof attrs[0] && n < len; i++) {
+    /* cuBLASLt wants the attribute's exact size: ask for it first (size 0),
+     * then read it into a zeroed 8-byte buffer (little-endian) */
+    uint64_t v = 0;
+    size_t need = 0, got = 0;
+    int ok = lt->algo_config_get(algo, attrs[i].attr, NULL, 0, &need) == CUBLAS_STATUS_SUCCESS && need > 0 &&
+             need <= sizeof v &&
+             lt->algo_config_get(algo, attrs[i].attr, &v, need, &got) == CUBLAS_STATUS_SUCCESS && got == need;
+    int w = ok ? snprintf(out + n, len - n, "%s%s %llu", i ? ", " : "", attrs[i].name, (unsigned long long)v)
+               : snprintf(out + n, len - n, "%s%s ?", i ? ", " : "", attrs[i].name);
+    if (w < 0)
+      break;
+    n += (size_t)w;
+  }
+}

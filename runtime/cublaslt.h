@@ -41,7 +41,14 @@ enum {
   CUDA_R_16BF = 14,
   CUBLASLT_MATMUL_DESC_TRANSA = 3,
   CUBLASLT_MATMUL_DESC_TRANSB = 4,
-  CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1
+  CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1,
+  /* cublasLtMatmulAlgoConfigAttributes_t */
+  CUBLASLT_ALGO_CONFIG_ID = 0,
+  CUBLASLT_ALGO_CONFIG_TILE_ID = 1,
+  CUBLASLT_ALGO_CONFIG_SPLITK_NUM = 2,
+  CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING = 4,
+  CUBLASLT_ALGO_CONFIG_STAGES_ID = 6,
+  CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID = 8
 };
 
 #define CUTEC_CUBLASLT_FUNCTIONS(X)                                                          \
@@ -67,6 +74,8 @@ enum {
      cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t dd,          \
      cublasLtMatmulPreference_t p, int requested, cublasLtMatmulHeuristicResult_t *results,  \
      int *returned))                                                                         \
+  X(algo_config_get, "cublasLtMatmulAlgoConfigGetAttribute", cublasStatus_t,                 \
+    (const cublasLtMatmulAlgo_t *algo, int attr, void *buf, size_t size, size_t *written))   \
   X(matmul, "cublasLtMatmul", cublasStatus_t,                                                \
     (cublasLtHandle_t h, cublasLtMatmulDesc_t d, const void *alpha, const void *A,           \
      cublasLtMatrixLayout_t la, const void *B, cublasLtMatrixLayout_t lb, const void *beta,  \
@@ -100,6 +109,10 @@ typedef struct cutec_lt_plan {
 int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_lt_plan *plan,
                          char *why, size_t why_len);
 void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan);
+/* What an algorithm is, for logs: "id 66, tile 23, stages 17, split-K 1,
+ * swizzle 0, cluster 2" (cuBLASLt's configuration attributes: its
+ * cublasLt.h enum values); "?" for one the library does not report. */
+void cutec_lt_algo_describe(cutec_cublaslt *lt, const cublasLtMatmulAlgo_t *algo, char *out, size_t len);
 /* Up to max algorithms from the heuristic that fit workspace_bytes; returns
  * their number (0 with why on failure). */
 int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, size_t workspace_bytes,

@@ -575,6 +575,9 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
       c->d.cls = *cls;
       c->d.algo = heur[a].algo;
       snprintf(c->d.name, sizeof c->d.name, "cublasLt algo #%d", a);
+      char what[160];
+      cutec_lt_algo_describe(&g->lt, &c->d.algo, what, sizeof what);
+      cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: %s is %s (cublasLt.h's values)", c->d.name, what);
     }
   }
   if (!lt)

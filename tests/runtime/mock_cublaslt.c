@@ -51,6 +51,8 @@ EXPORT st_t cublasLtMatmulPreferenceSetAttribute(void *p, int attr, const void *
 EXPORT st_t cublasLtMatmulAlgoGetHeuristic(void *h, struct desc *d, struct layout *a,
                                            struct layout *b, struct layout *c, struct layout *dd,
                                            void *pref, int requested, heur_t *out, int *returned);
+EXPORT st_t cublasLtMatmulAlgoConfigGetAttribute(const algo_t *algo, int attr, void *buf, size_t size,
+                                                 size_t *written);
 EXPORT st_t cublasLtMatmul(void *h, struct desc *d, const float *alpha, const void *A,
                            struct layout *la, const void *B, struct layout *lb, const float *beta,
                            const void *C, struct layout *lc, void *D, struct layout *ld,
@@ -127,6 +129,25 @@ st_t cublasLtMatmulAlgoGetHeuristic(void *h, struct desc *d, struct layout *a, s
     out[i].workspaceSize = 1024;
   }
   *returned = n;
+  return 0;
+}
+
+/* the configuration of algorithm i: id 100 + i, tile i + 1, the other
+ * attributes 0, as 32-bit values; like cuBLASLt, size 0 asks for the size
+ * and any other size than the attribute's is an error */
+st_t cublasLtMatmulAlgoConfigGetAttribute(const algo_t *algo, int attr, void *buf, size_t size,
+                                          size_t *written) {
+  uint32_t i = (uint32_t)(algo->data[0] - 0xa160u);
+  uint32_t v = attr == 0 ? 100 + i : attr == 1 ? i + 1 : 0;
+  if (size == 0 && written != NULL) {
+    *written = sizeof v;
+    return 0;
+  }
+  if (size != sizeof v || buf == NULL)
+    return 7; /* INVALID_VALUE */
+  memcpy(buf, &v, sizeof v);
+  if (written != NULL)
+    *written = sizeof v;
   return 0;
 }
 

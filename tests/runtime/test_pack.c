@@ -490,7 +490,7 @@ static void gemm_and_check(cutec_runtime *rt, const cutec_gemm_problem *p, mats 
   free(got);
 }
 
-static int logged_ignoring, logged_plus_inf, logged_head_to_head, logged_quarantine;
+static int logged_ignoring, logged_plus_inf, logged_head_to_head, logged_quarantine, logged_algo, logged_mock_algo;
 static void count_log(void *user, int level, const char *msg) {
   (void)user;
   if (strstr(msg, "tuning cache: ignoring") != NULL)
@@ -501,6 +501,12 @@ static void count_log(void *user, int level, const char *msg) {
     logged_head_to_head++;
   if (strstr(msg, "that faulted in an earlier tuning") != NULL)
     logged_quarantine++;
+  if (strstr(msg, "tuning: cublasLt algo #0 is id ") != NULL && strchr(msg, '?') == NULL)
+    logged_algo++; /* every attribute read */
+  /* the mock's first algorithm (mock_cublaslt.c) */
+  if (strstr(msg, "tuning: cublasLt algo #0 is id 100, tile 1, stages 0, split-K 0, swizzle 0, cluster 0 "
+                  "(cublasLt.h's values)") != NULL)
+    logged_mock_algo++;
   if (getenv("TEST_PACK_VERBOSE") != NULL)
     fprintf(stderr, "[log %d] %s\n", level, msg);
 }
@@ -554,6 +560,9 @@ static int test_gemm(int argc, char **argv) {
   /* each tuning timed its best pack kernel and best cuBLASLt algorithm
    * again in alternation (with the mock cuBLASLt; none without it) */
   CHECK(getenv("CUTEC_CUBLASLT") == NULL || logged_head_to_head == 3);
+  /* each tuning named the configuration of the cuBLASLt algorithms it tried */
+  CHECK(logged_algo == 3);
+  CHECK(getenv("CUTEC_CUBLASLT") == NULL || logged_mock_algo == 3);
 
   /* A second runtime reads the disk cache; a corrupted file is re-tuned. */
   cutec_pack_unload(pack);
