@@ -200,6 +200,10 @@ Value store_if(Eval *e, const Node *call);
  * makes it false), combined in the store's PTX (setp.ne.and), so LLVM sees
  * no `and` per store. */
 Value eval_pred(Eval *e, const Node *arg, const char *name);
+/* PTX setting predicate register reg from such a predicate (eval_store.c);
+ * shared with the predicated load_vector (eval_tensor.c) */
+int pred_ptx(Eval *e, Value p, const char *reg, const char *and_not, unsigned base, LLVMValueRef *args, unsigned *na,
+             char *text, size_t tl, char *cons, size_t cl, int *kc);
 /* fragment elements to dst + i where preds[i] holds; with vec (the whole
  * fragment, vbytes bytes), stored at once where vpred holds instead */
 bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, const Value *preds, const SrcLoc *ploc,

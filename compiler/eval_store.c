@@ -50,9 +50,10 @@ Value eval_pred(Eval *e, const Node *arg, const char *name)
 
 /* PTX that sets predicate register `reg` to a runtime predicate (one
  * boolean or a list) and, with `and_not`, also to the negation of that
- * predicate register: its operands are appended to args from *na. */
-static int pred_ptx(Eval *e, Value p, const char *reg, const char *and_not, LLVMValueRef *args, unsigned *na, char *text,
-                    size_t tl, char *cons, size_t cl, int *kc)
+ * predicate register: its operands are appended to args from *na; args[j]
+ * is asm operand $(base + j) (base: the asm's outputs before them). */
+int pred_ptx(Eval *e, Value p, const char *reg, const char *and_not, unsigned base, LLVMValueRef *args, unsigned *na,
+             char *text, size_t tl, char *cons, size_t cl, int *kc)
 {
     int n = p.conj ? p.ncomp : 1, k = 0;
     for (int i = 0; i < n; i++) {
@@ -67,11 +68,11 @@ static int pred_ptx(Eval *e, Value p, const char *reg, const char *and_not, LLVM
             *kc += snprintf(cons + *kc, cl - (size_t)*kc, ",r");
         }
         if (i == 0 && !and_not)
-            k += snprintf(text + k, tl - (size_t)k, "\n\tsetp.ne.b32 %s, $%u, 0;", reg, pi);
+            k += snprintf(text + k, tl - (size_t)k, "\n\tsetp.ne.b32 %s, $%u, 0;", reg, base + pi);
         else if (i == 0)
-            k += snprintf(text + k, tl - (size_t)k, "\n\tsetp.ne.and.b32 %s, $%u, 0, !%s;", reg, pi, and_not);
+            k += snprintf(text + k, tl - (size_t)k, "\n\tsetp.ne.and.b32 %s, $%u, 0, !%s;", reg, base + pi, and_not);
         else
-            k += snprintf(text + k, tl - (size_t)k, "\n\tsetp.ne.and.b32 %s, $%u, 0, %s;", reg, pi, reg);
+            k += snprintf(text + k, tl - (size_t)k, "\n\tsetp.ne.and.b32 %s, $%u, 0, %s;", reg, base + pi, reg);
     }
     return k;
 }
@@ -147,7 +148,7 @@ bool emit_store_pred(Eval *e, const Value *dst, LLVMValueRef payload, int bytes,
     int kc = snprintf(cons, sizeof cons, "%c", global ? 'l' : 'r');
     for (unsigned i = 0; i < nr; i++) kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",%c", rc);
     int k = snprintf(text, sizeof text, "{\n\t.reg .pred p;");
-    k += pred_ptx(e, pred, "p", NULL, args, &na, text + k, sizeof text - (size_t)k, cons, sizeof cons, &kc);
+    k += pred_ptx(e, pred, "p", NULL, 0, args, &na, text + k, sizeof text - (size_t)k, cons, sizeof cons, &kc);
     k += snprintf(text + k, sizeof text - (size_t)k, "\n\t@p st.%s.%s [$0], %s", global ? "global" : "shared", suffix,
                   nr > 1 ? "{" : "");
     for (unsigned i = 0; i < nr; i++) k += snprintf(text + k, sizeof text - (size_t)k, "%s$%u", i ? "," : "", 1 + i);
@@ -193,7 +194,7 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
         char rc;
         unsigned nr = payload_regs(e, vec, vbytes, reg, &suffix, &rc);
         k += snprintf(text + k, sizeof text - (size_t)k, "\n\t.reg .pred pv;");
-        k += pred_ptx(e, *vpred, "pv", NULL, args, &na, text + k, sizeof text - (size_t)k, cons, sizeof cons, &kc);
+        k += pred_ptx(e, *vpred, "pv", NULL, 0, args, &na, text + k, sizeof text - (size_t)k, cons, sizeof cons, &kc);
         k += snprintf(text + k, sizeof text - (size_t)k, "\n\t@pv st.%s.%s [$0], %s", space, suffix, nr > 1 ? "{" : "");
         unsigned r0 = na;
         for (unsigned i = 0; i < nr; i++) {
@@ -233,7 +234,7 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
         snprintf(preg, sizeof preg, "p%lld", (long long)i);
         Value pt = p.kind == V_BOOL ? val_dyn(LLVMConstInt(cg->t_i1, 1, 0), TY_BOOL) : p;
         if (unpacked) {
-            k += pred_ptx(e, pt, preg, "pv", args, &na, text + k, sizeof text - (size_t)k, cons, sizeof cons, &kc);
+            k += pred_ptx(e, pt, preg, "pv", 0, args, &na, text + k, sizeof text - (size_t)k, cons, sizeof cons, &kc);
             k += snprintf(text + k, sizeof text - (size_t)k, "\n\t@p%lld st.%s.b%d [$0+%lld], %s;", (long long)i, space,
                           8 * bytes, (long long)i * bytes, elem[i]);
             stores++;
@@ -248,7 +249,7 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
         char rc;
         payload_regs(e, v.llvm, bytes, reg, &suffix, &rc);
         /* with a vector form, element i only where the vector was not stored */
-        k += pred_ptx(e, pt, preg, vec ? "pv" : NULL, args, &na, text + k, sizeof text - (size_t)k, cons, sizeof cons, &kc);
+        k += pred_ptx(e, pt, preg, vec ? "pv" : NULL, 0, args, &na, text + k, sizeof text - (size_t)k, cons, sizeof cons, &kc);
         unsigned vi = na;
         args[na++] = reg[0];
         kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",%c", rc);

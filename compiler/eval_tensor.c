@@ -626,14 +626,15 @@ static Value store_vector_or_elems(Eval *e, const Node *call, const Value *dst, 
 }
 
 /* load_vector(frag, src, pred): one predicated load (inline PTX, as the
- * predicated stores of eval_store.c), zeros where pred fails and nothing
+ * predicated stores of eval_store.c, whose predicate forms it shares: a
+ * boolean or a list of up to four), zeros where pred fails and nothing
  * read.  No branch: code that adds such a fragment to registers under a
  * runtime condition (another block's partial sums added to accumulators,
  * tests/gpu/kernels/handoff.cute) stays one basic block, where a branch
  * would give LLVM a phi per register to merge. */
 static LLVMValueRef load_pred(Eval *e, const Node *call, const Value *src, LLVMTypeRef vt, int bytes)
 {
-    Value p = eval_rvalue(e, call->list.items[2]);
+    Value p = eval_pred(e, call->list.items[2], "load_vector");
     if (p.kind == V_ERROR) return NULL;
     if (p.kind != V_BOOL && (p.kind != V_DYN || p.ty != TY_BOOL)) {
         diag_error(e->diag, call->list.items[2]->loc, "the predicate of 'load_vector' must be a boolean, found %s",
@@ -654,24 +655,29 @@ static LLVMValueRef load_pred(Eval *e, const Node *call, const Value *src, LLVMT
         }
         return LLVMConstNull(vt);
     }
-    /* words of 32 bits (16 for a 2-byte fragment), zeroed, then loaded where p holds */
+    /* words of 32 bits (16 for a 2-byte fragment), zeroed, then loaded
+     * where p holds: outputs $0 .. $nw-1, then the predicate's booleans,
+     * then the address */
     bool half = bytes == 2;
     int nw = half ? 1 : bytes / 4;
     bool gm = src->space == SPACE_GMEM;
-    char text[256], cons[64];
-    int t = 0, c = 0;
-    t += snprintf(text + t, sizeof text - (size_t)t, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n", nw);
+    char text[512], cons[96];
+    LLVMValueRef args[6];
+    unsigned na = 0;
+    int t = snprintf(text, sizeof text, "{\n.reg .pred p;"), kc = 0;
+    for (int i = 0; i < nw; i++) kc += snprintf(cons + kc, sizeof cons - (size_t)kc, "%s=%s", i ? "," : "", half ? "h" : "r");
+    t += pred_ptx(e, p, "p", NULL, (unsigned)nw, args, &na, text + t, sizeof text - (size_t)t, cons, sizeof cons, &kc);
+    unsigned addr = (unsigned)nw + na;
+    args[na++] = gm ? LLVMBuildPtrToInt(cg->b, src->llvm, cg->t_i64, "") : smem_addr32(e, src);
+    snprintf(cons + kc, sizeof cons - (size_t)kc, ",%s,~{memory}", gm ? "l" : "r");
+    t += snprintf(text + t, sizeof text - (size_t)t, "\n");
     for (int i = 0; i < nw; i++) t += snprintf(text + t, sizeof text - (size_t)t, "mov.b%d $%d, 0;\n", half ? 16 : 32, i);
     t += snprintf(text + t, sizeof text - (size_t)t, "@p ld.%s%s.b%d %s", gm ? "global" : "shared",
                   nw > 1 ? (nw == 2 ? ".v2" : ".v4") : "", half ? 16 : 32, nw > 1 ? "{" : "");
     for (int i = 0; i < nw; i++) t += snprintf(text + t, sizeof text - (size_t)t, "%s$%d", i ? ", " : "", i);
-    snprintf(text + t, sizeof text - (size_t)t, "%s, [$%d];\n}", nw > 1 ? "}" : "", nw + 1);
-    for (int i = 0; i < nw; i++) c += snprintf(cons + c, sizeof cons - (size_t)c, "=%s,", half ? "h" : "r");
-    snprintf(cons + c, sizeof cons - (size_t)c, "r,%s,~{memory}", gm ? "l" : "r");
+    snprintf(text + t, sizeof text - (size_t)t, "%s, [$%u];\n}", nw > 1 ? "}" : "", addr);
     LLVMTypeRef wt = half ? cg->t_i16 : cg->t_i32;
-    LLVMValueRef args[2] = {LLVMBuildZExt(cg->b, p.llvm, cg->t_i32, ""),
-                            gm ? LLVMBuildPtrToInt(cg->b, src->llvm, cg->t_i64, "") : smem_addr32(e, src)};
-    LLVMValueRef r = eval_asm(e, nw > 1 ? eval_struct_of(e, wt, (unsigned)nw) : wt, args, 2, text, cons);
+    LLVMValueRef r = eval_asm(e, nw > 1 ? eval_struct_of(e, wt, (unsigned)nw) : wt, args, na, text, cons);
     LLVMValueRef words = LLVMGetUndef(LLVMVectorType(wt, (unsigned)nw));
     for (int i = 0; i < nw; i++)
         words = LLVMBuildInsertElement(cg->b, words, nw > 1 ? LLVMBuildExtractValue(cg->b, r, (unsigned)i, "") : r,
