@@ -44,6 +44,19 @@ static bool smem_ref(Eval *e, const Node *arg, const char *what, LLVMValueRef *a
     return true;
 }
 
+/* A tma<...> kernel parameter: its generic address (the descriptor). */
+static bool tmap_arg(Eval *e, const Node *arg, const char *name, LLVMValueRef *out)
+{
+    Value tm = eval_rvalue(e, arg);
+    if (tm.kind == V_ERROR) return false;
+    if (tm.kind != V_TMAP) {
+        diag_error(e->diag, arg->loc, "'%s' needs a tma<...> parameter, found %s", name, val_describe(e, &tm));
+        return false;
+    }
+    *out = tm.llvm;
+    return true;
+}
+
 static bool int_arg(Eval *e, const Node *arg, ScalarType ty, LLVMValueRef *out)
 {
     Value v = eval_rvalue(e, arg);
@@ -765,15 +778,8 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
     if (strcmp(name, "tma_load") == 0) {
         /* tma_load(dst, tmap, mbar, c0, c1): coordinates innermost first */
         if (!arity(e, call, name, 5) || !smem_ref(e, call->list.items[0], "the destination", &a[0])) return val_error();
-        Value tm = eval_rvalue(e, call->list.items[1]);
-        if (tm.kind == V_ERROR) return tm;
-        if (tm.kind != V_TMAP) {
-            diag_error(e->diag, call->list.items[1]->loc, "'tma_load' needs a tma<...> parameter, found %s", val_describe(e, &tm));
-            return val_error();
-        }
-        a[1] = tm.llvm;
-        if (!smem_ref(e, call->list.items[2], "the mbarrier", &a[2]) || !int_arg(e, call->list.items[3], TY_I32, &a[3]) ||
-            !int_arg(e, call->list.items[4], TY_I32, &a[4]))
+        if (!tmap_arg(e, call->list.items[1], name, &a[1]) || !smem_ref(e, call->list.items[2], "the mbarrier", &a[2]) ||
+            !int_arg(e, call->list.items[3], TY_I32, &a[3]) || !int_arg(e, call->list.items[4], TY_I32, &a[4]))
             return val_error();
         eval_asm(e, cg->t_void, a, 5,
                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$3, $4}], [$2];",
@@ -784,15 +790,7 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
         /* tma_prefetch(tmap): start fetching the tensor map into the TMA
          * unit's descriptor cache, so that the first load or store using it
          * does not wait for it (a kernel's first microsecond on small problems) */
-        if (!arity(e, call, name, 1)) return val_error();
-        Value tm = eval_rvalue(e, call->list.items[0]);
-        if (tm.kind == V_ERROR) return tm;
-        if (tm.kind != V_TMAP) {
-            diag_error(e->diag, call->list.items[0]->loc, "'tma_prefetch' needs a tma<...> parameter, found %s",
-                       val_describe(e, &tm));
-            return val_error();
-        }
-        a[0] = tm.llvm;
+        if (!arity(e, call, name, 1) || !tmap_arg(e, call->list.items[0], name, &a[0])) return val_error();
         eval_asm(e, cg->t_void, a, 1, "prefetch.tensormap [$0];", "l,~{memory}");
         return vvoid;
     }
@@ -801,15 +799,8 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
          * and completes on mbar in every block of the cluster whose rank
          * bit is set in mask */
         if (!arity(e, call, name, 6) || !smem_ref(e, call->list.items[0], "the destination", &a[0])) return val_error();
-        Value tm = eval_rvalue(e, call->list.items[1]);
-        if (tm.kind == V_ERROR) return tm;
-        if (tm.kind != V_TMAP) {
-            diag_error(e->diag, call->list.items[1]->loc, "'%s' needs a tma<...> parameter, found %s", name,
-                       val_describe(e, &tm));
-            return val_error();
-        }
-        a[1] = tm.llvm;
-        if (!smem_ref(e, call->list.items[2], "the mbarrier", &a[2]) || !int_arg(e, call->list.items[3], TY_I32, &a[3]) ||
+        if (!tmap_arg(e, call->list.items[1], name, &a[1]) ||
+            !smem_ref(e, call->list.items[2], "the mbarrier", &a[2]) || !int_arg(e, call->list.items[3], TY_I32, &a[3]) ||
             !int_arg(e, call->list.items[4], TY_I32, &a[4]) || !int_arg(e, call->list.items[5], TY_I32, &a[5]))
             return val_error();
         a[5] = LLVMBuildTrunc(cg->b, a[5], cg->t_i16, "");
