@@ -61,9 +61,10 @@
 /* --no-check: time points whose result is wrong too (marked "UNCHECKED"), for
  * experiments that drop part of a kernel's work to measure what it costs */
 static int no_check;
-/* --flush: before each timed run, a memset of twice the L2 (the runtime
- * autotuner's harness) instead of relying on rotating copies alone, so that
- * each run starts with an L2 full of another buffer's dirty lines */
+/* --flush: before each timed run, a memset of twice the L2 (as the runtime
+ * autotuner's harness does), besides the rotating copies: each run starts on
+ * an L2 full of another buffer's dirty lines, and the host has queued the
+ * run before the GPU reaches it (no host-side launch time in the events) */
 static void *flush_buf;
 static size_t flush_bytes;
 #define KERNEL_PREFIX "gemm_sm" /* gemm_sm80, gemm_sm90 */
