@@ -455,9 +455,12 @@ static int cmd_bench(const opts *o) {
       break;
     }
     double best_dsl = INFINITY;
+    const char *dsl_name = NULL; /* the fastest pack kernel, winner or not */
     for (int i = 0; i < rep->count; i++)
-      if (!rep->candidates[i].is_cublas && !rep->candidates[i].screened && rep->candidates[i].ms < best_dsl)
+      if (!rep->candidates[i].is_cublas && !rep->candidates[i].screened && rep->candidates[i].ms < best_dsl) {
         best_dsl = rep->candidates[i].ms;
+        dsl_name = rep->candidates[i].name;
+      }
     double flop = 2.0 * (double)m * (double)n * (double)k;
     double tc = isinf(rep->cublas_ms) ? 0 : flop / (rep->cublas_ms * 1e9);
     double td = isinf(best_dsl) ? 0 : flop / (best_dsl * 1e9);
@@ -470,10 +473,18 @@ static int cmd_bench(const opts *o) {
              "\"ratio\": %.4f, \"winner\": ",
              m, n, k, tc, td, ratio);
       json_string(win);
+      printf(", \"best_dsl\": ");
+      if (dsl_name != NULL)
+        json_string(dsl_name);
+      else
+        printf("null");
       printf(", \"tuning_seconds\": %.3f}", rep->seconds);
     } else {
-      printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f  %8.2f  %s\n", name, m, n, k, tc, td,
-             ratio, rep->seconds, win);
+      /* where cuBLASLt wins, which pack kernel came closest */
+      int cublas_won = rep->candidates[rep->winner].is_cublas;
+      printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f  %8.2f  %s%s%s%s\n", name, m, n, k, tc, td,
+             ratio, rep->seconds, win, cublas_won ? " (best DSL: " : "",
+             cublas_won ? (dsl_name != NULL ? dsl_name : "none") : "", cublas_won ? ")" : "");
     }
     fflush(stdout);
     first = 0;

@@ -79,10 +79,20 @@ if(_test_pack)
   add_test(NAME pack_mock_bench_cli
            COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache)
   set_tests_properties(pack_mock_bench_cli PROPERTIES PASS_REGULAR_EXPRESSION "tiny +64 +64 +64")
+  # --json names the fastest pack kernel even where cuBLASLt wins
+  add_test(NAME pack_mock_bench_json
+           COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache --json)
+  set_tests_properties(pack_mock_bench_json PROPERTIES PASS_REGULAR_EXPRESSION "\"best_dsl\": \"gemm_sm80 T=bf16")
+  # every pack kernel wrong: cuBLASLt wins and no DSL kernel is named
+  add_test(NAME pack_mock_bench_no_dsl
+           COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache)
+  set_tests_properties(pack_mock_bench_no_dsl PROPERTIES PASS_REGULAR_EXPRESSION "cublasLt algo #0 \\(best DSL: none\\)")
+  set_property(TEST pack_mock_bench_no_dsl APPEND PROPERTY ENVIRONMENT "CUTEC_MOCK_WRONG=T bf16")
   add_test(NAME pack_mock_overhead_cli
            COMMAND cutec-tune overhead ${_test_pack} --m 64 --n 64 --k 64 --calls 256 --no-cache)
   set_tests_properties(pack_mock_overhead_cli PROPERTIES PASS_REGULAR_EXPRESSION "us over 256 calls")
-  list(APPEND _pack_mock_tests pack_mock_tune_cli pack_mock_bench_cli pack_mock_overhead_cli)
+  list(APPEND _pack_mock_tests pack_mock_tune_cli pack_mock_bench_cli pack_mock_bench_json pack_mock_bench_no_dsl
+       pack_mock_overhead_cli)
 endif()
 # The quarantine on the GPU: a pack whose BM = 128 kernel really faults
 # (fault_gemm.cute), built here or taken from CUTEC_PREBUILT_PACK_DIR
