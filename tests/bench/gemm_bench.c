@@ -65,6 +65,7 @@ static int no_check;
  * autotuner's harness does), besides the rotating copies: each run starts on
  * an L2 full of another buffer's dirty lines, and the host has queued the
  * run before the GPU reaches it (no host-side launch time in the events) */
+static int flush;
 static void *flush_buf;
 static size_t flush_bytes;
 #define KERNEL_PREFIX "gemm_sm" /* gemm_sm80, gemm_sm90 */
@@ -593,7 +594,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--no-check") == 0)
       no_check = 1;
     else if (strcmp(argv[i], "--flush") == 0)
-      flush_bytes = 1;
+      flush = 1;
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
       only = argv[++i];
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
@@ -765,7 +766,7 @@ int main(int argc, char **argv) {
            copy_gbs, COPY_BYTES >> 20, copy_ms, copy_reps, WARMUP);
   else
     printf("gemm_bench: device-to-device copy bandwidth not measured: %s\n", why);
-  if (flush_bytes != 0) {
+  if (flush) {
     int l2 = 0;
     if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0) != cudaSuccess || l2 <= 0)
       l2 = 64 << 20;
