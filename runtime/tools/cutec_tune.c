@@ -454,10 +454,12 @@ static int cmd_bench(const opts *o) {
       rc = report_failure(g.rt, name, s);
       break;
     }
+    /* the fastest pack kernel, winner or not: the first checked one (the
+     * report puts the two timed head to head first) */
     double best_dsl = INFINITY;
-    const char *dsl_name = NULL; /* the fastest pack kernel, winner or not */
-    for (int i = 0; i < rep->count; i++)
-      if (!rep->candidates[i].is_cublas && !rep->candidates[i].screened && rep->candidates[i].ms < best_dsl) {
+    const char *dsl_name = NULL;
+    for (int i = 0; i < rep->count && dsl_name == NULL; i++)
+      if (!rep->candidates[i].is_cublas && !rep->candidates[i].screened && !isinf(rep->candidates[i].ms)) {
         best_dsl = rep->candidates[i].ms;
         dsl_name = rep->candidates[i].name;
       }

@@ -142,8 +142,10 @@ const char *cutec_cache_dir(cutec_runtime *rt);
  * (allocated on first use). */
 cutec_status cutec_set_workspace(cutec_runtime *rt, void *workspace, size_t bytes);
 
-/* Progress of a tuning run: `done` of `total` candidates timed, the one just
- * finished named.  NULL removes the callback. */
+/* Progress of a tuning run: `done` of `total` steps (each candidate loaded
+ * or checked, the screening rounds, each finalist checked, the timed
+ * rounds), the candidate or the rounds just finished named.  NULL removes
+ * the callback. */
 typedef void (*cutec_progress_fn)(void *user, int done, int total, const char *candidate);
 void cutec_set_progress(cutec_runtime *rt, cutec_progress_fn fn, void *user);
 
