@@ -590,10 +590,13 @@ static int test_gemm(int argc, char **argv) {
    * to head (the faster first; cublas_ms is the cuBLASLt one's time); the
    * rest follow ranked, failures last. */
   cutec_tune_report *rep = NULL;
+  int h2h_before = logged_head_to_head;
   CHECK_OK(rt, cutec_gemm_tune(rt, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b,
                                (void *)(uintptr_t)x.c, NULL, &rep));
   CHECK(rep != NULL && rep->count > 1 && rep->winner == 0 && !isinf(rep->candidates[0].ms));
-  int pair = getenv("CUTEC_CUBLASLT") != NULL ? 2 : 0;
+  /* the mock or the real cuBLASLt: a head-to-head whenever it ran */
+  int pair = logged_head_to_head > h2h_before ? 2 : 0;
+  CHECK(getenv("CUTEC_CUBLASLT") == NULL || pair == 2);
   if (pair) {
     const cutec_tune_candidate *c0 = &rep->candidates[0], *c1 = &rep->candidates[1];
     CHECK(c0->is_cublas != c1->is_cublas && c0->ms <= c1->ms);
