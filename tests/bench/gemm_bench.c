@@ -19,7 +19,9 @@
  * it is timed and marked UNCHECKED: experiments that drop work on purpose).
  *
  * Timing: 3 warm-up runs, then the median of --reps (default 20) runs, each
- * between two CUDA events on one stream.  L2: consecutive runs read and write
+ * between two CUDA events on one stream (--flush: a memset of twice the L2
+ * before each; --after cublas|N: an untimed run of cuBLAS or of point N
+ * before each, so that every timed kernel starts after other code).  L2: consecutive runs read and write
  * different copies of A, B and C: the benchmark allocates
  * ceil(256 MiB / (bytes of A+B+C)) copies (at least 1; large shapes are far
  * above the 50 MB L2 by themselves) and run r uses copy r mod copies, so the
@@ -68,6 +70,13 @@ static int no_check;
 static int flush;
 static void *flush_buf;
 static size_t flush_bytes;
+/* --after cublas|N: before each timed run (and its memset), an untimed run
+ * of cuBLAS or of point N, as in an application where another GEMM ran
+ * just before: each timed kernel starts after different code, not after
+ * itself.  Not before the runs of that kernel itself. */
+static int after = -2; /* -2: off, -1: cuBLAS, N >= 0: point N */
+static int (*after_fn)(void *ctx, int copy, char *why, size_t whylen);
+static void *after_ctx;
 #define KERNEL_PREFIX "gemm_sm" /* gemm_sm80, gemm_sm90 */
 #define COPY_BYTES ((size_t)1 << 30) /* far above L2: the copy streams from HBM */
 #define COPY_MIN_REPS 20
@@ -218,6 +227,8 @@ static int time_runs(run_fn fn, void *ctx, int copies, int reps, double *ms, cha
     if (!fn(ctx, r % copies, why, whylen))
       return 0;
   for (int i = 0; i < reps; i++, r++) {
+    if (after_fn != NULL && !(after_fn == fn && after_ctx == ctx) && !after_fn(after_ctx, r % copies, why, whylen))
+      return 0;
     if (flush_buf != NULL &&
         !cuda_ok(cudaMemsetAsync(flush_buf, i & 0xff, flush_bytes, stream), "cudaMemsetAsync", why, whylen))
       return 0;
@@ -443,6 +454,23 @@ static int bench_shape(const bshape *s, bpoint *pts, int npts, int reps, uint64_
     snprintf(why, sizeof why, "cuBLAS result has NaN/Inf or is all zero");
     goto out;
   }
+  /* --after: what runs before each timed run */
+  static dsl_ctx adc; /* as dc below */
+  after_fn = NULL;
+  if (after == -1) {
+    after_fn = run_cublas;
+    after_ctx = &bc;
+  } else if (after >= 0 && s->k % pts[after].gp.vec != 0) {
+    printf("%-18s --after %d: that point does not fit (VEC does not divide K); nothing runs before\n",
+           s->name, after);
+  } else if (after >= 0) {
+    memset(&adc, 0, sizeof adc);
+    adc.s = s;
+    adc.d = &d;
+    adc.p = &pts[after];
+    after_fn = run_dsl;
+    after_ctx = &adc;
+  }
   double ms = 0;
   if (!time_runs(run_cublas, &bc, copies, reps, &ms, why, sizeof why))
     goto out;
@@ -571,7 +599,7 @@ static void json_presult(FILE *f, const presult *r) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: gemm_bench [--shapes FILE] [--only NAME] [--reps N] [--json OUT] "
-             "[--seed N] [--no-check] [--flush] FILE.ptx...\n");
+             "[--seed N] [--no-check] [--flush] [--after cublas|N] FILE.ptx...\n");
 }
 
 int main(int argc, char **argv) {
@@ -595,6 +623,15 @@ int main(int argc, char **argv) {
       no_check = 1;
     else if (strcmp(argv[i], "--flush") == 0)
       flush = 1;
+    else if (strcmp(argv[i], "--after") == 0 && i + 1 < argc) {
+      char *end;
+      const char *v = argv[++i];
+      after = strcmp(v, "cublas") == 0 ? -1 : (int)strtol(v, &end, 10);
+      if (after != -1 && (*v == '\0' || *end != '\0' || after < 0)) {
+        usage(stderr);
+        return 2;
+      }
+    }
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
       only = argv[++i];
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
@@ -684,6 +721,10 @@ int main(int argc, char **argv) {
     return 1;
   if (npts == 0)
     fprintf(stderr, "gemm_bench: warning: no bf16 gemm_sm80 point: timing cuBLAS only\n");
+  if (after >= npts) {
+    fprintf(stderr, "gemm_bench: --after %d: there are %d points (0 to %d)\n", after, npts, npts - 1);
+    return 2;
+  }
 
   cutec_status st = cutec_runtime_create(&rt, 0);
   if (st != CUTEC_OK) {
