@@ -357,7 +357,18 @@ struct CUevent_st {
   double at;
 };
 
-void cutec_mock_advance_clock(double us) { clock_us += us; }
+/* $CUTEC_MOCK_DRIFT=F: each launch (kernel or cuBLASLt) takes 1 + F n
+ * times its time, n the launches before it: a GPU that slows down as it
+ * warms, for the test that the tuner compares candidates under the same
+ * conditions (timed one after another, the later ones would lose). */
+static double drift(void) {
+  static long launches;
+  const char *e = getenv("CUTEC_MOCK_DRIFT");
+  double f = e != NULL ? atof(e) : 0.0;
+  return 1.0 + f * (double)launches++;
+}
+
+void cutec_mock_advance_clock(double us) { clock_us += us * drift(); }
 
 /* occupancy by threads only (2048 per SM, at most 32 blocks); the mock
  * has no registers or shared-memory model */
@@ -521,7 +532,7 @@ static void mock_gemm(const struct CUfunc_st *f, void **params) {
       }
   }
   double tile = 64.0 / atof(bm) + 64.0 / atof(bn);
-  clock_us += 1.0 + (double)m * n * k * 1e-6 * (1.0 + tile);
+  cutec_mock_advance_clock(1.0 + (double)m * n * k * 1e-6 * (1.0 + tile));
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,

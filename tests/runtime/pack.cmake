@@ -88,11 +88,22 @@ if(_test_pack)
            COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache)
   set_tests_properties(pack_mock_bench_no_dsl PROPERTIES PASS_REGULAR_EXPRESSION "cublasLt algo #0 \\(best DSL: none\\)")
   set_property(TEST pack_mock_bench_no_dsl APPEND PROPERTY ENVIRONMENT "CUTEC_MOCK_WRONG=T bf16")
+  # a GPU that slows down launch by launch (the mock's CUTEC_MOCK_DRIFT): the
+  # tuner still finds the pack's fastest kernel (128 x 128 in the mock's cost
+  # model) on both shapes, because it times all candidates in the same
+  # rounds; timed one after another (before 2026-11-22) it picked 64 x 64
+  # and 64 x 128 kernels, timed early
+  add_test(NAME pack_mock_bench_drift
+           COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache --json)
+  set_tests_properties(pack_mock_bench_drift PROPERTIES
+    PASS_REGULAR_EXPRESSION "\"best_dsl\": \"gemm_sm80 T=bf16 TC=bf16 BM=128 BN=128 "
+    FAIL_REGULAR_EXPRESSION "\"best_dsl\": \"gemm_sm80 T=bf16 TC=bf16 BM=(64|256) ;\"best_dsl\": \"gemm_sm80 T=bf16 TC=bf16 BM=128 BN=(64|256) ;\"best_dsl\": null")
+  set_property(TEST pack_mock_bench_drift APPEND PROPERTY ENVIRONMENT "CUTEC_MOCK_DRIFT=0.02")
   add_test(NAME pack_mock_overhead_cli
            COMMAND cutec-tune overhead ${_test_pack} --m 64 --n 64 --k 64 --calls 256 --no-cache)
   set_tests_properties(pack_mock_overhead_cli PROPERTIES PASS_REGULAR_EXPRESSION "us over 256 calls")
   list(APPEND _pack_mock_tests pack_mock_tune_cli pack_mock_bench_cli pack_mock_bench_json pack_mock_bench_no_dsl
-       pack_mock_overhead_cli)
+       pack_mock_bench_drift pack_mock_overhead_cli)
 endif()
 # The quarantine on the GPU: a pack whose BM = 128 kernel really faults
 # (fault_gemm.cute), built here or taken from CUTEC_PREBUILT_PACK_DIR
