@@ -75,6 +75,12 @@ static size_t flush_bytes;
  * just before: each timed kernel starts after different code, not after
  * itself.  Not before the runs of that kernel itself. */
 static int after = -2; /* -2: off, -1: cuBLAS, N >= 0: point N */
+/* --copies N: at most N copies of A, B, C in rotation (1: the same buffers
+ * every run, as in the autotuner, which times on the caller's matrices) */
+static int max_copies;
+/* --null-stream: everything on the legacy default stream, as cutec-tune
+ * times (it passes no stream) */
+static int null_stream;
 static int (*after_fn)(void *ctx, int copy, char *why, size_t whylen);
 static void *after_ctx;
 #define KERNEL_PREFIX "gemm_sm" /* gemm_sm80, gemm_sm90 */
@@ -385,6 +391,8 @@ static int bench_shape(const bshape *s, bpoint *pts, int npts, int reps, uint64_
   d.bytes_c = nc * szc;
   double set = (double)(na * 2 + nb * 2 + nc * 2);
   int copies = (int)ceil(ROTATE_BYTES / set);
+  if (max_copies > 0 && copies > max_copies)
+    copies = max_copies;
   if (copies < 1)
     copies = 1;
   size_t freeb = 0, totalb = 0;
@@ -599,7 +607,8 @@ static void json_presult(FILE *f, const presult *r) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: gemm_bench [--shapes FILE] [--only NAME] [--reps N] [--json OUT] "
-             "[--seed N] [--no-check] [--flush] [--after cublas|N] FILE.ptx...\n");
+             "[--seed N] [--no-check] [--flush] [--after cublas|N] [--copies N]\n"
+             "                  [--null-stream] FILE.ptx...\n");
 }
 
 int main(int argc, char **argv) {
@@ -623,7 +632,15 @@ int main(int argc, char **argv) {
       no_check = 1;
     else if (strcmp(argv[i], "--flush") == 0)
       flush = 1;
-    else if (strcmp(argv[i], "--after") == 0 && i + 1 < argc) {
+    else if (strcmp(argv[i], "--null-stream") == 0)
+      null_stream = 1;
+    else if (strcmp(argv[i], "--copies") == 0 && i + 1 < argc) {
+      max_copies = atoi(argv[++i]);
+      if (max_copies < 1 || max_copies > 64) {
+        usage(stderr);
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--after") == 0 && i + 1 < argc) {
       char *end;
       const char *v = argv[++i];
       after = strcmp(v, "cublas") == 0 ? -1 : (int)strtol(v, &end, 10);
@@ -755,8 +772,7 @@ int main(int argc, char **argv) {
   char why[512];
   int clock_khz = 0;
   if (mods == NULL || bad || !cuda_ok(cudaSetDevice(0), "cudaSetDevice", why, sizeof why) ||
-      !cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate",
-               why, sizeof why)) {
+      (!null_stream && !cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate", why, sizeof why))) {
     if (!bad)
       fprintf(stderr, "gemm_bench: %s\n", mods == NULL ? "out of memory" : why);
     cutec_runtime_destroy(rt);
