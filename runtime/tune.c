@@ -778,7 +778,7 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
         memmove(&cands[hi], &cands[hi + 1], sizeof *cands * (size_t)(n - hi - 1));
         memmove(&cands[lo], &cands[lo + 1], sizeof *cands * (size_t)(n - lo - 2));
         memmove(&cands[2], &cands[0], sizeof *cands * (size_t)(n - 2));
-        int dsl_first = !(y.ms < x.ms);
+        int dsl_first = x.ms < y.ms; /* a tie goes to cuBLASLt, the reference */
         cands[0] = dsl_first ? x : y;
         cands[1] = dsl_first ? y : x;
       }

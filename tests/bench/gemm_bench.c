@@ -21,8 +21,9 @@
  * Timing: 3 warm-up runs, then the median of --reps (default 20) runs, each
  * between two CUDA events on one stream (--flush: a memset of twice the L2
  * before each; --after cublas|N: an untimed run of cuBLAS or of point N
- * before each, so that every timed kernel starts after other code).  L2: consecutive runs read and write
- * different copies of A, B and C: the benchmark allocates
+ * before each, so that every timed kernel starts after other code).  L2:
+ * consecutive runs read and write different copies of A, B and C (at most
+ * --copies N of them): the benchmark allocates
  * ceil(256 MiB / (bytes of A+B+C)) copies (at least 1; large shapes are far
  * above the 50 MB L2 by themselves) and run r uses copy r mod copies, so the
  * data of a run was last touched >= 256 MiB of traffic earlier.
@@ -83,6 +84,8 @@ static int max_copies;
 static int null_stream;
 static int (*after_fn)(void *ctx, int copy, char *why, size_t whylen);
 static void *after_ctx;
+static const void *after_point; /* the bpoint run before, or NULL for cuBLAS */
+static const void *ctx_point(void *ctx); /* the bpoint of a DSL run's context */
 #define KERNEL_PREFIX "gemm_sm" /* gemm_sm80, gemm_sm90 */
 #define COPY_BYTES ((size_t)1 << 30) /* far above L2: the copy streams from HBM */
 #define COPY_MIN_REPS 20
@@ -225,6 +228,14 @@ static int cuda_ok(cudaError_t e, const char *what, char *why, size_t whylen) {
 
 typedef int (*run_fn)(void *ctx, int copy, char *why, size_t whylen);
 
+/* Whether fn with ctx runs the kernel --after puts before every run (it
+ * is not put before its own runs). */
+static int same_kernel(run_fn fn, void *ctx) {
+  if (fn != after_fn)
+    return 0;
+  return after_point == NULL || ctx_point(ctx) == after_point;
+}
+
 /* Runs fn WARMUP times then reps times between events; median in *ms. */
 static int time_runs(run_fn fn, void *ctx, int copies, int reps, double *ms, char *why,
                      size_t whylen) {
@@ -233,7 +244,7 @@ static int time_runs(run_fn fn, void *ctx, int copies, int reps, double *ms, cha
     if (!fn(ctx, r % copies, why, whylen))
       return 0;
   for (int i = 0; i < reps; i++, r++) {
-    if (after_fn != NULL && !(after_fn == fn && after_ctx == ctx) && !after_fn(after_ctx, r % copies, why, whylen))
+    if (after_fn != NULL && !same_kernel(fn, ctx) && !after_fn(after_ctx, r % copies, why, whylen))
       return 0;
     if (flush_buf != NULL &&
         !cuda_ok(cudaMemsetAsync(flush_buf, i & 0xff, flush_bytes, stream), "cudaMemsetAsync", why, whylen))
@@ -313,6 +324,8 @@ typedef struct dsl_ctx {
   gemm_args ga[64]; /* per input copy: the arguments, tensor maps built once */
   int built[64];
 } dsl_ctx;
+
+static const void *ctx_point(void *ctx) { return ((const dsl_ctx *)ctx)->p; }
 
 static int run_dsl(void *vctx, int copy, char *why, size_t whylen) {
   dsl_ctx *c = vctx;
@@ -465,6 +478,7 @@ static int bench_shape(const bshape *s, bpoint *pts, int npts, int reps, uint64_
   /* --after: what runs before each timed run */
   static dsl_ctx adc; /* as dc below */
   after_fn = NULL;
+  after_point = NULL;
   if (after == -1) {
     after_fn = run_cublas;
     after_ctx = &bc;
@@ -478,6 +492,7 @@ static int bench_shape(const bshape *s, bpoint *pts, int npts, int reps, uint64_
     adc.p = &pts[after];
     after_fn = run_dsl;
     after_ctx = &adc;
+    after_point = adc.p;
   }
   double ms = 0;
   if (!time_runs(run_cublas, &bc, copies, reps, &ms, why, sizeof why))
