@@ -1,8 +1,9 @@
 /*
- * gemm_bench.c - benchmark of the sm_80 GEMM template (stdlib/sm80/gemm.cute)
- * against cuBLAS, bf16 inputs, f32 accumulation, bf16 output.
+ * gemm_bench.c - benchmark of the GEMM templates' points (stdlib/sm80/gemm.cute
+ * and stdlib/sm90/gemm.cute, compiled to PTX) against cuBLAS, bf16 inputs,
+ * f32 accumulation, bf16 output.
  *
- * Usage: gemm_bench [--shapes FILE] [--only NAME] [--reps N] [--json OUT] FILE.ptx...
+ * Usage: gemm_bench [options] FILE.ptx... (gemm_bench --help lists them)
  *
  * Layout ("TN"): C[M,N] = A[M,K] * B[N,K]^T, A and B row-major with K
  * contiguous, C row-major.  cuBLAS (column-major) computes C^T = B * A^T:
@@ -752,7 +753,7 @@ int main(int argc, char **argv) {
   if (bad)
     return 1;
   if (npts == 0)
-    fprintf(stderr, "gemm_bench: warning: no bf16 gemm_sm80 point: timing cuBLAS only\n");
+    fprintf(stderr, "gemm_bench: warning: no bf16 GEMM point: timing cuBLAS only\n");
   if (after >= npts) {
     fprintf(stderr, "gemm_bench: --after %d: there are %d points (0 to %d)\n", after, npts, npts - 1);
     return 2;
@@ -873,7 +874,7 @@ int main(int argc, char **argv) {
   }
 
   /* Markdown table. */
-  printf("\n### sm_80 GEMM template vs cuBLAS (bf16 in, f32 accumulate, bf16 out)\n\n");
+  printf("\n### GEMM template points vs cuBLAS (bf16 in, f32 accumulate, bf16 out)\n\n");
   printf("Device: %s (sm_%d%d, %d SMs); SM clock: %s; cuBLAS %d; date: %s  \n", dev, ccmaj, ccmin,
          sms, clock_s, cublas_ver, date);
   printf("Command: `%s`  \n", cmdline);

@@ -91,10 +91,14 @@ typedef struct cutec_tune_candidate {
 } cutec_tune_candidate;
 
 typedef struct cutec_tune_report {
-  int count;                         /* candidates, fastest first, failures last */
+  int count;                         /* candidates, the winner first, failures last; where
+                                        pack kernels and cuBLASLt both ran, the first two
+                                        are the fastest of each, timed head to head, and
+                                        the rest follow in the order of the common rounds */
   cutec_tune_candidate *candidates;
   int winner;                        /* index into candidates (0), -1 if none */
-  double cublas_ms;                  /* best cuBLASLt time; +inf without cuBLASLt */
+  double cublas_ms;                  /* the best cuBLASLt algorithm's time (its head-to-head
+                                        time where there was one); +inf without cuBLASLt */
   double seconds;                    /* wall time of the whole tuning */
   int from_cache;                    /* 1: decision read from cache, nothing timed */
 } cutec_tune_report;
