@@ -42,6 +42,7 @@ static const char usage[] =
     "  --cache-dir DIR  tuning cache directory (default: $CUTEC_CACHE_DIR, $XDG_CACHE_HOME/cutec)\n"
     "  --no-cache       neither read nor write the disk cache\n"
     "  --verbose        print the runtime's log (every candidate, failures) to stderr\n"
+    "  --no-warmup      bench: skip the warm-up, an unreported tuning of the first shape\n"
     "\n"
     "exit status: 0 ok, 1 failure, 2 bad usage, 77 no CUDA driver or device\n";
 
@@ -49,7 +50,7 @@ typedef struct opts {
   const char *cmd, *pack, *shapes, *cache_dir;
   long long m, n, k;
   cutec_dtype in, out;
-  int out_set, json, runs, device, no_cache, verbose;
+  int out_set, json, runs, device, no_cache, verbose, no_warmup;
   long calls;
 } opts;
 
@@ -401,6 +402,46 @@ static int cmd_tune(const opts *o) {
   return rc;
 }
 
+/* One "NAME M N K" line of a shapes file ('#' starts a comment); 1 if it
+ * holds a shape, 0 if it is blank, -1 if it is something else. */
+static int parse_shape(char *line, char *name, long long *m, long long *n, long long *k) {
+  char *hash = strchr(line, '#');
+  if (hash != NULL)
+    *hash = '\0';
+  if (sscanf(line, "%63s %lld %lld %lld", name, m, n, k) == 4)
+    return 1;
+  char tmp[2];
+  return sscanf(line, "%1s", tmp) == 1 ? -1 : 0;
+}
+
+/* The warm-up: one tuning of the first shape, not reported.  On the H100
+ * the first tuning in a process timed the pack's 1024^3 kernel 0.7-1 us
+ * slower (10.5-10.7 against 9.8-9.9 us) than every later tuning of the
+ * same shape, cuBLASLt's algorithms not; why is not known
+ * (docs/performance.md).  The suite's first shape should not pay for it. */
+static int bench_warmup(const opts *o, gpu *g, FILE *f) {
+  char line[512], name[64];
+  long long m, n, k;
+  int rc = 0;
+  while (fgets(line, sizeof line, f) != NULL)
+    if (parse_shape(line, name, &m, &n, &k) == 1) {
+      cutec_gemm_problem p;
+      cutec_gemm_problem_init(&p, m, n, k, o->in, o->out_set ? o->out : o->in);
+      buffers b;
+      if (alloc_problem(g, &p, &b, 1) != 0)
+        return 1;
+      if (o->verbose)
+        fprintf(stderr, "cutec-tune: warm-up tuning of %s (not reported)\n", name);
+      cutec_status s = cutec_gemm_tune(g->rt, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, NULL);
+      free_problem(g, &b);
+      if (s != CUTEC_OK)
+        rc = report_failure(g->rt, name, s);
+      break;
+    }
+  rewind(f);
+  return rc;
+}
+
 static int cmd_bench(const opts *o) {
   FILE *f = fopen(o->shapes, "r");
   if (f == NULL) {
@@ -427,16 +468,15 @@ static int cmd_bench(const opts *o) {
            "DSL TF/s", "ratio", "tune s", "winner");
   }
   int first = 1, lineno = 0;
+  if (!o->no_warmup)
+    rc = bench_warmup(o, &g, f);
   while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
     lineno++;
     char name[64];
     long long m, n, k;
-    char *hash = strchr(line, '#');
-    if (hash != NULL)
-      *hash = '\0';
-    if (sscanf(line, "%63s %lld %lld %lld", name, &m, &n, &k) != 4) {
-      char tmp[2];
-      if (sscanf(line, "%1s", tmp) == 1)
+    int got = parse_shape(line, name, &m, &n, &k);
+    if (got != 1) {
+      if (got < 0)
         fprintf(stderr, "cutec-tune: %s:%d: expected 'NAME M N K', skipped\n", o->shapes, lineno);
       continue;
     }
@@ -577,6 +617,7 @@ int main(int argc, char **argv) {
     if (strcmp(a, "--json") == 0) o.json = 1;
     else if (strcmp(a, "--no-cache") == 0) o.no_cache = 1;
     else if (strcmp(a, "--verbose") == 0) o.verbose = 1;
+    else if (strcmp(a, "--no-warmup") == 0) o.no_warmup = 1;
     else if (a[0] == '-' && a[1] == '-' && v == NULL) return usage_error("%s needs a value", a);
     else if (strcmp(a, "--m") == 0 || strcmp(a, "--n") == 0 || strcmp(a, "--k") == 0 ||
              strcmp(a, "--runs") == 0 || strcmp(a, "--device") == 0 || strcmp(a, "--calls") == 0) {

@@ -99,11 +99,21 @@ if(_test_pack)
     PASS_REGULAR_EXPRESSION "\"best_dsl\": \"gemm_sm80 T=bf16 TC=bf16 BM=128 BN=128 "
     FAIL_REGULAR_EXPRESSION "\"best_dsl\": \"gemm_sm80 T=bf16 TC=bf16 BM=(64|256) ;\"best_dsl\": \"gemm_sm80 T=bf16 TC=bf16 BM=128 BN=(64|256) ;\"best_dsl\": null")
   set_property(TEST pack_mock_bench_drift APPEND PROPERTY ENVIRONMENT "CUTEC_MOCK_DRIFT=0.02")
+  # bench first tunes its first shape once, unreported (the first tuning in
+  # a process measured pack kernels slower on the H100); --no-warmup skips it
+  add_test(NAME pack_mock_bench_warmup
+           COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache --verbose)
+  set_tests_properties(pack_mock_bench_warmup PROPERTIES
+    PASS_REGULAR_EXPRESSION "warm-up tuning of tiny \\(not reported\\)")
+  add_test(NAME pack_mock_bench_no_warmup
+           COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache --verbose --no-warmup)
+  set_tests_properties(pack_mock_bench_no_warmup PROPERTIES
+    PASS_REGULAR_EXPRESSION "tiny +64 +64 +64" FAIL_REGULAR_EXPRESSION "warm-up")
   add_test(NAME pack_mock_overhead_cli
            COMMAND cutec-tune overhead ${_test_pack} --m 64 --n 64 --k 64 --calls 256 --no-cache)
   set_tests_properties(pack_mock_overhead_cli PROPERTIES PASS_REGULAR_EXPRESSION "us over 256 calls")
   list(APPEND _pack_mock_tests pack_mock_tune_cli pack_mock_bench_cli pack_mock_bench_json pack_mock_bench_no_dsl
-       pack_mock_bench_drift pack_mock_overhead_cli)
+       pack_mock_bench_drift pack_mock_bench_warmup pack_mock_bench_no_warmup pack_mock_overhead_cli)
 endif()
 # The quarantine on the GPU: a pack whose BM = 128 kernel really faults
 # (fault_gemm.cute), built here or taken from CUTEC_PREBUILT_PACK_DIR
