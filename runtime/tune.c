@@ -193,6 +193,8 @@ typedef struct candidate {
   double ms;
   char note[160];
   int screened; /* timed in the screening round only, never checked: cannot win */
+  double round_ms; /* the median of the common timed rounds (the report's round_ms) */
+  int algo_rank;   /* cuBLASLt's heuristic rank, -1 for a pack kernel */
 } candidate;
 
 static double now_seconds(void) {
@@ -628,6 +630,7 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
       c->d.kind = DECISION_CUBLAS;
       c->d.cls = *cls;
       c->d.algo = heur[a].algo;
+      c->algo_rank = a;
       snprintf(c->d.name, sizeof c->d.name, "cublasLt algo #%d", a);
       char what[160];
       cutec_lt_algo_describe(&g->lt, &c->d.algo, what, sizeof what);
@@ -739,12 +742,16 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
   /* Every checked candidate, pack kernels and cuBLASLt algorithms, in the
    * same rounds. */
   nt = 0;
+  for (int i = 0; i < n; i++)
+    cands[i].round_ms = INFINITY;
   for (int i = 0; i < n && s == CUTEC_OK; i++)
     if (!cands[i].screened && !isinf(cands[i].ms))
       timed[nt++] = &cands[i];
   if (s == CUTEC_OK) {
     s = timing_rounds(&h, timed, nt, g->warmup, g->runs, "");
     progress(g, ++step, total, "timed rounds");
+    for (int j = 0; j < nt; j++)
+      timed[j]->round_ms = timed[j]->ms;
   }
   free(timed);
   qsort(cands, (size_t)n, sizeof *cands, cmp_candidate);
@@ -841,6 +848,8 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
         snprintf(rc[i].name, sizeof rc[i].name, "%s", cands[i].d.name);
         rc[i].is_cublas = cands[i].d.kind == DECISION_CUBLAS;
         rc[i].screened = cands[i].screened;
+        rc[i].round_ms = cands[i].round_ms;
+        rc[i].algo_rank = rc[i].is_cublas ? cands[i].algo_rank : -1;
         rc[i].ms = cands[i].ms;
         rc[i].tflops = isinf(cands[i].ms) ? 0 : flop / (cands[i].ms * 1e9);
         snprintf(rc[i].note, sizeof rc[i].note, "%s", cands[i].note);

@@ -372,7 +372,11 @@ static int cmd_tune(const opts *o) {
                  c->is_cublas ? "true" : "false", c->ms, c->tflops,
                  isinf(rep->cublas_ms) ? 0.0 : rep->cublas_ms / c->ms);
         json_string(c->note);
-        printf("}");
+        if (isinf(c->round_ms))
+          printf(", \"round_ms\": null");
+        else
+          printf(", \"round_ms\": %.6f", c->round_ms);
+        printf(", \"algo_rank\": %d}", c->algo_rank);
       }
       printf("\n], \"winner\": ");
       json_string(rep->candidates[rep->winner].name);
@@ -464,10 +468,13 @@ static int cmd_bench(const opts *o) {
   } else {
     printf("device: %s\ndtype: %s -> %s\n", dev, dtype_name(o->in),
            dtype_name(o->out_set ? o->out : o->in));
-    printf("%-20s %6s %6s %6s  %12s %12s %7s  %8s  %s\n", "shape", "M", "N", "K", "cuBLAS TF/s",
-           "DSL TF/s", "ratio", "tune s", "winner");
+    printf("%-20s %6s %6s %6s  %12s %12s %7s %7s  %8s  %s\n", "shape", "M", "N", "K", "cuBLAS TF/s",
+           "DSL TF/s", "ratio", "vs #0", "tune s", "winner");
   }
   int first = 1, lineno = 0;
+  /* the geometric means: sums of log(ratio) and the shapes counted */
+  double log_sum = 0, log_sum0 = 0;
+  int nratio = 0, nratio0 = 0;
   if (!o->no_warmup)
     rc = bench_warmup(o, &g, f);
   while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
@@ -503,17 +510,38 @@ static int cmd_bench(const opts *o) {
         best_dsl = rep->candidates[i].ms;
         dsl_name = rep->candidates[i].name;
       }
+    /* Against cuBLASLt's own choice, heuristic #0 (what cublasLtMatmul runs
+     * when given no algorithm, for this workspace): its median and the
+     * fastest pack kernel's in the rounds that timed them together (it is
+     * rarely in the head-to-head pair) */
+    double dsl_round = INFINITY, lt0_round = INFINITY;
+    for (int i = 0; i < rep->count; i++) {
+      const cutec_tune_candidate *c = &rep->candidates[i];
+      if (c->is_cublas && c->algo_rank == 0)
+        lt0_round = c->round_ms;
+      else if (!c->is_cublas && c->round_ms < dsl_round)
+        dsl_round = c->round_ms;
+    }
     double flop = 2.0 * (double)m * (double)n * (double)k;
     double tc = isinf(rep->cublas_ms) ? 0 : flop / (rep->cublas_ms * 1e9);
     double td = isinf(best_dsl) ? 0 : flop / (best_dsl * 1e9);
     double ratio = tc > 0 && td > 0 ? td / tc : 0;
+    double ratio0 = !isinf(dsl_round) && !isinf(lt0_round) ? lt0_round / dsl_round : 0;
+    if (ratio > 0) {
+      log_sum += log(ratio);
+      nratio++;
+    }
+    if (ratio0 > 0) {
+      log_sum0 += log(ratio0);
+      nratio0++;
+    }
     const char *win = rep->candidates[rep->winner].name;
     if (o->json) {
       printf("%s\n  {\"shape\": ", first ? "" : ",");
       json_string(name);
       printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"cublas_tflops\": %.3f, \"dsl_tflops\": %.3f, "
-             "\"ratio\": %.4f, \"winner\": ",
-             m, n, k, tc, td, ratio);
+             "\"ratio\": %.4f, \"ratio_vs_algo0\": %.4f, \"winner\": ",
+             m, n, k, tc, td, ratio, ratio0);
       json_string(win);
       printf(", \"best_dsl\": ");
       if (dsl_name != NULL)
@@ -524,16 +552,26 @@ static int cmd_bench(const opts *o) {
     } else {
       /* where cuBLASLt wins, which pack kernel came closest */
       int cublas_won = rep->candidates[rep->winner].is_cublas;
-      printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f  %8.2f  %s%s%s%s\n", name, m, n, k, tc, td,
-             ratio, rep->seconds, win, cublas_won ? " (best DSL: " : "",
+      printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f  %8.2f  %s%s%s%s\n", name, m, n, k, tc,
+             td, ratio, ratio0, rep->seconds, win, cublas_won ? " (best DSL: " : "",
              cublas_won ? (dsl_name != NULL ? dsl_name : "none") : "", cublas_won ? ")" : "");
     }
     fflush(stdout);
     first = 0;
     cutec_tune_report_free(rep);
   }
-  if (o->json)
-    printf("\n]}\n");
+  double gm = nratio ? exp(log_sum / nratio) : 0, gm0 = nratio0 ? exp(log_sum0 / nratio0) : 0;
+  if (o->json) {
+    printf("\n], \"geomean_ratio\": %.4f, \"geomean_ratio_vs_algo0\": %.4f}\n", gm, gm0);
+  } else if (rc == 0 && nratio > 0) {
+    printf("geometric mean over %d shapes: ratio %.3f (the fastest pack kernel against the fastest "
+           "cuBLASLt algorithm, head to head)\n",
+           nratio, gm);
+    if (nratio0 > 0)
+      printf("geometric mean over %d shapes: vs #0 %.3f (against cuBLASLt's own choice, its heuristic's "
+             "first algorithm, in the common rounds)\n",
+             nratio0, gm0);
+  }
   fclose(f);
   gpu_close(&g);
   return rc;

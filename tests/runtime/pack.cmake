@@ -109,11 +109,18 @@ if(_test_pack)
            COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache --verbose --no-warmup)
   set_tests_properties(pack_mock_bench_no_warmup PROPERTIES
     PASS_REGULAR_EXPRESSION "tiny +64 +64 +64" FAIL_REGULAR_EXPRESSION "warm-up")
+  # the bench's geometric means, recomputed from its per-shape ratios
+  add_test(NAME pack_mock_bench_geomean
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_geomean.sh $<TARGET_FILE:cutec-tune> bench ${_test_pack}
+                   --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache --json)
+  set_tests_properties(pack_mock_bench_geomean PROPERTIES PASS_REGULAR_EXPRESSION "check_geomean: PASS: 2 shapes"
+                       FAIL_REGULAR_EXPRESSION "FAIL")
   add_test(NAME pack_mock_overhead_cli
            COMMAND cutec-tune overhead ${_test_pack} --m 64 --n 64 --k 64 --calls 256 --no-cache)
   set_tests_properties(pack_mock_overhead_cli PROPERTIES PASS_REGULAR_EXPRESSION "us over 256 calls")
   list(APPEND _pack_mock_tests pack_mock_tune_cli pack_mock_bench_cli pack_mock_bench_json pack_mock_bench_no_dsl
-       pack_mock_bench_drift pack_mock_bench_warmup pack_mock_bench_no_warmup pack_mock_overhead_cli)
+       pack_mock_bench_drift pack_mock_bench_warmup pack_mock_bench_no_warmup pack_mock_bench_geomean
+       pack_mock_overhead_cli)
 endif()
 # The quarantine on the GPU: a pack whose BM = 128 kernel really faults
 # (fault_gemm.cute), built here or taken from CUTEC_PREBUILT_PACK_DIR

@@ -602,13 +602,25 @@ static int test_gemm(int argc, char **argv) {
     CHECK(c0->is_cublas != c1->is_cublas && c0->ms <= c1->ms);
     CHECK(rep->cublas_ms == (c0->is_cublas ? c0->ms : c1->ms));
   }
-  int dsl = 0, lt = 0;
+  int dsl = 0, lt = 0, ranks = 0;
   for (int i = 0; i < rep->count; i++) {
-    dsl += !rep->candidates[i].is_cublas;
-    lt += rep->candidates[i].is_cublas;
+    const cutec_tune_candidate *c = &rep->candidates[i];
+    dsl += !c->is_cublas;
+    lt += c->is_cublas;
     if (i > pair)
-      CHECK(rep->candidates[i].ms >= rep->candidates[i - 1].ms);
+      CHECK(c->ms >= rep->candidates[i - 1].ms);
+    /* round_ms: every candidate checked and timed has one; outside the
+     * head-to-head pair it is the report's ms (the rounds' median) */
+    if (!c->screened && !isinf(c->ms))
+      CHECK(!isinf(c->round_ms) && c->round_ms > 0 && (i < pair || c->round_ms == c->ms));
+    if (isinf(c->ms) || c->screened)
+      CHECK(isinf(c->round_ms));
+    /* cuBLASLt's heuristic ranks 0 .. lt - 1, each once; pack kernels -1 */
+    CHECK(c->is_cublas ? c->algo_rank >= 0 && c->algo_rank < 32 : c->algo_rank == -1);
+    if (c->is_cublas)
+      ranks |= 1 << c->algo_rank;
   }
+  CHECK(ranks == (1 << lt) - 1);
   printf("report: %d DSL candidates, %d cuBLASLt algorithms, winner %s, %.3f s\n", dsl, lt,
          rep->candidates[0].name, rep->seconds);
   CHECK(dsl > 0);

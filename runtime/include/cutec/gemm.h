@@ -88,6 +88,13 @@ typedef struct cutec_tune_candidate {
   char note[160];   /* why it failed, or "" */
   int screened;     /* 1: timed in the screening round only (5 runs, output
                        not checked; see CUTEC_OPT_TUNE_FINALISTS) */
+  double round_ms;  /* median in the rounds that timed every checked candidate
+                       together; differs from ms for the head-to-head pair,
+                       whose ms is from their own alternation; +inf if the
+                       candidate was not in those rounds */
+  int algo_rank;    /* cuBLASLt's heuristic rank (0: the algorithm cuBLASLt
+                       itself runs for this problem and workspace when given
+                       none), -1 for a pack kernel */
 } cutec_tune_candidate;
 
 typedef struct cutec_tune_report {
