@@ -510,8 +510,8 @@ static int cmd_bench(const opts *o) {
         best_dsl = rep->candidates[i].ms;
         dsl_name = rep->candidates[i].name;
       }
-    /* Against cuBLASLt's own choice, heuristic #0 (what cublasLtMatmul runs
-     * when given no algorithm, for this workspace): its median and the
+    /* Against cuBLASLt's own choice, its heuristic's first algorithm for
+     * this problem and workspace (what an untuned caller gets): its median and the
      * fastest pack kernel's in the rounds that timed them together (it is
      * rarely in the head-to-head pair) */
     double dsl_round = INFINITY, lt0_round = INFINITY;

@@ -92,9 +92,9 @@ typedef struct cutec_tune_candidate {
                        together; differs from ms for the head-to-head pair,
                        whose ms is from their own alternation; +inf if the
                        candidate was not in those rounds */
-  int algo_rank;    /* cuBLASLt's heuristic rank (0: the algorithm cuBLASLt
-                       itself runs for this problem and workspace when given
-                       none), -1 for a pack kernel */
+  int algo_rank;    /* rank in cuBLASLt's heuristic for this problem and the
+                       tuner's workspace (0: its first choice, what an
+                       untuned caller gets), -1 for a pack kernel */
 } cutec_tune_candidate;
 
 typedef struct cutec_tune_report {
