@@ -513,10 +513,13 @@ static int cmd_bench(const opts *o) {
     /* Against cuBLASLt's own choice, its heuristic's first algorithm for
      * this problem and workspace (what an untuned caller gets): its median and the
      * fastest pack kernel's in the rounds that timed them together (it is
-     * rarely in the head-to-head pair) */
+     * rarely in the head-to-head pair); a candidate that failed the winner's
+     * final check after the rounds (ms +inf) does not count */
     double dsl_round = INFINITY, lt0_round = INFINITY;
     for (int i = 0; i < rep->count; i++) {
       const cutec_tune_candidate *c = &rep->candidates[i];
+      if (isinf(c->ms))
+        continue;
       if (c->is_cublas && c->algo_rank == 0)
         lt0_round = c->round_ms;
       else if (!c->is_cublas && c->round_ms < dsl_round)
