@@ -66,7 +66,7 @@ const char *ast_kind_name(NodeKind k)
         [N_EXPR_STMT] = "expr-stmt", [N_IMPORT] = "import", [N_CONST] = "const",
         [N_KERNEL] = "kernel", [N_FUNC] = "fn", [N_PARAM] = "param", [N_TPARAM] = "tparam",
         [N_PROGRAM] = "program", [N_TUNE] = "tune", [N_TUNE_VAR] = "tune-var",
-        [N_TUNE_REQUIRE] = "require",
+        [N_TUNE_REQUIRE] = "require", [N_SERVES] = "serves", [N_ROLE] = "role",
     };
     return (unsigned)k < sizeof names / sizeof names[0] && names[k] ? names[k] : "?";
 }
@@ -96,9 +96,9 @@ static void dump(FILE *out, const Node *n, int depth, const char *role)
     }
     if (n->name) fprintf(out, " \"%s\"", n->name);
     fprintf(out, " @%d:%d\n", n->loc.first_line, n->loc.first_column);
-    const Node *kids[4] = {n->a, n->b, n->c, n->d};
-    static const char *kid_names[4] = {"a", "b", "c", "d"};
-    for (int i = 0; i < 4; i++)
+    const Node *kids[5] = {n->a, n->b, n->c, n->d, n->e};
+    static const char *kid_names[5] = {"a", "b", "c", "d", "e"};
+    for (int i = 0; i < 5; i++)
         if (kids[i]) dump(out, kids[i], depth + 1, kid_names[i]);
     const NodeList *lists[3] = {&n->list, &n->list2, &n->list3};
     static const char *list_names[3] = {"list", "list2", "list3"};

@@ -51,14 +51,17 @@ typedef enum NodeKind {
     N_CONST,      /* name, b: value (top-level `let`) */
     N_KERNEL,     /* name, list: params, list2: template params, list3: threads() dims,
                      b: grid() as N_TUPLE or NULL, a: cluster() as N_TUPLE or NULL,
-                     c: tune or NULL, d: body */
+                     e: serves clause (N_SERVES) or NULL, c: tune or NULL, d: body */
     N_FUNC,       /* name, list: params, list2: template params, a: return type or NULL, d: body */
     N_PARAM,      /* name, a: type (may be NULL for fn params) */
     N_TPARAM,     /* name, a: kind (N_TYPE_NAME "int" or "type"), b: default or NULL */
     N_PROGRAM,    /* list: items */
     N_TUNE,       /* list: N_TUNE_VAR and N_TUNE_REQUIRE items (a kernel's `tune { }`) */
     N_TUNE_VAR,   /* name; list: values, or a..b (b excluded, as in for) as a: lo, b: hi */
-    N_TUNE_REQUIRE, /* a: a compile-time condition every point must meet */
+    N_TUNE_REQUIRE, /* a: a compile-time condition every point must meet (in `tune`), or a
+                       condition on the arguments the launcher checks (in `serves`) */
+    N_SERVES,     /* name: problem class; list: N_ROLE and N_TUNE_REQUIRE items */
+    N_ROLE,       /* name: role, a: N_NAME of the parameter, b: align bytes or NULL */
 } NodeKind;
 
 /* Binary and unary operators reuse these codes. */
@@ -78,7 +81,7 @@ struct Node {
     const char *name;
     SrcLoc name_loc;       /* where `name` was written, for precise carets */
     int depth;             /* expression nesting, bounded by the parser */
-    Node *a, *b, *c, *d;
+    Node *a, *b, *c, *d, *e;
     NodeList list, list2, list3;
 };
 

@@ -7,6 +7,7 @@
 #include "codegen.h"
 #include "cubin.h"
 #include "cutec/compiler.h"
+#include "arch.h"
 #include "kernel.h"
 #include "program.h"
 #include "target.h"
@@ -44,38 +45,39 @@ static char *buffer_from_stream(FILE *f, size_t *len)
     return b;
 }
 
-/* `// cutec.` comment lines before the PTX: what a launcher needs (block
- * size, dynamic shared memory) and the template values of each kernel.
- * ptxas and the driver ignore comments; docs/compiler.md has the format. */
-static char *with_metadata(char *ptx, size_t len, const KernelInfo *k, int n, size_t *outlen)
+/* The kernels' contracts (contract/kdesc.h) as `// cutec.` comment lines
+ * before the PTX: ptxas and the driver ignore comments, and the runtime
+ * reads them back with the same module that wrote them. */
+static char *with_metadata(char *ptx, size_t len, const cutec_kdesc *k, int n, size_t *outlen)
 {
     char *buf = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);
     if (!f) return NULL;
     for (int i = 0; i < n; i++) {
-        fprintf(f, "// cutec.kernel %s\n", k[i].name);
-        if (k[i].threads[0])
-            fprintf(f, "// cutec.threads %d %d %d\n", k[i].threads[0], k[i].threads[1], k[i].threads[2]);
-        fprintf(f, "// cutec.smem_static %lld\n// cutec.smem_dynamic %lld\n", k[i].smem_static, k[i].smem_dynamic);
-        for (int j = 0; j < k[i].nparams; j++) fprintf(f, "// cutec.param %s %s\n", k[i].pnames[j], k[i].pvalues[j]);
-        for (int j = 0; j < k[i].nargs; j++) fprintf(f, "// cutec.arg %d %s %s\n", j, k[i].anames[j], k[i].akinds[j]);
-        if (k[i].grid[0]) fprintf(f, "// cutec.grid %s %s %s\n", k[i].grid[0], k[i].grid[1], k[i].grid[2]);
-        if (k[i].cluster[0]) fprintf(f, "// cutec.cluster %d %d %d\n", k[i].cluster[0], k[i].cluster[1], k[i].cluster[2]);
-        for (int j = 0; j < k[i].ntma; j++) fprintf(f, "// cutec.tma %s\n", k[i].tma[j]);
+        size_t need = cutec_kdesc_write(&k[i], NULL, 0);
+        char *text = malloc(need + 1);
+        if (!text) {
+            fclose(f);
+            free(buf);
+            return NULL;
+        }
+        cutec_kdesc_write(&k[i], text, need + 1);
+        fwrite(text, 1, need, f);
+        free(text);
     }
     /* LLVM 19 ignores cluster annotations: add .reqnctapercluster to the
      * entry's directives (before its body's opening brace) by hand */
     size_t pos = 0;
     for (int i = 0; i < n; i++) {
-        if (!k[i].cluster[0] || k[i].cluster[0] * k[i].cluster[1] * k[i].cluster[2] == 1) continue;
+        if (k[i].cluster[0] * k[i].cluster[1] * k[i].cluster[2] == 1) continue;
         char head[256];
-        snprintf(head, sizeof head, ".entry %s(", k[i].name);
+        snprintf(head, sizeof head, ".entry %s(", k[i].kernel);
         char *at = strstr(ptx, head);
         char *brace = at ? strstr(at, "\n{") : NULL;
         if (!brace || (size_t)(brace - ptx) < pos) continue;
         fwrite(ptx + pos, 1, (size_t)(brace - ptx) + 1 - pos, f);
-        fprintf(f, ".reqnctapercluster %d, %d, %d\n", k[i].cluster[0], k[i].cluster[1], k[i].cluster[2]);
+        fprintf(f, ".reqnctapercluster %u, %u, %u\n", k[i].cluster[0], k[i].cluster[1], k[i].cluster[2]);
         pos = (size_t)(brace - ptx) + 1;
     }
     fwrite(ptx + pos, 1, len - pos, f);
@@ -97,8 +99,10 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
     out->size = 0;
     Diag diag;
     diag_init(&diag, o->diagnostics ? o->diagnostics : stderr);
-    if (!target_arch_valid(o->arch)) {
-        diag_plain(&diag, DIAG_ERROR, "unknown architecture '%s' (expected sm_90a or sm_80)", o->arch);
+    if (!cutec_arch_find(o->arch)) {
+        char known[128];
+        cutec_arch_list(known, sizeof known);
+        diag_plain(&diag, DIAG_ERROR, "unknown architecture '%s' (known: %s)", o->arch, known);
         return CUTEC_COMPILE_USAGE;
     }
     Timing timing = {0};
@@ -107,7 +111,8 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
     Arena arena;
     arena_init(&arena);
     Program prog = {.arena = &arena, .diag = &diag, .include_dirs = (const char **)o->include_dirs,
-                    .ninclude = o->ninclude_dirs, .stdlib_dir = o->stdlib_dir ? o->stdlib_dir : CUTEC_STDLIB_DIR};
+                    .ninclude = o->ninclude_dirs, .stdlib_dir = o->stdlib_dir ? o->stdlib_dir : CUTEC_STDLIB_DIR,
+                    .arch = cutec_arch_find(o->arch)};
     cutec_result rc = CUTEC_COMPILE_OK;
     FILE *mem = NULL;
     if (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST || o->emit == CUTEC_EMIT_TUNE) {
@@ -141,7 +146,7 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
     CG cg;
     cg_init(&cg, path, CUTEC_TRIPLE);
     int nkernels = 0;
-    KernelInfo *infos = ARENA_ARRAY(&arena, KernelInfo, prog.main->list.n + 1);
+    cutec_kdesc *infos = ARENA_ARRAY(&arena, cutec_kdesc, prog.main->list.n + 1);
     for (int i = 0; i < prog.main->list.n; i++) {
         Node *it = prog.main->list.items[i];
         if (it->kind != N_KERNEL) continue;

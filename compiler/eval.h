@@ -155,9 +155,7 @@ Value tensor_make(LLVMValueRef base, ScalarType ty, MemSpace space, LayValue lay
 /* T(c0, _, c2): a view keeping the `_` modes; NULL if no argument is `_` */
 bool tensor_has_slice(const NodeList *args);
 Value tensor_slice(Eval *e, Value t, const NodeList *args, SrcLoc loc);
-bool tensor_builtin_exists(const char *name);
-bool sm90_builtin_exists(const char *name);           /* eval_sm90.c */
-Value sm90_builtin(Eval *e, const char *name, const Node *call);
+Value sm90_builtin(Eval *e, const char *name, const Node *call);           /* eval_sm90.c */
 /* an `unroll for` whose body is only wgmma statements (and unrolled loops
  * of them) fuses them into one asm statement: begin before evaluating it
  * (false: not such a body, or already inside a group), end after */
@@ -167,10 +165,8 @@ void sm90_wgmma_group_end(Eval *e);
  * first statement.  True: st was taken (the group is begun; evaluate next,
  * then end the group); false: evaluate both as usual. */
 bool sm90_wgmma_group_fence(Eval *e, const Node *st, const Node *next);
-bool atomic_builtin_exists(const char *name);         /* eval_atomic.c */
-Value atomic_builtin(Eval *e, const char *name, const Node *call);
-bool sm90_store_builtin_exists(const char *name);     /* eval_sm90_store.c */
-Value sm90_store_builtin(Eval *e, const char *name, const Node *call);
+Value atomic_builtin(Eval *e, const char *name, const Node *call);         /* eval_atomic.c */
+Value sm90_store_builtin(Eval *e, const char *name, const Node *call);     /* eval_sm90_store.c */
 Value tensor_builtin(Eval *e, const char *name, const Node *call);
 
 /* argument checks shared by the builtins (eval_tensor.c): each reports a
@@ -210,15 +206,16 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
                       LLVMValueRef vec, int vbytes, const Value *vpred, const char *name, SrcLoc loc);
 
 /* copy and MMA atoms, tiled copies and tiled MMAs (eval_atom.c) */
-bool atom_builtin_exists(const char *name);
 Value atom_builtin(Eval *e, const char *name, const Node *call);
 /* copy(tiled_copy, src, dst) / copy_if(...), with argument 1 evaluated */
 Value atom_copy(Eval *e, const Node *call, Value tc, bool pred);
 const char *atom_describe(Eval *e, const struct Atom *a);
 
-/* builtins (eval_builtin.c) */
+/* builtins: the table and the call dispatch (builtins.c) */
 bool builtin_exists(const char *name);
 Value builtin_call(Eval *e, const char *name, const Node *call);
+/* whether name is a builtin without side effects (builtins.c) */
+bool builtin_is_pure(const char *name);
 Value sreg_member(Eval *e, const char *ns, const Node *member);
 
 #endif

@@ -42,18 +42,6 @@ struct Atom {
 };
 typedef struct Atom Atom;
 
-static const char *names[] = {"mma_atom", "make_tiled_mma", "copy_atom_universal", "copy_atom_cp_async",
-                              "copy_atom_ldmatrix", "make_tiled_copy", "make_tiled_copy_A", "make_tiled_copy_B",
-                              "partition_A", "partition_B", "partition_C", "partition_S", "partition_D",
-                              "make_fragment_like", "gemm", "copy_if"};
-
-bool atom_builtin_exists(const char *name)
-{
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(names[i], name) == 0) return true;
-    return false;
-}
-
 static const char *op_name(CopyOp op)
 {
     return op == OP_UNIVERSAL ? "universal" : op == OP_CP_ASYNC ? "cp.async" : "ldmatrix";

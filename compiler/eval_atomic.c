@@ -11,15 +11,6 @@
 #include "codegen.h"
 #include "eval.h"
 
-static const char *names[] = {"atomic_add", "fence_gpu"};
-
-bool atomic_builtin_exists(const char *name)
-{
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(names[i], name) == 0) return true;
-    return false;
-}
-
 /* atomic_add(ref, v): ref an i32 or f32 element of global or shared memory */
 static Value atomic_add(Eval *e, const Node *call)
 {

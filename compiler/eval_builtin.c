@@ -1,19 +1,12 @@
-/* eval_builtin.c: builtin functions (barriers, math, integer helpers) and
- * the special registers threadIdx/blockIdx/blockDim/gridDim.  Names that
- * the layout algebra knows are forwarded to it. */
+/* eval_builtin.c: the core builtins (barriers, math, integer helpers; the
+ * table is builtins.c) and the special registers
+ * threadIdx/blockIdx/blockDim/gridDim. */
 #include <string.h>
 
 #include "codegen.h"
+#include "builtins.h"
 #include "eval.h"
 
-static const char *builtins[] = {"sync", "min", "max", "abs", "sqrt", "fma", "ceil_div", "select", "sizeof"};
-
-bool builtin_exists(const char *name)
-{
-    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-        if (strcmp(builtins[i], name) == 0) return true;
-    return false;
-}
 
 static bool arity(Eval *e, const Node *call, const char *name, int n)
 {
@@ -63,14 +56,9 @@ static Value float_intrinsic(Eval *e, const Node *call, const char *intr, int na
     return val_dyn(cg_intrinsic(e->cg, intr, &t, 1, args, (unsigned)nargs), ty);
 }
 
-Value builtin_call(Eval *e, const char *name, const Node *call)
+/* sync, min, max, abs, sqrt, fma, ceil_div, select, sizeof (builtins.c) */
+Value core_builtin(Eval *e, const char *name, const Node *call)
 {
-    if (atom_builtin_exists(name)) return atom_builtin(e, name, call);
-    if (tensor_builtin_exists(name)) return tensor_builtin(e, name, call);
-    if (sm90_builtin_exists(name)) return sm90_builtin(e, name, call);
-    if (sm90_store_builtin_exists(name)) return sm90_store_builtin(e, name, call);
-    if (atomic_builtin_exists(name)) return atomic_builtin(e, name, call);
-    if (!builtin_exists(name)) return call_layout_fn(e, name, call);
     if (call->list2.n) {
         diag_error(e->diag, call->loc, "'%s' takes no template arguments", name);
         return val_error();

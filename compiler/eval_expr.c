@@ -56,8 +56,7 @@ static Value eval_name(Eval *e, const Node *n)
     if (type_from_name(n->name, &ty)) return (Value){.kind = V_TYPE, .ty = ty};
     for (size_t i = 0; i < sizeof sreg_names / sizeof sreg_names[0]; i++)
         if (strcmp(sreg_names[i], n->name) == 0) return (Value){.kind = V_SREG, .name = sreg_names[i]};
-    if (builtin_exists(n->name) || tensor_builtin_exists(n->name) || sm90_builtin_exists(n->name) ||
-        sm90_store_builtin_exists(n->name) || atomic_builtin_exists(n->name) || atom_builtin_exists(n->name) || lay_is_function(n->name))
+    if (builtin_exists(n->name) || lay_is_function(n->name))
         return (Value){.kind = V_BUILTIN, .name = n->name};
     diag_error(e->diag, n->loc, "unknown name '%s'", n->name);
     return val_error();

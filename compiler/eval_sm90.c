@@ -11,19 +11,6 @@
 #include "eval.h"
 #include "program.h"
 
-static const char *names[] = {"mbar_init", "mbar_arrive", "mbar_arrive_tx", "mbar_wait", "fence_barrier_init",
-                              "fence_proxy_async", "tma_load", "smem_desc", "wgmma", "wgmma_fence",
-                              "wgmma_commit", "wgmma_wait", "setmaxnreg_inc", "setmaxnreg_dec", "elect_one",
-                              "bar_sync", "bar_arrive", "cluster_rank", "cluster_sync", "mbar_arrive_cluster",
-                              "tma_load_mc", "tma_prefetch"};
-
-bool sm90_builtin_exists(const char *name)
-{
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(names[i], name) == 0) return true;
-    return false;
-}
-
 static bool arity(Eval *e, const Node *call, const char *name, int n)
 {
     if (call->list.n == n) return true;
@@ -538,9 +525,7 @@ static bool pure_callee(Eval *e, const Node *callee)
     Value v;
     if (scope_lookup(e, callee->name, &v)) return v.kind == V_TENSOR;
     if (e->prog && program_lookup(e->prog, callee->name)) return false;
-    static const char *pure[] = {"smem_desc", "select", "min", "max", "ceil_div"};
-    for (size_t i = 0; i < sizeof pure / sizeof pure[0]; i++)
-        if (strcmp(pure[i], callee->name) == 0) return true;
+    if (builtin_is_pure(callee->name)) return true;
     return false;
 }
 

@@ -10,15 +10,6 @@
 #include "codegen.h"
 #include "eval.h"
 
-static const char *names[] = {"stmatrix", "tma_store", "tma_store_commit", "tma_store_wait"};
-
-bool sm90_store_builtin_exists(const char *name)
-{
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(names[i], name) == 0) return true;
-    return false;
-}
-
 /* A shared-memory element (V_REF in smem): its 32-bit shared address. */
 static bool smem_elem(Eval *e, const Node *arg, const char *what, Value *ref, LLVMValueRef *addr)
 {

@@ -17,16 +17,6 @@ Value tensor_make(LLVMValueRef base, ScalarType ty, MemSpace space, LayValue lay
     return v;
 }
 
-static const char *names[] = {"make_identity_tensor", "local_tile", "local_partition", "fill", "copy", "mma_m16n8k16", "ldmatrix",
-                              "cp_async", "cp_async_commit", "cp_async_wait", "store_vector", "load_vector", "store_if"};
-
-bool tensor_builtin_exists(const char *name)
-{
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(names[i], name) == 0) return true;
-    return false;
-}
-
 bool builtin_arity(Eval *e, const Node *call, const char *name, int lo, int hi)
 {
     if (call->list.n >= lo && call->list.n <= hi) return true;

@@ -6,6 +6,7 @@
 
 #include "codegen.h"
 #include "kernel.h"
+#include "kernel_desc.h"
 #include "program.h"
 
 /* Evaluate a compile-time expression (a -D value or a default) in `scope`. */
@@ -18,14 +19,14 @@ static Value eval_static(Eval *e, const Node *n)
 
 /* Binds each template parameter to, in order of precedence: the tune
  * point's value (`point`, may be NULL), its -D value, its default.  Records
- * the values in `info` when given. */
-static bool bind_template_params(Eval *e, Program *p, const Node *k, const Value *point, KernelInfo *info)
+ * the values in `desc` when given. */
+static bool bind_template_params(Eval *e, Program *p, const Node *k, const Value *point, cutec_kdesc *desc)
 {
     bool ok = true;
-    if (info) {
-        info->nparams = k->list2.n;
-        info->pnames = ARENA_ARRAY(p->arena, const char *, k->list2.n + 1);
-        info->pvalues = ARENA_ARRAY(p->arena, const char *, k->list2.n + 1);
+    if (desc && k->list2.n > CUTEC_KD_MAX_PARAMS) {
+        diag_error(e->diag, k->list2.items[CUTEC_KD_MAX_PARAMS]->name_loc, "a kernel has at most %d template parameters",
+                   CUTEC_KD_MAX_PARAMS);
+        return false;
     }
     for (int i = 0; i < k->list2.n; i++) {
         const Node *tp = k->list2.items[i];
@@ -71,10 +72,11 @@ static bool bind_template_params(Eval *e, Program *p, const Node *k, const Value
         }
         if (v.kind == V_ERROR) ok = false;
         scope_bind(e, tp->name, v);
-        if (info) {
-            info->pnames[i] = tp->name;
-            info->pvalues[i] = v.kind == V_TYPE ? type_name(v.ty)
-                             : v.kind == V_INT ? arena_printf(p->arena, "%lld", (long long)v.i) : "?";
+        if (desc && v.kind != V_ERROR) {
+            const char *val = v.kind == V_TYPE ? type_name(v.ty) : arena_printf(p->arena, "%lld", (long long)v.i);
+            ok = kdesc_put(e, desc, tp->name, tp->name_loc, &desc->pname[desc->nparams]) &&
+                 kdesc_put(e, desc, val, where, &desc->pvalue[desc->nparams]) && ok;
+            desc->nparams++;
         }
     }
     return ok;
@@ -236,61 +238,6 @@ static bool eval_threads(Eval *e, const Node *k)
  * constants are substituted, scalar kernel parameters stay by name.  The
  * grammar is the small one docs/compiler.md gives (integers, names,
  * + - * / %, ceil_div, min, max, resident). */
-static bool grid_text(Eval *e, const Node *n, char **out)
-{
-    switch (n->kind) {
-    case N_INT:
-        *out = arena_printf(e->arena, "%lld", (long long)n->ival);
-        return true;
-    case N_NAME: {
-        Value v;
-        if (scope_lookup(e, n->name, &v) && v.kind == V_DYN && type_is_int(v.ty)) {
-            *out = arena_strdup(e->arena, n->name);
-            return true;
-        }
-        Eval sub = *e;
-        sub.cg = NULL;
-        Eval *es = &sub;
-        v = eval_rvalue(es, n);
-        if (v.kind == V_INT) {
-            *out = arena_printf(e->arena, "%lld", (long long)v.i);
-            return true;
-        }
-        if (v.kind != V_ERROR)
-            diag_error(e->diag, n->loc, "grid() may use integers, template parameters and integer kernel parameters; '%s' is %s",
-                       n->name, val_describe(e, &v));
-        return false;
-    }
-    case N_BINARY: {
-        char *a, *b;
-        if (n->op != '+' && n->op != '-' && n->op != '*' && n->op != '/' && n->op != '%') break;
-        if (!grid_text(e, n->a, &a) || !grid_text(e, n->b, &b)) return false;
-        *out = arena_printf(e->arena, "(%s%s%s)", a, ast_op_name(n->op), b);
-        return true;
-    }
-    case N_CALL:
-        /* resident(x): x blocks, capped by the launcher at what the device
-         * holds at once (a persistent kernel's grid) */
-        if (n->a->kind == N_NAME && n->list.n == 1 && n->list2.n == 0 && strcmp(n->a->name, "resident") == 0) {
-            char *a;
-            if (!grid_text(e, n->list.items[0], &a)) return false;
-            *out = arena_printf(e->arena, "resident(%s)", a);
-            return true;
-        }
-        if (n->a->kind == N_NAME && n->list.n == 2 && n->list2.n == 0 &&
-            (strcmp(n->a->name, "ceil_div") == 0 || strcmp(n->a->name, "min") == 0 || strcmp(n->a->name, "max") == 0)) {
-            char *a, *b;
-            if (!grid_text(e, n->list.items[0], &a) || !grid_text(e, n->list.items[1], &b)) return false;
-            *out = arena_printf(e->arena, "%s(%s,%s)", n->a->name, a, b);
-            return true;
-        }
-        break;
-    default: break;
-    }
-    diag_error(e->diag, n->loc, "grid() expressions may use only + - * / %%, ceil_div, min, max and resident");
-    return false;
-}
-
 /* Up to 48 KiB the shared tensors stay static globals; beyond, they move
  * into the dynamic shared memory window (the launcher passes the size from
  * the kernel's metadata).  Returns the bytes used, or -1 on error. */
@@ -333,8 +280,16 @@ static long long place_shared(CG *cg, Eval *e, const Node *k)
 /* tma<A, (BM, BK), SW> parameters: a 128-byte CUtensorMap passed by value as
  * a grid constant (so its address is a param-space address, as TMA needs),
  * built by the launcher from tensor A as the `// cutec.tma` line says. */
-static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn, const Value *ptypes, KernelInfo *info,
-                            LLVMValueRef *tma_vals)
+typedef struct TmaParam {
+    bool set;
+    int tensor;          /* index of the parameter the map describes */
+    char *dims[2], *stride;
+    unsigned box[2];
+    int swizzle;
+    LLVMValueRef val;    /* the map's address, to see whether the body used it */
+} TmaParam;
+
+static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn, const Value *ptypes, TmaParam *tmas)
 {
     CG *cg = e->cg;
     bool ok = true;
@@ -395,13 +350,13 @@ static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn,
         Value tv = {.kind = V_TMAP, .llvm = LLVMBuildPtrToInt(cg->b, pv, cg->t_i64, par->name), .i = b0 * b1 * eb,
                     .ty = t.ty, .lay = box.lay, .name = par->name};
         scope_bind(e, par->name, tv);
-        if (info) {
-            tma_vals[info->ntma] = tv.llvm;
-            info->tma[info->ntma++] = arena_printf(
-                p->arena, "%d %s %s dims %s %s stride %s box %lld %lld swizzle %lld", i, ty->name, type_name(t.ty),
-                lay_print_int(e->arena, L->shape->elems[inner]->leaf), lay_print_int(e->arena, L->shape->elems[1 - inner]->leaf),
-                lay_print_int(e->arena, L->stride->elems[1 - inner]->leaf), (long long)b0, (long long)b1, (long long)sw.i);
-        }
+        int tensor = 0;
+        while (strcmp(k->list.items[tensor]->name, ty->name) != 0) tensor++;
+        tmas[i] = (TmaParam){.set = true, .tensor = tensor,
+                             .dims = {lay_print_int(e->arena, L->shape->elems[inner]->leaf),
+                                      lay_print_int(e->arena, L->shape->elems[1 - inner]->leaf)},
+                             .stride = lay_print_int(e->arena, L->stride->elems[1 - inner]->leaf),
+                             .box = {(unsigned)b0, (unsigned)b1}, .swizzle = (int)sw.i, .val = tv.llvm};
     }
     if (ngc) {
         LLVMMetadataRef md[3] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(cg->ctx, "grid_constant", 13),
@@ -412,15 +367,41 @@ static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn,
     return ok;
 }
 
-bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
+/* The kernel's arguments in parameter order, once all are bound. */
+static bool describe_args(Eval *e, const Node *k, const Value *ptypes, const TmaParam *tmas, cutec_kdesc *desc)
+{
+    bool ok = true;
+    for (int i = 0; i < k->list.n && ok; i++) {
+        const Node *par = k->list.items[i];
+        Value t;
+        if (ptypes[i].kind == V_TYPE)
+            ok = kdesc_scalar_arg(e, desc, par, ptypes[i].ty);
+        else if (ptypes[i].kind == V_TMAP && tmas[i].set)
+            ok = kdesc_tma_arg(e, desc, par, tmas[i].tensor, tmas[i].dims, tmas[i].stride, tmas[i].box, tmas[i].swizzle);
+        else if (scope_lookup(e, par->name, &t) && t.kind == V_TENSOR && t.lay.kind == LAY_V_LAYOUT)
+            ok = kdesc_tensor_arg(e, desc, par, t.ty, &t.lay.layout);
+        else
+            ok = false; /* reported where it was bound */
+    }
+    for (int i = 0; i < desc->nargs && ok; i++) /* a map's element is its tensor's, wherever that comes */
+        if (desc->args[i].kind == CUTEC_KD_TMA) desc->args[i].dtype = desc->args[desc->args[i].tensor].dtype;
+    return ok;
+}
+
+bool kernel_emit(Program *p, CG *cg, const Node *k, cutec_kdesc *desc)
 {
     Eval ev = {.arena = p->arena, .diag = p->diag, .cg = cg, .prog = p};
     Eval *e = &ev;
     int before = p->diag->errors;
     scope_push(e);
-    if (info) info->tma = ARENA_ARRAY(p->arena, const char *, k->list.n + 1);
-    LLVMValueRef *tma_vals = ARENA_ARRAY(p->arena, LLVMValueRef, k->list.n + 1);
-    bool ok = bind_template_params(e, p, k, NULL, info);
+    cutec_kdesc_init(desc, k->name);
+    if (k->list.n > CUTEC_KD_MAX_ARGS) {
+        diag_error(e->diag, k->list.items[CUTEC_KD_MAX_ARGS]->name_loc, "a kernel has at most %d parameters",
+                   CUTEC_KD_MAX_ARGS);
+        return false;
+    }
+    TmaParam *tmas = ARENA_ARRAY(p->arena, TmaParam, k->list.n + 1);
+    bool ok = bind_template_params(e, p, k, NULL, desc);
     ok = ok && check_requires(e, k, true);
     ok = eval_threads(e, k) && ok;
     int64_t cl[3] = {1, 1, 1};
@@ -442,7 +423,7 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
             diag_error(e->diag, k->a->loc, "a cluster of %lld blocks is larger than 16", (long long)total);
             ok = false;
         }
-        if (info) for (int i = 0; i < 3; i++) info->cluster[i] = (int)cl[i];
+        for (int i = 0; i < 3; i++) desc->cluster[i] = (unsigned)cl[i];
     }
     e->cluster_size = cl[0] * cl[1] * cl[2];
 
@@ -518,48 +499,37 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, KernelInfo *info)
         else ok = false;
         scope_bind(e, par->name, t);
     }
-    ok = bind_tma_params(e, p, k, fn, ptypes, info, tma_vals) && ok;
-    if (info) {
-        info->nargs = np;
-        info->anames = ARENA_ARRAY(p->arena, const char *, np + 1);
-        info->akinds = ARENA_ARRAY(p->arena, const char *, np + 1);
-        for (int i = 0; i < np; i++) {
-            Value t;
-            info->anames[i] = k->list.items[i]->name;
-            info->akinds[i] = ptypes[i].kind == V_TMAP ? arena_printf(p->arena, "tma %s", k->list.items[i]->a->name)
-                            : ptypes[i].kind == V_TYPE ? type_name(ptypes[i].ty)
-                            : scope_lookup(e, k->list.items[i]->name, &t) && t.kind == V_TENSOR
-                                ? arena_printf(p->arena, "tensor %s", type_name(t.ty)) : "?";
-        }
-    }
+    ok = bind_tma_params(e, p, k, fn, ptypes, tmas) && ok;
+    ok = ok && describe_args(e, k, ptypes, tmas, desc) && kdesc_serves(e, k, desc);
     if (k->b) {
         if (k->b->list.n > 3) {
             diag_error(e->diag, k->b->list.items[3]->loc, "grid() takes at most 3 dimensions");
             ok = false;
         }
-        for (int i = 0; i < 3 && i < k->b->list.n; i++) {
-            char *t = NULL;
-            if (!grid_text(e, k->b->list.items[i], &t)) ok = false;
-            else if (info) info->grid[i] = t;
+        for (int i = 0; i < 3; i++) {
+            char *t = "1";
+            if (i < k->b->list.n && !kdesc_expr_text(e, k->b->list.items[i], "grid()", &t)) ok = false;
+            else ok = kdesc_put(e, desc, t, k->b->loc, &desc->grid[i]) && ok;
         }
-        if (info) for (int i = k->b->list.n; i < 3; i++) info->grid[i] = "1";
+        desc->has_grid = 1;
     }
     eval_block(e, k->d);
     if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b))) LLVMBuildRetVoid(cg->b);
     /* A map the body never reads (e.g. the C map of a direct-store epilogue)
      * says so: the launcher may then pass any 128 bytes, so a tensor the
      * TMA cannot describe (unaligned rows) does not stop the launch. */
-    if (info)
-        for (int i = 0; i < info->ntma; i++)
-            if (!LLVMGetFirstUse(tma_vals[i])) info->tma[i] = arena_printf(p->arena, "%s unused", info->tma[i]);
+    for (int i = 0; i < desc->nargs; i++)
+        if (desc->args[i].kind == CUTEC_KD_TMA && !LLVMGetFirstUse(tmas[i].val)) desc->args[i].unused = 1;
     cg->fn = NULL;
     long long smem = place_shared(cg, e, k);
     if (smem < 0) ok = false;
-    if (info) {
-        info->name = k->name;
-        for (int i = 0; i < 3; i++) info->threads[i] = e->has_threads ? (int)e->threads[i] : 0;
-        info->smem_dynamic = smem > CUTEC_STATIC_SMEM_MAX ? smem : 0;
-        info->smem_static = smem > CUTEC_STATIC_SMEM_MAX ? 0 : smem;
+    for (int i = 0; i < 3; i++) desc->threads[i] = e->has_threads ? (unsigned)e->threads[i] : 0;
+    desc->smem_dynamic = smem > CUTEC_STATIC_SMEM_MAX ? (unsigned)smem : 0;
+    desc->smem_static = smem > CUTEC_STATIC_SMEM_MAX ? 0 : (unsigned)smem;
+    char why[256];
+    if (ok && p->diag->errors == before && cutec_kdesc_check(desc, why, sizeof why) != 0) {
+        diag_error(e->diag, k->name_loc, "kernel '%s' cannot be described to a launcher: %s", k->name, why);
+        ok = false;
     }
     return ok && p->diag->errors == before;
 }

@@ -17,6 +17,7 @@
 
 #include "cubin.h"
 #include "cutec/compiler.h"
+#include "kdesc.h"
 #include "pack_format.h"
 #include "program.h"
 
@@ -268,27 +269,25 @@ static int run_workers(const pack_job *job, point *pts, int n, int jobs)
     return failures;
 }
 
-/* The metadata block of `kernel` at the top of a PTX text. */
-static char *manifest_of(const char *ptx, size_t len, const char *kernel, size_t *mlen)
+/* The contract of `kernel` among the descriptions at the top of a PTX
+ * text, read and written back by the contract module (the pack's
+ * manifest), or NULL with why. */
+static char *manifest_of(const char *ptx, size_t len, const char *kernel, size_t *mlen, char *why, size_t why_len)
 {
-    static const char pre[] = "// cutec.";
-    const char *p = ptx, *end = ptx + len, *start = NULL, *stop = NULL;
-    size_t klen = strlen(kernel);
-    while (p < end) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        const char *next = eol ? eol + 1 : end;
-        if ((size_t)(end - p) < sizeof pre - 1 || memcmp(p, pre, sizeof pre - 1) != 0) break;
-        int is_kernel = strncmp(p, "// cutec.kernel ", 16) == 0;
-        if (is_kernel && start && !stop) stop = p;
-        if (is_kernel && !start && (size_t)(next - p) >= 16 + klen && strncmp(p + 16, kernel, klen) == 0 &&
-            (p + 16 + klen == end || p[16 + klen] == '\n' || p[16 + klen] == '\r'))
-            start = p;
-        p = next;
+    cutec_kdesc *d = malloc(sizeof *d);
+    if (!d) {
+        snprintf(why, why_len, "out of memory");
+        return NULL;
     }
-    if (!start) return NULL;
-    if (!stop) stop = p;
-    *mlen = (size_t)(stop - start);
-    return xstrndup(start, *mlen);
+    char *text = NULL;
+    if (cutec_kdesc_read_kernel(ptx, len, kernel, d, why, why_len) == 0) {
+        *mlen = cutec_kdesc_write(d, NULL, 0);
+        text = malloc(*mlen + 1);
+        if (text) cutec_kdesc_write(d, text, *mlen + 1);
+        else snprintf(why, why_len, "out of memory");
+    }
+    free(d);
+    return text;
 }
 
 /* FNV-1a over the main source and every file it imports (as the compiler
@@ -348,11 +347,12 @@ static int assemble(const pack_job *job, point *pts, int n, const char *outpath)
             rc = pack_error("lost the PTX of point %s", pts[i].kernel);
             break;
         }
-        char *man = manifest_of(ptx, plen, pts[i].kernel, &mlen);
+        char why[300];
+        char *man = manifest_of(ptx, plen, pts[i].kernel, &mlen, why, sizeof why);
         bufs[3 * i] = ptx;
         bufs[3 * i + 1] = man;
         if (!man) {
-            rc = pack_error("the PTX of kernel '%s' has no cutec metadata block", pts[i].kernel);
+            rc = pack_error("the PTX of a point has no readable description: %s", why);
             break;
         }
         char *cubin = NULL;

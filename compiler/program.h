@@ -34,6 +34,7 @@ struct Program {
     const char **include_dirs;
     int ninclude;
     const char *stdlib_dir;
+    const struct cutec_arch_info *arch; /* the target (contract/arch.h); NULL: any */
     FILE *token_dump;               /* --emit=tokens */
     TopSym *syms;
     int nsyms, capsyms;

@@ -2,6 +2,8 @@
  * LLVMRunPasses, and PTX emission to a memory buffer. */
 #include "target.h"
 
+#include "arch.h"
+
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
@@ -11,11 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool target_arch_valid(const char *arch)
-{
-    return strcmp(arch, "sm_90a") == 0 || strcmp(arch, "sm_80") == 0 || strcmp(arch, "sm_90") == 0 ||
-           strcmp(arch, "sm_86") == 0 || strcmp(arch, "sm_89") == 0;
-}
+bool target_arch_valid(const char *arch) { return cutec_arch_find(arch) != NULL; }
 
 static char *dup_err(const char *what, const char *msg)
 {
@@ -72,7 +70,7 @@ bool target_emit(LLVMModuleRef m, const char *arch, int opt, bool want_ptx, char
             : cgenv[0] == '2' ? LLVMCodeGenLevelDefault : LLVMCodeGenLevelAggressive;
     /* PTX 8.0 is the newest ISA every supported driver (r525+) accepts and
      * the minimum for sm_90a */
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, CUTEC_TRIPLE, arch, "+ptx80", lvl, LLVMRelocDefault,
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, CUTEC_TRIPLE, arch, cutec_arch_find(arch)->ptx_feature, lvl, LLVMRelocDefault,
                                                       LLVMCodeModelDefault);
     LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(m, td);

@@ -85,16 +85,16 @@ static Node *list_node(ParseCtx *ctx, NodeKind k, SrcLoc loc, NodeList l)
 %token IMPORT "'import'" KERNEL "'kernel'" FN "'fn'" LET "'let'" VAR "'var'"
 %token FOR "'for'" UNROLL "'unroll'" IN "'in'" STEP "'step'" IF "'if'" ELSE "'else'"
 %token RETURN "'return'" SHARED "'shared'" LOCAL "'local'" ALIGN "'align'"
-%token THREADS "'threads'" GRID "'grid'" TMA "'tma'" CLUSTER "'cluster'" TENSOR "'tensor'" UNDERSCORE "'_'" TUNE "'tune'" REQUIRE "'require'"
+%token THREADS "'threads'" GRID "'grid'" TMA "'tma'" CLUSTER "'cluster'" TENSOR "'tensor'" UNDERSCORE "'_'" TUNE "'tune'" REQUIRE "'require'" SERVES "'serves'"
 %token <ival> BOOLLIT "boolean" INTLIT "integer" OPASSIGN "compound assignment"
 %token <fval> FLOATLIT "number"
 %token <str> IDENT "identifier" STRINGLIT "string" TNAME_LT "template name"
 %token SW_OPEN "'Sw<'" DOTDOT "'..'" ARROW "'->'"
 %token LE "'<='" GE "'>='" EQ "'=='" NE "'!='" ANDAND "'&&'" OROR "'||'" SHL "'<<'" SHR "'>>'"
 
-%type <node> opt_grid opt_cluster item kernel func param tparam type block stmt else_opt opt_step opt_type opt_tune tune_item
+%type <node> opt_grid opt_cluster opt_serves serve_item item kernel func param tparam type block stmt else_opt opt_step opt_type opt_tune tune_item
 %type <node> expr aexpr unary postfix primary layout_arg opt_default opt_ret opt_align dotted
-%type <list> tune_items items params params_ne tparams opt_tparams stmts args args_ne aexprs opt_threads tuple_elems
+%type <list> tune_items serve_items items params params_ne tparams opt_tparams stmts args args_ne aexprs opt_threads tuple_elems
 
 %left OROR
 %left ANDAND
@@ -137,10 +137,35 @@ dotted
 
 /* kernel NAME<tparams>(params) threads(x, y, z) { ... } */
 kernel
-    : KERNEL IDENT opt_tparams '(' params ')' opt_threads opt_grid opt_cluster opt_tune block {
+    : KERNEL IDENT opt_tparams '(' params ')' opt_threads opt_grid opt_cluster opt_serves opt_tune block {
         $$ = mk(ctx, N_KERNEL, @$); $$->name = $2; $$->name_loc = @2;
-        $$->list2 = $3; $$->list = $5; $$->list3 = $7; $$->b = $8; $$->a = $9; $$->c = $10; $$->d = $11;
+        $$->list2 = $3; $$->list = $5; $$->list3 = $7; $$->b = $8; $$->a = $9; $$->e = $10; $$->c = $11;
+        $$->d = $12;
     }
+    ;
+
+/* serves gemm { m = M; a = A align 16; require K % 8 == 0; }: the problem
+ * class the kernel serves, the role of each parameter, and conditions the
+ * launcher checks on the arguments (docs/contract.md) */
+opt_serves
+    : %empty                { $$ = NULL; }
+    | SERVES IDENT '{' serve_items '}' {
+        $$ = list_node(ctx, N_SERVES, @$, $4); $$->name = $2; $$->name_loc = @2;
+    }
+    ;
+
+serve_items
+    : %empty                { $$ = (NodeList){0}; }
+    | serve_items serve_item { $$ = $1; if ($2) ast_list_push(A, &$$, $2); }
+    ;
+
+serve_item
+    : IDENT '=' IDENT opt_align ';' {
+        $$ = mk(ctx, N_ROLE, @$); $$->name = $1; $$->name_loc = @1;
+        $$->a = mk(ctx, N_NAME, @3); $$->a->name = $3; $$->b = $4;
+    }
+    | REQUIRE expr ';'      { $$ = mk(ctx, N_TUNE_REQUIRE, @$); $$->a = $2; }
+    | error ';'             { $$ = NULL; }
     ;
 
 /* cluster(2, 1, 1): the thread-block cluster shape the kernel is launched with */

@@ -213,6 +213,7 @@ gemm_decision *cutec_gemm_cache_load(cutec_runtime *rt, struct cutec_gemm_ctx *g
           if (g->packs[i]->h.source_hash == hash)
             pack = g->packs[i];
         char desc[192];
+        static _Thread_local char unfit_why[300];
         if (pack == NULL || entry < 0 || entry >= pack->count) {
           why = "its pack entry is gone";
         } else {
@@ -220,7 +221,7 @@ gemm_decision *cutec_gemm_cache_load(cutec_runtime *rt, struct cutec_gemm_ctx *g
           const char *unfit;
           if (strcmp(desc, l[3] + 11 + off) != 0)
             why = "its pack entry changed";
-          else if ((unfit = cutec_gemm_dsl_unfit(rt, pack, entry, p, cls, d)) != NULL)
+          else if ((unfit = cutec_gemm_dsl_unfit(rt, pack, entry, p, cls, d, unfit_why, sizeof unfit_why)) != NULL)
             why = unfit;
           else if (cutec_rt_pack_kernel(pack, entry, &d->kernel) != CUTEC_OK)
             why = "its kernel no longer loads";

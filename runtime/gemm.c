@@ -208,7 +208,9 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
   cls->alpha_one = p->alpha == 1.0f;
   cls->beta_zero = p->beta == 0.0f;
   cls->epilogue = (int)p->epilogue;
-  cls->align16 = ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0;
+  cls->align[0] = cutec_gemm_ptr_align(A);
+  cls->align[1] = cutec_gemm_ptr_align(B);
+  cls->align[2] = cutec_gemm_ptr_align(C);
   return CUTEC_OK;
 }
 
@@ -221,11 +223,12 @@ void cutec_gemm_class_key(const gemm_class *c, char *buf, size_t len) {
   static const char *const lay[] = {"row", "col"};
   snprintf(buf, len,
            "gemm m=%lld n=%lld k=%lld a=%s:%s:%lld b=%s:%s:%lld c=%s:%s:%lld alpha=%s beta=%s "
-           "epilogue=none align16=%d",
+           "epilogue=none align=%d:%d:%d",
            c->m, c->n, c->k, cutec_dtype_name((cutec_dtype)c->a_type), lay[c->a_layout], c->lda,
            cutec_dtype_name((cutec_dtype)c->b_type), lay[c->b_layout], c->ldb,
            cutec_dtype_name((cutec_dtype)c->c_type), lay[c->c_layout], c->ldc,
-           c->alpha_one ? "1" : "any", c->beta_zero ? "0" : "any", c->align16);
+           c->alpha_one ? "1" : "any", c->beta_zero ? "0" : "any", c->align[0], c->align[1],
+           c->align[2]);
 }
 
 gemm_decision *cutec_gemm_table_find(struct cutec_gemm_ctx *g, const gemm_class *c, uint64_t h) {
@@ -327,71 +330,11 @@ cutec_status cutec_gemm_env_key(cutec_runtime *rt, struct cutec_gemm_ctx *g, con
   return CUTEC_OK;
 }
 
-typedef struct resident_env {
-  const cutec_gemm_problem *p;
-  long long blocks;
-} resident_env;
-
-static int resident_lookup(void *user, const char *name, size_t len, long long *v) {
-  const resident_env *env = user;
-  if (len == 9 && memcmp(name, "@resident", 9) == 0) {
-    *v = env->blocks;
-    return 0;
-  }
-  return cutec_gemm_grid_lookup((void *)env->p, name, len, v);
-}
-
-/* A persistent kernel's grid rule says resident(x): once the kernel is
- * loaded, cap x by the blocks the device holds at once (whole clusters), so
- * that no block waits for a second wave: on the H100 only 30 clusters of 4
- * fit at once, not 132 / 4 (docs/performance.md). */
-static void cap_resident_grid(gemm_decision *d, const cutec_manifest *mf, const cutec_gemm_problem *p) {
-  d->grid_resident = 1;
-  if (!mf->has_grid || strstr(mf->grid[0], "resident(") == NULL)
-    return;
-  resident_env env = {p, cutec_rt_resident_blocks(d->kernel, d->block, mf->cluster, d->smem)};
-  long long v;
-  if (env.blocks > 0 && cutec_grid_eval(mf->grid[0], resident_lookup, &env, &v, NULL, 0) == 0 && v >= 1 &&
-      v <= (long long)d->grid[0] && v % mf->cluster[0] == 0)
-    d->grid[0] = (unsigned)v;
-}
-
 cutec_status cutec_gemm_run_decision(cutec_runtime *rt, struct cutec_gemm_ctx *g,
                                      gemm_decision *d, const cutec_gemm_problem *p,
                                      const void *A, const void *B, void *C, void *stream) {
-  if (d->kind == DECISION_DSL) {
-    int32_t m = (int32_t)p->m, n = (int32_t)p->n, k = (int32_t)p->k;
-    unsigned long long a = (uintptr_t)A, b = (uintptr_t)B, c = (uintptr_t)C;
-    void *args[10] = {&m, &n, &k, &a, &b, &c};
-    const cutec_manifest *mf = &d->pack->entries[d->entry].mf;
-    /* TMA descriptors depend on the pointers: rebuilt only when they change */
-    for (int t = 0; t < mf->ntma; t++) {
-      const struct cutec_mf_tma *tm = &mf->tma[t];
-      args[tm->arg] = &d->tma[t];
-      if (tm->unused) { /* never read by the kernel: any bytes do; no constraints on the tensor */
-        memset(&d->tma[t], 0, sizeof d->tma[t]);
-        continue;
-      }
-      /* A is M x K, B is N x K (K contiguous); C is M x N (N contiguous) */
-      int is_a = strcmp(tm->tensor, "A") == 0, is_c = strcmp(tm->tensor, "C") == 0;
-      unsigned long long ptr = is_a ? a : is_c ? c : b;
-      if (d->tma_ptr[t] != ptr || d->tma_m != p->m || d->tma_n != p->n || d->tma_k != p->k) {
-        uint64_t esz = strcmp(tm->elem, "f32") == 0 ? 4 : 2;
-        uint64_t inner = (uint64_t)(is_c ? p->n : p->k), rows = (uint64_t)(is_a || is_c ? p->m : p->n);
-        cutec_status s = cutec_tensor_map_2d(rt, &d->tma[t], tm->elem, ptr, inner, rows, inner * esz, tm->box0,
-                                             tm->box1, tm->swizzle);
-        if (s != CUTEC_OK)
-          return s;
-        d->tma_ptr[t] = ptr;
-      }
-    }
-    d->tma_m = p->m;
-    d->tma_n = p->n;
-    d->tma_k = p->k;
-    if (!d->grid_resident)
-      cap_resident_grid(d, mf, p);
-    return cutec_launch_cluster(d->kernel, d->grid, d->block, mf->cluster, d->smem, stream, args);
-  }
+  if (d->kind == DECISION_DSL)
+    return cutec_gemm_dsl_launch(rt, d, p, A, B, C, stream);
   if (!d->has_plan) {
     char why[256];
     if (!cutec_lt_plan_create(&g->lt, p, &d->plan, why, sizeof why))

@@ -23,7 +23,7 @@ typedef struct gemm_class {
   int a_layout, b_layout, c_layout;
   int alpha_one, beta_zero; /* alpha == 1, beta == 0 */
   int epilogue;
-  int align16;              /* A, B and C all 16-byte aligned */
+  int align[3];             /* of A, B and C: the largest power of two dividing the pointer, <= 16 */
 } gemm_class;
 
 typedef enum { DECISION_DSL = 1, DECISION_CUBLAS = 2 } decision_kind;
@@ -35,16 +35,20 @@ typedef struct gemm_decision {
   cutec_pack *pack;         /* DSL */
   int entry;
   cutec_kernel *kernel;
-  unsigned grid[3], block[3], smem;
-  int grid_resident;        /* grid[0] capped by the device's resident blocks (a resident() rule), once */
+  cutec_launch_plan launch; /* grid, block, cluster, shared memory (gemm_bind.c) */
+  int grid_resident;        /* the grid capped by the device's resident blocks (a resident() rule), once */
   cublasLtMatmulAlgo_t algo; /* cuBLASLt */
   cutec_lt_plan plan;
   int has_plan;
   double ms;
   char name[192];
-  cutec_tensor_map tma[4];   /* TMA descriptors of a Hopper kernel, for tma_ptr / tma_m,n,k */
-  unsigned long long tma_ptr[4];
-  long long tma_m, tma_n, tma_k;
+  /* the kernel's arguments (gemm_bind.c): scalars' and pointers' bytes, and
+   * the tensor maps, per argument index, kept while the pointers (tma_ptr)
+   * and sizes (map_key: m, n, k, lda, ldb, ldc) stay the same */
+  unsigned long long argv[CUTEC_KD_MAX_ARGS];
+  cutec_tensor_map tma[CUTEC_KD_MAX_ARGS];
+  unsigned long long tma_ptr[CUTEC_KD_MAX_ARGS];
+  long long map_key[6];
 } gemm_decision;
 
 struct cutec_gemm_ctx {
@@ -96,14 +100,22 @@ size_t cutec_gemm_matrix_bytes(cutec_dtype t, cutec_layout l, long long r, long 
 size_t cutec_dtype_size(cutec_dtype t);
 const char *cutec_dtype_name(cutec_dtype t);
 
-/* tune.c */
-/* The grid rule's names for a GEMM problem (user: the problem): M, N, K. */
-int cutec_gemm_grid_lookup(void *user, const char *name, size_t len, long long *v);
-/* Why DSL entry i of pack cannot compute p (NULL when it can); fills the
- * decision's launch fields when it can and d != NULL. */
+/* gemm_bind.c: the problem bound to a kernel's contract */
+/* Why DSL entry i of pack cannot compute p (written to why and returned;
+ * NULL when it can); fills the decision's launch fields when it can and
+ * d != NULL. */
 const char *cutec_gemm_dsl_unfit(cutec_runtime *rt, cutec_pack *pack, int i,
                                  const cutec_gemm_problem *p, const gemm_class *cls,
-                                 gemm_decision *d);
+                                 gemm_decision *d, char *why, size_t len);
+/* Launches a DSL decision: arguments by role, tensor maps, grid. */
+cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *d, const cutec_gemm_problem *p,
+                                   const void *A, const void *B, void *C, void *stream);
+/* The values of d's integer arguments for problem p. */
+void cutec_gemm_kd_values(const cutec_kdesc *d, const cutec_gemm_problem *p, cutec_kd_values *vals);
+/* The largest power of two dividing ptr, at most 16. */
+int cutec_gemm_ptr_align(const void *ptr);
+
+/* tune.c */
 cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
                                    const cutec_gemm_problem *p, const gemm_class *cls,
                                    const void *A, const void *B, void *stream,

@@ -11,7 +11,7 @@
 #include "cutec/pack.h"
 #include "cutec/runtime.h"
 #include "driver.h"
-#include "manifest.h"
+#include "kdesc.h"
 #include "pack_format.h"
 
 /* Large enough for a JIT error log plus its preamble. */
@@ -61,7 +61,7 @@ struct cutec_kernel {
 /* One entry of a loaded pack. */
 typedef struct cutec_pack_entry {
   cutec_packfmt_entry fmt;  /* points into the pack's data */
-  cutec_manifest mf;
+  cutec_kdesc desc;         /* the kernel's contract, read from its manifest */
   char *manifest_text;      /* NUL-terminated copy */
   cutec_module *module;     /* loaded on first use */
   cutec_kernel *kernel;
@@ -129,5 +129,32 @@ cutec_status cutec_rt_kernel_smem(cutec_kernel *k, unsigned dynamic_smem_bytes);
  * mock). */
 long long cutec_rt_resident_blocks(cutec_kernel *k, const unsigned block[3], const unsigned cluster[3],
                                    unsigned dynamic_smem_bytes);
+
+/* A TMA descriptor (tensor_map.c): rank dims, rank - 1 byte strides. */
+typedef struct cutec_tensor_map cutec_tensor_map;
+cutec_status cutec_rt_tensor_map(cutec_runtime *rt, cutec_tensor_map *map, cutec_ct elem, unsigned long long addr,
+                                 int rank, const uint64_t *dims, const uint64_t *strides_bytes, const uint32_t *box,
+                                 int swizzle_bytes);
+
+/* Launching from a kernel's contract alone (kdesc_launch.c): the core
+ * runtime's half of the contract, which knows no problem class. */
+typedef struct cutec_launch_plan {
+  unsigned grid[3], block[3], cluster[3];
+  unsigned smem;            /* dynamic shared memory bytes */
+} cutec_launch_plan;
+/* Why the used tensor maps of d cannot describe their tensors for these
+ * argument values (into why, returned), or NULL when they can. */
+const char *cutec_rt_kdesc_maps_unfit(const cutec_kdesc *d, const cutec_kd_values *vals, char *why, size_t len);
+/* Builds the map of TMA argument a over the tensor at ptr (zeroed when the
+ * kernel never reads it). */
+cutec_status cutec_rt_kdesc_tensor_map(cutec_runtime *rt, const cutec_kdesc *d, int a, const cutec_kd_values *vals,
+                                       unsigned long long ptr, cutec_tensor_map *map);
+/* Block, cluster, shared memory and grid (the given one, or the rule's
+ * with resident() capped by what the device holds at once when k is
+ * known) of kernel d for these values. */
+cutec_status cutec_rt_kdesc_plan(cutec_runtime *rt, cutec_kernel *k, const cutec_kdesc *d,
+                                 const cutec_kd_values *vals, const unsigned grid[3], cutec_launch_plan *plan);
+cutec_status cutec_rt_kdesc_launch(cutec_kernel *k, const cutec_kdesc *d, const cutec_launch_plan *plan, void *stream,
+                                   void **args);
 
 #endif /* CUTEC_RUNTIME_INTERNAL_H */

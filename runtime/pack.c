@@ -8,6 +8,8 @@
  * (same major compute capability, minor at least the target's; exactly 9.0
  * for an sm_90a pack), the PTX otherwise (the driver compiles it).
  */
+#include "cutec/tensor_map.h"
+#include "arch.h"
 #include "internal.h"
 
 #include <stdio.h>
@@ -15,20 +17,6 @@
 #include <string.h>
 
 /* "sm_90a" -> 9, 0, 1.  0 when the name is not of that form. */
-static int parse_arch(const char *arch, int *major, int *minor, int *specific) {
-  unsigned v = 0;
-  int n = 0;
-  if (strncmp(arch, "sm_", 3) != 0 || sscanf(arch + 3, "%u%n", &v, &n) != 1 || v < 10)
-    return 0;
-  const char *rest = arch + 3 + n;
-  if (strcmp(rest, "") != 0 && strcmp(rest, "a") != 0)
-    return 0;
-  *major = (int)(v / 10);
-  *minor = (int)(v % 10);
-  *specific = rest[0] == 'a';
-  return 1;
-}
-
 static cutec_status format_status(cutec_packfmt_error e) {
   switch (e) {
   case CUTEC_PACKFMT_OK: return CUTEC_OK;
@@ -87,7 +75,7 @@ static cutec_status load_pack(cutec_runtime *rt, unsigned char *data, size_t siz
     }
     memcpy(e->manifest_text, e->fmt.manifest, e->fmt.manifest_size);
     e->manifest_text[e->fmt.manifest_size] = '\0';
-    if (cutec_manifest_parse(e->manifest_text, e->fmt.manifest_size, &e->mf, why, sizeof why) != 0) {
+    if (cutec_kdesc_read(e->manifest_text, e->fmt.manifest_size, &e->desc, why, sizeof why) != 0) {
       free(fmt);
       free_pack(p);
       return cutec_rt_fail(rt, CUTEC_ERR_PACK_CORRUPT, "%s: entry %d: bad manifest: %s", origin, i,
@@ -106,7 +94,7 @@ static cutec_status load_pack(cutec_runtime *rt, unsigned char *data, size_t siz
                          origin, v / 10000, v / 100 % 100, v % 100, cutec_version_string());
   }
   int amaj, amin, aspec;
-  if (!parse_arch(p->h.arch, &amaj, &amin, &aspec)) {
+  if (!cutec_arch_parse(p->h.arch, &amaj, &amin, &aspec)) {
     char arch[sizeof p->h.arch];
     memcpy(arch, p->h.arch, sizeof arch);
     free_pack(p);
@@ -123,7 +111,8 @@ static cutec_status load_pack(cutec_runtime *rt, unsigned char *data, size_t siz
     free_pack(p);
     return s;
   }
-  int runs = aspec ? (cmaj == amaj && cmin == amin) : (cmaj * 10 + cmin >= amaj * 10 + amin);
+  cutec_arch_info target = {.major = amaj, .minor = amin, .specific = aspec};
+  int runs = cutec_arch_runs_on(&target, cmaj, cmin);
   if (!runs) {
     char arch[sizeof p->h.arch];
     memcpy(arch, p->h.arch, sizeof arch);
@@ -209,7 +198,7 @@ static const cutec_pack_entry *entry_at(const cutec_pack *pack, int i) {
 
 const char *cutec_pack_entry_kernel(const cutec_pack *pack, int i) {
   const cutec_pack_entry *e = entry_at(pack, i);
-  return e != NULL ? e->mf.kernel : NULL;
+  return e != NULL ? e->desc.kernel : NULL;
 }
 
 const char *cutec_pack_entry_manifest(const cutec_pack *pack, int i) {
@@ -219,7 +208,7 @@ const char *cutec_pack_entry_manifest(const cutec_pack *pack, int i) {
 
 const char *cutec_pack_entry_param(const cutec_pack *pack, int i, const char *name) {
   const cutec_pack_entry *e = entry_at(pack, i);
-  return e != NULL && name != NULL ? cutec_manifest_param(&e->mf, name) : NULL;
+  return e != NULL && name != NULL ? cutec_kdesc_param(&e->desc, name) : NULL;
 }
 
 void cutec_pack_entry_describe(const cutec_pack *pack, int i, char *buf, size_t len) {
@@ -229,16 +218,14 @@ void cutec_pack_entry_describe(const cutec_pack *pack, int i, char *buf, size_t 
   const cutec_pack_entry *e = entry_at(pack, i);
   if (e == NULL)
     return;
-  size_t n = (size_t)snprintf(buf, len, "%s", e->mf.kernel);
-  for (int j = 0; j < e->mf.nparams && n < len; j++)
-    n += (size_t)snprintf(buf + n, len - n, " %s=%s", e->mf.pnames[j], e->mf.pvalues[j]);
+  cutec_kdesc_describe(&e->desc, buf, len);
 }
 
 int cutec_pack_find(const cutec_pack *pack, const char *kernel, const char *params) {
   if (pack == NULL || kernel == NULL)
     return -1;
   for (int i = 0; i < pack->count; i++) {
-    const cutec_manifest *m = &pack->entries[i].mf;
+    const cutec_kdesc *m = &pack->entries[i].desc;
     if (strcmp(m->kernel, kernel) != 0)
       continue;
     int ok = 1;
@@ -252,11 +239,11 @@ int cutec_pack_find(const cutec_pack *pack, const char *kernel, const char *para
       const char *eq = memchr(p, '=', (size_t)(e - p));
       if (e > p) {
         ok = 0;
-        for (int j = 0; eq != NULL && j < m->nparams && !ok; j++)
-          ok = strlen(m->pnames[j]) == (size_t)(eq - p) &&
-               memcmp(m->pnames[j], p, (size_t)(eq - p)) == 0 &&
-               strlen(m->pvalues[j]) == (size_t)(e - eq - 1) &&
-               memcmp(m->pvalues[j], eq + 1, (size_t)(e - eq - 1)) == 0;
+        for (int j = 0; eq != NULL && j < m->nparams && !ok; j++) {
+          const char *pn = cutec_kd_s(m, m->pname[j]), *pv = cutec_kd_s(m, m->pvalue[j]);
+          ok = strlen(pn) == (size_t)(eq - p) && memcmp(pn, p, (size_t)(eq - p)) == 0 &&
+               strlen(pv) == (size_t)(e - eq - 1) && memcmp(pv, eq + 1, (size_t)(e - eq - 1)) == 0;
+        }
       }
       p = e;
     }
@@ -282,7 +269,7 @@ cutec_status cutec_rt_pack_kernel(cutec_pack *pack, int i, cutec_kernel **out) {
   else
     s = cutec_module_load_data(rt, e->fmt.ptx, e->fmt.ptx_size, &e->module);
   if (s == CUTEC_OK)
-    s = cutec_module_get_kernel(e->module, e->mf.kernel, &e->kernel);
+    s = cutec_module_get_kernel(e->module, e->desc.kernel, &e->kernel);
   if (s != CUTEC_OK) {
     cutec_module_unload(e->module);
     e->module = NULL;
@@ -314,25 +301,39 @@ cutec_status cutec_pack_launch(cutec_pack *pack, int i, const unsigned grid[3], 
   if (i < 0 || i >= pack->count)
     return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
                          "cutec_pack_launch: entry %d (the pack has %d)", i, pack->count);
-  const cutec_manifest *m = &pack->entries[i].mf;
-  if (!m->has_threads)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
-                         "cutec_pack_launch: kernel '%s' declares no threads()", m->kernel);
-  if (m->nargs > 0 && args == NULL)
+  const cutec_kdesc *d = &pack->entries[i].desc;
+  if (d->nargs > 0 && args == NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
                          "cutec_pack_launch: kernel '%s' takes %d arguments, args is NULL",
-                         m->kernel, m->nargs);
-  unsigned g[3];
-  if (grid != NULL) {
-    memcpy(g, grid, sizeof g);
-  } else {
-    char why[512];
-    if (cutec_manifest_grid(m, args, g, why, sizeof why) != 0)
-      return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_pack_launch: %s", why);
-  }
+                         d->kernel, d->nargs);
   cutec_kernel *k;
   cutec_status s = cutec_pack_get_kernel(pack, i, &k);
   if (s != CUTEC_OK)
     return s;
-  return cutec_launch(k, g, m->threads, m->smem_dynamic, stream, args);
+  /* the caller's args, with the tensor maps it left NULL built here */
+  void *full[CUTEC_KD_MAX_ARGS];
+  cutec_tensor_map maps[CUTEC_KD_MAX_ARGS];
+  cutec_kd_values vals;
+  cutec_kdesc_values_from_args(d, args, &vals);
+  for (int a = 0; a < d->nargs; a++) {
+    full[a] = args[a];
+    const cutec_kd_arg *arg = &d->args[a];
+    if (arg->kind != CUTEC_KD_TMA || args[a] != NULL)
+      continue;
+    if (args[arg->tensor] == NULL)
+      return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                           "cutec_pack_launch: tensor map '%s' of '%s' is NULL and so is its tensor",
+                           cutec_kd_s(d, arg->name), d->kernel);
+    unsigned long long ptr;
+    memcpy(&ptr, args[arg->tensor], sizeof ptr);
+    s = cutec_rt_kdesc_tensor_map(rt, d, a, &vals, ptr, &maps[a]);
+    if (s != CUTEC_OK)
+      return s;
+    full[a] = &maps[a];
+  }
+  cutec_launch_plan plan;
+  s = cutec_rt_kdesc_plan(rt, k, d, &vals, grid, &plan);
+  if (s != CUTEC_OK)
+    return s;
+  return cutec_rt_kdesc_launch(k, d, &plan, stream, full);
 }

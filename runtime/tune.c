@@ -28,109 +28,6 @@
 #include <string.h>
 #include <time.h>
 
-/* ---- static pruning ---- */
-
-int cutec_gemm_grid_lookup(void *user, const char *name, size_t len, long long *v) {
-  const cutec_gemm_problem *p = user;
-  if (len != 1)
-    return -1;
-  switch (name[0]) {
-  case 'M': *v = p->m; return 0;
-  case 'N': *v = p->n; return 0;
-  case 'K': *v = p->k; return 0;
-  default: return -1;
-  }
-}
-
-const char *cutec_gemm_dsl_unfit(cutec_runtime *rt, cutec_pack *pack, int i,
-                                 const cutec_gemm_problem *p, const gemm_class *cls,
-                                 gemm_decision *d) {
-  const cutec_manifest *m = &pack->entries[i].mf;
-  struct cutec_gemm_ctx *g = rt->gemm;
-  long long bm, bn, vec;
-  const char *t = cutec_manifest_param(m, "T"), *tc = cutec_manifest_param(m, "TC");
-  if (strncmp(m->kernel, "gemm", 4) != 0 || t == NULL || tc == NULL ||
-      cutec_manifest_param_int(m, "BM", &bm) != 0 || cutec_manifest_param_int(m, "BN", &bn) != 0 ||
-      cutec_manifest_param_int(m, "VEC", &vec) != 0 || bm <= 0 || bn <= 0 || vec <= 0)
-    return "not a GEMM kernel (kernel gemm* with T, TC, BM, BN, VEC)";
-  if (m->nargs > 0) {
-    static const char *const names[6] = {"M", "N", "K", "A", "B", "C"};
-    /* after M, N, K, A, B, C: TMA descriptors of A, B or C (the Hopper template) */
-    if (m->nargs < 6 || m->nargs - 6 != m->ntma)
-      return "unexpected kernel parameters (want M, N, K, A, B, C and TMA descriptors of A, B or C)";
-    for (int ti = 0; ti < m->ntma; ti++) {
-      const struct cutec_mf_tma *tm = &m->tma[ti];
-      if (tm->arg < 6 || tm->arg >= m->nargs || m->args[tm->arg].kind != CUTEC_MF_TMA ||
-          (strcmp(tm->tensor, "A") != 0 && strcmp(tm->tensor, "B") != 0 && strcmp(tm->tensor, "C") != 0))
-        return "unexpected TMA descriptors (want descriptors of A, B or C after M, N, K, A, B, C)";
-      /* a TMA-stored C needs rows of a multiple of 16 bytes (the tensor map's stride) */
-      if (strcmp(tm->tensor, "C") == 0 && !tm->unused && (p->n * (strcmp(tm->elem, "f32") == 0 ? 4 : 2)) % 16 != 0)
-        return "stores C with TMA, which needs N * sizeof(C element) to be a multiple of 16";
-    }
-    for (int a = 0; a < 6; a++) {
-      const cutec_mf_arg *arg = &m->args[a];
-      int tensor = a >= 3;
-      if (strcmp(arg->name, names[a]) != 0 || (arg->kind == CUTEC_MF_TENSOR) != tensor ||
-          (!tensor && strcmp(arg->type, "i32") != 0))
-        return "unexpected kernel parameters (want M, N, K: i32 and tensors A, B, C)";
-    }
-  }
-  if (strcmp(t, cutec_dtype_name(p->a_type)) != 0 || strcmp(t, cutec_dtype_name(p->b_type)) != 0 ||
-      strcmp(tc, cutec_dtype_name(p->c_type)) != 0)
-    return "element types differ";
-  if (p->a_layout != CUTEC_LAYOUT_ROW || p->b_layout != CUTEC_LAYOUT_COL ||
-      p->c_layout != CUTEC_LAYOUT_ROW)
-    return "needs A row-major, B column-major (K-contiguous) and C row-major";
-  if (p->lda != p->k || p->ldb != p->k || p->ldc != p->n)
-    return "needs packed leading dimensions (lda = ldb = K, ldc = N)";
-  if (!cls->alpha_one || !cls->beta_zero)
-    return "computes alpha = 1, beta = 0 only";
-  if (p->k % vec != 0)
-    return "K is not a multiple of the kernel's VEC";
-  if (!cls->align16)
-    return "needs 16-byte aligned A, B and C";
-  if (!m->has_threads)
-    return "the manifest has no threads";
-  if (g != NULL && g->smem_optin > 0 &&
-      (long long)m->smem_dynamic + m->smem_static > (long long)g->smem_optin)
-    return "needs more shared memory than the device allows per block";
-  if (p->m * p->k > 0x7fffffffLL || p->n * p->k > 0x7fffffffLL || p->m * p->n > 0x7fffffffLL)
-    return "a matrix has more than 2^31 - 1 elements (32-bit indexing)";
-  unsigned grid[3];
-  if (m->has_grid) {
-    for (int a = 0; a < 3; a++) {
-      long long v;
-      if (cutec_grid_eval(m->grid[a], cutec_gemm_grid_lookup, (void *)p, &v, NULL, 0) != 0 || v < 1 ||
-          v > 0x7fffffffLL)
-        return "its grid rule cannot be evaluated for this problem";
-      grid[a] = (unsigned)v;
-    }
-  } else { /* the documented launch of the stdlib GEMM */
-    grid[0] = (unsigned)((p->n + bn - 1) / bn);
-    grid[1] = (unsigned)((p->m + bm - 1) / bm);
-    grid[2] = 1;
-  }
-  if (grid[1] > 65535 || grid[2] > 65535)
-    return "the grid exceeds 65535 blocks in y or z";
-  for (int a = 0; a < 3; a++)
-    if (grid[a] % m->cluster[a] != 0)
-      return "its grid is not a multiple of its cluster shape";
-  if (m->ntma > 0 && (g == NULL || g->cc_major < 9))
-    return "uses TMA, which needs compute capability 9.0";
-  if (d != NULL) {
-    memset(d, 0, sizeof *d);
-    d->kind = DECISION_DSL;
-    d->pack = pack;
-    d->entry = i;
-    memcpy(d->grid, grid, sizeof grid);
-    memcpy(d->block, m->threads, sizeof d->block);
-    d->smem = m->smem_dynamic;
-    d->cls = *cls;
-    cutec_pack_entry_describe(pack, i, d->name, sizeof d->name);
-  }
-  return NULL;
-}
-
 /* ---- numbers ---- */
 
 static float half_to_float(uint16_t h, int bf16) {
@@ -581,18 +478,23 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
   candidate *cands = calloc((size_t)cap, sizeof *cands);
   if (cands == NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
-  char pruned[256] = "";
+  char pruned[300] = "", unfit_why[300];
   int quarantined = 0;
   char *quarantine = cutec_gemm_quarantine_load(rt, g);
   for (int pi = 0; pi < g->npacks; pi++)
     for (int i = 0; i < g->packs[pi]->count; i++) {
-      const char *why = cutec_gemm_dsl_unfit(rt, g->packs[pi], i, p, cls, &cands[ndsl].d);
-      if (why == NULL && cutec_gemm_quarantined(quarantine, &cands[ndsl].d))
+      const char *unfit = cutec_gemm_dsl_unfit(rt, g->packs[pi], i, p, cls, &cands[ndsl].d, unfit_why, sizeof unfit_why);
+      if (unfit == NULL && cutec_gemm_quarantined(quarantine, &cands[ndsl].d)) {
         quarantined++; /* faulted in an earlier tuning: its slot is reused */
-      else if (why == NULL)
+      } else if (unfit == NULL) {
         ndsl++;
-      else if (pruned[0] == '\0' && strncmp(why, "not a GEMM", 10) != 0)
-        snprintf(pruned, sizeof pruned, "%s", why);
+      } else {
+        char name[192];
+        cutec_pack_entry_describe(g->packs[pi], i, name, sizeof name);
+        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: skipping %s: %s", name, unfit);
+        if (pruned[0] == '\0' && strncmp(unfit, "not a GEMM", 10) != 0)
+          snprintf(pruned, sizeof pruned, "%s", unfit);
+      }
     }
   free(quarantine);
   if (quarantined > 0)

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "cutec/cutec.h"
-#include "manifest.h"
+#include "kdesc.h"
 #include "pack_format.h"
 
 static const char usage[] =
@@ -157,8 +157,8 @@ static int cmd_list(const opts *o) {
            (unsigned long long)h.source_hash);
   int rc = 0;
   for (uint32_t i = 0; i < h.entry_count; i++) {
-    cutec_manifest m;
-    if (cutec_manifest_parse(ents[i].manifest, ents[i].manifest_size, &m, why, sizeof why) != 0) {
+    static cutec_kdesc m;
+    if (cutec_kdesc_read(ents[i].manifest, ents[i].manifest_size, &m, why, sizeof why) != 0) {
       fprintf(stderr, "cutec-tune: entry %u: %s\n", (unsigned)i, why);
       rc = 1;
       continue;
@@ -166,8 +166,8 @@ static int cmd_list(const opts *o) {
     char params[512] = "";
     size_t n = 0;
     for (int j = 0; j < m.nparams && n < sizeof params; j++)
-      n += (size_t)snprintf(params + n, sizeof params - n, "%s%s=%s", j ? " " : "", m.pnames[j],
-                            m.pvalues[j]);
+      n += (size_t)snprintf(params + n, sizeof params - n, "%s%s=%s", j ? " " : "", cutec_kd_s(&m, m.pname[j]),
+                            cutec_kd_s(&m, m.pvalue[j]));
     if (o->json)
       printf("%s\n  {\"kernel\": \"%s\", \"params\": \"%s\", \"threads\": %u, \"smem_dynamic\": %u, "
              "\"ptx_bytes\": %zu, \"cubin_bytes\": %zu}",

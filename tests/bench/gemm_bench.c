@@ -957,9 +957,9 @@ int main(int argc, char **argv) {
         fprintf(f, ", \"params\": {");
         for (int p = 0; p < pts[i].gp.meta.nparams; p++) {
           fprintf(f, "%s", p ? ", " : "");
-          json_string(f, pts[i].gp.meta.params[p].name);
+          json_string(f, cutec_kd_s(&pts[i].gp.meta, pts[i].gp.meta.pname[p]));
           fprintf(f, ": ");
-          json_string(f, pts[i].gp.meta.params[p].value);
+          json_string(f, cutec_kd_s(&pts[i].gp.meta, pts[i].gp.meta.pvalue[p]));
         }
         fprintf(f, "}}");
       }

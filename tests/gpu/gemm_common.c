@@ -1,6 +1,5 @@
 /* gemm_common.c - see gemm_common.h. */
 #include "gemm_common.h"
-#include "manifest.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -40,60 +39,11 @@ size_t gemm_type_size(gemm_type t) {
   }
 }
 
-static uint32_t f32_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-static float bits_f32(uint32_t u) {
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-uint16_t gemm_f32_to_bf16(float f) {
-  uint32_t u = f32_bits(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) /* NaN: keep it quiet and a NaN */
-    return (uint16_t)((u >> 16) | 0x0040u);
-  u += 0x7fffu + ((u >> 16) & 1u); /* overflow carries into infinity */
-  return (uint16_t)(u >> 16);
-}
-
-float gemm_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
-
-uint16_t gemm_f32_to_f16(float f) {
-  uint32_t u = f32_bits(f);
-  uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
-  u &= 0x7fffffffu;
-  if (u > 0x7f800000u)
-    return (uint16_t)(sign | 0x7e00u);
-  if (u >= 0x477ff000u) /* >= 65520: rounds to infinity (ties to even) */
-    return (uint16_t)(sign | 0x7c00u);
-  if (u < 0x38800000u) { /* below 2^-14: subnormal (or zero) result */
-    /* |f| * 2^24 is exact; rounding it to an integer (current mode: nearest
-     * even) gives the subnormal mantissa; 1024 is the smallest normal. */
-    float m = nearbyintf(bits_f32(u) * 16777216.0f);
-    return (uint16_t)(sign | (uint16_t)m);
-  }
-  uint32_t h = (u >> 13) - (112u << 10);
-  uint32_t rem = u & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
-    h++;
-  return (uint16_t)(sign | h);
-}
-
-float gemm_f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-  uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0) {
-    float v = ldexpf((float)m, -24);
-    return sign ? -v : v;
-  }
-  if (e == 31)
-    return bits_f32(sign | 0x7f800000u | (m << 13));
-  return bits_f32(sign | ((e + 112u) << 23) | (m << 13));
-}
+/* the conversions are the contract's (contract/dtype.c), one copy for all */
+uint16_t gemm_f32_to_bf16(float f) { return cutec_float_to_bf16(f); }
+float gemm_bf16_to_f32(uint16_t h) { return cutec_bf16_to_float(h); }
+uint16_t gemm_f32_to_f16(float f) { return cutec_float_to_f16(f); }
+float gemm_f16_to_f32(uint16_t h) { return cutec_f16_to_float(h); }
 
 double gemm_load(const void *buf, gemm_type t, size_t i) {
   switch (t) {
@@ -148,7 +98,7 @@ void gemm_fill_random(gemm_rng *r, gemm_type t, void *dst, double *vals, size_t 
   }
 }
 
-/* ---- metadata ---- */
+/* ---- kernel descriptions ---- */
 
 __attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errlen,
                                                           const char *fmt, ...) {
@@ -160,206 +110,38 @@ __attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errl
   va_end(ap);
 }
 
-static const char *skip_ws(const char *p, const char *end) {
-  while (p < end && (*p == ' ' || *p == '\t'))
-    p++;
-  return p;
-}
-
-/* Copies the next whitespace-delimited token into buf; returns the position
- * after it, or NULL when there is none or it does not fit. */
-static const char *token(const char *p, const char *end, char *buf, size_t size) {
-  p = skip_ws(p, end);
-  const char *s = p;
-  while (p < end && *p != ' ' && *p != '\t')
-    p++;
-  size_t n = (size_t)(p - s);
-  if (n == 0 || n >= size)
-    return NULL;
-  memcpy(buf, s, n);
-  buf[n] = '\0';
-  return p;
-}
-
-static int parse_uint(const char *s, unsigned long max, unsigned long *v) {
-  if (!isdigit((unsigned char)s[0]))
-    return -1;
-  char *e;
-  errno = 0;
-  unsigned long x = strtoul(s, &e, 10);
-  if (*e != '\0' || errno != 0 || x > max)
-    return -1;
-  *v = x;
-  return 0;
-}
-
 int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *count,
                     char *err, size_t errlen) {
-  static const char prefix[] = "// cutec.";
-  const size_t plen = sizeof prefix - 1;
+  static const char prefix[] = "// cutec.kernel ";
   gemm_kernel_meta *blocks = NULL;
-  int n = 0, cap = 0;
-  long lineno = 0;
-  const char *p = text, *end = text + len;
+  int n = 0;
   *out = NULL;
   *count = 0;
-  while (p < end) {
+  for (const char *p = text, *end = text + len; p < end;) {
     const char *eol = memchr(p, '\n', (size_t)(end - p));
     const char *next = eol ? eol + 1 : end;
-    const char *le = eol ? eol : end;
-    lineno++;
-    while (le > p && (le[-1] == '\r' || le[-1] == ' ' || le[-1] == '\t'))
-      le--;
-    const char *q = skip_ws(p, le);
-    p = next;
-    if ((size_t)(le - q) <= plen || memcmp(q, prefix, plen) != 0)
-      continue;
-    q += plen;
-    char key[32];
-    q = token(q, le, key, sizeof key);
-    if (q == NULL)
-      continue; /* "// cutec." followed by something odd: not ours */
-    int is_kernel = strcmp(key, "kernel") == 0, is_threads = strcmp(key, "threads") == 0,
-        is_smem = strcmp(key, "smem_dynamic") == 0, is_param = strcmp(key, "param") == 0;
-    int is_tma = strcmp(key, "tma") == 0, is_grid = strcmp(key, "grid") == 0, is_cluster = strcmp(key, "cluster") == 0;
-    if (!is_kernel && !is_threads && !is_smem && !is_param && !is_tma && !is_grid && !is_cluster)
-      continue; /* unknown cutec line: ignored */
-    if (!is_kernel && n == 0) {
-      set_err(err, errlen, "cutec.%s before any cutec.kernel line (line %ld)", key, lineno);
-      goto fail;
-    }
-    if (is_kernel) {
-      if (n == cap) {
-        int ncap = cap ? 2 * cap : 4;
-        gemm_kernel_meta *nb = realloc(blocks, (size_t)ncap * sizeof *nb);
-        if (nb == NULL) {
-          set_err(err, errlen, "out of memory (line %ld)", lineno);
-          goto fail;
-        }
-        blocks = nb;
-        cap = ncap;
+    if ((size_t)(end - p) > sizeof prefix - 1 && memcmp(p, prefix, sizeof prefix - 1) == 0) {
+      gemm_kernel_meta *nb = realloc(blocks, (size_t)(n + 1) * sizeof *nb);
+      if (nb == NULL) {
+        set_err(err, errlen, "out of memory");
+        free(blocks);
+        return -1;
       }
-      gemm_kernel_meta *m = &blocks[n];
-      memset(m, 0, sizeof *m);
-      m->cluster[0] = m->cluster[1] = m->cluster[2] = 1;
-      const char *r = token(q, le, m->kernel, sizeof m->kernel);
-      if (r == NULL || skip_ws(r, le) != le) {
-        set_err(err, errlen, "malformed cutec.%s line %ld (want: kernel NAME)", key, lineno);
-        goto fail;
+      blocks = nb;
+      if (cutec_kdesc_read(p, (size_t)(end - p), &blocks[n], err, errlen) != 0) {
+        free(blocks);
+        return -1;
       }
       n++;
-      continue;
     }
-    gemm_kernel_meta *m = &blocks[n - 1];
-    if (is_cluster) {
-      unsigned long v[3];
-      char tok[32];
-      const char *r = q;
-      for (int i = 0; i < 3; i++) {
-        r = r ? token(r, le, tok, sizeof tok) : NULL;
-        if (r == NULL || parse_uint(tok, 16, &v[i]) != 0 || v[i] == 0)
-          r = NULL;
-      }
-      if (r == NULL) {
-        set_err(err, errlen, "malformed cutec.cluster line %ld (want: cluster X Y Z, each 1..16)", lineno);
-        goto fail;
-      }
-      for (int i = 0; i < 3; i++)
-        m->cluster[i] = (unsigned)v[i];
-      continue;
-    }
-    if (is_grid) {
-      const char *r = q;
-      for (int i = 0; i < 3; i++) {
-        r = r ? token(r, le, m->grid[i], sizeof m->grid[i]) : NULL;
-        if (r == NULL) {
-          set_err(err, errlen, "malformed cutec.grid line %ld (want three expressions)", lineno);
-          goto fail;
-        }
-      }
-      continue;
-    }
-    if (is_tma) {
-      char line[256];
-      size_t ll = (size_t)(le - q) < sizeof line - 1 ? (size_t)(le - q) : sizeof line - 1;
-      memcpy(line, q, ll);
-      line[ll] = '\0';
-      struct gemm_tma t;
-      int rest = 0;
-      if (m->ntma == 4 || sscanf(line, " %d %15s %7s dims %*s %*s stride %*s box %u %u swizzle %d%n", &t.arg, t.tensor,
-                                 t.elem, &t.box0, &t.box1, &t.swizzle, &rest) != 6) {
-        set_err(err, errlen, "malformed cutec.tma line %ld", lineno);
-        goto fail;
-      }
-      char flag[16] = "";
-      t.unused = sscanf(line + rest, " %15s", flag) == 1 && strcmp(flag, "unused") == 0;
-      m->tma[m->ntma++] = t;
-      continue;
-    }
-    if (is_threads) {
-      unsigned long v[3];
-      char tok[32];
-      const char *r = q;
-      for (int i = 0; i < 3; i++) {
-        r = r ? token(r, le, tok, sizeof tok) : NULL;
-        if (r == NULL || parse_uint(tok, 1024, &v[i]) != 0 || v[i] == 0)
-          r = NULL;
-      }
-      if (r == NULL || skip_ws(r, le) != le) {
-        set_err(err, errlen, "malformed cutec.%s line %ld (want: threads X Y Z, each 1..1024)",
-                key, lineno);
-        goto fail;
-      }
-      for (int i = 0; i < 3; i++)
-        m->threads[i] = (unsigned)v[i];
-      m->has_threads = 1;
-    } else if (is_smem) {
-      unsigned long v;
-      char tok[32];
-      const char *r = token(q, le, tok, sizeof tok);
-      if (r == NULL || parse_uint(tok, 0x7fffffffUL, &v) != 0 || skip_ws(r, le) != le) {
-        set_err(err, errlen, "malformed cutec.%s line %ld (want: smem_dynamic BYTES)", key,
-                lineno);
-        goto fail;
-      }
-      m->smem_dynamic = (unsigned)v;
-    } else {
-      if (m->nparams == GEMM_MAX_PARAMS) {
-        set_err(err, errlen, "too many cutec.%s lines in one block (line %ld)", key, lineno);
-        goto fail;
-      }
-      gemm_param *pp = &m->params[m->nparams];
-      const char *r = token(q, le, pp->name, sizeof pp->name);
-      const char *v = r ? skip_ws(r, le) : NULL;
-      if (r == NULL || v == le || (size_t)(le - v) >= sizeof pp->value) {
-        set_err(err, errlen, "malformed cutec.%s line %ld (want: param NAME VALUE)", key, lineno);
-        goto fail;
-      }
-      memcpy(pp->value, v, (size_t)(le - v));
-      pp->value[le - v] = '\0';
-      for (int i = 0; i < m->nparams; i++) {
-        if (strcmp(m->params[i].name, pp->name) == 0) {
-          set_err(err, errlen, "duplicate cutec.param %s (line %ld)", pp->name, lineno);
-          goto fail;
-        }
-      }
-      m->nparams++;
-    }
+    p = next;
   }
   *out = blocks;
   *count = n;
   return 0;
-fail:
-  free(blocks);
-  return -1;
 }
 
-const char *gemm_meta_param(const gemm_kernel_meta *m, const char *name) {
-  for (int i = 0; i < m->nparams; i++)
-    if (strcmp(m->params[i].name, name) == 0)
-      return m->params[i].value;
-  return NULL;
-}
+const char *gemm_meta_param(const gemm_kernel_meta *m, const char *name) { return cutec_kdesc_param(m, name); }
 
 int gemm_meta_int(const gemm_kernel_meta *m, const char *name, long *v) {
   const char *s = gemm_meta_param(m, name);
@@ -374,36 +156,32 @@ int gemm_meta_int(const gemm_kernel_meta *m, const char *name, long *v) {
   return 0;
 }
 
+static gemm_type type_of(cutec_ct t) { return gemm_type_parse(cutec_dtype_str(t)); }
+
 int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, size_t errlen) {
   memset(p, 0, sizeof *p);
   p->meta = *m;
-  const char *t = gemm_meta_param(m, "T"), *tc = gemm_meta_param(m, "TC");
-  if (t == NULL || tc == NULL) {
-    set_err(err, errlen, "kernel %s: missing cutec.param T or TC", m->kernel);
+  int a = cutec_kdesc_role_arg(m, CUTEC_ROLE_A), d = cutec_kdesc_role_arg(m, CUTEC_ROLE_D);
+  if (m->cls != CUTEC_KD_GEMM || a < 0 || d < 0) {
+    set_err(err, errlen, "kernel %s: not a GEMM kernel (no serves gemm clause)", m->kernel);
     return -1;
   }
-  p->t = gemm_type_parse(t);
-  p->tc = gemm_type_parse(tc);
-  static const char *const req[] = {"BM", "BN", "VEC"};
-  long *dst[] = {&p->bm, &p->bn, &p->vec};
-  for (int i = 0; i < 3; i++) {
-    if (gemm_meta_int(m, req[i], dst[i]) != 0 || *dst[i] <= 0) {
-      set_err(err, errlen, "kernel %s: missing or non-positive integer cutec.param %s",
-              m->kernel, req[i]);
-      return -1;
-    }
-  }
-  if (gemm_meta_int(m, "BK", &p->bk) != 0 || p->bk < 0)
-    p->bk = 0;
-  if (!m->has_threads) {
-    set_err(err, errlen, "kernel %s: no cutec.threads line", m->kernel);
+  p->t = type_of(m->args[a].dtype);
+  p->tc = type_of(m->args[d].dtype);
+  static const char *const hint[] = {"BM", "BN", "BK", "VEC"};
+  long *dst[] = {&p->bm, &p->bn, &p->bk, &p->vec}, dflt[] = {128, 128, 0, 8};
+  for (int i = 0; i < 4; i++)
+    if (gemm_meta_int(m, hint[i], dst[i]) != 0 || *dst[i] <= 0)
+      *dst[i] = dflt[i];
+  if (m->threads[0] == 0) {
+    set_err(err, errlen, "kernel %s: declares no threads()", m->kernel);
     return -1;
   }
   size_t off = 0;
   p->desc[0] = '\0';
   for (int i = 0; i < m->nparams && off < sizeof p->desc; i++) {
-    int w = snprintf(p->desc + off, sizeof p->desc - off, "%s%s=%s", i ? " " : "",
-                     m->params[i].name, m->params[i].value);
+    int w = snprintf(p->desc + off, sizeof p->desc - off, "%s%s=%s", i ? " " : "", cutec_kd_s(m, m->pname[i]),
+                     cutec_kd_s(m, m->pvalue[i]));
     if (w < 0)
       break;
     off += (size_t)w;
@@ -449,95 +227,88 @@ char *gemm_read_file(const char *path, size_t *len) {
 long gemm_ceil_div(long a, long b) { return (a + b - 1) / b; }
 
 long gemm_point_n_multiple(const gemm_point *p) {
-  for (int t = 0; t < p->meta.ntma; t++)
-    if (strcmp(p->meta.tma[t].tensor, "C") == 0 && !p->meta.tma[t].unused)
-      return strcmp(p->meta.tma[t].elem, "f32") == 0 ? 4 : 8;
+  const cutec_kdesc *m = &p->meta;
+  int d = cutec_kdesc_role_arg(m, CUTEC_ROLE_D);
+  for (int a = 0; a < m->nargs; a++)
+    if (m->args[a].kind == CUTEC_KD_TMA && m->args[a].tensor == d && !m->args[a].unused)
+      return 16 / cutec_dtype_bytes(m->args[a].dtype);
   return 1;
 }
 
-int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen) {
-  void *base[6] = {&ga->m, &ga->n, &ga->k, &ga->a, &ga->b, &ga->c};
-  for (int i = 0; i < 6; i++)
-    ga->args[i] = base[i];
-  for (int t = 0; t < meta->ntma; t++) {
-    const struct gemm_tma *tm = &meta->tma[t];
-    int is_a = strcmp(tm->tensor, "A") == 0, is_c = strcmp(tm->tensor, "C") == 0;
-    if ((!is_a && !is_c && strcmp(tm->tensor, "B") != 0) || tm->arg < 6 || tm->arg >= 10) {
-      set_err(err, errlen, "cutec.tma for argument %d over '%s': only A, B or C, as arguments 6..9", tm->arg,
-              tm->tensor);
-      return -1;
-    }
-    ga->args[tm->arg] = &ga->maps[t];
-    if (tm->unused) { /* never read by the kernel: no constraints on C's rows */
-      memset(&ga->maps[t], 0, sizeof ga->maps[t]);
-      continue;
-    }
-    /* A is M x K, B is N x K (K contiguous); C is M x N (N contiguous) */
-    uint64_t esz = strcmp(tm->elem, "f32") == 0 ? 4 : 2;
-    uint64_t inner = (uint64_t)(is_c ? ga->n : ga->k);
-    uint64_t rows = (uint64_t)(is_a || is_c ? ga->m : ga->n);
-    unsigned long long ptr = is_a ? ga->a : is_c ? ga->c : ga->b;
-    cutec_status st = cutec_tensor_map_2d(rt, &ga->maps[t], tm->elem, ptr, inner, rows, inner * esz, tm->box0,
-                                          tm->box1, tm->swizzle);
-    if (st != CUTEC_OK) {
-      set_err(err, errlen, "tensor map for %s: %s: %s", tm->tensor, cutec_status_string(st), cutec_runtime_message(rt));
-      return -1;
-    }
-    ga->args[tm->arg] = &ga->maps[t];
+/* The values of the description's integer arguments for M x N x K. */
+static void problem_values(const cutec_kdesc *m, long pm, long pn, long pk, cutec_kd_values *v) {
+  memset(v, 0, sizeof *v);
+  for (int a = 0; a < m->nargs; a++) {
+    cutec_kd_role r = m->args[a].role;
+    v->set[a] = r == CUTEC_ROLE_M || r == CUTEC_ROLE_N || r == CUTEC_ROLE_K;
+    v->v[a] = r == CUTEC_ROLE_M ? pm : r == CUTEC_ROLE_N ? pn : pk;
   }
-  return 0;
 }
 
-/* The grid rule, evaluated by the runtime's own evaluator (manifest.h) with
- * M, N, K and, for resident(x), the blocks the device holds at once. */
-typedef struct grid_env {
-  long m, n, k;
-  long long resident;
-} grid_env;
-
-static int grid_lookup(void *user, const char *name, size_t len, long long *v) {
-  const grid_env *g = user;
-  if (len == 9 && memcmp(name, "@resident", 9) == 0) {
-    if (g->resident <= 0)
-      return -1; /* unknown: resident(x) is x */
-    *v = g->resident;
-    return 0;
+int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen) {
+  cutec_kd_values vals;
+  problem_values(meta, ga->m, ga->n, ga->k, &vals);
+  for (int i = 0; i < meta->nargs; i++) {
+    const cutec_kd_arg *arg = &meta->args[i];
+    switch (arg->role) {
+    case CUTEC_ROLE_M: ga->args[i] = &ga->m; break;
+    case CUTEC_ROLE_N: ga->args[i] = &ga->n; break;
+    case CUTEC_ROLE_K: ga->args[i] = &ga->k; break;
+    case CUTEC_ROLE_A: ga->args[i] = &ga->a; break;
+    case CUTEC_ROLE_B: ga->args[i] = &ga->b; break;
+    case CUTEC_ROLE_D: ga->args[i] = &ga->c; break;
+    case CUTEC_ROLE_NONE:
+      if (arg->kind == CUTEC_KD_TMA)
+        break;
+      /* fall through */
+    default:
+      set_err(err, errlen, "argument %s has role %s, which this test does not supply", cutec_kd_s(meta, arg->name),
+              cutec_kd_role_name(arg->role));
+      return -1;
+    }
   }
-  if (len != 1)
-    return -1;
-  switch (name[0]) {
-  case 'M': *v = g->m; return 0;
-  case 'N': *v = g->n; return 0;
-  case 'K': *v = g->k; return 0;
-  default: return -1;
+  for (int i = 0; i < meta->nargs; i++) {
+    const cutec_kd_arg *arg = &meta->args[i];
+    if (arg->kind != CUTEC_KD_TMA)
+      continue;
+    ga->args[i] = &ga->maps[i];
+    if (arg->unused) { /* never read by the kernel: no constraints on its tensor */
+      memset(&ga->maps[i], 0, sizeof ga->maps[i]);
+      continue;
+    }
+    long long dims[2], stride;
+    char why[200];
+    if (cutec_kdesc_eval(meta, arg->dims[0], &vals, &dims[0], why, sizeof why) != 0 ||
+        cutec_kdesc_eval(meta, arg->dims[1], &vals, &dims[1], why, sizeof why) != 0 ||
+        cutec_kdesc_eval(meta, arg->tstride[0], &vals, &stride, why, sizeof why) != 0) {
+      set_err(err, errlen, "tensor map %s: %s", cutec_kd_s(meta, arg->name), why);
+      return -1;
+    }
+    unsigned long long ptr = *(const unsigned long long *)ga->args[arg->tensor];
+    int esz = cutec_dtype_bytes(arg->dtype);
+    cutec_status st = cutec_tensor_map_2d(rt, &ga->maps[i], cutec_dtype_str(arg->dtype), ptr, (uint64_t)dims[0],
+                                          (uint64_t)dims[1], (uint64_t)stride * (uint64_t)esz, arg->box[0],
+                                          arg->box[1], arg->swizzle);
+    if (st != CUTEC_OK) {
+      set_err(err, errlen, "tensor map %s: %s: %s", cutec_kd_s(meta, arg->name), cutec_status_string(st),
+              cutec_runtime_message(rt));
+      return -1;
+    }
   }
+  return 0;
 }
 
 int gemm_grid(const gemm_point *p, long m, long n, long k, long long resident, unsigned grid[3], char *err,
               size_t errlen) {
-  if (p->meta.grid[0][0] == '\0') {
-    grid[0] = (unsigned)gemm_ceil_div(n, p->bn);
-    grid[1] = (unsigned)gemm_ceil_div(m, p->bm);
-    grid[2] = 1;
-    return 0;
-  }
-  grid_env env = {m, n, k, resident};
-  for (int i = 0; i < 3; i++) {
-    long long v;
-    char why[128];
-    if (cutec_grid_eval(p->meta.grid[i], grid_lookup, &env, &v, why, sizeof why) != 0 || v <= 0 || v > 0x7fffffffLL) {
-      set_err(err, errlen, "bad cutec.grid expression '%s' for M=%ld N=%ld K=%ld%s%s", p->meta.grid[i], m, n, k,
-              v <= 0 ? "" : ": ", v <= 0 ? "" : why);
-      return -1;
-    }
-    grid[i] = (unsigned)v;
-  }
-  return 0;
+  cutec_kd_values vals;
+  problem_values(&p->meta, m, n, k, &vals);
+  vals.resident = resident;
+  return cutec_kdesc_grid(&p->meta, &vals, grid, err, errlen);
 }
 
 long long gemm_resident(cutec_kernel *k, const gemm_point *p) {
   long long blocks = 0;
-  if (strstr(p->meta.grid[0], "resident(") == NULL ||
+  if (!p->meta.has_grid || strstr(cutec_kd_s(&p->meta, p->meta.grid[0]), "resident(") == NULL ||
       cutec_occupancy_blocks(k, p->meta.threads, p->meta.cluster, p->meta.smem_dynamic, &blocks) != CUTEC_OK)
     return 0;
   return blocks;

@@ -42,83 +42,57 @@ double gemm_rng_uniform(gemm_rng *r);
  * as doubles. */
 void gemm_fill_random(gemm_rng *r, gemm_type t, void *dst, double *vals, size_t n);
 
-/* One "// cutec.kernel" block of a PTX file. */
-#define GEMM_MAX_PARAMS 64
-#define GEMM_NAME_LEN 64
-typedef struct gemm_param {
-  char name[GEMM_NAME_LEN];
-  char value[GEMM_NAME_LEN];
-} gemm_param;
-
-typedef struct gemm_kernel_meta {
-  char kernel[128];
-  unsigned threads[3]; /* 0 0 0 when the block has no cutec.threads line */
-  int has_threads;
-  unsigned smem_dynamic; /* 0 when absent */
-  int nparams;
-  gemm_param params[GEMM_MAX_PARAMS];
-  char grid[3][128]; /* "cutec.grid" expressions ("" when absent) */
-  unsigned cluster[3]; /* "cutec.cluster X Y Z"; 1 1 1 when absent */
-  int ntma; /* "cutec.tma ARG TENSOR ELEM dims D0 D1 stride S box B0 B1 swizzle SW [unused]" lines */
-  struct gemm_tma {
-    int arg;
-    char tensor[16], elem[8];
-    unsigned box0, box1;
-    int swizzle;
-    int unused; /* the kernel never reads this map */
-  } tma[4];
-} gemm_kernel_meta;
+/* One kernel description of a PTX file: the contract the compiler wrote
+ * (contract/kdesc.h), read with the runtime's own reader. */
+#include "kdesc.h"
+typedef cutec_kdesc gemm_kernel_meta;
 
 /*
- * Parses every "// cutec." line of a PTX text (they may appear anywhere, but
- * cutec puts them first).  A "// cutec.kernel NAME" line starts a block;
- * "cutec.threads X Y Z", "cutec.smem_dynamic N" and "cutec.param NAME VALUE"
- * lines belong to the current block; other "// cutec." lines are ignored.
- * On success returns 0 and a malloc'ed array (*out, *count; free() it; a text
- * without blocks gives *count 0).  On malformed metadata returns -1 with a
- * message in err.
+ * Reads every kernel description of a PTX text.  On success returns 0 and
+ * a malloc'ed array (*out, *count; free() it; a text without descriptions
+ * gives *count 0).  On a malformed description returns -1 with a message.
  */
 int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *count,
                     char *err, size_t errlen);
 
-/* Value of a template parameter, or NULL when the block has none of that name. */
+/* Value of a template parameter, or NULL when the kernel has none of that name. */
 const char *gemm_meta_param(const gemm_kernel_meta *m, const char *name);
 /* Integer value of a template parameter: 0 and *v set, -1 when absent or not
  * an integer. */
 int gemm_meta_int(const gemm_kernel_meta *m, const char *name, long *v);
 
-/* A GEMM kernel point: the metadata plus the values the host needs. */
+/* A GEMM kernel point: the description plus the values the host needs. */
 typedef struct gemm_point {
   gemm_kernel_meta meta;
-  gemm_type t, tc;
-  long bm, bn, bk, vec; /* bk is 0 when the kernel has no BK parameter */
+  gemm_type t, tc;      /* the element types of the tensors of roles a and d */
+  long bm, bn, bk, vec; /* tile sizes, for choosing ragged shapes only: the
+                           BM, BN, BK, VEC template values where the kernel
+                           has them (else 128, 128, 0, 8) */
   char desc[512];       /* "T=bf16 TC=bf16 BM=128 ..." (every param, in order) */
 } gemm_point;
 
-/* Fills p from a metadata block of a GEMM kernel (T, TC, BM, BN, VEC and
- * cutec.threads required; BK optional).  Returns 0, or -1 with a message. */
+/* Fills p from the description of a GEMM kernel (a `serves gemm` clause
+ * and threads() required).  Returns 0, or -1 with a message. */
 int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, size_t errlen);
 
-/* The kernel arguments of a GEMM point: (M, N, K, A, B, C) and, for each
- * `cutec.tma` line, a tensor map over A (M x K), B (N x K) or C (M x N),
- * built into maps[] (zeros for a map marked unused).  A used map over C needs
- * rows of a multiple of 16 bytes (gemm_point_n_multiple).  args must hold 6 + 4 pointers; the scalars and pointers it points
- * at must outlive the launch.  Returns 0, or -1 with a message. */
+/* The kernel arguments of a GEMM point, by role (m, n, k, a, b, d) and,
+ * for each tensor map, the map over its tensor as the description's
+ * expressions say (zeros for a map marked unused).  The scalars and
+ * pointers args points at must outlive the launch.  Returns 0, or -1 with
+ * a message. */
 #include "cutec/cluster.h"
 #include "cutec/tensor_map.h"
 typedef struct gemm_args {
   int m, n, k;
   unsigned long long a, b, c;
-  cutec_tensor_map maps[4];
-  void *args[10];
+  cutec_tensor_map maps[CUTEC_KD_MAX_ARGS];
+  void *args[CUTEC_KD_MAX_ARGS];
 } gemm_args;
 int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen);
 
-/* The launch grid of a kernel point for a problem M x N x K: from the
- * block's cutec.grid expressions when present (resident(x) capped at
- * `resident` blocks where that is > 0, as the runtime's GEMM entry point
- * does), else (ceil(N/BN), ceil(M/BM)).  Returns 0, or -1 with a message
- * for a malformed expression. */
+/* The launch grid of a kernel point for a problem M x N x K, from its grid
+ * rule (resident(x) capped at `resident` blocks where that is > 0, as the
+ * runtime's GEMM entry point does).  Returns 0, or -1 with a message. */
 int gemm_grid(const gemm_point *p, long m, long n, long k, long long resident, unsigned grid[3], char *err,
               size_t errlen);
 /* The blocks of the loaded kernel k the device holds at once (the
@@ -126,8 +100,8 @@ int gemm_grid(const gemm_point *p, long m, long n, long k, long long resident, u
  * the driver cannot say. */
 long long gemm_resident(cutec_kernel *k, const gemm_point *p);
 
-/* The multiple N must be for this point: 16 bytes of TC when the kernel
- * TMA-stores C (a used cutec.tma line over C), else 1. */
+/* The multiple N must be for this point: 16 bytes of the output's element
+ * when a used tensor map covers the output (role d), else 1. */
 long gemm_point_n_multiple(const gemm_point *p);
 
 /* Reads a whole file (NUL-terminated, *len without the NUL).  NULL on error. */

@@ -160,10 +160,7 @@ static int run_file(const char *path, uint64_t seed) {
     return 1;
   }
   char desc[512] = "";
-  size_t dl = 0;
-  for (int i = 0; i < m->nparams && dl + 1 < sizeof desc; i++)
-    dl += (size_t)snprintf(desc + dl, sizeof desc - dl, "%s%s=%s", i ? " " : "", m->params[i].name,
-                           m->params[i].value);
+  cutec_kdesc_describe(m, desc, sizeof desc);
 
   size_t na = (size_t)(64 * k), nb = (size_t)(n * k), nc = (size_t)(64 * n);
   void *ha = malloc(na * 2), *hb = malloc(nb * 2);

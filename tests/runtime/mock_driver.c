@@ -499,7 +499,7 @@ static int fault_requested(const struct CUfunc_st *f) {
  * and TC read from the module's metadata.  Virtual time favours big tiles.
  * $CUTEC_MOCK_WRONG="NAME VALUE" makes the kernels with that template value
  * compute a wrong result (for the tuner's +inf path). */
-static void mock_gemm(const struct CUfunc_st *f, void **params) {
+static void mock_gemm(const struct CUfunc_st *f, void **params, int b_row) {
   int m = *(int *)params[0], n = *(int *)params[1], k = *(int *)params[2];
   const uint16_t *a = *(uint16_t **)params[3], *b = *(uint16_t **)params[4];
   void *c = *(void **)params[5];
@@ -523,7 +523,8 @@ static void mock_gemm(const struct CUfunc_st *f, void **params) {
       for (size_t j = 0; j < (size_t)n; j++) {
         float acc = wrong;
         for (size_t p = 0; p < (size_t)k; p++)
-          acc += mock_half(a[i * (size_t)k + p], in_bf16) * mock_half(b[j * (size_t)k + p], in_bf16);
+          acc += mock_half(a[i * (size_t)k + p], in_bf16) *
+                 mock_half(b[b_row ? p * (size_t)n + j : j * (size_t)k + p], in_bf16);
         size_t idx = i * (size_t)n + j;
         if (out_f32)
           ((float *)c)[idx] = acc;
@@ -589,7 +590,9 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
     if (fault_requested(f))
       sticky = ILLEGAL_ADDRESS; /* as a kernel that ran off its memory */
     else
-      mock_gemm(f, params);
+      mock_gemm(f, params, 0);
+  } else if (strcmp(f->name, "user_gemm_brow") == 0) {
+    mock_gemm(f, params, 1); /* tests/runtime/user_gemm.cute: B stored K x N */
   } else if (strcmp(f->name, "write_null") == 0) {
     sticky = ILLEGAL_ADDRESS;
   } else if (strcmp(f->name, "trap_kernel") == 0) {

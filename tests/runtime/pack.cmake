@@ -9,7 +9,7 @@
 # the GPU machine (which has no LLVM).
 
 add_executable(test_pack test_pack.c)
-target_include_directories(test_pack PRIVATE ${PROJECT_SOURCE_DIR}/runtime)
+target_include_directories(test_pack PRIVATE ${PROJECT_SOURCE_DIR}/runtime ${PROJECT_SOURCE_DIR}/contract)
 target_link_libraries(test_pack PRIVATE cutec_rt m)
 target_compile_options(test_pack PRIVATE ${CUTEC_WARNINGS})
 
@@ -121,6 +121,13 @@ if(_test_pack)
   list(APPEND _pack_mock_tests pack_mock_tune_cli pack_mock_bench_cli pack_mock_bench_json pack_mock_bench_no_dsl
        pack_mock_bench_drift pack_mock_bench_warmup pack_mock_bench_no_warmup pack_mock_bench_geomean
        pack_mock_overhead_cli)
+endif()
+# User kernels that declare their roles (user_gemm.cute): served where
+# their descriptions fit, skipped with the reason logged elsewhere
+cutec_test_pack(_user_pack user_gemm ${CMAKE_CURRENT_SOURCE_DIR}/user_gemm.cute "2 kernels")
+if(_user_pack)
+  add_test(NAME pack_mock_user_kernels COMMAND test_pack user ${_user_pack})
+  list(APPEND _pack_mock_tests pack_mock_user_kernels)
 endif()
 # The quarantine on the GPU: a pack whose BM = 128 kernel really faults
 # (fault_gemm.cute), built here or taken from CUTEC_PREBUILT_PACK_DIR

@@ -9,6 +9,7 @@
  *   gemm PACK                   tuning, correctness, cache, +inf candidates (mock or GPU)
  *   gemm_errors PACK            out of memory, unsupported, no cuBLASLt  (mock or GPU)
  *   layouts PACK                row/column-major A, B, C and ld > packed through cuBLASLt
+ *   user PACK                   user kernels with roles (user_gemm.cute): served or skipped with the reason
  * The mock cases run with CUTEC_CUDA_DRIVER / CUTEC_CUBLASLT pointing at the
  * mocks; the same cases on a GPU exit 77 when there is none.
  */
@@ -20,7 +21,8 @@
 
 #include "check.h"
 #include "cutec/cutec.h"
-#include "manifest.h"
+#include "kdesc.h"
+#include "kexpr.h"
 #include "pack_format.h"
 
 static char *read_text(const char *path, size_t *len) {
@@ -38,16 +40,17 @@ static char *read_text(const char *path, size_t *len) {
 }
 
 static const char va_manifest[] = "// cutec.kernel vector_add\n"
+                                   "// cutec.contract 1\n"
+                                   "// cutec.class plain\n"
                                    "// cutec.threads 128 1 1\n"
                                    "// cutec.smem_static 0\n"
                                    "// cutec.smem_dynamic 0\n"
                                    "// cutec.param BLOCK 128\n"
-                                   "// cutec.arg 0 a tensor f32\n"
-                                   "// cutec.arg 1 b tensor f32\n"
-                                   "// cutec.arg 2 c tensor f32\n"
-                                   "// cutec.arg 3 n i32\n"
-                                   "// cutec.grid ceil_div(n,BLOCK) 1 1\n"
-                                   "// cutec.tma_descriptor something newer compilers write\n";
+                                   "// cutec.arg 0 a tensor f32 rank 1 shape n stride 1 align 4\n"
+                                   "// cutec.arg 1 b tensor f32 rank 1 shape n stride 1 align 4\n"
+                                   "// cutec.arg 2 c tensor f32 rank 1 shape n stride 1 align 4\n"
+                                   "// cutec.arg 3 n scalar i32\n"
+                                   "// cutec.grid ceil_div(n,BLOCK) 1 1\n";
 
 /* A pack with one vector_add entry (manifest above, PTX from the fixture). */
 static unsigned char *make_pack(const char *ptx_path, const char *arch, uint32_t version,
@@ -161,14 +164,14 @@ static int lookup_resident(void *user, const char *name, size_t len, long long *
 static long long eval(const char *e) {
   long long v = -999;
   char why[128];
-  CHECK(cutec_grid_eval(e, lookup_mnk, NULL, &v, why, sizeof why) == 0);
+  CHECK(cutec_kexpr_eval(e, lookup_mnk, NULL, &v, why, sizeof why) == 0);
   return v;
 }
 
 static void eval_fails(const char *e, const char *msg) {
   long long v;
   char why[256];
-  CHECK(cutec_grid_eval(e, lookup_mnk, NULL, &v, why, sizeof why) != 0);
+  CHECK(cutec_kexpr_eval(e, lookup_mnk, NULL, &v, why, sizeof why) != 0);
   CHECK_CONTAINS(why, msg);
 }
 
@@ -191,36 +194,30 @@ static int test_manifest(int argc, char **argv) {
   CHECK(eval("resident(4)") == 4);
   long long rv = 0;
   char rwhy[128];
-  CHECK(cutec_grid_eval("resident(min(M,132))", lookup_resident, NULL, &rv, rwhy, sizeof rwhy) == 0 && rv == 120);
-  CHECK(cutec_grid_eval("resident(ceil_div(N,128))", lookup_resident, NULL, &rv, rwhy, sizeof rwhy) == 0 && rv == 3);
+  CHECK(cutec_kexpr_eval("resident(min(M,132))", lookup_resident, NULL, &rv, rwhy, sizeof rwhy) == 0 && rv == 120);
+  CHECK(cutec_kexpr_eval("resident(ceil_div(N,128))", lookup_resident, NULL, &rv, rwhy, sizeof rwhy) == 0 && rv == 3);
   eval_fails("resident(M", "expected ')'");
   eval_fails("99999999999*99999999999", "overflow");
-  cutec_manifest m;
+  static cutec_kdesc m;
   char why[256];
-  CHECK(cutec_manifest_parse(va_manifest, strlen(va_manifest), &m, why, sizeof why) == 0);
-  CHECK(strcmp(m.kernel, "vector_add") == 0 && m.has_threads && m.threads[0] == 128);
-  CHECK(m.nargs == 4 && m.args[0].kind == CUTEC_MF_TENSOR && m.args[3].is_int && m.args[3].size == 4);
-  CHECK(m.has_grid && strcmp(m.grid[0], "ceil_div(n,BLOCK)") == 0);
-  CHECK(strcmp(cutec_manifest_param(&m, "BLOCK"), "128") == 0);
+  CHECK(cutec_kdesc_read(va_manifest, strlen(va_manifest), &m, why, sizeof why) == 0);
+  CHECK(strcmp(m.kernel, "vector_add") == 0 && m.threads[0] == 128);
+  CHECK(m.nargs == 4 && m.args[0].kind == CUTEC_KD_TENSOR && m.args[3].kind == CUTEC_KD_SCALAR &&
+        m.args[3].dtype == CUTEC_CT_I32);
+  CHECK(m.has_grid && strcmp(cutec_kd_s(&m, m.grid[0]), "ceil_div(n,BLOCK)") == 0);
+  CHECK(strcmp(cutec_kdesc_param(&m, "BLOCK"), "128") == 0);
   float a = 0, b = 0, c = 0;
   int n = 1000;
   void *args[4] = {&a, &b, &c, &n};
   unsigned grid[3];
-  CHECK(cutec_manifest_grid(&m, args, grid, why, sizeof why) == 0);
+  cutec_kd_values vals;
+  cutec_kdesc_values_from_args(&m, args, &vals);
+  CHECK(cutec_kdesc_grid(&m, &vals, grid, why, sizeof why) == 0);
   CHECK(grid[0] == 8 && grid[1] == 1 && grid[2] == 1);
   n = 0;
-  CHECK(cutec_manifest_grid(&m, args, grid, why, sizeof why) != 0);
+  cutec_kdesc_values_from_args(&m, args, &vals);
+  CHECK(cutec_kdesc_grid(&m, &vals, grid, why, sizeof why) != 0);
   CHECK_CONTAINS(why, "gives 0");
-  static const char *const bad[] = {
-      "// cutec.threads 1 1 1\n",                                  /* before kernel */
-      "// cutec.kernel k\n// cutec.threads 0 1 1\n",               /* zero */
-      "// cutec.kernel k\n// cutec.arg 1 x i32\n",                 /* out of order */
-      "// cutec.kernel k\n// cutec.arg 0 x q7\n",                  /* unknown type */
-      "// cutec.kernel k\n// cutec.grid 1 1\n",                    /* two expressions */
-      "",
-  };
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-    CHECK(cutec_manifest_parse(bad[i], strlen(bad[i]), &m, why, sizeof why) != 0);
   return 0;
 }
 
@@ -841,10 +838,66 @@ static int test_layouts(int argc, char **argv) {
   return 0;
 }
 
+/* Log lines of the user-kernel case, kept to search. */
+static char user_log[1 << 16];
+static void keep_log(void *user, int level, const char *msg) {
+  (void)user, (void)level;
+  size_t n = strlen(user_log);
+  snprintf(user_log + n, sizeof user_log - n, "%s\n", msg);
+}
+
+/* Tunes p with user_gemm.cute's kernels and cuBLASLt; whether the report
+ * names `kernel` among its candidates. */
+static int user_tune(cutec_runtime *rt, const cutec_gemm_problem *p, const char *kernel) {
+  mats x;
+  mats_init(rt, p, &x);
+  user_log[0] = '\0';
+  cutec_tune_report *rep = NULL;
+  CHECK_OK(rt, cutec_gemm_tune(rt, p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL,
+                               &rep));
+  int found = 0;
+  for (int i = 0; rep != NULL && i < rep->count; i++)
+    if (strncmp(rep->candidates[i].name, kernel, strlen(kernel)) == 0 && isfinite(rep->candidates[i].ms))
+      found = 1;
+  cutec_tune_report_free(rep);
+  gemm_and_check(rt, p, &x); /* whichever won computes the right thing */
+  mats_free(rt, &x);
+  return found;
+}
+
+/* User kernels declare their roles; the tuner serves each where its
+ * description fits and says why it skips it elsewhere (info log). */
+static int test_user(int argc, char **argv) {
+  CHECK(argc >= 1);
+  cutec_runtime *rt = gpu_runtime();
+  cutec_runtime_set_log(rt, keep_log, NULL);
+  cutec_pack *pack;
+  CHECK_OK(rt, cutec_pack_load_file(rt, argv[0], &pack));
+  CHECK_OK(rt, cutec_gemm_use_pack(rt, pack));
+  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_DISK_CACHE, 0));
+  cutec_gemm_problem p;
+  cutec_gemm_problem_init(&p, 40, 24, 32, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+  /* B K-contiguous: the row-major-B kernel reads it wrongly, so it is skipped */
+  CHECK(!user_tune(rt, &p, "user_gemm_brow"));
+  CHECK_CONTAINS(user_log, "tuning: skipping user_gemm_brow T=bf16 TC=bf16: 'B' (role b) is read as "
+                           "(N,K):(1,N) = (24,32):(1,24); the problem's B (column-major K x N), ld 32, is "
+                           "(24,32):(32,1)");
+  CHECK_CONTAINS(user_log, "tuning: skipping user_gemm_bias T=bf16 TC=bf16: argument 'bias' has role bias (an "
+                           "epilogue bias vector), which cutec_gemm's problem does not supply");
+  /* B stored K x N: served */
+  p.b_layout = CUTEC_LAYOUT_ROW;
+  CHECK(user_tune(rt, &p, "user_gemm_brow"));
+  CHECK(strstr(user_log, "skipping user_gemm_brow") == NULL);
+  CHECK_CONTAINS(user_log, "skipping user_gemm_bias");
+  cutec_runtime_destroy(rt);
+  return 0;
+}
+
 static const struct {
   const char *name;
   int (*fn)(int, char **);
 } cases[] = {
+    {"user", test_user},
     {"format", test_format}, {"manifest", test_manifest}, {"gemm_args", test_gemm_args},
     {"arch", test_arch},     {"launch", test_launch},     {"gemm", test_gemm},     {"gemm_quarantine", test_gemm_quarantine}, {"gemm_quarantine_gpu", test_gemm_quarantine_gpu},
     {"gemm_errors", test_gemm_errors}, {"layouts", test_layouts},

@@ -29,18 +29,19 @@
  * read as zero, so any flipped byte is caught; the entry checksum covers the
  * entry's manifest, PTX and cubin bytes, so the reader can say which entry is
  * damaged.  The file size field catches truncation before the checksum is
- * even computed.  A manifest is the entry's "// cutec." lines exactly as the
- * compiler wrote them before the PTX (docs/compiler.md, "PTX metadata").
+ * even computed.  A manifest is the entry's kernel contract in its line
+ * format (contract/kdesc.h, docs/contract.md).
  */
-#ifndef CUTEC_RUNTIME_PACK_FORMAT_H
-#define CUTEC_RUNTIME_PACK_FORMAT_H
+#ifndef CUTEC_CONTRACT_PACK_FORMAT_H
+#define CUTEC_CONTRACT_PACK_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #define CUTEC_PACK_MAGIC "CUTECPAK"
 #define CUTEC_PACK_MAGIC_LEN 8
-#define CUTEC_PACK_FORMAT_VERSION 1u
+/* 2: manifests are kernel contracts (contract/kdesc.h) */
+#define CUTEC_PACK_FORMAT_VERSION 2u
 #define CUTEC_PACK_HEADER_SIZE 96u
 #define CUTEC_PACK_ENTRY_SIZE 64u
 #define CUTEC_PACK_ARCH_LEN 16u
@@ -96,4 +97,4 @@ cutec_packfmt_error cutec_packfmt_parse(const unsigned char *data, size_t size,
                                         cutec_packfmt_header *h, cutec_packfmt_entry *entries,
                                         char *why, size_t why_len);
 
-#endif /* CUTEC_RUNTIME_PACK_FORMAT_H */
+#endif /* CUTEC_CONTRACT_PACK_FORMAT_H */

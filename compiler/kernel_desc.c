@@ -1,0 +1,289 @@
+/* kernel_desc.c: the compiler's half of the kernel contract.  kernel.c
+ * calls these as it binds a kernel's parameters; the description they fill
+ * is checked with the reader's own checker (contract/kdesc.c) before it is
+ * written, so nothing the runtime would refuse leaves the compiler. */
+#include "kernel_desc.h"
+
+#include <string.h>
+
+bool kdesc_put(Eval *e, cutec_kdesc *d, const char *s, SrcLoc loc, cutec_kd_str *out)
+{
+    if (cutec_kdesc_intern(d, s, out) == 0) return true;
+    diag_error(e->diag, loc, "the description of kernel '%s' outgrows the contract's %d-byte string pool "
+               "(at '%.40s')", d->kernel, CUTEC_KD_POOL, s);
+    return false;
+}
+
+/* A name in a launcher expression: a template parameter folds to its
+ * value, an integer kernel parameter stays a name. */
+static bool name_text(Eval *e, const Node *n, const char *what, char **out)
+{
+    Value v;
+    if (scope_lookup(e, n->name, &v) && v.kind == V_DYN && type_is_int(v.ty)) {
+        *out = arena_strdup(e->arena, n->name);
+        return true;
+    }
+    Eval sub = *e;
+    sub.cg = NULL;
+    v = eval_rvalue(&sub, n);
+    if (v.kind == V_INT || v.kind == V_BOOL) {
+        *out = arena_printf(e->arena, "%lld", (long long)v.i);
+        return true;
+    }
+    if (v.kind != V_ERROR)
+        diag_error(e->diag, n->loc, "%s may use integers, template parameters and integer kernel parameters; '%s' is %s",
+                   what, n->name, val_describe(e, &v));
+    return false;
+}
+
+static bool is_text_op(int op)
+{
+    switch (op) {
+    case '+': case '-': case '*': case '/': case '%': case '<': case '>':
+    case OP_LE: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR: return true;
+    default: return false;
+    }
+}
+
+bool kdesc_expr_text(Eval *e, const Node *n, const char *what, char **out)
+{
+    bool grid = strcmp(what, "grid()") == 0;
+    switch (n->kind) {
+    case N_INT:
+        *out = arena_printf(e->arena, "%lld", (long long)n->ival);
+        return true;
+    case N_BOOL:
+        *out = arena_strdup(e->arena, n->ival ? "1" : "0");
+        return true;
+    case N_NAME:
+        return name_text(e, n, what, out);
+    case N_UNARY: {
+        char *a;
+        if (n->op != OP_NEG && n->op != OP_NOT) break;
+        if (!kdesc_expr_text(e, n->a, what, &a)) return false;
+        *out = arena_printf(e->arena, "%s(%s)", n->op == OP_NEG ? "-" : "!", a);
+        return true;
+    }
+    case N_BINARY: {
+        char *a, *b;
+        if (!is_text_op(n->op) || (grid && n->op != '+' && n->op != '-' && n->op != '*' && n->op != '/' && n->op != '%'))
+            break;
+        if (!kdesc_expr_text(e, n->a, what, &a) || !kdesc_expr_text(e, n->b, what, &b)) return false;
+        *out = arena_printf(e->arena, "(%s%s%s)", a, ast_op_name(n->op), b);
+        return true;
+    }
+    case N_CALL:
+        /* resident(x): x blocks, capped by the launcher at what the device
+         * holds at once (a persistent kernel's grid) */
+        if (grid && n->a->kind == N_NAME && n->list.n == 1 && n->list2.n == 0 && strcmp(n->a->name, "resident") == 0) {
+            char *a;
+            if (!kdesc_expr_text(e, n->list.items[0], what, &a)) return false;
+            *out = arena_printf(e->arena, "resident(%s)", a);
+            return true;
+        }
+        if (n->a->kind == N_NAME && n->list.n == 2 && n->list2.n == 0 &&
+            (strcmp(n->a->name, "ceil_div") == 0 || strcmp(n->a->name, "min") == 0 || strcmp(n->a->name, "max") == 0)) {
+            char *a, *b;
+            if (!kdesc_expr_text(e, n->list.items[0], what, &a) || !kdesc_expr_text(e, n->list.items[1], what, &b))
+                return false;
+            *out = arena_printf(e->arena, "%s(%s,%s)", n->a->name, a, b);
+            return true;
+        }
+        break;
+    default: break;
+    }
+    if (grid)
+        diag_error(e->diag, n->loc, "grid() expressions may use only + - * / %%, ceil_div, min, max and resident");
+    else
+        diag_error(e->diag, n->loc, "%s conditions may use only integers, + - * / %%, comparisons, && || !, "
+                   "ceil_div, min and max", what);
+    return false;
+}
+
+/* kernel_emit refuses more than CUTEC_KD_MAX_ARGS parameters up front */
+static cutec_kd_arg *new_arg(Eval *e, cutec_kdesc *d, const Node *par)
+{
+    if (d->nargs >= CUTEC_KD_MAX_ARGS) return NULL;
+    cutec_kd_arg *a = &d->args[d->nargs++];
+    memset(a, 0, sizeof *a);
+    if (!kdesc_put(e, d, par->name, par->name_loc, &a->name)) return NULL;
+    return a;
+}
+
+static cutec_ct ct_of(ScalarType ty) { return cutec_dtype_from_name(type_name(ty), strlen(type_name(ty))); }
+
+bool kdesc_scalar_arg(Eval *e, cutec_kdesc *d, const Node *par, ScalarType ty)
+{
+    cutec_kd_arg *a = new_arg(e, d, par);
+    if (!a) return false;
+    a->kind = CUTEC_KD_SCALAR;
+    a->dtype = ct_of(ty);
+    return true;
+}
+
+/* The leaves of a (possibly nested) tuple, left to right. */
+static int flatten(const LayTuple *t, LayInt *out, int max, int n)
+{
+    if (t->is_leaf) {
+        if (n < max) out[n] = t->leaf;
+        return n + 1;
+    }
+    for (int i = 0; i < t->n; i++) n = flatten(t->elems[i], out, max, n);
+    return n;
+}
+
+bool kdesc_tensor_arg(Eval *e, cutec_kdesc *d, const Node *par, ScalarType ty, const LayLayout *L)
+{
+    cutec_kd_arg *a = new_arg(e, d, par);
+    if (!a) return false;
+    a->kind = CUTEC_KD_TENSOR;
+    a->dtype = ct_of(ty);
+    a->align = type_bytes(ty);
+    LayInt shape[CUTEC_KD_MAX_RANK], stride[CUTEC_KD_MAX_RANK];
+    int rank = flatten(L->shape, shape, CUTEC_KD_MAX_RANK, 0);
+    if (rank != flatten(L->stride, stride, CUTEC_KD_MAX_RANK, 0) || rank > CUTEC_KD_MAX_RANK)
+        return true; /* rank 0: not described; the `serves` clause refuses roles on it */
+    for (int m = 0; m < rank; m++)
+        if (!kdesc_put(e, d, lay_print_int(e->arena, shape[m]), par->name_loc, &a->shape[m]) ||
+            !kdesc_put(e, d, lay_print_int(e->arena, stride[m]), par->name_loc, &a->stride[m]))
+            return false;
+    a->rank = rank;
+    return true;
+}
+
+bool kdesc_tma_arg(Eval *e, cutec_kdesc *d, const Node *par, int tensor, char *const dims[2], const char *stride,
+                   const unsigned box[2], int swizzle)
+{
+    cutec_kd_arg *a = new_arg(e, d, par);
+    if (!a) return false;
+    a->kind = CUTEC_KD_TMA;
+    a->tensor = tensor;
+    a->tma_rank = 2;
+    a->box[0] = box[0];
+    a->box[1] = box[1];
+    a->swizzle = swizzle;
+    return kdesc_put(e, d, dims[0], par->name_loc, &a->dims[0]) && kdesc_put(e, d, dims[1], par->name_loc, &a->dims[1]) &&
+           kdesc_put(e, d, stride, par->name_loc, &a->tstride[0]);
+}
+
+/* GEMM operands are rank-2 tensors; the others are vectors or matrices. */
+static int role_rank(cutec_kd_role r)
+{
+    return r == CUTEC_ROLE_A || r == CUTEC_ROLE_B || r == CUTEC_ROLE_C || r == CUTEC_ROLE_D ? 2 : 0;
+}
+
+static bool serve_role(Eval *e, const Node *item, cutec_kdesc *d)
+{
+    int role = cutec_kd_role_from_name(item->name, strlen(item->name));
+    if (role < 0) {
+        char known[400] = "";
+        size_t n = 0;
+        for (int r = 1; r < CUTEC_ROLE_COUNT && n < sizeof known; r++)
+            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", r > 1 ? ", " : "", cutec_kd_role_name((cutec_kd_role)r));
+        diag_error(e->diag, item->name_loc, "unknown role '%s' (roles: %s)", item->name, known);
+        return false;
+    }
+    int i = cutec_kdesc_arg_index(d, item->a->name);
+    if (i < 0) {
+        diag_error(e->diag, item->a->loc, "role %s names '%s', which is not a parameter of kernel '%s'", item->name,
+                   item->a->name, d->kernel);
+        return false;
+    }
+    cutec_kd_arg *a = &d->args[i];
+    int other = cutec_kdesc_role_arg(d, (cutec_kd_role)role);
+    if (other >= 0) {
+        diag_error(e->diag, item->name_loc, "role %s is given twice (to '%s' and '%s')", item->name,
+                   cutec_kd_s(d, d->args[other].name), item->a->name);
+        return false;
+    }
+    if (a->role != CUTEC_ROLE_NONE) {
+        diag_error(e->diag, item->a->loc, "parameter '%s' already has role %s", item->a->name, cutec_kd_role_name(a->role));
+        return false;
+    }
+    const cutec_dtype_info *t = cutec_dtype_info_of(a->dtype);
+    cutec_kd_value rv = cutec_kd_role_value((cutec_kd_role)role);
+    const char *want = rv == CUTEC_KD_VALUE_INT     ? "an integer scalar parameter"
+                       : rv == CUTEC_KD_VALUE_FLOAT ? "a floating-point scalar parameter"
+                                                    : "a global tensor parameter";
+    bool fits = rv == CUTEC_KD_VALUE_TENSOR ? a->kind == CUTEC_KD_TENSOR
+                                            : a->kind == CUTEC_KD_SCALAR && t && (rv == CUTEC_KD_VALUE_INT ? t->is_int : t->is_float);
+    if (!fits) {
+        diag_error(e->diag, item->a->loc, "role %s (%s) needs %s; '%s' is not one", item->name,
+                   cutec_kd_role_what((cutec_kd_role)role), want, item->a->name);
+        return false;
+    }
+    int rr = role_rank((cutec_kd_role)role);
+    if (a->kind == CUTEC_KD_TENSOR && (a->rank == 0 || (rr && a->rank != rr))) {
+        char has[16];
+        snprintf(has, sizeof has, a->rank ? "%d" : "more", a->rank);
+        diag_error(e->diag, item->a->loc, "role %s needs a tensor of %s modes; '%s' has %s", item->name,
+                   rr ? "2" : "at most 4", item->a->name, has);
+        return false;
+    }
+    if (item->b) {
+        if (a->kind != CUTEC_KD_TENSOR) {
+            diag_error(e->diag, item->b->loc, "'align' applies to tensor parameters only");
+            return false;
+        }
+        Eval sub = *e;
+        sub.cg = NULL;
+        Value v = eval_rvalue(&sub, item->b);
+        if (v.kind != V_INT || v.i < t->bytes || v.i > 256 || (v.i & (v.i - 1))) {
+            if (v.kind != V_ERROR)
+                diag_error(e->diag, item->b->loc, "the alignment of '%s' must be a power of two from %d to 256 bytes, found %s",
+                           item->a->name, t->bytes, val_describe(e, &v));
+            return false;
+        }
+        a->align = (int)v.i;
+    } else if (a->kind == CUTEC_KD_TENSOR) {
+        /* GEMM tensors are read in 16-byte vectors or by TMA */
+        a->align = a->align > 16 ? a->align : 16;
+    }
+    a->role = (cutec_kd_role)role;
+    return true;
+}
+
+bool kdesc_serves(Eval *e, const Node *k, cutec_kdesc *d)
+{
+    const Node *s = k->e;
+    if (!s) return true;
+    if (strcmp(s->name, "gemm") != 0) {
+        diag_error(e->diag, s->name_loc, "unknown problem class '%s' (a kernel can serve: gemm)", s->name);
+        return false;
+    }
+    d->cls = CUTEC_KD_GEMM;
+    bool ok = true;
+    for (int i = 0; i < s->list.n; i++) {
+        const Node *item = s->list.items[i];
+        if (item->kind == N_ROLE) {
+            ok = serve_role(e, item, d) && ok;
+            continue;
+        }
+        char *text;
+        if (!kdesc_expr_text(e, item->a, "require", &text)) {
+            ok = false;
+            continue;
+        }
+        if (d->nrequires == CUTEC_KD_MAX_REQUIRES) {
+            diag_error(e->diag, item->loc, "a serves clause has at most %d conditions", CUTEC_KD_MAX_REQUIRES);
+            return false;
+        }
+        ok = kdesc_put(e, d, text, item->a->loc, &d->requires[d->nrequires++]) && ok;
+    }
+    if (!ok) return false;
+    static const cutec_kd_role need[] = {CUTEC_ROLE_M, CUTEC_ROLE_N, CUTEC_ROLE_K, CUTEC_ROLE_A, CUTEC_ROLE_B, CUTEC_ROLE_D};
+    for (size_t r = 0; r < sizeof need / sizeof need[0]; r++)
+        if (cutec_kdesc_role_arg(d, need[r]) < 0) {
+            diag_error(e->diag, s->name_loc, "a kernel that serves gemm needs a parameter of role %s (%s)",
+                       cutec_kd_role_name(need[r]), cutec_kd_role_what(need[r]));
+            ok = false;
+        }
+    for (int i = 0; i < d->nargs && i < k->list.n; i++)
+        if (d->args[i].kind != CUTEC_KD_TMA && d->args[i].role == CUTEC_ROLE_NONE) {
+            const Node *par = k->list.items[i];
+            diag_error(e->diag, par->name_loc, "parameter '%s' of kernel '%s', which serves gemm, has no role "
+                       "(add 'ROLE = %s;' to its serves clause)", par->name, d->kernel, par->name);
+            ok = false;
+        }
+    return ok;
+}
