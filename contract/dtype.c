@@ -14,12 +14,12 @@
  * cudaDataType (library_types.h): R_32F 0, R_64F 1, R_16F 2, R_8I 3,
  * R_8U 8, R_32I 10, R_16BF 14, R_8F_E4M3 28, R_8F_E5M2 29. */
 static const cutec_dtype_info table[CUTEC_CT_COUNT] = {
-    [CUTEC_CT_BF16] = {"bf16", 2, 1, 0, 1, 9, 14, 0x1p-7},
-    [CUTEC_CT_F16] = {"f16", 2, 1, 0, 1, 6, 2, 0x1p-10},
-    [CUTEC_CT_F32] = {"f32", 4, 1, 0, 1, 7, 0, 0x1p-23},
-    [CUTEC_CT_E4M3] = {"e4m3", 1, 1, 0, 1, 0, 28, 0x1p-3},
-    [CUTEC_CT_E5M2] = {"e5m2", 1, 1, 0, 1, 0, 29, 0x1p-2},
-    [CUTEC_CT_F64] = {"f64", 8, 1, 0, 1, 8, 1, 0x1p-52},
+    [CUTEC_CT_BF16] = {"bf16", 2, 1, 0, 1, 9, 14, 0x1p-7, 0x1p-7},
+    [CUTEC_CT_F16] = {"f16", 2, 1, 0, 1, 6, 2, 0x1p-10, 0x1p-10},
+    [CUTEC_CT_F32] = {"f32", 4, 1, 0, 1, 7, 0, 0x1p-23, 0x1p-16},
+    [CUTEC_CT_E4M3] = {"e4m3", 1, 1, 0, 1, 0, 28, 0x1p-3, 0x1p-3},
+    [CUTEC_CT_E5M2] = {"e5m2", 1, 1, 0, 1, 0, 29, 0x1p-2, 0x1p-2},
+    [CUTEC_CT_F64] = {"f64", 8, 1, 0, 1, 8, 1, 0x1p-52, 0x1p-16},
     [CUTEC_CT_I32] = {"i32", 4, 0, 1, 1, 3, 10, 0},
     [CUTEC_CT_I64] = {"i64", 8, 0, 1, 1, 5, -1, 0},
     [CUTEC_CT_U32] = {"u32", 4, 0, 1, 0, 2, -1, 0},

@@ -42,6 +42,8 @@ typedef struct cutec_dtype_info {
   int tmap;          /* CUtensorMapDataType (cuda.h); -1: TMA cannot move it */
   int cuda;          /* cudaDataType (library_types.h); -1: none */
   double eps;        /* one unit in the last place at 1.0 (0 for integers) */
+  double tol;        /* the unit of result checks: eps, or 2^-16 for f32 and f64
+                        results, whose error is the f32 accumulation's */
 } cutec_dtype_info;
 
 /* The row of t, or NULL for CUTEC_CT_NONE and values outside the table. */

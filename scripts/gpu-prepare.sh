@@ -75,6 +75,8 @@ build/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_90a -o prebuilt/gemm_s
 build/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm90.pack
 build/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_80 --no-cubin -D BK=32 -D STAGES=3 -D WM=2 -D WN=2 \
   -o prebuilt/test_gemm.pack
+# user kernels with roles (B row-major; a bias epilogue): served or skipped by the tuner
+build/compiler/cutec pack tests/runtime/user_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/user_gemm.pack
 # a pack whose BM = 128 kernel faults: the tuner's quarantine on the GPU
 build/compiler/cutec pack tests/runtime/fault_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/fault_gemm.pack
 # one compressed copy to carry to the GPU machine (the carry limit is 64 MiB;

@@ -127,7 +127,9 @@ endif()
 cutec_test_pack(_user_pack user_gemm ${CMAKE_CURRENT_SOURCE_DIR}/user_gemm.cute "2 kernels")
 if(_user_pack)
   add_test(NAME pack_mock_user_kernels COMMAND test_pack user ${_user_pack})
+  add_test(NAME pack_gpu_user_kernels COMMAND test_pack user ${_user_pack})
   list(APPEND _pack_mock_tests pack_mock_user_kernels)
+  list(APPEND _pack_gpu_tests pack_gpu_user_kernels)
 endif()
 # The quarantine on the GPU: a pack whose BM = 128 kernel really faults
 # (fault_gemm.cute), built here or taken from CUTEC_PREBUILT_PACK_DIR

@@ -1,0 +1,64 @@
+/*
+ * tune_harness.h - the GEMM tuner's timing harness (tune_harness.c), used by
+ * the tuner's steps (tune.c): candidates, their checks against the
+ * reference, and timed rounds.  Not part of the public API.
+ */
+#ifndef CUTEC_RUNTIME_TUNE_HARNESS_H
+#define CUTEC_RUNTIME_TUNE_HARNESS_H
+
+#include "gemm_internal.h"
+
+typedef struct harness {
+  cutec_runtime *rt;
+  struct cutec_gemm_ctx *g;
+  const cutec_gemm_problem *p;
+  const void *A, *B;
+  void *stream;
+  CUdeviceptr cs, flush;
+  size_t c_bytes, flush_bytes;
+  CUevent *ev;
+  int nev;
+  unsigned char *host_c, *ref, *ha, *hb;
+  int have_ref;
+  double ref_rms; /* of the reference C, once (negative: not yet) */
+} harness;
+
+typedef struct candidate {
+  gemm_decision d;
+  double ms;
+  char note[160];
+  int screened; /* timed in the screening round only, never checked: cannot win */
+  double round_ms; /* the median of the common timed rounds (the report's round_ms) */
+  int algo_rank;   /* cuBLASLt's heuristic rank, -1 for a pack kernel */
+} candidate;
+
+/* Monotonic seconds. */
+double tune_now(void);
+/* Buffers (scratch C, L2 flush, host copies of A and B); device allocation
+ * failures are CUTEC_ERR_OUT_OF_MEMORY (mapped from the driver). */
+cutec_status tune_harness_init(harness *h);
+void tune_harness_free(harness *h);
+/* Runs a candidate once into the NaN-filled scratch C and copies it back. */
+cutec_status tune_run_once(harness *h, candidate *c);
+/* Loads a pack candidate's kernel; +inf and a note when it fails. */
+cutec_status tune_load_candidate(candidate *c);
+/* Loads, runs and checks one candidate against the reference; +inf and a
+ * note when it fails.  Returns a status only for failures that end tuning
+ * (kernel faults). */
+cutec_status tune_check_candidate(harness *h, candidate *c);
+/* Compares buf (a C on the host) at sampled positions with float64 dot
+ * products of the host copies of A and B: 0, or -1 with why. */
+int tune_compare_samples(const harness *h, const unsigned char *buf, char *why, size_t why_len);
+/* Median times of `runs` runs (after `warmup` each) of nc candidates, in
+ * rounds (A B C ... A B C ...); *fault: the candidate whose warm-ups
+ * faulted, else -1. */
+cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup, int runs, int *fault);
+/* The same with each result logged (suffix after the time) and a kernel
+ * that faulted quarantined. */
+cutec_status tune_timing_rounds(harness *h, candidate **cs, int nc, int warmup, int runs, const char *suffix);
+/* A kernel fault while a pack kernel ran: quarantined, and said so. */
+cutec_status tune_fault_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, cutec_status s, const candidate *c);
+/* qsort order: faster first. */
+int tune_cmp_candidate(const void *a, const void *b);
+
+#endif /* CUTEC_RUNTIME_TUNE_HARNESS_H */
