@@ -37,6 +37,22 @@ if [ -n "${GEMM_CHECK:-}" ]; then
   build-gpu/tests/gpu/gemm_check $GEMM_CHECK > "$OUT/gemm-check.log" 2>&1
   echo "gemm_check $GEMM_CHECK: exit $? ($(grep -c PASS "$OUT/gemm-check.log") PASS, $(grep -c FAIL "$OUT/gemm-check.log") FAIL)"
 fi
+# compute-sanitizer (SANITIZE=1): memcheck, racecheck and synccheck over
+# every GEMM point (SANITIZE_PTX, default prebuilt/gemm/*.ptx; SANITIZE_TOOLS
+# to choose tools), each on its smallest ragged shape (gemm_check
+# --ragged-only); a tool's log ends with its error summary
+if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    timeout "${SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
+      build-gpu/tests/gpu/gemm_check --ragged-only ${SANITIZE_PTX:-prebuilt/gemm/*.ptx} > "$OUT/sanitize-$tool.log" 2>&1
+    rc=$?
+    echo "compute-sanitizer --tool $tool: exit $rc in $(($(date +%s) - start)) s;" \
+         "$(grep -c '^PASS' "$OUT/sanitize-$tool.log") PASS, $(grep -c '^FAIL' "$OUT/sanitize-$tool.log") FAIL;" \
+         "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool.log" | tail -1)"
+  done | tee -a "$log"
+fi
 # benchmark: "$@" are gemm_bench arguments (default: every point on sq4096);
 # BENCH_PTX selects the PTX files (default: every GEMM point)
 if [ -x build-gpu/tests/bench/gemm_bench ]; then

@@ -87,7 +87,6 @@ static int (*after_fn)(void *ctx, int copy, char *why, size_t whylen);
 static void *after_ctx;
 static const void *after_point; /* the bpoint run before, or NULL for cuBLAS */
 static const void *ctx_point(void *ctx); /* the bpoint of a DSL run's context */
-#define KERNEL_PREFIX "gemm_sm" /* gemm_sm80, gemm_sm90 */
 #define COPY_BYTES ((size_t)1 << 30) /* far above L2: the copy streams from HBM */
 #define COPY_MIN_REPS 20
 
@@ -724,7 +723,7 @@ int main(int argc, char **argv) {
     free(text);
     for (int i = 0; i < nm; i++) {
       gemm_point gp;
-      if (strncmp(metas[i].kernel, KERNEL_PREFIX, strlen(KERNEL_PREFIX)) != 0)
+      if (metas[i].cls != CUTEC_KD_GEMM /* no serves gemm clause */)
         continue;
       if (gemm_point_from_meta(&metas[i], &gp, err, sizeof err) != 0) {
         fprintf(stderr, "gemm_bench: %s: %s\n", files[f], err);
