@@ -156,6 +156,7 @@ Value tensor_make(LLVMValueRef base, ScalarType ty, MemSpace space, LayValue lay
 bool tensor_has_slice(const NodeList *args);
 Value tensor_slice(Eval *e, Value t, const NodeList *args, SrcLoc loc);
 Value sm90_builtin(Eval *e, const char *name, const Node *call);           /* eval_sm90.c */
+Value wgmma_builtin(Eval *e, const char *name, const Node *call);          /* eval_wgmma.c */
 /* an `unroll for` whose body is only wgmma statements (and unrolled loops
  * of them) fuses them into one asm statement: begin before evaluating it
  * (false: not such a body, or already inside a group), end after */
@@ -169,8 +170,14 @@ Value atomic_builtin(Eval *e, const char *name, const Node *call);         /* ev
 Value sm90_store_builtin(Eval *e, const char *name, const Node *call);     /* eval_sm90_store.c */
 Value tensor_builtin(Eval *e, const char *name, const Node *call);
 
-/* argument checks shared by the builtins (eval_tensor.c): each reports a
+/* argument checks shared by the builtins (eval_args.c): each reports a
  * diagnostic at the call or argument and returns false */
+bool arg_count(Eval *e, const Node *call, const char *name, int n);
+bool arg_smem_ref(Eval *e, const Node *arg, const char *what, LLVMValueRef *addr);
+bool arg_tmap(Eval *e, const Node *arg, const char *name, LLVMValueRef *out);
+bool arg_int(Eval *e, const Node *arg, ScalarType ty, LLVMValueRef *out);
+bool arg_static_int(Eval *e, const Node *arg, int64_t lo, int64_t hi, int64_t *out, const char *what);
+/* (eval_tensor.c) */
 bool builtin_arity(Eval *e, const Node *call, const char *name, int lo, int hi);
 bool builtin_need_kernel(Eval *e, const Node *call, const char *name);
 bool builtin_get_tensor(Eval *e, const Node *arg, const char *what, Value *out);
