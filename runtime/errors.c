@@ -20,34 +20,53 @@ const char *cutec_version_string(void) {
       CUTEC_VERSION_PATCH);
 }
 
+/* Every status with its text: one list, so that the name and the text of a
+ * status cannot drift apart; a switch over it lets -Wswitch flag a status
+ * added to the enum but not here. */
+#define CUTEC_STATUS_LIST(X)                                             \
+  X(CUTEC_OK, "ok")                                                      \
+  X(CUTEC_ERR_INVALID_ARGUMENT, "invalid argument")                      \
+  X(CUTEC_ERR_NO_DRIVER, "CUDA driver not available")                    \
+  X(CUTEC_ERR_NO_DEVICE, "no CUDA device")                               \
+  X(CUTEC_ERR_DRIVER, "CUDA driver error")                               \
+  X(CUTEC_ERR_OUT_OF_MEMORY, "out of memory")                            \
+  X(CUTEC_ERR_IO, "I/O error")                                           \
+  X(CUTEC_ERR_MODULE_LOAD, "module load failed")                         \
+  X(CUTEC_ERR_KERNEL_NOT_FOUND, "kernel not found")                      \
+  X(CUTEC_ERR_LAUNCH, "launch failed")                                   \
+  X(CUTEC_ERR_KERNEL_FAULT, "kernel fault")                              \
+  X(CUTEC_ERR_PACK_FORMAT, "not a kernel pack")                          \
+  X(CUTEC_ERR_PACK_VERSION, "unsupported pack format version")           \
+  X(CUTEC_ERR_PACK_CUTEC_VERSION, "pack built by another cutec version") \
+  X(CUTEC_ERR_PACK_ARCH, "pack built for another architecture")          \
+  X(CUTEC_ERR_PACK_TRUNCATED, "truncated pack")                          \
+  X(CUTEC_ERR_PACK_CORRUPT, "corrupt pack")                              \
+  X(CUTEC_ERR_NULL_POINTER, "null pointer")                              \
+  X(CUTEC_ERR_MISALIGNED, "misaligned pointer")                          \
+  X(CUTEC_ERR_BAD_SIZE, "invalid matrix size")                           \
+  X(CUTEC_ERR_BAD_LEADING_DIM, "leading dimension too small")            \
+  X(CUTEC_ERR_UNSUPPORTED, "unsupported problem")                        \
+  X(CUTEC_ERR_NO_CUBLAS, "cuBLASLt not available")                       \
+  X(CUTEC_ERR_NO_CANDIDATE, "no working candidate")
+
 const char *cutec_status_string(cutec_status s) {
   switch (s) {
-  case CUTEC_OK: return "ok";
-  case CUTEC_ERR_INVALID_ARGUMENT: return "invalid argument";
-  case CUTEC_ERR_NO_DRIVER: return "CUDA driver not available";
-  case CUTEC_ERR_NO_DEVICE: return "no CUDA device";
-  case CUTEC_ERR_DRIVER: return "CUDA driver error";
-  case CUTEC_ERR_OUT_OF_MEMORY: return "out of memory";
-  case CUTEC_ERR_IO: return "I/O error";
-  case CUTEC_ERR_MODULE_LOAD: return "module load failed";
-  case CUTEC_ERR_KERNEL_NOT_FOUND: return "kernel not found";
-  case CUTEC_ERR_LAUNCH: return "launch failed";
-  case CUTEC_ERR_KERNEL_FAULT: return "kernel fault";
-  case CUTEC_ERR_PACK_FORMAT: return "not a kernel pack";
-  case CUTEC_ERR_PACK_VERSION: return "unsupported pack format version";
-  case CUTEC_ERR_PACK_CUTEC_VERSION: return "pack built by another cutec version";
-  case CUTEC_ERR_PACK_ARCH: return "pack built for another architecture";
-  case CUTEC_ERR_PACK_TRUNCATED: return "truncated pack";
-  case CUTEC_ERR_PACK_CORRUPT: return "corrupt pack";
-  case CUTEC_ERR_NULL_POINTER: return "null pointer";
-  case CUTEC_ERR_MISALIGNED: return "misaligned pointer";
-  case CUTEC_ERR_BAD_SIZE: return "invalid matrix size";
-  case CUTEC_ERR_BAD_LEADING_DIM: return "leading dimension too small";
-  case CUTEC_ERR_UNSUPPORTED: return "unsupported problem";
-  case CUTEC_ERR_NO_CUBLAS: return "cuBLASLt not available";
-  case CUTEC_ERR_NO_CANDIDATE: return "no working candidate";
+#define CUTEC_STATUS_TEXT(name, text) \
+  case name: return text;
+    CUTEC_STATUS_LIST(CUTEC_STATUS_TEXT)
+#undef CUTEC_STATUS_TEXT
   }
   return "unknown status";
+}
+
+const char *cutec_status_name(cutec_status s) {
+  switch (s) {
+#define CUTEC_STATUS_NAME(name, text) \
+  case name: return #name;
+    CUTEC_STATUS_LIST(CUTEC_STATUS_NAME)
+#undef CUTEC_STATUS_NAME
+  }
+  return "CUTEC_STATUS_UNKNOWN";
 }
 
 static int is_kernel_fault(CUresult r) {

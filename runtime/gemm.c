@@ -8,6 +8,7 @@
  */
 #include "gemm_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,12 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
   if (p->epilogue != CUTEC_EPILOGUE_NONE)
     return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: epilogue %d is not a cutec_epilogue value",
                          fn, (int)p->epilogue);
+  /* NaN or infinite scales would make every candidate fail its check and
+   * the tuning end in CUTEC_ERR_NO_CANDIDATE, blaming the kernels */
+  if (!isfinite(p->alpha) || !isfinite(p->beta))
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: %s = %g is not a finite number", fn,
+                         isfinite(p->alpha) ? "beta" : "alpha",
+                         (double)(isfinite(p->alpha) ? p->beta : p->alpha));
   if (A == NULL || B == NULL || C == NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_NULL_POINTER, "%s: matrix %s is a NULL pointer", fn,
                          A == NULL ? "A" : B == NULL ? "B" : "C");

@@ -79,9 +79,10 @@ struct cutec_pack {
   cutec_pack *prev, *next;  /* in rt->packs */
 };
 
-/* Reads a whole file (module.c); on failure sets the message (CUTEC_ERR_IO or
- * CUTEC_ERR_OUT_OF_MEMORY).  *data is malloc'ed, with a NUL byte after its
- * *size bytes (so a text file is a C string). */
+/* Reads a whole file (module.c, through file_read.c): only a regular file
+ * of at most CUTEC_FILE_MAX_BYTES (1 GiB); on failure sets the message
+ * (CUTEC_ERR_IO or CUTEC_ERR_OUT_OF_MEMORY).  *data is malloc'ed, with a NUL
+ * byte after its *size bytes (so a text file is a C string). */
 cutec_status cutec_rt_read_file(cutec_runtime *rt, const char *path, unsigned char **data,
                                 size_t *size);
 

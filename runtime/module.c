@@ -8,9 +8,9 @@
  * truncated image cannot make the driver read past it.  Load failures carry
  * the JIT error log, which is what tells a user what is wrong with the PTX.
  */
+#include "file_read.h"
 #include "internal.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,41 +175,12 @@ cutec_status cutec_module_load_data(cutec_runtime *rt, const void *data, size_t 
 }
 
 /* Reads a whole file; on failure sets the message and returns the status. */
-cutec_status cutec_rt_read_file(cutec_runtime *rt, const char *path, unsigned char **data,
-                              size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-  size_t cap = 1 << 16, len = 0;
-  unsigned char *buf = malloc(cap);
-  while (buf != NULL) {
-    len += fread(buf + len, 1, cap - len, f);
-    if (len < cap)
-      break;
-    unsigned char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-    if (bigger == NULL) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = bigger;
-    cap *= 2;
-  }
-  if (buf == NULL) {
-    fclose(f);
-    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory reading '%s'", path);
-  }
-  int failed = ferror(f);
-  int saved_errno = errno;
-  fclose(f);
-  if (failed) {
-    free(buf);
-    return cutec_rt_fail(rt, CUTEC_ERR_IO, "error reading '%s': %s", path, strerror(saved_errno));
-  }
-  buf[len] = '\0'; /* the loop stops with len < cap */
-  *data = buf;
-  *size = len;
-  return CUTEC_OK;
+cutec_status cutec_rt_read_file(cutec_runtime *rt, const char *path, unsigned char **data, size_t *size) {
+  char why[CUTEC_MESSAGE_MAX];
+  cutec_file_error e = cutec_file_read(path, CUTEC_FILE_MAX_BYTES, data, size, why, sizeof why);
+  if (e == CUTEC_FILE_OK)
+    return CUTEC_OK;
+  return cutec_rt_fail(rt, e == CUTEC_FILE_NO_MEMORY ? CUTEC_ERR_OUT_OF_MEMORY : CUTEC_ERR_IO, "%s", why);
 }
 
 cutec_status cutec_module_load_file(cutec_runtime *rt, const char *path, cutec_module **out) {

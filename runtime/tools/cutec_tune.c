@@ -8,10 +8,16 @@
  *   cutec-tune bench PACK --shapes FILE      per shape: cuBLAS vs best DSL kernel
  *   cutec-tune overhead PACK --m M ...       host time per cached cutec_gemm call
  *
- * Exit status: 0 ok, 1 failure, 2 usage, 77 no CUDA driver or device (so
- * tests can report a skip).  Progress goes to stderr only on a terminal.
+ * The command line is tune_args.c, the shapes file tune_shapes.c.  Exit
+ * status: 0 ok, 1 failure, 2 usage, 77 no CUDA driver or device (so tests
+ * can report a skip).  Progress goes to stderr only on a terminal.  With
+ * --json, stdout holds one JSON object whatever happens after the
+ * arguments are read: its "ok" member says whether the command succeeded,
+ * and a failure adds "status", "code", "status_text" and "message".
  */
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,74 +26,25 @@
 #include <unistd.h>
 
 #include "cutec/cutec.h"
+#include "file_read.h"
 #include "kdesc.h"
 #include "pack_format.h"
+#include "tune_args.h"
+#include "tune_shapes.h"
 
-static const char usage[] =
-    "usage: cutec-tune list PACK\n"
-    "       cutec-tune tune PACK --m M --n N --k K [options]\n"
-    "       cutec-tune bench PACK --shapes FILE [options]\n"
-    "       cutec-tune overhead PACK --m M --n N --k K [--calls N] [options]\n"
-    "\n"
-    "Runs the autotuner of the cutec runtime on a kernel pack (from `cutec pack`) against\n"
-    "cuBLASLt: C[M,N] = A[M,K] * B[K,N], A row-major, B column-major (K-contiguous), C row-major,\n"
-    "random inputs in [-1, 1], f32 accumulation.\n"
-    "\n"
-    "options:\n"
-    "  --dtype T        input type: bf16 (default) or f16\n"
-    "  --out-dtype T    output type (default: the input type; f32 allowed)\n"
-    "  --json           machine-readable output on stdout\n"
-    "  --runs R         timed runs per candidate (>= 20, default 25)\n"
-    "  --device D       CUDA device (default 0)\n"
-    "  --cache-dir DIR  tuning cache directory (default: $CUTEC_CACHE_DIR, $XDG_CACHE_HOME/cutec)\n"
-    "  --no-cache       neither read nor write the disk cache\n"
-    "  --verbose        print the runtime's log (every candidate, failures) to stderr\n"
-    "  --no-warmup      bench: skip the warm-up, an unreported tuning of the first shape\n"
-    "\n"
-    "exit status: 0 ok, 1 failure, 2 bad usage, 77 no CUDA driver or device\n";
-
-typedef struct opts {
-  const char *cmd, *pack, *shapes, *cache_dir;
-  long long m, n, k;
-  cutec_dtype in, out;
-  int out_set, json, runs, device, no_cache, verbose, no_warmup;
-  long calls;
-} opts;
-
-static int usage_error(const char *msg, const char *arg) {
-  fprintf(stderr, "cutec-tune: error: ");
-  fprintf(stderr, msg, arg);
-  fprintf(stderr, "\nsee 'cutec-tune --help'\n");
-  return 2;
-}
-
-static int parse_dtype(const char *s, cutec_dtype *t) {
-  if (strcmp(s, "bf16") == 0)
-    *t = CUTEC_DTYPE_BF16;
-  else if (strcmp(s, "f16") == 0)
-    *t = CUTEC_DTYPE_F16;
-  else if (strcmp(s, "f32") == 0)
-    *t = CUTEC_DTYPE_F32;
-  else
-    return -1;
-  return 0;
-}
+typedef tune_opts opts;
 
 static const char *dtype_name(cutec_dtype t) {
   return t == CUTEC_DTYPE_BF16 ? "bf16" : t == CUTEC_DTYPE_F16 ? "f16" : "f32";
 }
 
-static int parse_ll(const char *s, long long *v) {
-  char *e;
-  *v = strtoll(s, &e, 10);
-  return *s != '\0' && *e == '\0' ? 0 : -1;
-}
-
 static int is_tty(void) { return isatty(STDERR_FILENO); }
 
+/* Every failure the runtime logs at CUTEC_LOG_ERROR is also returned to the
+ * tool, which reports it once (fail below); the log is for --verbose. */
 static void on_log(void *user, int level, const char *msg) {
   const opts *o = user;
-  if (o->verbose || level == CUTEC_LOG_ERROR)
+  if (o->verbose)
     fprintf(stderr, "%s%s: %s\n", is_tty() ? "\r" : "",
             level == CUTEC_LOG_ERROR     ? "error"
             : level == CUTEC_LOG_WARNING ? "warning"
@@ -110,57 +67,112 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* ---- failures and JSON ---- */
+
+/* How a command failed: a status (the runtime's, or the one the runtime
+ * would give for the same mistake) and the message printed on stderr. */
+typedef struct failure {
+  cutec_status status;
+  char message[20000];
+} failure;
+
+static int status_exit(cutec_status s) {
+  return s == CUTEC_ERR_NO_DRIVER || s == CUTEC_ERR_NO_DEVICE ? 77 : 1;
+}
+
+/* Records the failure, prints it on stderr; returns the exit status. */
+static int fail(failure *f, cutec_status s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(f->message, sizeof f->message, fmt, ap);
+  va_end(ap);
+  f->status = s;
+  fprintf(stderr, "%scutec-tune: error: %s\n", is_tty() ? "\r\033[K" : "", f->message);
+  return status_exit(s);
+}
+
+/* A runtime call that failed: what was being done, the status, the detail. */
+static int fail_runtime(failure *f, cutec_runtime *rt, const char *what, cutec_status s) {
+  return fail(f, s, "%s: %s: %s", what, cutec_status_string(s), cutec_runtime_message(rt));
+}
+
+static void json_string(const char *s) {
+  putchar('"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      printf("\\%c", c);
+    else if (c == '\n')
+      printf("\\n");
+    else if (c < 0x20)
+      printf("\\u%04x", c);
+    else
+      putchar(c);
+  }
+  putchar('"');
+}
+
+/* With --json, the members that end every object: "ok", and for a failure
+ * its status and message; `opened`: the command already printed the
+ * object's beginning (else this is the whole object). */
+static void json_end(const opts *o, const failure *f, int opened) {
+  if (!o->json)
+    return;
+  printf("%s\"ok\": %s", opened ? ", " : "{", f->status == CUTEC_OK ? "true" : "false");
+  if (f->status != CUTEC_OK) {
+    printf(", \"status\": \"%s\", \"code\": %d, \"status_text\": ", cutec_status_name(f->status),
+           (int)f->status);
+    json_string(cutec_status_string(f->status));
+    printf(", \"message\": ");
+    json_string(f->message);
+  }
+  printf("}\n");
+}
+
 /* ---- list (no GPU) ---- */
 
-static int cmd_list(const opts *o) {
-  FILE *f = fopen(o->pack, "rb");
-  if (f == NULL) {
-    fprintf(stderr, "cutec-tune: cannot open '%s'\n", o->pack);
-    return 1;
+static int cmd_list(const opts *o, failure *f) {
+  unsigned char *buf;
+  size_t len;
+  char why[1200];
+  cutec_file_error fe = cutec_file_read(o->pack, CUTEC_FILE_MAX_BYTES, &buf, &len, why, sizeof why);
+  if (fe != CUTEC_FILE_OK) {
+    int rc = fail(f, fe == CUTEC_FILE_NO_MEMORY ? CUTEC_ERR_OUT_OF_MEMORY : CUTEC_ERR_IO, "%s", why);
+    json_end(o, f, 0);
+    return rc;
   }
-  size_t cap = 1 << 20, len = 0;
-  unsigned char *buf = malloc(cap);
-  while (buf != NULL) {
-    len += fread(buf + len, 1, cap - len, f);
-    if (len < cap)
-      break;
-    unsigned char *b = realloc(buf, cap *= 2);
-    if (b == NULL)
-      free(buf);
-    buf = b;
-  }
-  fclose(f);
-  if (buf == NULL)
-    return 1;
   cutec_packfmt_header h;
-  char why[512];
   cutec_packfmt_error e = cutec_packfmt_parse(buf, len, &h, NULL, why, sizeof why);
-  if (e != CUTEC_PACKFMT_OK) {
-    fprintf(stderr, "cutec-tune: '%s': %s\n", o->pack, why);
-    free(buf);
-    return 1;
-  }
-  cutec_packfmt_entry *ents = calloc(h.entry_count + 1u, sizeof *ents);
+  cutec_packfmt_entry *ents = e == CUTEC_PACKFMT_OK ? calloc(h.entry_count + 1u, sizeof *ents) : NULL;
   if (ents == NULL) {
+    /* the statuses cutec_pack_load_file gives for the same defects (pack.c) */
+    cutec_status st = e == CUTEC_PACKFMT_BAD_MAGIC   ? CUTEC_ERR_PACK_FORMAT
+                      : e == CUTEC_PACKFMT_VERSION   ? CUTEC_ERR_PACK_VERSION
+                      : e == CUTEC_PACKFMT_TRUNCATED ? CUTEC_ERR_PACK_TRUNCATED
+                      : e == CUTEC_PACKFMT_CORRUPT   ? CUTEC_ERR_PACK_CORRUPT
+                                                     : CUTEC_ERR_OUT_OF_MEMORY;
+    int rc = st == CUTEC_ERR_OUT_OF_MEMORY ? fail(f, st, "'%s': out of host memory", o->pack)
+                                           : fail(f, st, "'%s': %s", o->pack, why);
     free(buf);
-    return 1;
+    json_end(o, f, 0);
+    return rc;
   }
   (void)cutec_packfmt_parse(buf, len, &h, ents, why, sizeof why);
-  if (o->json)
-    printf("{\"pack\": \"%s\", \"arch\": \"%s\", \"cutec_version\": %u, \"source_hash\": \"%016llx\", "
-           "\"entries\": [",
-           o->pack, h.arch, (unsigned)h.cutec_version, (unsigned long long)h.source_hash);
-  else
-    printf("%s: %u entries, arch %s, cutec %u.%u.%u, source hash %016llx\n", o->pack,
-           (unsigned)h.entry_count, h.arch, (unsigned)h.cutec_version / 10000,
-           (unsigned)h.cutec_version / 100 % 100, (unsigned)h.cutec_version % 100,
-           (unsigned long long)h.source_hash);
-  int rc = 0;
+  if (o->json) {
+    printf("{\"pack\": ");
+    json_string(o->pack);
+    printf(", \"arch\": \"%s\", \"cutec_version\": %u, \"source_hash\": \"%016llx\", \"entries\": [", h.arch,
+           (unsigned)h.cutec_version, (unsigned long long)h.source_hash);
+  } else {
+    printf("%s: %u entries, arch %s, cutec %u.%u.%u, source hash %016llx\n", o->pack, (unsigned)h.entry_count,
+           h.arch, (unsigned)h.cutec_version / 10000, (unsigned)h.cutec_version / 100 % 100,
+           (unsigned)h.cutec_version % 100, (unsigned long long)h.source_hash);
+  }
+  int rc = 0, listed = 0;
   for (uint32_t i = 0; i < h.entry_count; i++) {
     static cutec_kdesc m;
     if (cutec_kdesc_read(ents[i].manifest, ents[i].manifest_size, &m, why, sizeof why) != 0) {
-      fprintf(stderr, "cutec-tune: entry %u: %s\n", (unsigned)i, why);
-      rc = 1;
+      rc = fail(f, CUTEC_ERR_PACK_CORRUPT, "'%s': entry %u: %s", o->pack, (unsigned)i, why);
       continue;
     }
     char params[512] = "";
@@ -171,15 +183,16 @@ static int cmd_list(const opts *o) {
     if (o->json)
       printf("%s\n  {\"kernel\": \"%s\", \"params\": \"%s\", \"threads\": %u, \"smem_dynamic\": %u, "
              "\"ptx_bytes\": %zu, \"cubin_bytes\": %zu}",
-             i ? "," : "", m.kernel, params, m.threads[0] * m.threads[1] * m.threads[2],
+             listed++ ? "," : "", m.kernel, params, m.threads[0] * m.threads[1] * m.threads[2],
              m.smem_dynamic, ents[i].ptx_size, ents[i].cubin_size);
     else
-      printf("%4u  %s %s  threads %u  smem %u  ptx %zu B  cubin %zu B\n", (unsigned)i, m.kernel,
-             params, m.threads[0] * m.threads[1] * m.threads[2], m.smem_dynamic, ents[i].ptx_size,
+      printf("%4u  %s %s  threads %u  smem %u  ptx %zu B  cubin %zu B\n", (unsigned)i, m.kernel, params,
+             m.threads[0] * m.threads[1] * m.threads[2], m.smem_dynamic, ents[i].ptx_size,
              ents[i].cubin_size);
   }
   if (o->json)
-    printf("\n]}\n");
+    printf("\n]");
+  json_end(o, f, 1);
   free(ents);
   free(buf);
   return rc;
@@ -207,14 +220,23 @@ static uint16_t to_half(float f, int bf16) {
   return (uint16_t)(sign | h);
 }
 
-/* Random values in [-1, 1], never zero, of type t. */
-static void *random_matrix(size_t elems, cutec_dtype t, uint64_t seed) {
-  size_t es = t == CUTEC_DTYPE_F32 ? 4 : 2;
-  unsigned char *b = malloc(elems * es);
+static size_t dtype_bytes(cutec_dtype t) { return t == CUTEC_DTYPE_F32 ? 4 : 2; }
+
+/* Bytes of a rows x cols matrix of t, or 0 where that overflows size_t. */
+static size_t matrix_bytes(long long rows, long long cols, cutec_dtype t) {
+  size_t es = dtype_bytes(t);
+  if (rows <= 0 || cols <= 0 || (unsigned long long)rows > SIZE_MAX / (size_t)cols / es)
+    return 0;
+  return (size_t)rows * (size_t)cols * es;
+}
+
+/* `bytes` of random values in [-1, 1], never zero, of type t. */
+static void *random_matrix(size_t bytes, cutec_dtype t, uint64_t seed) {
+  unsigned char *b = malloc(bytes);
   if (b == NULL)
     return NULL;
   uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
-  for (size_t i = 0; i < elems; i++) {
+  for (size_t i = 0; i < bytes / dtype_bytes(t); i++) {
     s ^= s >> 12;
     s ^= s << 25;
     s ^= s >> 27;
@@ -236,20 +258,11 @@ typedef struct gpu {
   cutec_pack *pack;
 } gpu;
 
-static int status_exit(cutec_status s) {
-  return s == CUTEC_ERR_NO_DRIVER || s == CUTEC_ERR_NO_DEVICE ? 77 : 1;
-}
-
-static int report_failure(cutec_runtime *rt, const char *what, cutec_status s) {
-  fprintf(stderr, "cutec-tune: %s: %s: %s\n", what, cutec_status_string(s), cutec_runtime_message(rt));
-  return status_exit(s);
-}
-
-static int gpu_open(const opts *o, gpu *g) {
+static int gpu_open(const opts *o, gpu *g, failure *f) {
   memset(g, 0, sizeof *g);
-  cutec_status s = cutec_runtime_create(&g->rt, o->device);
+  cutec_status s = cutec_runtime_create(&g->rt, (int)o->device);
   if (s != CUTEC_OK)
-    return report_failure(g->rt, "no GPU", s);
+    return fail_runtime(f, g->rt, "no GPU", s);
   cutec_runtime_set_log(g->rt, on_log, (void *)o);
   if (is_tty() && !o->json)
     cutec_set_progress(g->rt, on_progress, NULL);
@@ -260,46 +273,13 @@ static int gpu_open(const opts *o, gpu *g) {
   if (s == CUTEC_OK && o->cache_dir)
     s = cutec_set_cache_dir(g->rt, o->cache_dir);
   if (s != CUTEC_OK)
-    return report_failure(g->rt, "options", s);
+    return fail_runtime(f, g->rt, "options", s);
   s = cutec_pack_load_file(g->rt, o->pack, &g->pack);
   if (s == CUTEC_OK)
     s = cutec_gemm_use_pack(g->rt, g->pack);
   if (s != CUTEC_OK)
-    return report_failure(g->rt, o->pack, s);
+    return fail_runtime(f, g->rt, o->pack, s);
   return 0;
-}
-
-typedef struct buffers {
-  unsigned long long a, b, c;
-} buffers;
-
-static int alloc_problem(gpu *g, const cutec_gemm_problem *p, buffers *bufs, uint64_t seed) {
-  size_t ea = (size_t)(p->m * p->k), eb = (size_t)(p->k * p->n), ec = (size_t)(p->m * p->n);
-  size_t sa = p->a_type == CUTEC_DTYPE_F32 ? 4 : 2, sc = p->c_type == CUTEC_DTYPE_F32 ? 4 : 2;
-  memset(bufs, 0, sizeof *bufs);
-  void *ha = random_matrix(ea, p->a_type, seed), *hb = random_matrix(eb, p->b_type, seed + 1);
-  cutec_status s = ha && hb ? CUTEC_OK : CUTEC_ERR_OUT_OF_MEMORY;
-  if (s == CUTEC_OK)
-    s = cutec_malloc(g->rt, ea * sa, &bufs->a);
-  if (s == CUTEC_OK)
-    s = cutec_malloc(g->rt, eb * sa, &bufs->b);
-  if (s == CUTEC_OK)
-    s = cutec_malloc(g->rt, ec * sc, &bufs->c);
-  if (s == CUTEC_OK)
-    s = cutec_memcpy_htod(g->rt, bufs->a, ha, ea * sa);
-  if (s == CUTEC_OK)
-    s = cutec_memcpy_htod(g->rt, bufs->b, hb, eb * sa);
-  free(ha);
-  free(hb);
-  if (s != CUTEC_OK)
-    return report_failure(g->rt, "device buffers", s);
-  return 0;
-}
-
-static void free_problem(gpu *g, buffers *b) {
-  cutec_free(g->rt, b->a);
-  cutec_free(g->rt, b->b);
-  cutec_free(g->rt, b->c);
 }
 
 static void gpu_close(gpu *g) {
@@ -307,98 +287,141 @@ static void gpu_close(gpu *g) {
   cutec_runtime_destroy(g->rt);
 }
 
-#define PTR(x) ((void *)(uintptr_t)(x))
-
-static void json_string(const char *s) {
-  putchar('"');
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      putchar('\\');
-    if ((unsigned char)*s >= 0x20)
-      putchar(*s);
-  }
-  putchar('"');
+static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long long n, long long k) {
+  cutec_gemm_problem_init(p, m, n, k, o->in, o->out);
+  p->alpha = o->alpha;
+  p->beta = o->beta;
 }
+
+typedef struct buffers {
+  unsigned long long a, b, c;
+} buffers;
+
+static int alloc_problem(gpu *g, const cutec_gemm_problem *p, buffers *bufs, uint64_t seed, failure *f) {
+  memset(bufs, 0, sizeof *bufs);
+  size_t ba = matrix_bytes(p->m, p->k, p->a_type), bb = matrix_bytes(p->k, p->n, p->b_type);
+  size_t bc = matrix_bytes(p->m, p->n, p->c_type);
+  if (ba == 0 || bb == 0 || bc == 0)
+    return fail(f, CUTEC_ERR_BAD_SIZE, "problem: %lld x %lld x %lld: a matrix's size overflows size_t", p->m,
+                p->n, p->k);
+  void *ha = random_matrix(ba, p->a_type, seed), *hb = random_matrix(bb, p->b_type, seed + 1);
+  /* with beta != 0 the GEMM reads C: give it zeros, not whatever was there */
+  void *hc = p->beta != 0.0f ? calloc(1, bc) : NULL;
+  if (ha == NULL || hb == NULL || (p->beta != 0.0f && hc == NULL)) {
+    free(ha);
+    free(hb);
+    free(hc);
+    return fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for the %zu + %zu + %zu bytes of A, B, C", ba,
+                bb, bc);
+  }
+  cutec_status s = cutec_malloc(g->rt, ba, &bufs->a);
+  if (s == CUTEC_OK)
+    s = cutec_malloc(g->rt, bb, &bufs->b);
+  if (s == CUTEC_OK)
+    s = cutec_malloc(g->rt, bc, &bufs->c);
+  if (s == CUTEC_OK)
+    s = cutec_memcpy_htod(g->rt, bufs->a, ha, ba);
+  if (s == CUTEC_OK)
+    s = cutec_memcpy_htod(g->rt, bufs->b, hb, bb);
+  if (s == CUTEC_OK && hc != NULL)
+    s = cutec_memcpy_htod(g->rt, bufs->c, hc, bc);
+  free(ha);
+  free(hb);
+  free(hc);
+  if (s != CUTEC_OK)
+    return fail_runtime(f, g->rt, "device buffers", s);
+  return 0;
+}
+
+static void free_problem(gpu *g, buffers *b) {
+  cutec_free(g->rt, b->a);
+  cutec_free(g->rt, b->b);
+  cutec_free(g->rt, b->c);
+  memset(b, 0, sizeof *b);
+}
+
+#define PTR(x) ((void *)(uintptr_t)(x))
 
 static void device_line(gpu *g, char *buf, size_t len) {
   char name[128] = "?";
   int maj = 0, min = 0, sms = 0, drv = 0;
   (void)cutec_device_info(g->rt, name, sizeof name, &maj, &min, &sms);
   (void)cutec_driver_version(g->rt, &drv);
-  snprintf(buf, len, "%s (sm_%d%d, %d SMs), driver %d, cuBLASLt %d, cutec %s", name, maj, min, sms,
-           drv, cutec_cublas_version(g->rt), cutec_version_string());
+  snprintf(buf, len, "%s (sm_%d%d, %d SMs), driver %d, cuBLASLt %d, cutec %s", name, maj, min, sms, drv,
+           cutec_cublas_version(g->rt), cutec_version_string());
 }
 
-static int cmd_tune(const opts *o) {
-  gpu g;
-  int rc = gpu_open(o, &g);
-  if (rc != 0) {
-    gpu_close(&g);
-    return rc;
+static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p,
+                              const cutec_tune_report *rep) {
+  char dev[256];
+  device_line(g, dev, sizeof dev);
+  if (!o->json) {
+    printf("device: %s\n", dev);
+    printf("problem: M=%lld N=%lld K=%lld %s -> %s, tuned in %.2f s\n", p->m, p->n, p->k,
+           dtype_name(p->a_type), dtype_name(p->c_type), rep->seconds);
+    printf("%5s  %10s  %9s  %8s  %s\n", "rank", "ms", "TFLOP/s", "vs cuBLAS", "candidate");
+    for (int i = 0; i < rep->count; i++) {
+      const cutec_tune_candidate *c = &rep->candidates[i];
+      if (isinf(c->ms))
+        printf("%5d  %10s  %9s  %8s  %s  (%s)\n", i + 1, "inf", "-", "-", c->name, c->note);
+      else if (isinf(rep->cublas_ms))
+        printf("%5d  %10.4f  %9.1f  %8s  %s\n", i + 1, c->ms, c->tflops, "-", c->name);
+      else
+        printf("%5d  %10.4f  %9.1f  %8.3f  %s\n", i + 1, c->ms, c->tflops, rep->cublas_ms / c->ms, c->name);
+    }
+    printf("winner: %s\n", rep->candidates[rep->winner].name);
+    return;
   }
-  cutec_gemm_problem p;
-  cutec_gemm_problem_init(&p, o->m, o->n, o->k, o->in, o->out_set ? o->out : o->in);
-  buffers b;
-  rc = alloc_problem(&g, &p, &b, 1);
+  printf("{\"device\": ");
+  json_string(dev);
+  printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", \"out_dtype\": \"%s\", "
+         "\"alpha\": %.9g, \"beta\": %.9g, \"tuning_seconds\": %.3f, \"cublas_ms\": ",
+         p->m, p->n, p->k, dtype_name(p->a_type), dtype_name(p->c_type), (double)p->alpha, (double)p->beta,
+         rep->seconds);
+  if (isinf(rep->cublas_ms))
+    printf("null");
+  else
+    printf("%.6f", rep->cublas_ms);
+  printf(", \"candidates\": [");
+  for (int i = 0; i < rep->count; i++) {
+    const cutec_tune_candidate *c = &rep->candidates[i];
+    printf("%s\n  {\"rank\": %d, \"name\": ", i ? "," : "", i + 1);
+    json_string(c->name);
+    if (isinf(c->ms))
+      printf(", \"cublas\": %s, \"ms\": null, \"tflops\": null, \"ratio\": null, \"note\": ",
+             c->is_cublas ? "true" : "false");
+    else
+      printf(", \"cublas\": %s, \"ms\": %.6f, \"tflops\": %.3f, \"ratio\": %.4f, \"note\": ",
+             c->is_cublas ? "true" : "false", c->ms, c->tflops,
+             isinf(rep->cublas_ms) ? 0.0 : rep->cublas_ms / c->ms);
+    json_string(c->note);
+    if (isinf(c->round_ms))
+      printf(", \"round_ms\": null");
+    else
+      printf(", \"round_ms\": %.6f", c->round_ms);
+    printf(", \"algo_rank\": %d}", c->algo_rank);
+  }
+  printf("\n], \"winner\": ");
+  json_string(rep->candidates[rep->winner].name);
+}
+
+static int cmd_tune(const opts *o, failure *f) {
+  gpu g;
+  buffers b = {0};
   cutec_tune_report *rep = NULL;
+  int rc = gpu_open(o, &g, f);
+  cutec_gemm_problem p;
+  problem_init(o, &p, o->m, o->n, o->k);
+  if (rc == 0)
+    rc = alloc_problem(&g, &p, &b, 1, f);
   if (rc == 0) {
     cutec_status s = cutec_gemm_tune(g.rt, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, &rep);
     if (s != CUTEC_OK)
-      rc = report_failure(g.rt, "tuning", s);
+      rc = fail_runtime(f, g.rt, "tuning", s);
   }
-  if (rc == 0) {
-    char dev[256];
-    device_line(&g, dev, sizeof dev);
-    if (o->json) {
-      printf("{\"device\": ");
-      json_string(dev);
-      printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", \"out_dtype\": \"%s\", "
-             "\"tuning_seconds\": %.3f, \"cublas_ms\": ",
-             p.m, p.n, p.k, dtype_name(p.a_type), dtype_name(p.c_type), rep->seconds);
-      if (isinf(rep->cublas_ms))
-        printf("null");
-      else
-        printf("%.6f", rep->cublas_ms);
-      printf(", \"candidates\": [");
-      for (int i = 0; i < rep->count; i++) {
-        const cutec_tune_candidate *c = &rep->candidates[i];
-        printf("%s\n  {\"rank\": %d, \"name\": ", i ? "," : "", i + 1);
-        json_string(c->name);
-        if (isinf(c->ms))
-          printf(", \"cublas\": %s, \"ms\": null, \"tflops\": null, \"ratio\": null, \"note\": ",
-                 c->is_cublas ? "true" : "false");
-        else
-          printf(", \"cublas\": %s, \"ms\": %.6f, \"tflops\": %.3f, \"ratio\": %.4f, \"note\": ",
-                 c->is_cublas ? "true" : "false", c->ms, c->tflops,
-                 isinf(rep->cublas_ms) ? 0.0 : rep->cublas_ms / c->ms);
-        json_string(c->note);
-        if (isinf(c->round_ms))
-          printf(", \"round_ms\": null");
-        else
-          printf(", \"round_ms\": %.6f", c->round_ms);
-        printf(", \"algo_rank\": %d}", c->algo_rank);
-      }
-      printf("\n], \"winner\": ");
-      json_string(rep->candidates[rep->winner].name);
-      printf("}\n");
-    } else {
-      printf("device: %s\n", dev);
-      printf("problem: M=%lld N=%lld K=%lld %s -> %s, tuned in %.2f s\n", p.m, p.n, p.k,
-             dtype_name(p.a_type), dtype_name(p.c_type), rep->seconds);
-      printf("%5s  %10s  %9s  %8s  %s\n", "rank", "ms", "TFLOP/s", "vs cuBLAS", "candidate");
-      for (int i = 0; i < rep->count; i++) {
-        const cutec_tune_candidate *c = &rep->candidates[i];
-        if (isinf(c->ms))
-          printf("%5d  %10s  %9s  %8s  %s  (%s)\n", i + 1, "inf", "-", "-", c->name, c->note);
-        else if (isinf(rep->cublas_ms))
-          printf("%5d  %10.4f  %9.1f  %8s  %s\n", i + 1, c->ms, c->tflops, "-", c->name);
-        else
-          printf("%5d  %10.4f  %9.1f  %8.3f  %s\n", i + 1, c->ms, c->tflops, rep->cublas_ms / c->ms,
-                 c->name);
-      }
-      printf("winner: %s\n", rep->candidates[rep->winner].name);
-    }
-  }
+  if (rc == 0)
+    print_tune_report(o, &g, &p, rep);
+  json_end(o, f, rc == 0);
   cutec_tune_report_free(rep);
   if (b.a)
     free_problem(&g, &b);
@@ -406,198 +429,181 @@ static int cmd_tune(const opts *o) {
   return rc;
 }
 
-/* One "NAME M N K" line of a shapes file ('#' starts a comment); 1 if it
- * holds a shape, 0 if it is blank, -1 if it is something else. */
-static int parse_shape(char *line, char *name, long long *m, long long *n, long long *k) {
-  char *hash = strchr(line, '#');
-  if (hash != NULL)
-    *hash = '\0';
-  if (sscanf(line, "%63s %lld %lld %lld", name, m, n, k) == 4)
-    return 1;
-  char tmp[2];
-  return sscanf(line, "%1s", tmp) == 1 ? -1 : 0;
-}
-
 /* The warm-up: one tuning of the first shape, not reported.  On the H100
  * the first tuning in a process timed the pack's 1024^3 kernel 0.7-1 us
  * slower (10.5-10.7 against 9.8-9.9 us) than every later tuning of the
  * same shape, cuBLASLt's algorithms not; why is not known
  * (docs/performance.md).  The suite's first shape should not pay for it. */
-static int bench_warmup(const opts *o, gpu *g, FILE *f) {
-  char line[512], name[64];
-  long long m, n, k;
-  int rc = 0;
-  while (fgets(line, sizeof line, f) != NULL)
-    if (parse_shape(line, name, &m, &n, &k) == 1) {
-      cutec_gemm_problem p;
-      cutec_gemm_problem_init(&p, m, n, k, o->in, o->out_set ? o->out : o->in);
-      buffers b;
-      if (alloc_problem(g, &p, &b, 1) != 0)
-        return 1;
-      if (o->verbose)
-        fprintf(stderr, "cutec-tune: warm-up tuning of %s (not reported)\n", name);
-      cutec_status s = cutec_gemm_tune(g->rt, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, NULL);
-      free_problem(g, &b);
-      if (s != CUTEC_OK)
-        rc = report_failure(g->rt, name, s);
-      break;
-    }
-  rewind(f);
+static int bench_warmup(const opts *o, gpu *g, const tune_shape *first, failure *f) {
+  cutec_gemm_problem p;
+  problem_init(o, &p, first->m, first->n, first->k);
+  buffers b;
+  int rc = alloc_problem(g, &p, &b, 1, f);
+  if (rc == 0) {
+    if (o->verbose)
+      fprintf(stderr, "cutec-tune: warm-up tuning of %s (not reported)\n", first->name);
+    cutec_status s = cutec_gemm_tune(g->rt, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, NULL);
+    if (s != CUTEC_OK)
+      rc = fail_runtime(f, g->rt, first->name, s);
+  }
+  free_problem(g, &b);
   return rc;
 }
 
-static int cmd_bench(const opts *o) {
-  FILE *f = fopen(o->shapes, "r");
-  if (f == NULL) {
-    fprintf(stderr, "cutec-tune: cannot open shapes file '%s'\n", o->shapes);
-    return 1;
+/* The geometric means of both ratio columns: sums of logs and counts. */
+typedef struct bench_means {
+  double log_sum, log_sum0;
+  int n, n0;
+} bench_means;
+
+/* One shape's line (or JSON object) from its tuning report. */
+static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_report *rep, int first,
+                         bench_means *gm) {
+  /* the fastest pack kernel, winner or not: the first checked one (the
+   * report puts the two timed head to head first) */
+  double best_dsl = INFINITY;
+  const char *dsl_name = NULL;
+  for (int i = 0; i < rep->count && dsl_name == NULL; i++)
+    if (!rep->candidates[i].is_cublas && !rep->candidates[i].screened && !isinf(rep->candidates[i].ms)) {
+      best_dsl = rep->candidates[i].ms;
+      dsl_name = rep->candidates[i].name;
+    }
+  /* Against cuBLASLt's own choice, its heuristic's first algorithm for
+   * this problem and workspace (what an untuned caller gets): its median and the
+   * fastest pack kernel's in the rounds that timed them together (it is
+   * rarely in the head-to-head pair); a candidate that failed the winner's
+   * final check after the rounds (ms +inf) does not count */
+  double dsl_round = INFINITY, lt0_round = INFINITY;
+  for (int i = 0; i < rep->count; i++) {
+    const cutec_tune_candidate *c = &rep->candidates[i];
+    if (isinf(c->ms))
+      continue;
+    if (c->is_cublas && c->algo_rank == 0)
+      lt0_round = c->round_ms;
+    else if (!c->is_cublas && c->round_ms < dsl_round)
+      dsl_round = c->round_ms;
   }
-  gpu g;
-  int rc = gpu_open(o, &g);
-  if (rc != 0) {
-    fclose(f);
-    gpu_close(&g);
+  double flop = 2.0 * (double)sh->m * (double)sh->n * (double)sh->k;
+  double tc = isinf(rep->cublas_ms) ? 0 : flop / (rep->cublas_ms * 1e9);
+  double td = isinf(best_dsl) ? 0 : flop / (best_dsl * 1e9);
+  double ratio = tc > 0 && td > 0 ? td / tc : 0;
+  double ratio0 = !isinf(dsl_round) && !isinf(lt0_round) ? lt0_round / dsl_round : 0;
+  if (ratio > 0) {
+    gm->log_sum += log(ratio);
+    gm->n++;
+  }
+  if (ratio0 > 0) {
+    gm->log_sum0 += log(ratio0);
+    gm->n0++;
+  }
+  const char *win = rep->candidates[rep->winner].name;
+  if (o->json) {
+    printf("%s\n  {\"shape\": ", first ? "" : ",");
+    json_string(sh->name);
+    printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"cublas_tflops\": %.3f, \"dsl_tflops\": %.3f, "
+           "\"ratio\": %.4f, \"ratio_vs_algo0\": %.4f, \"winner\": ",
+           sh->m, sh->n, sh->k, tc, td, ratio, ratio0);
+    json_string(win);
+    printf(", \"best_dsl\": ");
+    if (dsl_name != NULL)
+      json_string(dsl_name);
+    else
+      printf("null");
+    printf(", \"tuning_seconds\": %.3f}", rep->seconds);
+  } else {
+    /* where cuBLASLt wins, which pack kernel came closest */
+    int cublas_won = rep->candidates[rep->winner].is_cublas;
+    printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f  %8.2f  %s%s%s%s\n", sh->name, sh->m, sh->n,
+           sh->k, tc, td, ratio, ratio0, rep->seconds, win, cublas_won ? " (best DSL: " : "",
+           cublas_won ? (dsl_name != NULL ? dsl_name : "none") : "", cublas_won ? ")" : "");
+  }
+  fflush(stdout);
+}
+
+static int cmd_bench(const opts *o, failure *f) {
+  /* the whole file first: a wrong path or an empty file costs no GPU time */
+  tune_shape *shapes;
+  int nshapes;
+  char why[1200];
+  cutec_status st = tune_shapes_read(o->shapes, &shapes, &nshapes, why, sizeof why);
+  if (st != CUTEC_OK) {
+    int rc = fail(f, st, "%s", why);
+    json_end(o, f, 0);
     return rc;
   }
-  char dev[256], line[512];
+  gpu g;
+  int rc = gpu_open(o, &g, f);
+  if (rc != 0) {
+    json_end(o, f, 0);
+    gpu_close(&g);
+    free(shapes);
+    return rc;
+  }
+  char dev[256];
   device_line(&g, dev, sizeof dev);
   if (o->json) {
     printf("{\"device\": ");
     json_string(dev);
-    printf(", \"dtype\": \"%s\", \"shapes\": [", dtype_name(o->in));
+    printf(", \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"shapes\": [", dtype_name(o->in),
+           dtype_name(o->out));
   } else {
-    printf("device: %s\ndtype: %s -> %s\n", dev, dtype_name(o->in),
-           dtype_name(o->out_set ? o->out : o->in));
+    printf("device: %s\ndtype: %s -> %s\n", dev, dtype_name(o->in), dtype_name(o->out));
     printf("%-20s %6s %6s %6s  %12s %12s %7s %7s  %8s  %s\n", "shape", "M", "N", "K", "cuBLAS TF/s",
            "DSL TF/s", "ratio", "vs #0", "tune s", "winner");
   }
-  int first = 1, lineno = 0;
-  /* the geometric means: sums of log(ratio) and the shapes counted */
-  double log_sum = 0, log_sum0 = 0;
-  int nratio = 0, nratio0 = 0;
+  bench_means gm = {0};
   if (!o->no_warmup)
-    rc = bench_warmup(o, &g, f);
-  while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
-    lineno++;
-    char name[64];
-    long long m, n, k;
-    int got = parse_shape(line, name, &m, &n, &k);
-    if (got != 1) {
-      if (got < 0)
-        fprintf(stderr, "cutec-tune: %s:%d: expected 'NAME M N K', skipped\n", o->shapes, lineno);
-      continue;
-    }
+    rc = bench_warmup(o, &g, &shapes[0], f);
+  for (int i = 0; rc == 0 && i < nshapes; i++) {
+    const tune_shape *sh = &shapes[i];
     cutec_gemm_problem p;
-    cutec_gemm_problem_init(&p, m, n, k, o->in, o->out_set ? o->out : o->in);
+    problem_init(o, &p, sh->m, sh->n, sh->k);
     buffers b;
-    if (alloc_problem(&g, &p, &b, (uint64_t)lineno) != 0) {
-      rc = 1;
-      break;
-    }
+    rc = alloc_problem(&g, &p, &b, (uint64_t)sh->line, f);
     cutec_tune_report *rep = NULL;
-    cutec_status s = cutec_gemm_tune(g.rt, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, &rep);
+    if (rc == 0) {
+      cutec_status s = cutec_gemm_tune(g.rt, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, &rep);
+      if (s != CUTEC_OK)
+        rc = fail_runtime(f, g.rt, sh->name, s);
+    }
     free_problem(&g, &b);
-    if (s != CUTEC_OK) {
-      rc = report_failure(g.rt, name, s);
-      break;
-    }
-    /* the fastest pack kernel, winner or not: the first checked one (the
-     * report puts the two timed head to head first) */
-    double best_dsl = INFINITY;
-    const char *dsl_name = NULL;
-    for (int i = 0; i < rep->count && dsl_name == NULL; i++)
-      if (!rep->candidates[i].is_cublas && !rep->candidates[i].screened && !isinf(rep->candidates[i].ms)) {
-        best_dsl = rep->candidates[i].ms;
-        dsl_name = rep->candidates[i].name;
-      }
-    /* Against cuBLASLt's own choice, its heuristic's first algorithm for
-     * this problem and workspace (what an untuned caller gets): its median and the
-     * fastest pack kernel's in the rounds that timed them together (it is
-     * rarely in the head-to-head pair); a candidate that failed the winner's
-     * final check after the rounds (ms +inf) does not count */
-    double dsl_round = INFINITY, lt0_round = INFINITY;
-    for (int i = 0; i < rep->count; i++) {
-      const cutec_tune_candidate *c = &rep->candidates[i];
-      if (isinf(c->ms))
-        continue;
-      if (c->is_cublas && c->algo_rank == 0)
-        lt0_round = c->round_ms;
-      else if (!c->is_cublas && c->round_ms < dsl_round)
-        dsl_round = c->round_ms;
-    }
-    double flop = 2.0 * (double)m * (double)n * (double)k;
-    double tc = isinf(rep->cublas_ms) ? 0 : flop / (rep->cublas_ms * 1e9);
-    double td = isinf(best_dsl) ? 0 : flop / (best_dsl * 1e9);
-    double ratio = tc > 0 && td > 0 ? td / tc : 0;
-    double ratio0 = !isinf(dsl_round) && !isinf(lt0_round) ? lt0_round / dsl_round : 0;
-    if (ratio > 0) {
-      log_sum += log(ratio);
-      nratio++;
-    }
-    if (ratio0 > 0) {
-      log_sum0 += log(ratio0);
-      nratio0++;
-    }
-    const char *win = rep->candidates[rep->winner].name;
-    if (o->json) {
-      printf("%s\n  {\"shape\": ", first ? "" : ",");
-      json_string(name);
-      printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"cublas_tflops\": %.3f, \"dsl_tflops\": %.3f, "
-             "\"ratio\": %.4f, \"ratio_vs_algo0\": %.4f, \"winner\": ",
-             m, n, k, tc, td, ratio, ratio0);
-      json_string(win);
-      printf(", \"best_dsl\": ");
-      if (dsl_name != NULL)
-        json_string(dsl_name);
-      else
-        printf("null");
-      printf(", \"tuning_seconds\": %.3f}", rep->seconds);
-    } else {
-      /* where cuBLASLt wins, which pack kernel came closest */
-      int cublas_won = rep->candidates[rep->winner].is_cublas;
-      printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f  %8.2f  %s%s%s%s\n", name, m, n, k, tc,
-             td, ratio, ratio0, rep->seconds, win, cublas_won ? " (best DSL: " : "",
-             cublas_won ? (dsl_name != NULL ? dsl_name : "none") : "", cublas_won ? ")" : "");
-    }
-    fflush(stdout);
-    first = 0;
+    if (rc == 0)
+      bench_report(o, sh, rep, i == 0, &gm);
     cutec_tune_report_free(rep);
   }
-  double gm = nratio ? exp(log_sum / nratio) : 0, gm0 = nratio0 ? exp(log_sum0 / nratio0) : 0;
+  double mean = gm.n ? exp(gm.log_sum / gm.n) : 0, mean0 = gm.n0 ? exp(gm.log_sum0 / gm.n0) : 0;
   if (o->json) {
-    printf("\n], \"geomean_ratio\": %.4f, \"geomean_ratio_vs_algo0\": %.4f}\n", gm, gm0);
-  } else if (rc == 0 && nratio > 0) {
+    printf("\n], \"geomean_ratio\": %.4f, \"geomean_ratio_vs_algo0\": %.4f", mean, mean0);
+  } else if (rc == 0 && gm.n > 0) {
     printf("geometric mean over %d shapes: ratio %.3f (the fastest pack kernel against the fastest "
            "cuBLASLt algorithm, head to head)\n",
-           nratio, gm);
-    if (nratio0 > 0)
+           gm.n, mean);
+    if (gm.n0 > 0)
       printf("geometric mean over %d shapes: vs #0 %.3f (against cuBLASLt's own choice, its heuristic's "
              "first algorithm, in the common rounds)\n",
-             nratio0, gm0);
+             gm.n0, mean0);
   }
-  fclose(f);
+  json_end(o, f, 1);
+  free(shapes);
   gpu_close(&g);
   return rc;
 }
 
-static int cmd_overhead(const opts *o) {
+static int cmd_overhead(const opts *o, failure *f) {
   gpu g;
-  int rc = gpu_open(o, &g);
-  if (rc != 0) {
-    gpu_close(&g);
-    return rc;
-  }
+  buffers b = {0};
+  int rc = gpu_open(o, &g, f);
   cutec_gemm_problem p;
-  cutec_gemm_problem_init(&p, o->m, o->n, o->k, o->in, o->out_set ? o->out : o->in);
-  buffers b;
-  rc = alloc_problem(&g, &p, &b, 7);
+  problem_init(o, &p, o->m, o->n, o->k);
+  if (rc == 0)
+    rc = alloc_problem(&g, &p, &b, 7, f);
   cutec_status s = CUTEC_OK;
   if (rc == 0) /* the first call tunes (or reads the cache) */
     s = cutec_gemm(g.rt, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL);
   if (rc == 0 && s == CUTEC_OK)
     s = cutec_synchronize(g.rt);
   double t_call = 0, t_lookup = 0;
-  long done = 0;
+  long long done = 0;
   char choice[192] = "";
   /* Batches of 64 calls, synchronised between batches so that the launch
    * queue never fills and blocks the host: only the calls are timed. */
@@ -615,22 +621,22 @@ static int cmd_overhead(const opts *o) {
       s = cutec_synchronize(g.rt);
   }
   if (rc == 0 && s != CUTEC_OK)
-    rc = report_failure(g.rt, "cutec_gemm", s);
+    rc = fail_runtime(f, g.rt, "cutec_gemm", s);
   if (rc == 0) {
     double us_call = 1e6 * t_call / (double)done, us_lookup = 1e6 * t_lookup / (double)done;
     if (o->json) {
-      printf("{\"m\": %lld, \"n\": %lld, \"k\": %lld, \"calls\": %ld, \"us_per_call\": %.3f, "
+      printf("{\"m\": %lld, \"n\": %lld, \"k\": %lld, \"calls\": %lld, \"us_per_call\": %.3f, "
              "\"us_per_lookup\": %.3f, \"choice\": ",
              p.m, p.n, p.k, done, us_call, us_lookup);
       json_string(choice);
-      printf("}\n");
     } else {
       printf("choice: %s\n", choice);
-      printf("cutec_gemm host time per cached call (check + lookup + launch): %.3f us over %ld calls\n",
+      printf("cutec_gemm host time per cached call (check + lookup + launch): %.3f us over %lld calls\n",
              us_call, done);
       printf("cutec_gemm_choice (check + lookup): %.3f us\n", us_lookup);
     }
   }
+  json_end(o, f, rc == 0);
   if (b.a)
     free_problem(&g, &b);
   gpu_close(&g);
@@ -638,64 +644,23 @@ static int cmd_overhead(const opts *o) {
 }
 
 int main(int argc, char **argv) {
-  opts o = {.in = CUTEC_DTYPE_BF16, .calls = 20000};
-  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-    fputs(usage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  opts o;
+  int rc = tune_args_parse(argc, argv, &o);
+  if (rc >= 0)
+    return rc;
+  static failure f; /* static: its message is 20 KB */
+  switch (o.cmd) {
+  case TUNE_CMD_LIST: rc = cmd_list(&o, &f); break;
+  case TUNE_CMD_TUNE: rc = cmd_tune(&o, &f); break;
+  case TUNE_CMD_BENCH: rc = cmd_bench(&o, &f); break;
+  case TUNE_CMD_OVERHEAD: rc = cmd_overhead(&o, &f); break;
+  case TUNE_CMD_COUNT: break;
   }
-  if (strcmp(argv[1], "--version") == 0) {
-    printf("cutec-tune %s\n", cutec_version_string());
-    return 0;
+  /* output that could not be written (a full disk, a closed pipe) is a
+   * failure, not a success with a truncated table */
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "cutec-tune: error: cannot write the output: %s\n", strerror(errno));
+    return rc != 0 ? rc : 1;
   }
-  o.cmd = argv[1];
-  if (strcmp(o.cmd, "list") != 0 && strcmp(o.cmd, "tune") != 0 && strcmp(o.cmd, "bench") != 0 &&
-      strcmp(o.cmd, "overhead") != 0)
-    return usage_error("unknown command '%s' (list, tune, bench, overhead)", o.cmd);
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    long long x;
-    if (strcmp(a, "--json") == 0) o.json = 1;
-    else if (strcmp(a, "--no-cache") == 0) o.no_cache = 1;
-    else if (strcmp(a, "--verbose") == 0) o.verbose = 1;
-    else if (strcmp(a, "--no-warmup") == 0) o.no_warmup = 1;
-    else if (a[0] == '-' && a[1] == '-' && v == NULL) return usage_error("%s needs a value", a);
-    else if (strcmp(a, "--m") == 0 || strcmp(a, "--n") == 0 || strcmp(a, "--k") == 0 ||
-             strcmp(a, "--runs") == 0 || strcmp(a, "--device") == 0 || strcmp(a, "--calls") == 0) {
-      if (parse_ll(v, &x) != 0)
-        return usage_error("%s needs an integer", a);
-      if (a[2] == 'm' && a[3] == 0) o.m = x;
-      else if (a[2] == 'n' && a[3] == 0) o.n = x;
-      else if (a[2] == 'k' && a[3] == 0) o.k = x;
-      else if (a[2] == 'r') o.runs = (int)x;
-      else if (a[2] == 'd') o.device = (int)x;
-      else o.calls = (long)x;
-      i++;
-    } else if (strcmp(a, "--dtype") == 0 || strcmp(a, "--out-dtype") == 0) {
-      cutec_dtype t;
-      if (parse_dtype(v, &t) != 0 || (a[2] == 'd' && t == CUTEC_DTYPE_F32))
-        return usage_error("unsupported type '%s' (bf16 or f16; f32 also as --out-dtype)", v);
-      if (a[2] == 'd') o.in = t;
-      else { o.out = t; o.out_set = 1; }
-      i++;
-    } else if (strcmp(a, "--shapes") == 0) { o.shapes = v; i++; }
-    else if (strcmp(a, "--cache-dir") == 0) { o.cache_dir = v; i++; }
-    else if (a[0] == '-') return usage_error("unknown option '%s'", a);
-    else if (o.pack) return usage_error("more than one pack ('%s')", a);
-    else o.pack = a;
-  }
-  if (o.pack == NULL)
-    return usage_error("%s needs a pack file", o.cmd);
-  if (strcmp(o.cmd, "list") == 0)
-    return cmd_list(&o);
-  if (strcmp(o.cmd, "bench") == 0) {
-    if (o.shapes == NULL)
-      return usage_error("%s", "bench needs --shapes FILE");
-    return cmd_bench(&o);
-  }
-  if (o.m <= 0 || o.n <= 0 || o.k <= 0)
-    return usage_error("%s needs --m, --n and --k (each >= 1)", o.cmd);
-  if (o.calls < 64)
-    o.calls = 64;
-  return strcmp(o.cmd, "tune") == 0 ? cmd_tune(&o) : cmd_overhead(&o);
+  return rc;
 }

@@ -45,9 +45,24 @@ cutec_test_pack(_test_pack test_gemm ${PROJECT_SOURCE_DIR}/stdlib/sm80/gemm.cute
 
 set(_va ${CMAKE_CURRENT_SOURCE_DIR}/vector_add.ptx)
 set(_pack_cpu_tests pack_cpu_format pack_cpu_manifest pack_cpu_gemm_args)
+# cutec_tune_cli(NAME EXIT OUT_RE ERR_RE ARGS...): cutec-tune ARGS must exit
+# with EXIT, print a line matching OUT_RE on stdout and one matching ERR_RE
+# on stderr ('-': not checked; EMPTY: nothing printed), through check_cli.sh.
+# No ';' in a regular expression: CMake would split the argument there.
+# The caller adds NAME to a list of tests (for its labels and environment).
+set(_cli_tests)
+function(cutec_tune_cli name exit out_re err_re)
+  add_test(NAME ${name} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_cli.sh ${exit} ${out_re} ${err_re}
+                                $<TARGET_FILE:cutec-tune> ${ARGN})
+  set(_cli_tests ${_cli_tests} ${name} PARENT_SCOPE)
+endfunction()
 add_test(NAME pack_cpu_format COMMAND test_pack format ${_va})
 add_test(NAME pack_cpu_manifest COMMAND test_pack manifest)
 add_test(NAME pack_cpu_gemm_args COMMAND test_pack gemm_args)
+# only regular files up to 1 GiB; NaN / infinite alpha and beta are argument errors
+add_test(NAME pack_cpu_files COMMAND test_pack files)
+add_test(NAME pack_cpu_gemm_nonfinite COMMAND test_pack gemm_nonfinite)
+list(APPEND _pack_cpu_tests pack_cpu_files pack_cpu_gemm_nonfinite)
 
 set(_mock_env "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>"
               "CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>"
@@ -121,6 +136,101 @@ if(_test_pack)
   list(APPEND _pack_mock_tests pack_mock_tune_cli pack_mock_bench_cli pack_mock_bench_json pack_mock_bench_no_dsl
        pack_mock_bench_drift pack_mock_bench_warmup pack_mock_bench_no_warmup pack_mock_bench_geomean
        pack_mock_overhead_cli)
+  add_test(NAME pack_mock_gemm_nonfinite COMMAND test_pack gemm_nonfinite ${_test_pack})
+  list(APPEND _pack_mock_tests pack_mock_gemm_nonfinite)
+
+  # cutec-tune's input: only regular files (a directory used to give an
+  # empty table; /dev/zero never ended), shapes files of at most 1 MiB with
+  # at least one shape, every I/O error with its reason
+  set(_rt ${CMAKE_CURRENT_SOURCE_DIR})
+  set(_shapes_limit ${CMAKE_CURRENT_BINARY_DIR}/shapes_1mib.txt)
+  set(_shapes_over ${CMAKE_CURRENT_BINARY_DIR}/shapes_over_1mib.txt)
+  set(_shapes_empty ${CMAKE_CURRENT_BINARY_DIR}/shapes_empty.txt)
+  # exactly 1 MiB: one 16-byte shape line and 65535 16-byte comments; one byte more is too much
+  string(REPEAT "#23456789abcdef\n" 65535 _pad)
+  file(WRITE ${_shapes_limit} "x 64 64 64     \n${_pad}")
+  file(WRITE ${_shapes_over} "x 64 64 64     \n${_pad}\n")
+  file(WRITE ${_shapes_empty} "")
+  cutec_tune_cli(pack_cpu_tune_list_dev_zero 1 EMPTY "^cutec-tune: error: '/dev/zero' is a character device, not a regular file$"
+                 list /dev/zero)
+  cutec_tune_cli(pack_cpu_tune_list_dir 1 EMPTY "^cutec-tune: error: '.*' is a directory, not a regular file$"
+                 list ${_rt})
+  cutec_tune_cli(pack_cpu_tune_list_missing 1 EMPTY
+                 "^cutec-tune: error: cannot open '/nonexistent/x.pack': No such file or directory$"
+                 list /nonexistent/x.pack)
+  # output that cannot be written is a failure (the shell sends stdout to /dev/full)
+  add_test(NAME pack_cpu_tune_list_full
+           COMMAND sh ${_rt}/check_cli.sh 1 - "^cutec-tune: error: cannot write the output: No space left on device$"
+                   sh -c "exec \"$0\" \"$@\" >/dev/full" $<TARGET_FILE:cutec-tune> list ${_test_pack})
+  list(APPEND _cli_tests pack_cpu_tune_list_full)
+  cutec_tune_cli(pack_mock_bench_shapes_dev_zero 1 EMPTY
+                 "^cutec-tune: error: '/dev/zero' is a character device, not a regular file$"
+                 bench ${_test_pack} --shapes /dev/zero --no-cache)
+  cutec_tune_cli(pack_mock_bench_shapes_dir 1 EMPTY "^cutec-tune: error: '.*' is a directory, not a regular file$"
+                 bench ${_test_pack} --shapes ${_rt} --no-cache)
+  cutec_tune_cli(pack_mock_bench_shapes_missing 1 EMPTY
+                 "^cutec-tune: error: cannot open '/nonexistent/shapes.txt': No such file or directory$"
+                 bench ${_test_pack} --shapes /nonexistent/shapes.txt --no-cache)
+  cutec_tune_cli(pack_mock_bench_shapes_empty 1 EMPTY "^cutec-tune: error: '.*' is empty"
+                 bench ${_test_pack} --shapes ${_shapes_empty} --no-cache)
+  cutec_tune_cli(pack_mock_bench_shapes_no_shape 1 EMPTY "^cutec-tune: error: '.*bad_shapes.txt' holds no shape"
+                 bench ${_test_pack} --shapes ${_rt}/bad_shapes.txt --no-cache)
+  cutec_tune_cli(pack_mock_bench_shapes_too_big 1 EMPTY "^cutec-tune: error: '.*' is larger than 1 MiB .the limit.$"
+                 bench ${_test_pack} --shapes ${_shapes_over} --no-cache)
+  cutec_tune_cli(pack_mock_bench_shapes_at_limit 0 "^x +64 +64 +64 " -
+                 bench ${_test_pack} --shapes ${_shapes_limit} --no-cache --no-warmup)
+  # with --json, the same failures as an object on stdout
+  cutec_tune_cli(pack_mock_bench_shapes_json 1 "^[{]\"ok\": false, \"status\": \"CUTEC_ERR_IO\", .*is a directory"
+                 "is a directory" bench ${_test_pack} --shapes ${_rt} --no-cache --json)
+
+  # numbers: parsed whole and range-checked (--k 99999999999999999999 used
+  # to overflow M * K; --runs and --device were truncated to int)
+  cutec_tune_cli(pack_mock_tune_k_overflow 2 EMPTY
+                 "^cutec-tune: error: option '--k': '99999999999999999999' is out of range .1 to 2147483647.$"
+                 tune ${_test_pack} --m 64 --n 64 --k 99999999999999999999 --no-cache)
+  cutec_tune_cli(pack_mock_tune_m_range 2 EMPTY "option '--m': '2147483648' is out of range .1 to 2147483647.$"
+                 tune ${_test_pack} --m 2147483648 --n 64 --k 64 --no-cache)
+  cutec_tune_cli(pack_mock_tune_not_integer 2 EMPTY "option '--n': ' 64' is not an integer$"
+                 tune ${_test_pack} --m 64 --n " 64" --k 64 --no-cache)
+  cutec_tune_cli(pack_mock_tune_runs_range 2 EMPTY "option '--runs': '4294967316' is out of range .20 to 10000.$"
+                 tune ${_test_pack} --m 64 --n 64 --k 64 --runs 4294967316 --no-cache)
+  cutec_tune_cli(pack_mock_tune_device_range 2 EMPTY "option '--device': '4294967296' is out of range"
+                 tune ${_test_pack} --m 64 --n 64 --k 64 --device 4294967296 --no-cache)
+  cutec_tune_cli(pack_mock_overhead_calls_range 2 EMPTY "option '--calls': '-5' is out of range .1 to 1000000000.$"
+                 overhead ${_test_pack} --m 64 --n 64 --k 64 --calls -5 --no-cache)
+  cutec_tune_cli(pack_mock_bench_shapes_range 0 "^tiny +64 +64 +64 "
+                 "warning: .*range_shapes.txt:2: K = '99999999999999999999' is not an integer from 1 to 2147483647. line skipped"
+                 bench ${_test_pack} --shapes ${_rt}/range_shapes.txt --no-cache)
+
+  # alpha and beta: finite floats, or a usage error (NaN used to end in
+  # "all candidates failed"); finite ones other than 1 and 0 go to cuBLASLt
+  cutec_tune_cli(pack_mock_tune_alpha_nan 2 EMPTY "option '--alpha': 'nan' is not a finite float"
+                 tune ${_test_pack} --m 64 --n 64 --k 64 --alpha nan --no-cache)
+  cutec_tune_cli(pack_mock_tune_beta_inf 2 EMPTY "option '--beta': 'inf' is not a finite float"
+                 tune ${_test_pack} --m 64 --n 64 --k 64 --beta inf --no-cache)
+  cutec_tune_cli(pack_mock_tune_alpha_float_range 2 EMPTY "option '--alpha': '1e39' is not a finite float"
+                 tune ${_test_pack} --m 64 --n 64 --k 64 --alpha 1e39 --no-cache)
+  cutec_tune_cli(pack_mock_tune_alpha_beta 0 "\"alpha\": 2, \"beta\": 0.5, " -
+                 tune ${_test_pack} --m 64 --n 64 --k 64 --alpha 2 --beta 0.5 --no-cache --json)
+  cutec_tune_cli(pack_mock_tune_alpha_beta_winner 0 "^winner: cublasLt algo #" -
+                 tune ${_test_pack} --m 64 --n 64 --k 64 --alpha 2 --beta 0.5 --no-cache)
+
+  # --json prints one object also on failure, with the status's name
+  cutec_tune_cli(pack_mock_tune_json_failure 1
+                 "^[{]\"ok\": false, \"status\": \"CUTEC_ERR_NO_CANDIDATE\", \"code\": 23, \"status_text\": \"no working candidate\", \"message\": \"tuning: "
+                 "^cutec-tune: error: tuning: no working candidate: "
+                 tune ${_test_pack} --m 64 --n 64 --k 64 --no-cache --json)
+  set_property(TEST pack_mock_tune_json_failure APPEND PROPERTY ENVIRONMENT "CUTEC_MOCK_WRONG=T bf16"
+               "CUTEC_MOCK_LT_ALGOS=0")
+  cutec_tune_cli(pack_mock_tune_json_bad_pack 1 "^[{]\"ok\": false, \"status\": \"CUTEC_ERR_PACK_FORMAT\""
+                 "not a cutec kernel pack" tune ${_va} --m 8 --n 8 --k 8 --json)
+  cutec_tune_cli(pack_mock_tune_json_ok 0 "\"ok\": true[}]$" - tune ${_test_pack} --m 64 --n 64 --k 64 --no-cache --json)
+  set_property(TEST pack_mock_tune_json_failure pack_mock_tune_json_bad_pack pack_mock_tune_json_ok
+               pack_mock_tune_alpha_beta pack_mock_bench_shapes_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
+
+  # an option of another command is an error, not ignored
+  cutec_tune_cli(pack_cpu_tune_option_elsewhere 2 EMPTY "^cutec-tune: error: option '--shapes' does not apply to 'list'$"
+                 list ${_test_pack} --shapes x)
 endif()
 # User kernels that declare their roles (user_gemm.cute): served where
 # their descriptions fit, skipped with the reason logged elsewhere
@@ -142,6 +252,28 @@ add_test(NAME pack_cpu_tune_no_gpu COMMAND cutec-tune tune ${_va} --m 8 --n 8 --
 set_tests_properties(pack_cpu_tune_no_gpu PROPERTIES ENVIRONMENT "CUTEC_CUDA_DRIVER=/nonexistent"
                      PASS_REGULAR_EXPRESSION "CUDA driver not available")
 list(APPEND _pack_cpu_tests pack_cpu_tune_no_gpu)
+# cutec-tune's usage: --help and -h in every command (exit 0, stdout), an
+# unknown option named with a hint (exit 2), a missing value named
+foreach(_cmd list tune bench overhead)
+  cutec_tune_cli(pack_cpu_tune_help_${_cmd} 0 "^usage: cutec-tune ${_cmd} PACK" EMPTY ${_cmd} --help)
+endforeach()
+cutec_tune_cli(pack_cpu_tune_help_short 0 "^usage: cutec-tune tune PACK" EMPTY tune ${_va} -h)
+cutec_tune_cli(pack_cpu_tune_help 0 "^usage: cutec-tune list PACK" EMPTY --help)
+cutec_tune_cli(pack_cpu_tune_unknown_option 2 EMPTY "^cutec-tune: error: unknown option '--bogus'$" bench --bogus)
+cutec_tune_cli(pack_cpu_tune_unknown_option_hint 2 EMPTY "^see 'cutec-tune bench --help'$" bench --bogus)
+cutec_tune_cli(pack_cpu_tune_missing_value 2 EMPTY "^cutec-tune: error: option '--shapes' needs a value .FILE.$"
+               bench ${_va} --shapes)
+cutec_tune_cli(pack_cpu_tune_json_no_gpu 77 "^[{]\"ok\": false, \"status\": \"CUTEC_ERR_NO_DRIVER\""
+               "CUDA driver not available" tune ${_va} --m 8 --n 8 --k 8 --json)
+set_property(TEST pack_cpu_tune_json_no_gpu APPEND PROPERTY ENVIRONMENT "CUTEC_CUDA_DRIVER=/nonexistent"
+             CHECK_CLI_JSON=1)
+foreach(_t ${_cli_tests})
+  if(_t MATCHES "^pack_mock_")
+    list(APPEND _pack_mock_tests ${_t})
+  else()
+    list(APPEND _pack_cpu_tests ${_t})
+  endif()
+endforeach()
 
 # The installed package: cmake --install into a temporary prefix, then a
 # consumer project that uses find_package(cutec) and pkg-config.
@@ -158,3 +290,5 @@ set_tests_properties(${_pack_mock_tests} PROPERTIES LABELS "cpu;runtime;pack;moc
 set_property(TEST ${_pack_mock_tests} APPEND PROPERTY ENVIRONMENT ${_mock_env})
 set_tests_properties(${_pack_gpu_tests} PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77
                      TIMEOUT 600)
+# cutec-tune's checks answer at once; a hang (as /dev/zero used to cause) should not take 5 minutes
+set_tests_properties(${_cli_tests} PROPERTIES TIMEOUT 60)

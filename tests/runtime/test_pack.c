@@ -10,9 +10,12 @@
  *   gemm_errors PACK            out of memory, unsupported, no cuBLASLt  (mock or GPU)
  *   layouts PACK                row/column-major A, B, C and ld > packed through cuBLASLt
  *   user PACK                   user kernels with roles (user_gemm.cute): served or skipped with the reason
+ *   files                       only regular files up to 1 GiB are read (no GPU)
+ *   gemm_nonfinite [PACK]       NaN or infinite alpha/beta: an argument error (no GPU; mock with PACK)
  * The mock cases run with CUTEC_CUDA_DRIVER / CUTEC_CUBLASLT pointing at the
  * mocks; the same cases on a GPU exit 77 when there is none.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -256,6 +259,10 @@ static int test_gemm_args(int argc, char **argv) {
   q = p;
   q.lda = 1LL << 40;
   CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
+  q = p; /* the largest dimensions: (2^31-1)^2 elements, found too large without overflowing */
+  q.m = q.n = q.k = 0x7fffffffLL;
+  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "matrix A spans more than 2^40 elements");
   CHECK_STATUS(rt, cutec_gemm(rt, &p, (char *)A + 1, B, C, NULL), CUTEC_ERR_MISALIGNED);
   CHECK_CONTAINS(cutec_runtime_message(rt), "not aligned to its 2-byte bf16 elements");
   q = p;
@@ -893,14 +900,112 @@ static int test_user(int argc, char **argv) {
   return 0;
 }
 
+/* Only regular files are read, and at most 1 GiB: a directory, /dev/zero
+ * (which never ends), a FIFO (whose open blocks without a writer) and a
+ * larger file are refused with CUTEC_ERR_IO and the reason, by the pack
+ * and the module loaders alike. */
+static int test_files(int argc, char **argv) {
+  (void)argc, (void)argv;
+  cutec_runtime *rt = no_driver_runtime();
+  char dir[] = "files-XXXXXX", fifo[64], big[64];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+  snprintf(big, sizeof big, "%s/big.pack", dir);
+  CHECK(mkfifo(fifo, 0600) == 0);
+  int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  /* sparse: 1 GiB + 1 byte that take no disk space */
+  CHECK(fd >= 0 && ftruncate(fd, ((off_t)1 << 30) + 1) == 0 && close(fd) == 0);
+  const struct {
+    const char *path, *why;
+  } refused[] = {
+      {dir, "is a directory, not a regular file"},
+      {"/dev/zero", "'/dev/zero' is a character device, not a regular file"},
+      {fifo, "is a FIFO, not a regular file"},
+      {big, "is larger than 1 GiB (the limit)"},
+      {"/nonexistent/x.pack", "cannot open '/nonexistent/x.pack': No such file or directory"},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    cutec_pack *p = (cutec_pack *)1;
+    CHECK_STATUS(rt, cutec_pack_load_file(rt, refused[i].path, &p), CUTEC_ERR_IO);
+    CHECK(p == NULL);
+    CHECK_CONTAINS(cutec_runtime_message(rt), refused[i].why);
+    cutec_module *m = (cutec_module *)1;
+    CHECK_STATUS(rt, cutec_module_load_file(rt, refused[i].path, &m), CUTEC_ERR_IO);
+    CHECK(m == NULL);
+    CHECK_CONTAINS(cutec_runtime_message(rt), refused[i].why);
+  }
+  /* a regular file whose size says 0 is read to its end: then, being no
+   * PTX for a missing driver, it gets the runtime's status, not an I/O one */
+  cutec_module *m;
+  CHECK_STATUS(rt, cutec_module_load_file(rt, "/proc/self/status", &m), CUTEC_ERR_NO_DRIVER);
+  CHECK(unlink(fifo) == 0 && unlink(big) == 0 && rmdir(dir) == 0);
+  cutec_runtime_destroy(rt);
+  return 0;
+}
+
+/* NaN or infinite alpha/beta are argument errors, found before anything is
+ * tuned (they used to make every candidate fail: CUTEC_ERR_NO_CANDIDATE).
+ * Without PACK on a runtime without a driver, with PACK on the mock. */
+static int test_gemm_nonfinite(int argc, char **argv) {
+  cutec_pack *pack = NULL;
+  cutec_runtime *rt = argc >= 1 ? gemm_runtime(argv[0], &pack) : no_driver_runtime();
+  if (argc >= 1)
+    CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_DISK_CACHE, 0));
+  cutec_gemm_problem p;
+  cutec_gemm_problem_init(&p, 64, 64, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+  mats x = {0};
+  if (argc >= 1)
+    mats_init(rt, &p, &x);
+  void *A = argc >= 1 ? (void *)(uintptr_t)x.a : (void *)(uintptr_t)0x10000;
+  void *B = argc >= 1 ? (void *)(uintptr_t)x.b : (void *)(uintptr_t)0x20000;
+  void *C = argc >= 1 ? (void *)(uintptr_t)x.c : (void *)(uintptr_t)0x30000;
+  const float bad[] = {NAN, INFINITY, -INFINITY};
+  const char *const text[] = {"nan", "inf", "-inf"};
+  for (int i = 0; i < 3; i++)
+    for (int which = 0; which < 2; which++) {
+      cutec_gemm_problem q = p;
+      *(which ? &q.beta : &q.alpha) = bad[i];
+      char want[64];
+      snprintf(want, sizeof want, "%s = %s is not a finite number", which ? "beta" : "alpha", text[i]);
+      cutec_tune_report *rep = NULL;
+      CHECK_STATUS(rt, cutec_gemm_tune(rt, &q, A, B, C, NULL, &rep), CUTEC_ERR_INVALID_ARGUMENT);
+      CHECK_CONTAINS(cutec_runtime_message(rt), want);
+      CHECK(rep == NULL);
+      CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+      CHECK_CONTAINS(cutec_runtime_message(rt), want);
+      char name[64];
+      CHECK_STATUS(rt, cutec_gemm_choice(rt, &q, name, sizeof name), CUTEC_ERR_INVALID_ARGUMENT);
+    }
+  /* finite values other than 1 and 0 stay valid (cuBLASLt computes them) */
+  p.alpha = 2.0f;
+  p.beta = -0.5f;
+  if (argc >= 1) {
+    gemm_and_check(rt, &p, &x);
+    mats_free(rt, &x);
+  } else {
+    CHECK_STATUS(rt, cutec_gemm(rt, &p, A, B, C, NULL), CUTEC_ERR_NO_DRIVER);
+  }
+  cutec_runtime_destroy(rt);
+  return 0;
+}
+
 static const struct {
   const char *name;
   int (*fn)(int, char **);
 } cases[] = {
     {"user", test_user},
-    {"format", test_format}, {"manifest", test_manifest}, {"gemm_args", test_gemm_args},
-    {"arch", test_arch},     {"launch", test_launch},     {"gemm", test_gemm},     {"gemm_quarantine", test_gemm_quarantine}, {"gemm_quarantine_gpu", test_gemm_quarantine_gpu},
-    {"gemm_errors", test_gemm_errors}, {"layouts", test_layouts},
+    {"format", test_format},
+    {"manifest", test_manifest},
+    {"gemm_args", test_gemm_args},
+    {"arch", test_arch},
+    {"launch", test_launch},
+    {"gemm", test_gemm},
+    {"gemm_quarantine", test_gemm_quarantine},
+    {"gemm_quarantine_gpu", test_gemm_quarantine_gpu},
+    {"gemm_errors", test_gemm_errors},
+    {"layouts", test_layouts},
+    {"files", test_files},
+    {"gemm_nonfinite", test_gemm_nonfinite},
 };
 
 int main(int argc, char **argv) {

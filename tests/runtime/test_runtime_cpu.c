@@ -20,6 +20,8 @@ static int test_status_strings(const char *arg) {
     const char *s = cutec_status_string((cutec_status)i);
     CHECK(s != NULL && s[0] != '\0');
     CHECK(strcmp(s, "unknown status") != 0);
+    CHECK(strncmp(cutec_status_name((cutec_status)i), "CUTEC_", 6) == 0);
+    CHECK(strcmp(cutec_status_name((cutec_status)i), "CUTEC_STATUS_UNKNOWN") != 0);
     for (int j = 0; j < i; j++)
       CHECK(strcmp(seen[j], s) != 0);
     seen[i] = s;
@@ -27,6 +29,10 @@ static int test_status_strings(const char *arg) {
   CHECK(strcmp(cutec_status_string(CUTEC_OK), "ok") == 0);
   CHECK(strcmp(cutec_status_string((cutec_status)(CUTEC_ERR_NO_CANDIDATE + 1)), "unknown status") == 0);
   CHECK(strcmp(cutec_status_string((cutec_status)-1), "unknown status") == 0);
+  CHECK(strcmp(cutec_status_name(CUTEC_OK), "CUTEC_OK") == 0);
+  CHECK(strcmp(cutec_status_name(CUTEC_ERR_IO), "CUTEC_ERR_IO") == 0);
+  CHECK(strcmp(cutec_status_name(CUTEC_ERR_NO_CANDIDATE), "CUTEC_ERR_NO_CANDIDATE") == 0);
+  CHECK(strcmp(cutec_status_name((cutec_status)(CUTEC_ERR_NO_CANDIDATE + 1)), "CUTEC_STATUS_UNKNOWN") == 0);
   /* Fixed numeric values are part of the ABI. */
   CHECK(CUTEC_ERR_INVALID_ARGUMENT == 1 && CUTEC_ERR_NO_DRIVER == 2 && CUTEC_ERR_NO_DEVICE == 3 &&
         CUTEC_ERR_DRIVER == 4 && CUTEC_ERR_OUT_OF_MEMORY == 5 && CUTEC_ERR_IO == 6 &&

@@ -43,7 +43,7 @@ typedef struct cutec_gemm_problem {
   cutec_dtype a_type, b_type, c_type;
   cutec_layout a_layout, b_layout, c_layout;
   long long lda, ldb, ldc;       /* 0: packed (the row or column length) */
-  float alpha, beta;
+  float alpha, beta;             /* finite (NaN, inf: CUTEC_ERR_INVALID_ARGUMENT) */
   cutec_epilogue epilogue;
 } cutec_gemm_problem;
 

@@ -71,6 +71,9 @@ typedef enum cutec_status {
 /* Stable short text for a status ("ok", "invalid argument", ...); never NULL,
  * "unknown status" for values outside the enum. */
 const char *cutec_status_string(cutec_status s);
+/* The enumerator's name ("CUTEC_ERR_IO"), for machine-readable output; never
+ * NULL, "CUTEC_STATUS_UNKNOWN" for values outside the enum. */
+const char *cutec_status_name(cutec_status s);
 
 typedef struct cutec_runtime cutec_runtime; /* driver + device + context */
 typedef struct cutec_module cutec_module;   /* one loaded PTX/cubin image */

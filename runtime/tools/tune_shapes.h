@@ -1,0 +1,31 @@
+/*
+ * tune_shapes.h - the shapes file of `cutec-tune bench`: one "NAME M N K"
+ * per line, '#' starts a comment, words after K are ignored.
+ */
+#ifndef CUTEC_TUNE_SHAPES_H
+#define CUTEC_TUNE_SHAPES_H
+
+#include <stddef.h>
+
+#include "cutec/cutec.h"
+
+/* A shapes file is a short list typed by hand: 1 MiB is thousands of times
+ * the standard suite's, and keeps a wrong path (a pack, a log) quick to
+ * refuse. */
+#define TUNE_SHAPES_MAX_BYTES ((size_t)1 << 20)
+
+typedef struct tune_shape {
+  char name[64];
+  long long m, n, k; /* 1 .. 2^31-1 */
+  int line;          /* 1-based: names the line, and seeds its random inputs */
+} tune_shape;
+
+/* Reads the shapes of `path`, a regular file of at most 1 MiB.  A line that
+ * is neither a shape, blank nor a comment is skipped with a warning on
+ * stderr (FILE:LINE: why).  Returns CUTEC_OK and a malloc'ed array of at
+ * least one shape, or, with `why` saying what is wrong: CUTEC_ERR_IO (not
+ * readable, not a regular file, too large), CUTEC_ERR_OUT_OF_MEMORY, or
+ * CUTEC_ERR_INVALID_ARGUMENT (no shape in the file). */
+cutec_status tune_shapes_read(const char *path, tune_shape **shapes, int *count, char *why, size_t why_len);
+
+#endif /* CUTEC_TUNE_SHAPES_H */
