@@ -238,7 +238,12 @@ cutec_test_pack(_user_pack user_gemm ${CMAKE_CURRENT_SOURCE_DIR}/user_gemm.cute 
 if(_user_pack)
   add_test(NAME pack_mock_user_kernels COMMAND test_pack user ${_user_pack})
   add_test(NAME pack_gpu_user_kernels COMMAND test_pack user ${_user_pack})
-  list(APPEND _pack_mock_tests pack_mock_user_kernels)
+  # cutec-tune --verbose shows why a kernel is skipped
+  add_test(NAME pack_mock_user_tune_verbose
+           COMMAND cutec-tune tune ${_user_pack} --m 40 --n 24 --k 32 --no-cache --verbose)
+  set_tests_properties(pack_mock_user_tune_verbose PROPERTIES PASS_REGULAR_EXPRESSION
+    "info: tuning: skipping user_gemm_bias T=bf16 TC=bf16: argument 'bias' has role bias")
+  list(APPEND _pack_mock_tests pack_mock_user_kernels pack_mock_user_tune_verbose)
   list(APPEND _pack_gpu_tests pack_gpu_user_kernels)
 endif()
 # The quarantine on the GPU: a pack whose BM = 128 kernel really faults
