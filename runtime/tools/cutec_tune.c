@@ -61,6 +61,15 @@ static int usage_error(const char *msg, const char *arg) {
   return 2;
 }
 
+/* the options followed by a value (--m 64 or --m=64) */
+static int takes_value(const char *a) {
+  static const char *const names[] = {"--m", "--n", "--k", "--runs", "--device", "--calls",
+                                      "--dtype", "--out-dtype", "--shapes", "--cache-dir"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(a, names[i]) == 0) return 1;
+  return 0;
+}
+
 static int parse_dtype(const char *s, cutec_dtype *t) {
   if (strcmp(s, "bf16") == 0)
     *t = CUTEC_DTYPE_BF16;
@@ -654,12 +663,28 @@ int main(int argc, char **argv) {
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    /* --opt=value as well as --opt value, as cutec accepts */
+    char name[32];
+    const char *eq = a[0] == '-' && a[1] == '-' ? strchr(a, '=') : NULL;
+    if (eq) {
+      if ((size_t)(eq - a) >= sizeof name) return usage_error("unknown option '%s'", argv[i]);
+      memcpy(name, a, (size_t)(eq - a));
+      name[eq - a] = 0;
+      a = name;
+      if (!takes_value(a)) return usage_error("unknown option, or one that takes no value: '%s'", argv[i]);
+      v = eq + 1;
+      i--; /* the value is in this word: the i++ of its branch stays on it */
+    }
     long long x;
-    if (strcmp(a, "--json") == 0) o.json = 1;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (strcmp(a, "--json") == 0) o.json = 1;
     else if (strcmp(a, "--no-cache") == 0) o.no_cache = 1;
     else if (strcmp(a, "--verbose") == 0) o.verbose = 1;
     else if (strcmp(a, "--no-warmup") == 0) o.no_warmup = 1;
-    else if (a[0] == '-' && a[1] == '-' && v == NULL) return usage_error("%s needs a value", a);
+    else if (a[0] == '-' && !takes_value(a)) return usage_error("unknown option '%s'", a);
+    else if (a[0] == '-' && v == NULL) return usage_error("%s needs a value", a);
     else if (strcmp(a, "--m") == 0 || strcmp(a, "--n") == 0 || strcmp(a, "--k") == 0 ||
              strcmp(a, "--runs") == 0 || strcmp(a, "--device") == 0 || strcmp(a, "--calls") == 0) {
       if (parse_ll(v, &x) != 0)
