@@ -68,9 +68,12 @@ static bool write_through(const char *prog, const char *shown, const char *path,
     return ok ? true : io_error(prog, "write", shown, err);
 }
 
-/* target: the regular file to replace (or create); mode: its permissions. */
-static bool replace(const char *prog, const char *shown, const char *target, mode_t mode, const void *data,
-                    size_t size, volatile sig_atomic_t *cancel)
+/* target: the regular file to replace (or create); mode: its permissions;
+ * exists: whether it does, so that a directory where no temporary file
+ * can be made (not writable, read-only) still lets a writable file be
+ * written in place, as fopen would. */
+static bool replace(const char *prog, const char *shown, const char *target, mode_t mode, bool exists,
+                    const void *data, size_t size, volatile sig_atomic_t *cancel)
 {
     size_t n = strlen(target);
     char *tmp = malloc(n + 16);
@@ -81,6 +84,8 @@ static bool replace(const char *prog, const char *shown, const char *target, mod
     if (fd < 0) {
         int err = errno;
         free(tmp);
+        if (exists && (err == EACCES || err == EPERM || err == EROFS))
+            return write_through(prog, shown, target, data, size, cancel);
         return io_error(prog, "write", shown, err);
     }
     bool ok = fchmod(fd, mode) == 0 && write_all(fd, data, size, cancel);
@@ -114,7 +119,7 @@ bool cli_write_file(const char *prog, const char *path, const void *data, size_t
     struct stat ls, st;
     if (lstat(path, &ls) != 0) {
         if (errno != ENOENT) return io_error(prog, "write", path, errno);
-        return replace(prog, path, path, 0666 & ~mask, data, size, cancel); /* a new file */
+        return replace(prog, path, path, 0666 & ~mask, false, data, size, cancel); /* a new file */
     }
     if (S_ISLNK(ls.st_mode)) {
         if (stat(path, &st) != 0) {
@@ -126,10 +131,10 @@ bool cli_write_file(const char *prog, const char *path, const void *data, size_t
     }
     if (S_ISDIR(st.st_mode)) return io_error(prog, "write", path, EISDIR);
     if (!S_ISREG(st.st_mode)) return write_through(prog, path, path, data, size, cancel);
-    if (!S_ISLNK(ls.st_mode)) return replace(prog, path, path, st.st_mode & 07777, data, size, cancel);
+    if (!S_ISLNK(ls.st_mode)) return replace(prog, path, path, st.st_mode & 07777, true, data, size, cancel);
     char *target = realpath(path, NULL); /* replace the file the link names; the link stays */
     if (!target) return io_error(prog, "write", path, errno);
-    bool ok = replace(prog, path, target, st.st_mode & 07777, data, size, cancel);
+    bool ok = replace(prog, path, target, st.st_mode & 07777, true, data, size, cancel);
     free(target);
     return ok;
 }

@@ -123,7 +123,7 @@ pack_sigint|pack_sigterm)
     [ $rc -eq $want ] || fail "exit status $rc, expected $want (killed by SIG$sig)"
     sleep 1 # orphaned workers, if any, would still be running
     for p in /proc/[0-9]*; do
-        c=$(tr '\0' ' ' < "$p/cmdline" 2> /dev/null)
+        c=$( (tr '\0' ' ' < "$p/cmdline") 2> /dev/null) # the process may be gone
         case $c in *"$marker"*)
             fail "a worker survived: ${p#/proc/}: $c"
             kill -KILL "${p#/proc/}" 2> /dev/null ;;
