@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "debuginfo.h"
+
 void cg_init(CG *cg, const char *module_name, const char *triple)
 {
     memset(cg, 0, sizeof *cg);
@@ -27,6 +29,7 @@ void cg_init(CG *cg, const char *module_name, const char *triple)
 
 void cg_dispose(CG *cg)
 {
+    cg_debug_dispose(cg);
     if (cg->b) LLVMDisposeBuilder(cg->b);
     if (cg->mod) LLVMDisposeModule(cg->mod);
     if (cg->ctx) LLVMContextDispose(cg->ctx);

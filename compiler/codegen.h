@@ -20,6 +20,7 @@ struct CG {
      * statically up to 48 KiB, else in dynamic shared memory */
     struct CGShared { LLVMValueRef global; long long bytes; long long align; } *smem;
     int nsmem, capsmem;
+    struct CGDebug *dbg;      /* -lineinfo (debuginfo.c); NULL without */
 };
 
 void cg_init(CG *cg, const char *module_name, const char *triple);

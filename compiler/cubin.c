@@ -2,7 +2,9 @@
  * compiler free of a link dependency on the CUDA toolkit. */
 #include "cubin.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,12 +67,19 @@ bool cubin_from_ptx(const char *ptx, size_t len, const char *arch, char **out, s
         *log = strdup("ptxas not found; install the CUDA toolkit or set CUTEC_PTXAS or CUDA_HOME");
         return false;
     }
-    char dir[] = "/tmp/cutec-XXXXXX";
+    /* under $TMPDIR: cutec pack points it into its own work directory,
+     * which it removes whole when interrupted */
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX];
+    if (!tmp || !*tmp || strlen(tmp) > sizeof dir - 32) tmp = "/tmp";
+    snprintf(dir, sizeof dir, "%s/cutec-XXXXXX", tmp);
     if (!mkdtemp(dir)) {
-        *log = strdup("cannot create a temporary directory");
+        char msg[PATH_MAX + 128];
+        snprintf(msg, sizeof msg, "cannot create a temporary directory in '%s': %s", tmp, strerror(errno));
+        *log = strdup(msg);
         return false;
     }
-    char in[64], obj[64], errf[64], archopt[64];
+    char in[PATH_MAX + 16], obj[PATH_MAX + 16], errf[PATH_MAX + 16], archopt[64];
     snprintf(in, sizeof in, "%s/k.ptx", dir);
     snprintf(obj, sizeof obj, "%s/k.cubin", dir);
     snprintf(errf, sizeof errf, "%s/log", dir);
@@ -100,7 +109,9 @@ bool cubin_from_ptx(const char *ptx, size_t len, const char *arch, char **out, s
             if (!*log) *log = strdup("ptxas failed");
         }
     } else {
-        *log = strdup("cannot write a temporary file");
+        char msg[PATH_MAX + 128];
+        snprintf(msg, sizeof msg, "cannot write '%s': %s", in, strerror(errno));
+        *log = strdup(msg);
     }
     unlink(in);
     unlink(obj);

@@ -3,7 +3,10 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "json.h"
 
 void diag_init(Diag *d, FILE *out)
 {
@@ -16,13 +19,48 @@ static const char *level_name(DiagLevel l)
     return l == DIAG_ERROR ? "error" : l == DIAG_WARNING ? "warning" : "note";
 }
 
+/* -w and -Werror act on a diagnostic's level before it is counted; a note
+ * belongs to the diagnostic before it and shares its fate.  False when the
+ * diagnostic is dropped. */
+static bool diag_level(Diag *d, DiagLevel *lvl, bool *promoted)
+{
+    *promoted = false;
+    if (*lvl == DIAG_NOTE) return !d->drop_notes;
+    d->drop_notes = false;
+    if (*lvl == DIAG_WARNING && d->no_warnings) {
+        d->drop_notes = true;
+        return false;
+    }
+    if (*lvl == DIAG_WARNING && d->werror) {
+        *lvl = DIAG_ERROR;
+        *promoted = true;
+    }
+    return true;
+}
+
+static void print_json(Diag *d, DiagLevel lvl, const SrcLoc *loc, const char *text)
+{
+    fputs("{\"file\": ", d->out);
+    json_string(d->out, loc ? loc->file->name : NULL);
+    if (loc)
+        fprintf(d->out, ", \"line\": %d, \"column\": %d", loc->first_line, loc->first_column);
+    else
+        fputs(", \"line\": null, \"column\": null", d->out);
+    fprintf(d->out, ", \"severity\": \"%s\", \"message\": ", level_name(lvl));
+    json_string(d->out, text);
+    fputs("}\n", d->out);
+}
+
 /* false when the error limit has been reached and output is suppressed */
 static bool diag_count(Diag *d, DiagLevel lvl)
 {
     if (d->stopped) return false;
     if (lvl == DIAG_ERROR) {
         if (d->errors == DIAG_MAX_ERRORS) {
-            fprintf(d->out, "cutec: too many errors (%d), stopping\n", d->errors);
+            char text[64];
+            snprintf(text, sizeof text, "too many errors (%d), stopping", d->errors);
+            if (d->json) print_json(d, DIAG_NOTE, NULL, text);
+            else fprintf(d->out, "cutec: %s\n", text);
             d->stopped = true;
             return false;
         }
@@ -75,35 +113,60 @@ static bool diag_repeat(Diag *d, DiagLevel lvl, SrcLoc loc, const char *text)
     return false;
 }
 
-void diag_at(Diag *d, DiagLevel lvl, SrcLoc loc, const char *fmt, ...)
+/* One diagnostic, after the checks: JSON, or the text form with the
+ * excerpt and caret where there is a location. */
+static void diag_emit(Diag *d, DiagLevel lvl, const SrcLoc *loc, const char *text, bool promoted)
 {
-    char text[1024];
-    va_list ap0;
-    va_start(ap0, fmt);
-    vsnprintf(text, sizeof text, fmt, ap0);
-    va_end(ap0);
-    if (loc.file && diag_repeat(d, lvl, loc, text)) return;
-    if (!diag_count(d, lvl)) return;
-    if (loc.file)
-        fprintf(d->out, "%s:%d:%d: %s: ", loc.file->name, loc.first_line, loc.first_column,
-                level_name(lvl));
+    if (d->json) {
+        print_json(d, lvl, loc, text);
+        return;
+    }
+    if (loc)
+        fprintf(d->out, "%s:%d:%d: %s: ", loc->file->name, loc->first_line, loc->first_column, level_name(lvl));
     else
         fprintf(d->out, "cutec: %s: ", level_name(lvl));
+    fprintf(d->out, "%s%s\n", text, promoted ? " [-Werror]" : "");
+    if (loc && loc->first_line >= 1) print_excerpt(d->out, *loc);
+}
+
+/* The formatted message, malloc'ed (a ptxas log can be long); NULL when
+ * out of memory. */
+static char *format_text(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (text) vsnprintf(text, (size_t)n + 1, fmt, ap);
+    return text;
+}
+
+static void diag_report(Diag *d, DiagLevel lvl, const SrcLoc *loc, const char *text)
+{
+    if (!text) text = "(out of memory formatting a diagnostic)";
+    if (loc && diag_repeat(d, lvl, *loc, text)) return;
+    bool promoted;
+    if (!diag_level(d, &lvl, &promoted) || !diag_count(d, lvl)) return;
+    diag_emit(d, lvl, loc, text, promoted);
+}
+
+void diag_at(Diag *d, DiagLevel lvl, SrcLoc loc, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(d->out, fmt, ap);
+    char *text = format_text(fmt, ap);
     va_end(ap);
-    fputc('\n', d->out);
-    if (loc.file && loc.first_line >= 1) print_excerpt(d->out, loc);
+    diag_report(d, lvl, loc.file ? &loc : NULL, text);
+    free(text);
 }
 
 void diag_plain(Diag *d, DiagLevel lvl, const char *fmt, ...)
 {
-    if (!diag_count(d, lvl)) return;
-    fprintf(d->out, "cutec: %s: ", level_name(lvl));
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(d->out, fmt, ap);
+    char *text = format_text(fmt, ap);
     va_end(ap);
-    fputc('\n', d->out);
+    diag_report(d, lvl, NULL, text);
+    free(text);
 }

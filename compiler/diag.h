@@ -17,6 +17,10 @@ typedef struct Diag {
     int errors, warnings;
     bool color;
     bool stopped;         /* hit the error limit */
+    bool json;            /* one JSON object per line instead of text and caret */
+    bool no_warnings;     /* -w: warnings (and their notes) are dropped */
+    bool werror;          /* -Werror: warnings are reported and counted as errors */
+    bool drop_notes;      /* the diagnostic these notes belong to was dropped */
     /* the last few diagnostics (location and text hash): code evaluated
      * several times (unrolled loops, inlined functions) reports once */
     unsigned long recent[8];

@@ -6,6 +6,7 @@
 
 #include "codegen.h"
 #include "cubin.h"
+#include "debuginfo.h"
 #include "cutec/compiler.h"
 #include "arch.h"
 #include "kernel.h"
@@ -89,16 +90,21 @@ static char *with_metadata(char *ptx, size_t len, const cutec_kdesc *k, int n, s
 static cutec_result ice(Diag *d, const char *what, const char *path, const char *msg)
 {
     diag_plain(d, DIAG_ERROR, "internal compiler error: %s%s%s", what, msg ? ": " : "", msg ? msg : "");
-    fprintf(d->out, "cutec: please report this with the input '%s' and the command line that produced it\n", path);
+    diag_plain(d, DIAG_NOTE, "please report this with the input '%s' and the command line that produced it", path);
     return CUTEC_COMPILE_INTERNAL;
 }
 
-cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_output *out)
+/* src == NULL: read the file at path; else path names the text src. */
+static cutec_result compile(const char *path, const char *src, size_t src_len, const cutec_options *o,
+                            cutec_output *out)
 {
     out->data = NULL;
     out->size = 0;
     Diag diag;
     diag_init(&diag, o->diagnostics ? o->diagnostics : stderr);
+    diag.json = o->diag_format == CUTEC_DIAG_JSON;
+    diag.no_warnings = o->warnings == CUTEC_WARNINGS_OFF;
+    diag.werror = o->warnings == CUTEC_WARNINGS_ERROR;
     if (!cutec_arch_find(o->arch)) {
         char known[128];
         cutec_arch_list(known, sizeof known);
@@ -112,7 +118,7 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
     arena_init(&arena);
     Program prog = {.arena = &arena, .diag = &diag, .include_dirs = (const char **)o->include_dirs,
                     .ninclude = o->ninclude_dirs, .stdlib_dir = o->stdlib_dir ? o->stdlib_dir : CUTEC_STDLIB_DIR,
-                    .arch = cutec_arch_find(o->arch)};
+                    .arch = cutec_arch_find(o->arch), .on_source = o->on_source, .on_source_ctx = o->on_source_ctx};
     cutec_result rc = CUTEC_COMPILE_OK;
     FILE *mem = NULL;
     if (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST || o->emit == CUTEC_EMIT_TUNE) {
@@ -123,7 +129,7 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
         }
         if (o->emit == CUTEC_EMIT_TOKENS) prog.token_dump = mem;
     }
-    bool loaded = program_load(&prog, path);
+    bool loaded = src ? program_load_text(&prog, path, src, src_len) : program_load(&prog, path);
     bool defs_ok = program_parse_defines(&prog, (const char **)o->defines, o->ndefines);
     timing_lap(tim, TIME_PARSE);
     if (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST) {
@@ -145,12 +151,15 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
     }
     CG cg;
     cg_init(&cg, path, CUTEC_TRIPLE);
+    if (o->lineinfo) cg_debug_init(&cg, path);
     int nkernels = 0;
     cutec_kdesc *infos = ARENA_ARRAY(&arena, cutec_kdesc, prog.main->list.n + 1);
     for (int i = 0; i < prog.main->list.n; i++) {
         Node *it = prog.main->list.items[i];
         if (it->kind != N_KERNEL) continue;
+        cg_debug_kernel(&cg, it->name, it->loc);
         kernel_emit(&prog, &cg, it, &infos[nkernels++]);
+        cg_debug_kernel_end(&cg);
     }
     /* top-level constants and functions that no kernel used still get checked */
     for (int i = 0; i < prog.nsyms; i++) {
@@ -174,6 +183,7 @@ cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_
         char *text = NULL, *err = NULL;
         size_t len = 0;
         bool want_ptx = o->emit != CUTEC_EMIT_LL;
+        cg_debug_finish(&cg);
         if (!target_emit(cg.mod, o->arch, o->opt_level, want_ptx, &text, &len, &err, tim)) {
             rc = ice(&diag, "code generation failed", path, err);
             free(err);
@@ -202,6 +212,17 @@ out:
     arena_free(&arena);
     if (tim) timing_print(tim, o->time_report);
     return rc;
+}
+
+cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_output *out)
+{
+    return compile(path, NULL, 0, o, out);
+}
+
+cutec_result cutec_compile_source(const char *name, const char *text, size_t len, const cutec_options *o,
+                                  cutec_output *out)
+{
+    return compile(name, text ? text : "", len, o, out);
 }
 
 cutec_result cutec_eval(const char *expr, cutec_eval_render render, cutec_output *out, FILE *diagnostics)

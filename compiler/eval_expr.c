@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "codegen.h"
+#include "debuginfo.h"
 #include "eval.h"
 #include "program.h"
 
@@ -235,7 +236,9 @@ static Value call_function(Eval *e, const Node *fn, const Node *call)
     sub.dyn_depth = 0;
     scope_push(&sub);
     for (int i = 0; i < fn->list.n; i++) scope_bind(&sub, fn->list.items[i]->name, args[i]);
+    LLVMMetadataRef at = cg_debug_save(e->cg); /* the rest of the caller's statement is the caller's line */
     eval_block(&sub, fn->d);
+    cg_debug_restore(e->cg, at);
     Value r = sub.ret;
     if (fn->a && r.kind != V_ERROR) {
         Value tv = eval_type(&sub, fn->a);

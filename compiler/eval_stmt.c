@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "codegen.h"
+#include "debuginfo.h"
 #include "eval.h"
 
 Value eval_type(Eval *e, const Node *t)
@@ -341,6 +342,7 @@ static void eval_return(Eval *e, const Node *s)
 
 void eval_stmt(Eval *e, const Node *s)
 {
+    if (e->cg && s->kind != N_BLOCK) cg_debug_loc(e->cg, s->loc);
     switch (s->kind) {
     case N_LET: eval_let(e, s); break;
     case N_ASSIGN: eval_assign(e, s); break;

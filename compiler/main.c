@@ -1,19 +1,27 @@
-/* main.c: the `cutec` command line, a thin layer over libcutec. */
+/* main.c: the `cutec` command line, a thin layer over libcutec: options
+ * (in clang's and nvcc's conventions: `--opt=value` or `--opt value`, `-`
+ * for standard input and output), then one compilation, its output and
+ * its dependency file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
+#include "cli.h"
 #include "cutec/compiler.h"
+#include "json.h"
 #include "pack.h"
 
 static const char usage[] =
-    "usage: cutec FILE.cute [options]\n"
-    "       cutec eval [--table | --svg FILE] 'EXPR'\n"
-    "       cutec pack FILE.cute [-o FILE.pack] [--arch=ARCH] [-j N] [-D NAME=VALUE]...  (see cutec pack --help)\n"
+    "usage: cutec FILE.cute [options]        ('-' reads the source from standard input)\n"
+    "       cutec eval [--table | --svg FILE] 'EXPR'   (see cutec eval --help)\n"
+    "       cutec pack FILE.cute [-o FILE.pack] [--arch ARCH] [-j N] [-D NAME=VALUE]...  (see cutec pack --help)\n"
     "       cutec tune|bench PACK ...   (runs cutec-tune, the runtime's tool; see cutec-tune --help)\n"
     "       cutec --version | --help\n"
     "\n"
-    "Compiles the kernels of a .cute file to PTX (by default FILE.ptx beside the input).\n"
+    "Compiles the kernels of a .cute file to PTX (by default FILE.ptx beside the input,\n"
+    "standard output for standard input).  An option's value may follow '=' or come as\n"
+    "the next word: --arch=sm_80 or --arch sm_80.\n"
     "\n"
     "options:\n"
     "  -o OUT              write the output to OUT ('-' for standard output)\n"
@@ -23,14 +31,19 @@ static const char usage[] =
     "  -D NAME=VALUE       set a kernel template parameter (repeatable)\n"
     "  -I DIR              add DIR to the import search path (repeatable)\n"
     "  --list-tune         print the tune points of every kernel, one per line as -D options\n"
-    "  --stdlib=DIR        use DIR as the standard library\n"
+    "  --stdlib=DIR        use DIR as the standard library (default: $CUTEC_STDLIB, else\n"
+    "                      share/cutec/stdlib of the installation, else the source tree's)\n"
+    "  -lineinfo           PTX .loc/.file line information, for profilers' source views\n"
+    "  -MD                 also write a make dependency file (OUT with .d for its extension)\n"
+    "  -MF FILE            write the dependency file to FILE (implies -MD)\n"
+    "  -Werror             treat warnings as errors\n"
+    "  -w                  report no warnings\n"
+    "  --diagnostics-format=text|json\n"
+    "                      json: one object per diagnostic and line on standard error\n"
+    "                      (file, line, column, severity, message)\n"
+    "  --json              JSON diagnostics, and --list-tune as a JSON array\n"
     "  --time              print the time each compilation stage took to standard error\n"
-    "\n"
-    "eval:\n"
-    "  prints the value of a compile-time expression, e.g.\n"
-    "    cutec eval 'composition((6,2):(8,2), (4,3):(3,1))'\n"
-    "  --table             print a rank-2 layout as an index table\n"
-    "  --svg FILE          draw the layout as SVG into FILE\n"
+    "  -h, --help          this text\n"
     "\n"
     "exit status: 0 success, 1 error in the source, 2 bad usage, 3 internal compiler error\n";
 
@@ -42,63 +55,34 @@ static int usage_error(const char *fmt, const char *arg)
     return CUTEC_COMPILE_USAGE;
 }
 
-static int write_output(const char *path, const cutec_output *out)
-{
-    if (strcmp(path, "-") == 0) {
-        fwrite(out->data, 1, out->size, stdout);
-        return fflush(stdout) == 0 ? 0 : 1;
-    }
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "cutec: error: cannot write '%s'\n", path);
-        return 1;
-    }
-    size_t n = fwrite(out->data, 1, out->size, f);
-    if (fclose(f) != 0 || n != out->size) {
-        fprintf(stderr, "cutec: error: cannot write '%s'\n", path);
-        return 1;
-    }
-    return 0;
-}
+/* What the command line asked for beyond the library's options. */
+typedef struct cli_job {
+    const char *input, *output;
+    const char *depfile;  /* -MF */
+    int want_deps;        /* -MD or -MF */
+    int json;             /* --json: --list-tune as JSON too */
+} cli_job;
 
-static int cmd_eval(int argc, char **argv)
+/* FILE.cute -> FILE + ext, malloc'ed; NULL when out of memory */
+static char *with_extension(const char *path, const char *ext)
 {
-    cutec_eval_render render = CUTEC_EVAL_VALUE;
-    const char *svg = NULL, *expr = NULL;
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--table") == 0) render = CUTEC_EVAL_TABLE;
-        else if (strcmp(argv[i], "--svg") == 0) {
-            if (++i >= argc) return usage_error("%s needs a file name", "--svg");
-            render = CUTEC_EVAL_SVG;
-            svg = argv[i];
-        } else if (strncmp(argv[i], "--svg=", 6) == 0) {
-            render = CUTEC_EVAL_SVG;
-            svg = argv[i] + 6;
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            return usage_error("unknown option '%s' for eval", argv[i]);
-        } else if (expr) {
-            return usage_error("eval takes one expression; quote it: cutec eval '%s ...'", expr);
-        } else {
-            expr = argv[i];
-        }
-    }
-    if (!expr) return usage_error("%s", "eval needs an expression, e.g. cutec eval 'size((4,2):(1,4))'");
-    cutec_output out;
-    cutec_result rc = cutec_eval(expr, render, &out, stderr);
-    if (rc == CUTEC_COMPILE_OK) {
-        int w = write_output(svg ? svg : "-", &out);
-        if (w) rc = CUTEC_COMPILE_USER_ERROR;
-    }
-    cutec_output_free(&out);
-    return rc;
+    size_t n = strlen(path);
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    if (dot && (!slash || dot > slash + 1)) n = (size_t)(dot - path);
+    char *p = malloc(n + strlen(ext) + 1);
+    if (!p) return NULL;
+    memcpy(p, path, n);
+    strcpy(p + n, ext);
+    return p;
 }
 
 /* FILE.cute -> FILE.ptx (.ll, .cubin), malloc'ed; NULL for standard output
- * (tokens, AST, tune points) */
+ * (tokens, AST, tune points, or a source read from standard input) */
 static char *default_output(const char *input, cutec_emit emit)
 {
-    const char *ext = emit == CUTEC_EMIT_LL ? ".ll" : emit == CUTEC_EMIT_CUBIN ? ".cubin" : ".ptx";
     if (emit == CUTEC_EMIT_TOKENS || emit == CUTEC_EMIT_AST || emit == CUTEC_EMIT_TUNE) return NULL;
+    if (strcmp(input, "-") == 0) return NULL;
+    const char *ext = emit == CUTEC_EMIT_LL ? ".ll" : emit == CUTEC_EMIT_CUBIN ? ".cubin" : ".ptx";
     size_t n = strlen(input);
     if (n > 5 && strcmp(input + n - 5, ".cute") == 0) n -= 5;
     char *p = malloc(n + strlen(ext) + 1);
@@ -108,82 +92,220 @@ static char *default_output(const char *input, cutec_emit emit)
     return p;
 }
 
+/* --list-tune --json: the library's lines ("NAME -D A=1 -D T=bf16") as an
+ * array of {"kernel": NAME, "defines": {"A": 1, "T": "bf16"}}; integers
+ * as JSON numbers. */
+static char *tune_list_json(const char *text, size_t len, size_t *outlen)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, outlen);
+    if (!f) return NULL;
+    fputc('[', f);
+    int npoints = 0;
+    for (const char *p = text, *end = text + len; p < end;) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol) eol = end;
+        int nwords = 0, ndefs = 0;
+        for (const char *w = p; w < eol;) {
+            while (w < eol && *w == ' ') w++;
+            const char *we = w;
+            while (we < eol && *we != ' ') we++;
+            if (we == w) break;
+            if (nwords++ == 0) {
+                fputs(npoints++ ? ",\n  {\"kernel\": " : "\n  {\"kernel\": ", f);
+                json_string_n(f, w, (size_t)(we - w));
+                fputs(", \"defines\": {", f);
+            } else if (!(we - w == 2 && w[0] == '-' && w[1] == 'D')) {
+                const char *eq = memchr(w, '=', (size_t)(we - w));
+                if (!eq) eq = we;
+                fputs(ndefs++ ? ", " : "", f);
+                json_string_n(f, w, (size_t)(eq - w));
+                fputs(": ", f);
+                const char *v = eq < we ? eq + 1 : we, *d = v + (v < we && *v == '-');
+                int number = d < we;
+                for (const char *c = d; c < we; c++) number = number && *c >= '0' && *c <= '9';
+                if (number) fwrite(v, 1, (size_t)(we - v), f);
+                else json_string_n(f, v, (size_t)(we - v));
+            }
+            w = we;
+        }
+        if (nwords) fputs("}}", f);
+        p = eol + 1;
+    }
+    fputs(npoints ? "\n]\n" : "]\n", f);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int parse_emit(const char *k, cutec_emit *emit)
+{
+    static const struct { const char *name; cutec_emit emit; } kinds[] = {
+        {"tokens", CUTEC_EMIT_TOKENS}, {"ast", CUTEC_EMIT_AST}, {"ll", CUTEC_EMIT_LL},
+        {"ptx", CUTEC_EMIT_PTX},       {"cubin", CUTEC_EMIT_CUBIN},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(k, kinds[i].name) == 0) {
+            *emit = kinds[i].emit;
+            return 0;
+        }
+    return usage_error("unknown --emit kind '%s' (expected tokens, ast, ll, ptx or cubin)", k);
+}
+
+/* One option at argv[*i] into o and job; 0, or the usage error's status. */
+static int parse_option(int argc, char **argv, int *i, cutec_options *o, cli_job *job, const char **defs,
+                        const char **incs)
+{
+    const char *a = argv[*i], *v = NULL;
+    cli_opt_result r;
+    if ((r = cli_opt(argc, argv, i, "--emit", &v)) != CLI_OPT_NO) {
+        return r == CLI_OPT_MISSING ? usage_error("%s needs a kind", a) : parse_emit(v, &o->emit);
+    } else if ((r = cli_opt(argc, argv, i, "--arch", &v)) != CLI_OPT_NO) {
+        if (r == CLI_OPT_MISSING) return usage_error("%s needs an architecture", a);
+        o->arch = v;
+        if (!cutec_arch_find(v)) return usage_error("unknown architecture '%s' (known: " CUTEC_ARCH_NAMES ")", v);
+    } else if ((r = cli_opt(argc, argv, i, "--stdlib", &v)) != CLI_OPT_NO) {
+        if (r == CLI_OPT_MISSING) return usage_error("%s needs a directory", a);
+        o->stdlib_dir = v;
+    } else if ((r = cli_opt(argc, argv, i, "--diagnostics-format", &v)) != CLI_OPT_NO) {
+        if (r == CLI_OPT_MISSING) return usage_error("%s needs text or json", a);
+        if (strcmp(v, "json") == 0) o->diag_format = CUTEC_DIAG_JSON;
+        else if (strcmp(v, "text") == 0) o->diag_format = CUTEC_DIAG_TEXT;
+        else return usage_error("unknown diagnostics format '%s' (expected text or json)", v);
+    } else if (strcmp(a, "-o") == 0 || strcmp(a, "-MF") == 0) {
+        if (*i + 1 >= argc) return usage_error("%s needs an argument", a);
+        if (a[1] == 'o') {
+            job->output = argv[++*i];
+        } else {
+            job->depfile = argv[++*i];
+            job->want_deps = 1;
+        }
+    } else if (strcmp(a, "--list-tune") == 0) {
+        o->emit = CUTEC_EMIT_TUNE;
+    } else if (strcmp(a, "--time") == 0) {
+        o->time_report = stderr;
+    } else if (strcmp(a, "-lineinfo") == 0) {
+        o->lineinfo = 1;
+    } else if (strcmp(a, "-MD") == 0) {
+        job->want_deps = 1;
+    } else if (strcmp(a, "-Werror") == 0) {
+        o->warnings = CUTEC_WARNINGS_ERROR;
+    } else if (strcmp(a, "-w") == 0) {
+        o->warnings = CUTEC_WARNINGS_OFF;
+    } else if (strcmp(a, "--json") == 0) {
+        o->diag_format = CUTEC_DIAG_JSON;
+        job->json = 1;
+    } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
+        o->opt_level = a[2] - '0';
+    } else if (strncmp(a, "-D", 2) == 0 || strncmp(a, "-I", 2) == 0) {
+        const char *d = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : NULL);
+        if (!d) return usage_error(a[1] == 'D' ? "%s needs NAME=VALUE" : "%s needs a directory", a);
+        if (a[1] == 'D') defs[o->ndefines++] = d;
+        else incs[o->ninclude_dirs++] = d;
+    } else if (a[0] == '-' && a[1]) {
+        return usage_error("unknown option '%s'", a);
+    } else if (job->input) {
+        return usage_error("more than one input file ('%s')", a);
+    } else {
+        job->input = a; /* "-": standard input */
+    }
+    return 0;
+}
+
+/* The dependency file's name and target: -MF, else the output with .d for
+ * its extension (the input's default output when writing to standard
+ * output).  Both malloc'ed. */
+static int deps_names(const cli_job *job, char **depfile, char **target)
+{
+    const char *out = job->output && strcmp(job->output, "-") != 0 ? job->output : NULL;
+    *target = out ? strdup(out) : strcmp(job->input, "-") != 0 ? default_output(job->input, CUTEC_EMIT_PTX) : NULL;
+    if (!*target && !job->depfile)
+        return usage_error("%s", "-MD with standard input and output needs -MF FILE");
+    if (!*target) *target = strdup("-");
+    *depfile = job->depfile ? strdup(job->depfile) : with_extension(*target, ".d");
+    return *depfile && *target ? 0 : CUTEC_COMPILE_INTERNAL;
+}
+
+/* Compiles, writes the output and the dependency file; the exit status. */
+static int run(const cli_job *job, cutec_options *o)
+{
+    cli_deps deps = {0};
+    char *depfile = NULL, *target = NULL, *text = NULL;
+    int rc = 0;
+    if (job->want_deps) {
+        rc = deps_names(job, &depfile, &target);
+        o->on_source = cli_deps_add;
+        o->on_source_ctx = &deps;
+    }
+    cutec_output out = {0};
+    if (!rc && strcmp(job->input, "-") == 0) {
+        size_t len = 0;
+        text = cli_read_stdin("cutec", &len);
+        rc = text ? (int)cutec_compile_source("<stdin>", text, len, o, &out) : CUTEC_COMPILE_USER_ERROR;
+    } else if (!rc) {
+        rc = (int)cutec_compile_file(job->input, o, &out);
+    }
+    if (rc == CUTEC_COMPILE_OK && o->emit == CUTEC_EMIT_TUNE && job->json) {
+        size_t n = 0;
+        char *j = tune_list_json(out.data ? out.data : "", out.size, &n);
+        if (!j) rc = CUTEC_COMPILE_INTERNAL;
+        cutec_output_free(&out);
+        out.data = j;
+        out.size = n;
+    }
+    int partial = (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST) && out.data;
+    if (rc == CUTEC_COMPILE_OK || partial) {
+        char *def = job->output ? NULL : default_output(job->input, o->emit);
+        if (!cli_write_file("cutec", job->output ? job->output : def ? def : "-", out.data, out.size, NULL) && !rc)
+            rc = CUTEC_COMPILE_USER_ERROR;
+        free(def);
+    }
+    if (rc == CUTEC_COMPILE_OK && job->want_deps && !cli_deps_write("cutec", depfile, target, &deps))
+        rc = CUTEC_COMPILE_USER_ERROR;
+    cutec_output_free(&out);
+    cli_deps_free(&deps);
+    free(text);
+    free(depfile);
+    free(target);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "eval") == 0) return cmd_eval(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "eval") == 0) return cli_eval(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "pack") == 0) return cmd_pack(argc, argv);
     if (argc >= 2 && (strcmp(argv[1], "tune") == 0 || strcmp(argv[1], "bench") == 0)) return cmd_tune_exec(argc, argv);
     cutec_options o;
     cutec_options_init(&o);
     const char **defs = calloc((size_t)argc, sizeof(char *));
     const char **incs = calloc((size_t)argc, sizeof(char *));
-    const char *input = NULL, *output = NULL;
+    cli_job job = {0};
     int rc = 0;
     if (!defs || !incs) return CUTEC_COMPILE_INTERNAL;
     for (int i = 1; i < argc && !rc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage, stdout);
+            rc = fflush(stdout) == 0 ? 0 : CUTEC_COMPILE_USER_ERROR;
             goto done;
-        } else if (strcmp(a, "--version") == 0) {
+        } else if (strcmp(argv[i], "--version") == 0) {
             printf("cutec %s\n", CUTEC_COMPILER_VERSION);
+            rc = fflush(stdout) == 0 ? 0 : CUTEC_COMPILE_USER_ERROR;
             goto done;
-        } else if (strcmp(a, "-o") == 0) {
-            if (++i >= argc) rc = usage_error("%s needs an argument", a);
-            else output = argv[i];
-        } else if (strncmp(a, "--emit=", 7) == 0) {
-            const char *k = a + 7;
-            if (strcmp(k, "tokens") == 0) o.emit = CUTEC_EMIT_TOKENS;
-            else if (strcmp(k, "ast") == 0) o.emit = CUTEC_EMIT_AST;
-            else if (strcmp(k, "ll") == 0) o.emit = CUTEC_EMIT_LL;
-            else if (strcmp(k, "ptx") == 0) o.emit = CUTEC_EMIT_PTX;
-            else if (strcmp(k, "cubin") == 0) o.emit = CUTEC_EMIT_CUBIN;
-            else rc = usage_error("unknown --emit kind '%s' (expected tokens, ast, ll, ptx or cubin)", k);
-        } else if (strcmp(a, "--list-tune") == 0) {
-            o.emit = CUTEC_EMIT_TUNE;
-        } else if (strncmp(a, "--arch=", 7) == 0) {
-            o.arch = a + 7;
-            if (strcmp(o.arch, "sm_90a") != 0 && strcmp(o.arch, "sm_80") != 0)
-                rc = usage_error("unknown architecture '%s' (expected sm_90a or sm_80)", o.arch);
-        } else if (strcmp(a, "--time") == 0) {
-            o.time_report = stderr;
-        } else if (strncmp(a, "--stdlib=", 9) == 0) {
-            o.stdlib_dir = a + 9;
-        } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
-            o.opt_level = a[2] - '0';
-        } else if (strncmp(a, "-D", 2) == 0) {
-            const char *d = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
-            if (!d) rc = usage_error("%s needs NAME=VALUE", "-D");
-            else defs[o.ndefines++] = d;
-        } else if (strncmp(a, "-I", 2) == 0) {
-            const char *d = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
-            if (!d) rc = usage_error("%s needs a directory", "-I");
-            else incs[o.ninclude_dirs++] = d;
-        } else if (a[0] == '-' && a[1]) {
-            rc = usage_error("unknown option '%s'", a);
-        } else if (input) {
-            rc = usage_error("more than one input file ('%s')", a);
-        } else {
-            input = a;
         }
+        rc = parse_option(argc, argv, &i, &o, &job, defs, incs);
     }
     if (rc) goto done;
-    if (!input) {
+    if (!job.input) {
         rc = usage_error("%s", "no input file");
         goto done;
     }
     o.defines = defs;
     o.include_dirs = incs;
+    o.stdlib_dir = cli_stdlib_dir(o.stdlib_dir);
     o.diagnostics = stderr;
-    cutec_output out;
-    rc = cutec_compile_file(input, &o, &out);
-    if (rc == CUTEC_COMPILE_OK || ((o.emit == CUTEC_EMIT_TOKENS || o.emit == CUTEC_EMIT_AST) && out.data)) {
-        char *def = output ? NULL : default_output(input, o.emit);
-        int w = write_output(output ? output : def ? def : "-", &out);
-        free(def);
-        if (w && !rc) rc = CUTEC_COMPILE_USER_ERROR;
-    }
-    cutec_output_free(&out);
+    rc = run(&job, &o);
 done:
     free(defs);
     free(incs);

@@ -2,40 +2,62 @@
  * does), compiles each point to PTX and, where ptxas is found, to cubin, in
  * fork()ed worker processes (-j of them; each has its own LLVM state, so the
  * compiler's global target initialisation needs no locking), and writes one
- * pack file atomically (temporary file + rename).  Entries keep tune-list
- * order whatever the scheduling, so the same input gives the same pack.
- * Progress goes to stderr only when it is a terminal. */
+ * pack file as cutec writes every output (cli_write_file: a regular file
+ * atomically, a FIFO or device through, '-' to standard output).  Entries
+ * keep tune-list order whatever the scheduling, so the same input gives
+ * the same pack.  Progress goes to stderr: a running count on a terminal,
+ * else a line per 10% (logs of CI and make); then a summary line, or with
+ * --json a summary object on stdout.  SIGINT and SIGTERM stop the workers
+ * and remove the work directory (everything the workers and ptxas wrote
+ * lives under it) before cutec dies of the signal. */
 #include "pack.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
+#include "arch.h"
+#include "cli.h"
 #include "cubin.h"
 #include "cutec/compiler.h"
+#include "json.h"
 #include "kdesc.h"
 #include "pack_format.h"
 #include "program.h"
+#include "timing.h"
 
-#ifndef CUTEC_STDLIB_DIR
-#define CUTEC_STDLIB_DIR "stdlib"
-#endif
+enum { PACK_PATH_MAX = PATH_MAX + 64 }; /* the work directory and a file name in it */
 
 static const char pack_usage[] =
-    "usage: cutec pack FILE.cute [-o FILE.pack] [--arch=sm_90a|sm_80] [-j N] [-D NAME=VALUE]...\n"
-    "                  [-I DIR]... [--stdlib=DIR] [--no-cubin]\n"
+    "usage: cutec pack FILE.cute [-o FILE.pack] [--arch sm_90a|sm_80] [-j N] [-D NAME=VALUE]...\n"
+    "                  [-I DIR]... [--stdlib DIR] [--no-cubin] [--json]\n"
     "\n"
     "Compiles every tune point of every kernel of FILE (a kernel without a tune clause\n"
     "once) into one kernel pack for the runtime: manifest, PTX and cubin per point.\n"
-    "  -o OUT       output file (default: FILE.pack beside the input)\n"
+    "An option's value may follow '=' or come as the next word.\n"
+    "  -o OUT       output file (default: FILE.pack beside the input; '-' for standard\n"
+    "               output); a FIFO or device is written through, a file replaced atomically\n"
+    "  --arch ARCH  sm_90a (default) or sm_80\n"
     "  -j N         parallel workers (default: the number of cores)\n"
     "  -D N=V       set a template parameter; for a tune variable, keep only the points\n"
     "               with that value\n"
-    "  --no-cubin   PTX only (the runtime JIT-compiles it); cubins need ptxas\n";
+    "  -I DIR       add DIR to the import search path\n"
+    "  --stdlib DIR the standard library (as for cutec)\n"
+    "  --no-cubin   PTX only (the runtime JIT-compiles it); cubins need ptxas\n"
+    "  --json       a summary object on standard output: input, output, arch, points,\n"
+    "               failed, seconds\n"
+    "  -h, --help   this text\n"
+    "Work files go to a directory under $TMPDIR (default /tmp), removed at the end and\n"
+    "on SIGINT or SIGTERM.\n";
 
 /* One point to compile: kernel name and its -D strings (tune values). */
 typedef struct point {
@@ -54,7 +76,8 @@ typedef struct pack_job {
     int nincs;
     const char *stdlib_dir;
     int want_cubin;
-    char tmpdir[64];
+    int json;
+    char tmpdir[PATH_MAX];
 } pack_job;
 
 static int pack_error(const char *fmt, const char *arg)
@@ -69,7 +92,7 @@ static char *xstrndup(const char *s, size_t n)
 {
     char *p = malloc(n + 1);
     if (!p) {
-        fputs("cutec pack: out of memory\n", stderr);
+        fputs("cutec pack: error: out of memory\n", stderr);
         exit(3);
     }
     memcpy(p, s, n);
@@ -168,10 +191,13 @@ static int write_file(const char *path, const void *data, size_t len)
  * diagnostics to i.log.  Exit status: 0 ok, 1..3 the compiler's, 10 ptxas. */
 static int compile_point(const pack_job *job, const point *pt, int idx)
 {
-    char path[128];
+    char path[PACK_PATH_MAX];
     snprintf(path, sizeof path, "%s/%d.log", job->tmpdir, idx);
     FILE *log = fopen(path, "w");
-    if (!log) return 3;
+    if (!log) {
+        fprintf(stderr, "cutec pack: error: cannot write '%s': %s\n", path, strerror(errno));
+        return 3;
+    }
     /* The point's values win over a user -D of the same name. */
     const char **defs = calloc((size_t)(job->nuser + pt->ndefs + 1), sizeof *defs);
     if (!defs) return 3;
@@ -214,37 +240,99 @@ static int compile_point(const pack_job *job, const point *pt, int idx)
     return status;
 }
 
-static void progress(int done, int total, int tty)
+/* Progress on stderr: on a terminal a count rewritten in place; else
+ * (a log) one line each time another tenth of the points is done. */
+typedef struct progress {
+    int total, tty, tenths;
+} progress;
+
+static void progress_update(progress *pr, int done)
 {
-    if (!tty) return;
-    fprintf(stderr, "\rcutec pack: %d/%d points compiled", done, total);
-    if (done == total) fputc('\n', stderr);
+    if (pr->tty) {
+        fprintf(stderr, "\rcutec pack: %d/%d points compiled", done, pr->total);
+        if (done == pr->total) fputc('\n', stderr);
+    } else {
+        int tenths = (int)((long long)done * 10 / pr->total);
+        if (tenths <= pr->tenths) return;
+        pr->tenths = tenths;
+        fprintf(stderr, "cutec pack: %d%% (%d/%d points)\n", tenths * 10, done, pr->total);
+    }
     fflush(stderr);
 }
 
+/* A worker: its own process group, so that stopping it also stops its
+ * ptxas; killed with cutec if cutec is killed outright; its temporary
+ * files (ptxas's too) under the work directory. */
+static pid_t start_worker(const pack_job *job, const point *pt, int idx)
+{
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigprocmask(SIG_BLOCK, &block, &old); /* no signal between fork and the child's set-up */
+    fflush(NULL);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        cli_signals_default();
+        setpgid(0, 0);
+#ifdef __linux__
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+        if (getppid() != parent) _exit(3); /* cutec died before the line above */
+        setenv("TMPDIR", job->tmpdir, 1);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        _exit(compile_point(job, pt, idx));
+    }
+    if (pid > 0) setpgid(pid, pid); /* also here: whichever runs first */
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return pid;
+}
+
+/* After SIGINT or SIGTERM: every running worker (and its ptxas) killed and
+ * reaped before the work directory is removed. */
+static void stop_workers(pid_t *pids, const int *running, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (running[i] && kill(-pids[i], SIGKILL) != 0) kill(pids[i], SIGKILL); /* no group yet */
+    for (int i = 0; i < n; i++)
+        if (running[i]) {
+            while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR) {
+            }
+        }
+}
+
+/* Compiles the points in at most `jobs` workers; the number that failed,
+ * or -1 when a signal stopped them. */
 static int run_workers(const pack_job *job, point *pts, int n, int jobs)
 {
-    int tty = isatty(STDERR_FILENO);
+    progress pr = {.total = n, .tty = isatty(STDERR_FILENO), .tenths = 0};
     pid_t *pids = calloc((size_t)n, sizeof *pids);
-    if (!pids) return 3;
+    int *live = calloc((size_t)n, sizeof *live);
+    if (!pids || !live) {
+        free(pids);
+        free(live);
+        pack_error("%s", "out of memory");
+        return n;
+    }
     int next = 0, running = 0, done = 0, failures = 0;
-    progress(0, n, tty);
-    while (done < n) {
-        while (running < jobs && next < n && !failures) {
-            fflush(NULL);
-            pid_t pid = fork();
+    if (pr.tty) progress_update(&pr, 0);
+    while (done < n && !cli_signal) {
+        while (running < jobs && next < n && !failures && !cli_signal) {
+            pid_t pid = start_worker(job, &pts[next], next);
             if (pid < 0) {
                 if (running == 0) {
-                    free(pids);
-                    return pack_error("cannot start a worker: %s", strerror(errno)) ? 3 : 3;
+                    pack_error("cannot start a worker: %s", strerror(errno));
+                    pts[next].failed = 3;
+                    failures++;
                 }
                 break;
             }
-            if (pid == 0) _exit(compile_point(job, &pts[next], next));
+            live[next] = 1;
             pids[next++] = pid;
             running++;
         }
-        if (running == 0) break; /* a failure stopped the scheduling */
+        if (running == 0 || cli_signal) break; /* a failure stopped the scheduling, or a signal */
         int st = 0;
         pid_t pid = waitpid(-1, &st, 0);
         if (pid < 0) {
@@ -255,6 +343,7 @@ static int run_workers(const pack_job *job, point *pts, int n, int jobs)
         for (int i = 0; i < next; i++)
             if (pids[i] == pid) idx = i;
         if (idx < 0) continue;
+        live[idx] = 0;
         running--;
         done++;
         int code = WIFEXITED(st) ? WEXITSTATUS(st) : 3;
@@ -262,11 +351,13 @@ static int run_workers(const pack_job *job, point *pts, int n, int jobs)
             pts[idx].failed = code;
             failures++;
         }
-        progress(done, n, tty && !failures);
+        if (!failures) progress_update(&pr, done);
     }
+    if (cli_signal) stop_workers(pids, live, next);
     free(pids);
-    if (tty && failures) fputc('\n', stderr);
-    return failures;
+    free(live);
+    if (pr.tty && (failures || cli_signal) && done > 0) fputc('\n', stderr);
+    return cli_signal ? -1 : failures;
 }
 
 /* The contract of `kernel` among the descriptions at the top of a PTX
@@ -339,12 +430,14 @@ static int assemble(const pack_job *job, point *pts, int n, const char *outpath)
     if (!ents || !bufs) return 3;
     int rc = 0;
     for (int i = 0; i < n && !rc; i++) {
-        char path[128];
+        char path[PACK_PATH_MAX];
         size_t plen = 0, clen = 0, mlen = 0;
         snprintf(path, sizeof path, "%s/%d.ptx", job->tmpdir, i);
         char *ptx = file_read_all(path, &plen);
         if (!ptx) {
-            rc = pack_error("lost the PTX of point %s", pts[i].kernel);
+            fprintf(stderr, "cutec pack: error: cannot read '%s' (the PTX of point %d, %s): %s\n", path, i,
+                    pts[i].kernel, strerror(errno));
+            rc = 1;
             break;
         }
         char why[300];
@@ -369,16 +462,7 @@ static int assemble(const pack_job *job, point *pts, int n, const char *outpath)
     if (!rc && cutec_packfmt_write(job->arch, version_number(CUTEC_COMPILER_VERSION), hash, ents, (uint32_t)n,
                                    &data, &size) != 0)
         rc = pack_error("%s", "cannot serialise the pack (out of memory)");
-    if (!rc) {
-        char *tmp = malloc(strlen(outpath) + 32);
-        if (!tmp) return 3;
-        sprintf(tmp, "%s.tmp.%ld", outpath, (long)getpid());
-        if (write_file(tmp, data, size) != 0 || rename(tmp, outpath) != 0) {
-            remove(tmp);
-            rc = pack_error("cannot write '%s'", outpath);
-        }
-        free(tmp);
-    }
+    if (!rc && !cli_write_file("cutec pack", outpath, data, size, &cli_signal)) rc = 1;
     free(data);
     for (int i = 0; i < 3 * n; i++) free(bufs[i]);
     free(bufs);
@@ -386,86 +470,160 @@ static int assemble(const pack_job *job, point *pts, int n, const char *outpath)
     return rc;
 }
 
-static void remove_tmpdir(const pack_job *job, int n)
+static int pack_usage_error(const char *fmt, const char *arg)
 {
-    static const char *const ext[] = {"ptx", "cubin", "log"};
-    char path[128];
-    for (int i = 0; i < n; i++)
-        for (int e = 0; e < 3; e++) {
-            snprintf(path, sizeof path, "%s/%d.%s", job->tmpdir, i, ext[e]);
-            remove(path);
+    pack_error(fmt, arg);
+    fputs("see 'cutec pack --help'\n", stderr);
+    return 2;
+}
+
+/* Options into job (defs and incs have room for argc strings); 0, -1
+ * after --help, or the usage error's status. */
+static int parse_args(int argc, char **argv, pack_job *job, const char **defs, const char **incs, const char **output,
+                      long *jobs)
+{
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        cli_opt_result r;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(pack_usage, stdout);
+            return fflush(stdout) == 0 ? -1 : 1;
+        } else if ((r = cli_opt(argc, argv, &i, "--arch", &v)) != CLI_OPT_NO) {
+            if (r == CLI_OPT_MISSING) return pack_usage_error("%s needs an architecture", a);
+            job->arch = v;
+            if (!cutec_arch_find(v))
+                return pack_usage_error("unknown architecture '%s' (known: " CUTEC_ARCH_NAMES ")", v);
+        } else if ((r = cli_opt(argc, argv, &i, "--stdlib", &v)) != CLI_OPT_NO) {
+            if (r == CLI_OPT_MISSING) return pack_usage_error("%s needs a directory", a);
+            job->stdlib_dir = v;
+        } else if (strcmp(a, "-o") == 0) {
+            if (i + 1 >= argc) return pack_usage_error("%s needs an argument", a);
+            *output = argv[++i];
+        } else if (strncmp(a, "-j", 2) == 0) {
+            v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+            char *e = NULL;
+            *jobs = v ? strtol(v, &e, 10) : 0;
+            if (!v || *e || *jobs < 1 || *jobs > 1024)
+                return pack_usage_error("-j needs a number of workers from 1 to 1024, not '%s'", v ? v : "");
+        } else if (strncmp(a, "-D", 2) == 0 || strncmp(a, "-I", 2) == 0) {
+            v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v) return pack_usage_error(a[1] == 'D' ? "%s needs NAME=VALUE" : "%s needs a directory", a);
+            if (a[1] == 'D') defs[job->nuser++] = v;
+            else incs[job->nincs++] = v;
+        } else if (strcmp(a, "--no-cubin") == 0) {
+            job->want_cubin = 0;
+        } else if (strcmp(a, "--json") == 0) {
+            job->json = 1;
+        } else if (strcmp(a, "-") == 0) {
+            return pack_usage_error("%s",
+                                    "pack reads FILE.cute by name (its workers and the source hash reopen it); "
+                                    "standard input ('-') is not supported");
+        } else if (a[0] == '-' && a[1]) {
+            return pack_usage_error("unknown option '%s'", a);
+        } else if (job->input) {
+            return pack_usage_error("more than one input file ('%s')", a);
+        } else {
+            job->input = a;
         }
-    rmdir(job->tmpdir);
+    }
+    if (!job->input) return pack_usage_error("%s", "no input file");
+    if (job->json && *output && strcmp(*output, "-") == 0)
+        return pack_usage_error("%s", "--json prints to standard output, where -o - puts the pack");
+    return 0;
+}
+
+/* The end of a run: a line on stderr, or with --json an object on stdout
+ * ("output": null when no pack was written). */
+static void summary(const pack_job *job, const char *output, int n, int failed, double seconds)
+{
+    if (!job->json) {
+        if (failed)
+            fprintf(stderr, "cutec pack: %d of %d points failed (%.1f s); no pack written\n", failed, n, seconds);
+        else if (!output)
+            fprintf(stderr, "cutec pack: %d points compiled in %.1f s; no pack written\n", n, seconds);
+        else
+            fprintf(stderr, "cutec pack: %d points compiled in %.1f s -> %s\n", n, seconds,
+                    strcmp(output, "-") == 0 ? "standard output" : output);
+        return;
+    }
+    fputs("{\"input\": ", stdout);
+    json_string(stdout, job->input);
+    fputs(", \"output\": ", stdout);
+    json_string(stdout, output);
+    fputs(", \"arch\": ", stdout);
+    json_string(stdout, job->arch);
+    printf(", \"points\": %d, \"failed\": %d, \"seconds\": %.3f}\n", n, failed, seconds);
+    fflush(stdout);
+}
+
+/* The work directory, under $TMPDIR as a C compiler's temporary files are. */
+static int make_workdir(pack_job *job)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp) tmp = "/tmp";
+    if (strlen(tmp) > sizeof job->tmpdir - 32) {
+        pack_error("$TMPDIR is too long: '%s'", tmp);
+        return 3;
+    }
+    snprintf(job->tmpdir, sizeof job->tmpdir, "%s/cutec-pack-XXXXXX", tmp);
+    if (mkdtemp(job->tmpdir)) return 0;
+    fprintf(stderr, "cutec pack: error: cannot create a work directory in '%s': %s\n", tmp, strerror(errno));
+    return 3;
+}
+
+/* Why each failed point failed, from its log; the exit status. */
+static int report_failures(const pack_job *job, const point *pts, int n)
+{
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        if (!pts[i].failed) continue;
+        fprintf(stderr, "cutec pack: error: point %d (%s", i, pts[i].kernel);
+        for (int j = 0; j < pts[i].ndefs; j++) fprintf(stderr, " -D %s", pts[i].defs[j]);
+        fprintf(stderr, ") failed%s:\n", pts[i].failed == 10 ? " in ptxas" : "");
+        char path[PACK_PATH_MAX];
+        size_t len = 0;
+        snprintf(path, sizeof path, "%s/%d.log", job->tmpdir, i);
+        char *log = file_read_all(path, &len);
+        if (log) fputs(log, stderr);
+        free(log);
+        rc = pts[i].failed == 10 ? 3 : pts[i].failed;
+    }
+    return rc ? rc : 3;
 }
 
 int cmd_pack(int argc, char **argv)
 {
-    pack_job job = {.arch = "sm_90a", .stdlib_dir = CUTEC_STDLIB_DIR, .want_cubin = 1};
+    pack_job job = {.arch = "sm_90a", .want_cubin = 1};
     const char **defs = calloc((size_t)argc + 1, sizeof *defs), **incs = calloc((size_t)argc + 1, sizeof *incs);
     const char *output = NULL;
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    int rc = 0;
-    if (!defs || !incs) return 3;
-    for (int i = 2; i < argc && !rc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(pack_usage, stdout);
-            goto done;
-        } else if (strcmp(a, "-o") == 0) {
-            if (++i >= argc) rc = 2;
-            else output = argv[i];
-        } else if (strncmp(a, "--arch=", 7) == 0) {
-            job.arch = a + 7;
-            if (strcmp(job.arch, "sm_90a") != 0 && strcmp(job.arch, "sm_80") != 0) {
-                pack_error("unknown architecture '%s' (expected sm_90a or sm_80)", job.arch);
-                rc = 2;
-            }
-        } else if (strncmp(a, "-j", 2) == 0) {
-            const char *v = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
-            char *e = NULL;
-            jobs = v ? strtol(v, &e, 10) : 0;
-            if (!v || *e || jobs < 1 || jobs > 1024) {
-                pack_error("-j needs a number of workers from 1 to 1024, not '%s'", v ? v : "");
-                rc = 2;
-            }
-        } else if (strncmp(a, "-D", 2) == 0 || strncmp(a, "-I", 2) == 0) {
-            const char *v = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
-            if (!v) rc = 2;
-            else if (a[1] == 'D') defs[job.nuser++] = v;
-            else incs[job.nincs++] = v;
-        } else if (strncmp(a, "--stdlib=", 9) == 0) {
-            job.stdlib_dir = a + 9;
-        } else if (strcmp(a, "--no-cubin") == 0) {
-            job.want_cubin = 0;
-        } else if (a[0] == '-' && a[1]) {
-            pack_error("unknown option '%s' for pack", a);
-            rc = 2;
-        } else if (job.input) {
-            pack_error("more than one input file ('%s')", a);
-            rc = 2;
-        } else {
-            job.input = a;
-        }
+    char *outbuf = NULL;
+    point *pts = NULL;
+    int n = 0, rc = 0;
+    if (!defs || !incs) {
+        free(defs);
+        free(incs);
+        return 3;
     }
-    if (!rc && !job.input) {
-        pack_error("%s", "no input file");
-        rc = 2;
-    }
+    rc = parse_args(argc, argv, &job, defs, incs, &output, &jobs);
     if (rc) {
-        if (rc == 2) fputs("see 'cutec pack --help'\n", stderr);
+        rc = rc < 0 ? 0 : rc;
         goto done;
     }
     if (jobs < 1) jobs = 1;
     job.user_defs = defs;
     job.incs = incs;
-    char *outbuf = NULL;
+    job.stdlib_dir = cli_stdlib_dir(job.stdlib_dir);
     if (!output) {
-        size_t n = strlen(job.input);
-        if (n > 5 && strcmp(job.input + n - 5, ".cute") == 0) n -= 5;
-        outbuf = malloc(n + 6);
-        if (!outbuf) return 3;
-        memcpy(outbuf, job.input, n);
-        strcpy(outbuf + n, ".pack");
+        size_t len = strlen(job.input);
+        if (len > 5 && strcmp(job.input + len - 5, ".cute") == 0) len -= 5;
+        outbuf = malloc(len + 6);
+        if (!outbuf) {
+            rc = 3;
+            goto done;
+        }
+        memcpy(outbuf, job.input, len);
+        strcpy(outbuf + len, ".pack");
         output = outbuf;
     }
     if (job.want_cubin && !cubin_find_ptxas()) {
@@ -473,6 +631,7 @@ int cmd_pack(int argc, char **argv)
         job.want_cubin = 0;
     }
 
+    double t0 = timing_now();
     cutec_options o;
     job_options(&job, &o, CUTEC_EMIT_TUNE, defs, job.nuser);
     o.diagnostics = stderr;
@@ -480,50 +639,37 @@ int cmd_pack(int argc, char **argv)
     rc = cutec_compile_file(job.input, &o, &list);
     if (rc != CUTEC_COMPILE_OK) {
         cutec_output_free(&list);
-        free(outbuf);
         goto done;
     }
-    int n = 0;
-    point *pts = parse_points(list.data ? list.data : "", list.size, &job, &n);
+    pts = parse_points(list.data ? list.data : "", list.size, &job, &n);
     cutec_output_free(&list);
     if (!pts || n == 0) {
         pack_error("'%s' has no kernel point to pack (check the -D values against the tune clauses)", job.input);
-        points_free(pts, n);
-        free(outbuf);
         rc = 1;
         goto done;
     }
-    strcpy(job.tmpdir, "/tmp/cutec-pack-XXXXXX");
-    if (!mkdtemp(job.tmpdir)) {
-        pack_error("cannot create a temporary directory: %s", strerror(errno));
-        points_free(pts, n);
-        free(outbuf);
-        rc = 3;
+    /* from here to the removal of the work directory, a signal is
+     * recorded and acted on, not fatal */
+    cli_signals_catch();
+    rc = make_workdir(&job);
+    if (rc) {
+        cli_signals_default();
         goto done;
     }
     int failures = run_workers(&job, pts, n, (int)(jobs < n ? jobs : n));
-    if (failures) {
-        for (int i = 0; i < n; i++) {
-            if (!pts[i].failed) continue;
-            fprintf(stderr, "cutec pack: error: point %d (%s", i, pts[i].kernel);
-            for (int j = 0; j < pts[i].ndefs; j++) fprintf(stderr, " -D %s", pts[i].defs[j]);
-            fprintf(stderr, ") failed%s:\n", pts[i].failed == 10 ? " in ptxas" : "");
-            char path[128];
-            size_t len = 0;
-            snprintf(path, sizeof path, "%s/%d.log", job.tmpdir, i);
-            char *log = file_read_all(path, &len);
-            if (log) fputs(log, stderr);
-            free(log);
-            rc = pts[i].failed == 10 ? 3 : pts[i].failed;
-        }
-        if (!rc) rc = 3;
-    } else {
-        rc = assemble(&job, pts, n, output);
+    if (failures > 0) rc = report_failures(&job, pts, n);
+    else if (failures == 0) rc = assemble(&job, pts, n, output);
+    cli_remove_tree(job.tmpdir);
+    if (cli_signal && (failures != 0 || rc != 0)) { /* one after the pack was written changes nothing */
+        fprintf(stderr, "cutec pack: interrupted (%s); work directory removed, no pack written\n",
+                cli_signal == SIGINT ? "SIGINT" : "SIGTERM");
+        cli_signal_reraise();
     }
-    remove_tmpdir(&job, n);
+    cli_signals_default();
+    summary(&job, rc ? NULL : output, n, failures > 0 ? failures : 0, timing_now() - t0);
+done:
     points_free(pts, n);
     free(outbuf);
-done:
     free(defs);
     free(incs);
     return rc;

@@ -74,21 +74,32 @@ static Node *parse_file(Program *p, const SourceFile *f)
     return ctx.result;
 }
 
+/* The file an import names: `import a.b;` is a/b.cute, `import "x.cute";`
+ * is x.cute as written. */
+static const char *import_rel(Program *p, const Node *imp)
+{
+    if (imp->ival) return imp->name;
+    char *r = arena_printf(p->arena, "%s.cute", imp->name);
+    for (char *c = r; *c; c++)
+        if (*c == '.' && strcmp(c, ".cute") != 0) *c = '/';
+    return r;
+}
+
+/* The directory of the importing file, NULL for the current one. */
+static const char *import_dir(Program *p, const Node *imp)
+{
+    const char *from = imp->loc.file ? imp->loc.file->name : ".";
+    const char *slash = strrchr(from, '/');
+    return slash ? arena_strndup(p->arena, from, (size_t)(slash - from)) : NULL;
+}
+
 /* `import a.b;` looks for a/b.cute beside the importing file, then in each
  * -I directory, then in the standard library directory. */
 static const char *resolve_import(Program *p, const Node *imp)
 {
-    const char *rel = imp->name;
-    if (!imp->ival) {
-        char *r = arena_printf(p->arena, "%s.cute", imp->name);
-        for (char *c = r; *c; c++)
-            if (*c == '.' && strcmp(c, ".cute") != 0) *c = '/';
-        rel = r;
-    }
-    const char *from = imp->loc.file ? imp->loc.file->name : ".";
-    const char *slash = strrchr(from, '/');
-    const char *dirs_local = slash ? arena_strndup(p->arena, from, (size_t)(slash - from)) : NULL;
-    if (rel[0] == '/' && file_exists(rel)) return rel;
+    const char *rel = import_rel(p, imp);
+    const char *dirs_local = import_dir(p, imp);
+    if (rel[0] == '/') return file_exists(rel) ? rel : NULL;
     /* beside the importing file, named as a user would name it (no "./") */
     const char *cand = dirs_local ? arena_printf(p->arena, "%s/%s", dirs_local, rel) : rel;
     if (file_exists(cand)) return cand;
@@ -101,6 +112,22 @@ static const char *resolve_import(Program *p, const Node *imp)
         if (file_exists(cand)) return cand;
     }
     return NULL;
+}
+
+/* A module that is not found names every directory searched, in order, so
+ * that a missing or misplaced standard library shows itself. */
+static void report_missing(Program *p, const Node *imp)
+{
+    const char *rel = import_rel(p, imp);
+    if (rel[0] == '/') {
+        diag_error(p->diag, imp->loc, "cannot find module '%s' (no file %s)", imp->name, rel);
+        return;
+    }
+    const char *dir = import_dir(p, imp);
+    char *where = arena_printf(p->arena, "'%s' (beside the importing file)", !dir ? "." : *dir ? dir : "/");
+    for (int i = 0; i < p->ninclude; i++) where = arena_printf(p->arena, "%s, '%s' (-I)", where, p->include_dirs[i]);
+    if (p->stdlib_dir) where = arena_printf(p->arena, "%s, '%s' (standard library)", where, p->stdlib_dir);
+    diag_error(p->diag, imp->loc, "cannot find module '%s': no %s in %s", imp->name, rel, where);
 }
 
 static void register_items(Program *p, Node *prog, bool is_main)
@@ -120,15 +147,15 @@ static void register_items(Program *p, Node *prog, bool is_main)
     }
 }
 
-bool program_load(Program *p, const char *path)
+static void told(Program *p, const char *path)
 {
-    int before = p->diag->errors;
+    if (p->on_source) p->on_source(p->on_source_ctx, path);
+}
+
+/* Parses the main file f and, breadth-first, everything it imports. */
+static bool load_main(Program *p, SourceFile *f, const char *path, int before)
+{
     const char *err = NULL;
-    SourceFile *f = source_load(p->arena, path, &err);
-    if (!f) {
-        diag_plain(p->diag, DIAG_ERROR, "cannot read '%s': %s", path, err);
-        return false;
-    }
     p->main_file = f;
     already_loaded(p, path);
     p->main = parse_file(p, f);
@@ -145,7 +172,7 @@ bool program_load(Program *p, const char *path)
             if (imp->kind != N_IMPORT) continue;
             const char *resolved = resolve_import(p, imp);
             if (!resolved) {
-                diag_error(p->diag, imp->loc, "cannot find module '%s'", imp->name);
+                report_missing(p, imp);
                 continue;
             }
             if (already_loaded(p, resolved)) continue;
@@ -154,6 +181,7 @@ bool program_load(Program *p, const char *path)
                 diag_error(p->diag, imp->loc, "cannot read '%s': %s", resolved, err);
                 continue;
             }
+            told(p, resolved);
             Node *sub = parse_file(p, sf);
             if (!sub) continue;
             register_items(p, sub, false);
@@ -167,6 +195,25 @@ bool program_load(Program *p, const char *path)
         }
     }
     return p->diag->errors == before;
+}
+
+bool program_load(Program *p, const char *path)
+{
+    int before = p->diag->errors;
+    const char *err = NULL;
+    SourceFile *f = source_load(p->arena, path, &err);
+    if (!f) {
+        diag_plain(p->diag, DIAG_ERROR, "cannot read '%s': %s", path, err);
+        return false;
+    }
+    told(p, path);
+    return load_main(p, f, path, before);
+}
+
+bool program_load_text(Program *p, const char *name, const char *text, size_t len)
+{
+    int before = p->diag->errors;
+    return load_main(p, source_from_string(p->arena, name, text, len), name, before);
 }
 
 Node *parse_expression(Arena *a, Diag *d, const char *name, const char *text)

@@ -36,6 +36,9 @@ struct Program {
     const char *stdlib_dir;
     const struct cutec_arch_info *arch; /* the target (contract/arch.h); NULL: any */
     FILE *token_dump;               /* --emit=tokens */
+    /* non-NULL: told the path of every file read, as opened (-MD) */
+    void (*on_source)(void *ctx, const char *path);
+    void *on_source_ctx;
     TopSym *syms;
     int nsyms, capsyms;
     const char **loaded;            /* resolved paths already parsed */
@@ -46,6 +49,10 @@ struct Program {
 
 /* Parses the main file and everything it imports; false on any error. */
 bool program_load(Program *p, const char *path);
+/* The same with the main file's text given (standard input), named `name`
+ * in diagnostics; its imports are looked for as if it were in the current
+ * directory. */
+bool program_load_text(Program *p, const char *name, const char *text, size_t len);
 /* Parses -D values; false (with diagnostics) on a malformed one. */
 bool program_parse_defines(Program *p, const char **defs, int ndefs);
 TopSym *program_lookup(Program *p, const char *name);

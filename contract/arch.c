@@ -25,6 +25,7 @@ const cutec_arch_info *cutec_arch_find(const char *name) {
 
 const cutec_arch_info *cutec_arch_at(int i) { return i >= 0 && i < NARCHS ? &archs[i] : NULL; }
 
+/* CUTEC_ARCH_NAMES is what cutec_arch_list writes (tests/contract checks it) */
 void cutec_arch_list(char *buf, unsigned long len) {
   size_t n = 0;
   if (len > 0)

@@ -25,6 +25,10 @@ typedef struct cutec_arch_info {
   unsigned features; /* CUTEC_FEAT_* */
 } cutec_arch_info;
 
+/* The names of the table's rows, for messages built at compile time
+ * (arch.c checks that it matches the table). */
+#define CUTEC_ARCH_NAMES "sm_90a, sm_90, sm_89, sm_86, sm_80"
+
 /* The row named name, or NULL. */
 const cutec_arch_info *cutec_arch_find(const char *name);
 /* Row i (0-based) or NULL past the end: to list them. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "dtype.h"
 #include "kdesc.h"
 #include "kexpr.h"
@@ -328,7 +329,21 @@ static void test_dtypes(void) {
   }
 }
 
+static void test_archs(void) {
+  char list[200];
+  cutec_arch_list(list, sizeof list);
+  CHECK(strcmp(list, CUTEC_ARCH_NAMES) == 0);
+  const cutec_arch_info *a = cutec_arch_find("sm_90a"), *b = cutec_arch_find("sm_80");
+  CHECK(a && b && cutec_arch_find("sm_70") == NULL);
+  CHECK((a->features & CUTEC_FEAT_WGMMA) && !(b->features & CUTEC_FEAT_WGMMA));
+  CHECK(cutec_arch_runs_on(a, 9, 0) && !cutec_arch_runs_on(a, 10, 0) && cutec_arch_runs_on(b, 9, 0));
+  int ma, mi, sp;
+  CHECK(cutec_arch_parse("sm_100a", &ma, &mi, &sp) && ma == 10 && mi == 0 && sp);
+  CHECK(!cutec_arch_parse("sm_9", &ma, &mi, &sp) && !cutec_arch_parse("sm_90b", &ma, &mi, &sp));
+}
+
 int main(void) {
+  test_archs();
   test_round_trip();
   test_damage();
   test_expressions();

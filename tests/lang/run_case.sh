@@ -13,6 +13,7 @@
 #   # stdout-has: TEXT   stdout must contain TEXT (fixed string; repeatable)
 #   # stdout-lacks: TEXT stdout must not contain TEXT (repeatable)
 #   # stderr-max: BYTES  stderr must not exceed BYTES (for generated inputs)
+#   # stdin: FILE        standard input is FILE (in CASEDIR); default /dev/null
 #   # gen: KIND ARGS     generate NAME.cute in a scratch dir before running:
 #                          bytes OCTAL-ESCAPES   (printf-style, e.g. \001\200)
 #                          parens N              `let X = ` N '(' 1 N ')' `;`
@@ -98,7 +99,9 @@ for w in $args; do
     set -- "$@" "$w"
 done
 
-(cd "$RUNDIR" && exec "$CUTEC" "$@") > "$WORK/stdout" 2> "$WORK/stderr"
+stdin=$(directive stdin | head -n 1)
+stdin=${stdin:+$CASEDIR/$stdin}
+(cd "$RUNDIR" && exec "$CUTEC" "$@") < "${stdin:-/dev/null}" > "$WORK/stdout" 2> "$WORK/stderr"
 rc=$?
 [ $rc -gt 128 ] && fail "cutec died of signal $((rc - 128)); stderr: $(head -c 2000 "$WORK/stderr")"
 

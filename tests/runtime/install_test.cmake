@@ -1,6 +1,9 @@
 # install_test.cmake - run by the CTest pack_cpu_install (cmake -P): installs
 # the build tree into a fresh prefix, then configures, builds and runs the
-# consumer project (find_package(cutec) and pkg-config) against it.
+# consumer project (find_package(cutec) and pkg-config) against it.  With
+# the compiler (HAVE_COMPILER), the installed cutec must compile from a
+# directory outside the source tree with its installed standard library
+# (share/cutec/stdlib, found relative to the binary), not the source tree's.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix}
@@ -14,6 +17,9 @@ foreach(f include/cutec/cutec.h include/cutec/runtime.h include/cutec/pack.h inc
     message(FATAL_ERROR "not installed: ${f}")
   endif()
 endforeach()
+if(HAVE_COMPILER)
+  include(${CMAKE_CURRENT_LIST_DIR}/install_compiler.cmake)
+endif()
 file(GLOB pc ${prefix}/lib*/pkgconfig/cutec.pc)
 file(GLOB cfg ${prefix}/lib*/cmake/cutec/cutecConfig.cmake)
 if(NOT pc OR NOT cfg)

@@ -281,12 +281,14 @@ foreach(_t ${_cli_tests})
 endforeach()
 
 # The installed package: cmake --install into a temporary prefix, then a
-# consumer project that uses find_package(cutec) and pkg-config.
+# consumer project that uses find_package(cutec) and pkg-config, and the
+# installed cutec with its installed standard library (install_compiler.cmake).
 add_test(NAME pack_cpu_install
   COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR}
           -DCONSUMER_DIR=${CMAKE_CURRENT_SOURCE_DIR}/consumer
           -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install-test
           -DC_COMPILER=${CMAKE_C_COMPILER} -DSANITIZE=${CUTEC_SANITIZE}
+          -DHAVE_COMPILER=$<TARGET_EXISTS:cutec> -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
           -P ${CMAKE_CURRENT_SOURCE_DIR}/install_test.cmake)
 list(APPEND _pack_cpu_tests pack_cpu_install)
 

@@ -30,6 +30,17 @@ typedef enum cutec_result {
     CUTEC_COMPILE_INTERNAL = 3,     /* an internal compiler error */
 } cutec_result;
 
+typedef enum cutec_warnings {
+    CUTEC_WARNINGS_ON = 0,          /* report warnings (default) */
+    CUTEC_WARNINGS_OFF,             /* -w: report none */
+    CUTEC_WARNINGS_ERROR,           /* -Werror: report them as errors, which fail the compilation */
+} cutec_warnings;
+
+typedef enum cutec_diag_format {
+    CUTEC_DIAG_TEXT = 0,            /* file:line:col: error: message, the line and a caret (default) */
+    CUTEC_DIAG_JSON,                /* one JSON object per line: file, line, column, severity, message */
+} cutec_diag_format;
+
 typedef struct cutec_options {
     const char *arch;               /* "sm_90a" (default) or "sm_80" */
     int opt_level;                  /* 0..3, default 2 (compiler.md) */
@@ -41,6 +52,13 @@ typedef struct cutec_options {
     cutec_emit emit;
     FILE *diagnostics;              /* NULL: stderr */
     FILE *time_report;              /* non-NULL: per-stage times written here (cutec --time) */
+    int lineinfo;                   /* non-zero: PTX .loc/.file line information (-lineinfo) */
+    cutec_warnings warnings;
+    cutec_diag_format diag_format;
+    /* non-NULL: called with the path of every source file read, the input
+     * and each import, as opened (for dependency files) */
+    void (*on_source)(void *ctx, const char *path);
+    void *on_source_ctx;
 } cutec_options;
 
 typedef struct cutec_output {
@@ -50,6 +68,11 @@ typedef struct cutec_output {
 
 void cutec_options_init(cutec_options *o);
 cutec_result cutec_compile_file(const char *path, const cutec_options *o, cutec_output *out);
+/* The same for a source held in memory (standard input): `name` labels it
+ * in diagnostics, and its imports are looked for from the current
+ * directory. */
+cutec_result cutec_compile_source(const char *name, const char *text, size_t len, const cutec_options *o,
+                                  cutec_output *out);
 void cutec_output_free(cutec_output *out);
 
 typedef enum cutec_eval_render {

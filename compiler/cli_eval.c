@@ -1,0 +1,65 @@
+/* cli_eval.c: `cutec eval`, CuTe's layout algebra at the command line. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cutec/compiler.h"
+
+static const char eval_usage[] =
+    "usage: cutec eval [--table | --svg FILE] 'EXPR'\n"
+    "\n"
+    "Prints the value of a compile-time expression of the language, e.g.\n"
+    "  cutec eval 'composition((6,2):(8,2), (4,3):(3,1))'   # ((2,2),3):((24,2),8)\n"
+    "\n"
+    "options:\n"
+    "  --table             print a rank-2 layout as an index table\n"
+    "  --svg FILE          draw the layout as SVG into FILE ('-' for standard output)\n"
+    "  -h, --help          this text\n";
+
+static int eval_usage_error(const char *fmt, const char *arg)
+{
+    fputs("cutec eval: error: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\nsee 'cutec eval --help'\n", stderr);
+    return CUTEC_COMPILE_USAGE;
+}
+
+/* An option, as opposed to an expression that starts with a minus sign
+ * ('-1', '-(2*3)'). */
+static int looks_like_option(const char *a)
+{
+    return a[0] == '-' && (a[1] == '-' || (a[1] >= 'a' && a[1] <= 'z') || (a[1] >= 'A' && a[1] <= 'Z'));
+}
+
+int cli_eval(int argc, char **argv)
+{
+    cutec_eval_render render = CUTEC_EVAL_VALUE;
+    const char *svg = NULL, *expr = NULL;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        cli_opt_result r;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(eval_usage, stdout);
+            return fflush(stdout) == 0 ? 0 : CUTEC_COMPILE_USER_ERROR;
+        } else if (strcmp(a, "--table") == 0) {
+            render = CUTEC_EVAL_TABLE;
+        } else if ((r = cli_opt(argc, argv, &i, "--svg", &v)) != CLI_OPT_NO) {
+            if (r == CLI_OPT_MISSING || !*v) return eval_usage_error("%s needs a file name", "--svg");
+            render = CUTEC_EVAL_SVG;
+            svg = v;
+        } else if (looks_like_option(a)) {
+            return eval_usage_error("unknown option '%s'", a);
+        } else if (expr) {
+            return eval_usage_error("takes one expression; quote it: cutec eval '%s ...'", expr);
+        } else {
+            expr = a;
+        }
+    }
+    if (!expr) return eval_usage_error("%s", "needs an expression, e.g. cutec eval 'size((4,2):(1,4))'");
+    cutec_output out;
+    cutec_result rc = cutec_eval(expr, render, &out, stderr);
+    if (rc == CUTEC_COMPILE_OK && !cli_write_file("cutec", svg ? svg : "-", out.data, out.size, NULL))
+        rc = CUTEC_COMPILE_USER_ERROR;
+    cutec_output_free(&out);
+    return rc;
+}
