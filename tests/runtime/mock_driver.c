@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-
 typedef int CUresult;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
@@ -443,10 +441,47 @@ static const char *mock_param(const struct CUfunc_st *f, const char *name, char 
   return buf;
 }
 
-/* 16-bit floats through the one conversion of the project (contract/dtype.c) */
-static float mock_half(uint16_t h, int bf16) { return bf16 ? cutec_bf16_to_float(h) : cutec_f16_to_float(h); }
+/* The mock's own 16-bit conversions, not the contract's: it is a model of
+ * the GPU, loaded and unloaded with dlopen/dlclose by every runtime, and
+ * must carry no code (or fuzzer coverage counters) of the project's. */
+static float mock_half(uint16_t h, int bf16) {
+  uint32_t u;
+  if (bf16) {
+    u = (uint32_t)h << 16;
+  } else {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0) {
+      float v = (float)m / 16777216.0f;
+      return sign ? -v : v;
+    }
+    u = sign | ((e + 112u) << 23) | (m << 13);
+  }
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
 
-static uint16_t mock_to_half(float f, int bf16) { return bf16 ? cutec_float_to_bf16(f) : cutec_float_to_f16(f); }
+static uint16_t mock_to_half(float f, int bf16) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  if (bf16) {
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+  }
+  uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+  u &= 0x7fffffffu;
+  if (u >= 0x477ff000u)
+    return (uint16_t)(sign | 0x7c00u);
+  if (u < 0x38800000u) {
+    float a;
+    memcpy(&a, &u, sizeof a);
+    return (uint16_t)(sign | (uint16_t)(a * 16777216.0f + 0.5f));
+  }
+  uint32_t h = (u >> 13) - (112u << 10), rem = u & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+    h++;
+  return (uint16_t)(sign | h);
+}
 
 /* CUTEC_MOCK_FAULT_IF="text;text;...": a GEMM kernel whose module (PTX
  * with its manifest) contains every text faults, for the tuner's
