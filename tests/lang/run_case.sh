@@ -18,6 +18,10 @@
 #                          parens N              `let X = ` N '(' 1 N ')' `;`
 #                          soup BYTES            BYTES of repeated statements in a kernel
 #                          chain N               `let X = 1` N times ` + 1` `;` (no brackets)
+#                          zeros BYTES           BYTES zero bytes (a sparse file: dd seek)
+#                          awk PROGRAM           what the one-line awk PROGRAM prints
+#                                                (e.g. BEGIN { for (...) printf ... })
+#   # stdin: FILE         standard input from FILE (in CASEDIR, or absolute)
 #   # scratch            run in a fresh scratch dir (copies of CASEDIR's files)
 #   # produces: FILE     after the run, FILE must exist (non-empty) in the run dir
 #   # ptxas: ARCH        (with --ptxas) assemble stdout with `ptxas -arch=ARCH`
@@ -85,6 +89,8 @@ if [ -n "$gen" ]; then
     soup)   { printf 'kernel k() {\n'
               yes 'let a = (1 + 2) * b[3] - c; x += y; if z { }' | head -c "$arg"
               printf '}\n'; } > "$out" ;;
+    zeros)  dd if=/dev/null of="$out" bs=1 seek="$arg" 2> /dev/null ;;
+    awk)    awk "$arg" > "$out" ;;
     *) fail "unknown gen kind '$kind'" ;;
     esac
 fi
@@ -98,7 +104,13 @@ for w in $args; do
     set -- "$@" "$w"
 done
 
-(cd "$RUNDIR" && exec "$CUTEC" "$@") > "$WORK/stdout" 2> "$WORK/stderr"
+stdin=$(directive stdin | head -n 1)
+case $stdin in
+"") stdin=/dev/null ;;
+/*) ;;
+*) stdin=$CASEDIR/$stdin ;;
+esac
+(cd "$RUNDIR" && exec "$CUTEC" "$@") < "$stdin" > "$WORK/stdout" 2> "$WORK/stderr"
 rc=$?
 [ $rc -gt 128 ] && fail "cutec died of signal $((rc - 128)); stderr: $(head -c 2000 "$WORK/stderr")"
 
