@@ -85,6 +85,27 @@ struct Scope {
 
 typedef struct WgmmaGroup WgmmaGroup;
 
+/* What one evaluation may consume, so that no input exhausts the C stack
+ * or memory (docs/compiler.md, "Limits").  Depth counts nested
+ * expressions and blocks, whatever they come through (operators,
+ * constants, inlined calls); a call counts EVAL_CALL_COST, as its frames
+ * take about that many times the stack of an operator's.  At the limit
+ * the evaluator uses at most about 2.5 MiB of stack (4 MiB under ASan);
+ * the stdlib's templates reach 37.  Work counts evaluated statements,
+ * unrolled iterations, inlined calls and the elements of tensors that
+ * builtins go through one by one, so that a kernel that would expand to
+ * too much code (and memory, up to about 1 KiB a unit) is refused before
+ * it is built; the stdlib's templates reach 3,667 and the tests 54,794.
+ * One record is shared by an Eval and every copy made of it
+ * (eval_limits), so it counts a whole kernel body. */
+enum { EVAL_MAX_DEPTH = 1024, EVAL_CALL_COST = 3 };
+#define EVAL_MAX_WORK ((int64_t)1 << 18)
+typedef struct EvalLimits {
+    int depth;
+    int64_t work;
+    bool depth_reported; /* reported once; deeper evaluations then fail quietly */
+} EvalLimits;
+
 typedef struct Eval {
     Arena *arena;
     Diag *diag;
@@ -98,6 +119,8 @@ typedef struct Eval {
     bool maxnreg_set;      /* the kernel's maxnreg annotation is emitted (setmaxnreg) */
     int64_t cluster_size;  /* blocks per cluster (1 without cluster()) */
     WgmmaGroup *wgmma_group; /* wgmmas being fused into one asm statement (eval_sm90.c) */
+    EvalLimits *limits;    /* NULL until first used: see eval_limits */
+    const Node *expanding; /* the outermost `unroll for` or inlined call being expanded */
     /* function-call state */
     bool in_fn;
     bool returned;
@@ -124,6 +147,23 @@ void scope_push(Eval *e);
 void scope_pop(Eval *e);
 void scope_bind(Eval *e, const char *name, Value v);
 bool scope_lookup(Eval *e, const char *name, Value *out);
+
+/* The limits record of e, created on first use.  Callers that copy an
+ * Eval (inlined calls, constants) call it first, so the copy shares it. */
+EvalLimits *eval_limits(Eval *e);
+/* Every recursion of the evaluator passes through eval_expr or
+ * eval_block, which bracket their work with these (cost: 1, or
+ * EVAL_CALL_COST for a call): false, with one diagnostic at loc, past
+ * EVAL_MAX_DEPTH. */
+bool eval_enter(Eval *e, SrcLoc loc, int cost);
+void eval_leave(Eval *e, int cost);
+/* Count n units of work (a statement, an unrolled iteration or an inlined
+ * call is one; a builtin over a tensor counts its elements); false once
+ * the limit is passed, with one diagnostic at the outermost loop or call
+ * being expanded (else at loc). */
+bool eval_work(Eval *e, int64_t n, SrcLoc loc);
+/* True once either limit was reported: evaluation since then was cut short. */
+bool eval_exhausted(Eval *e);
 
 /* expressions and statements */
 Value eval_expr(Eval *e, const Node *n);
@@ -183,6 +223,8 @@ bool builtin_need_kernel(Eval *e, const Node *call, const char *name);
 bool builtin_get_tensor(Eval *e, const Node *arg, const char *what, Value *out);
 
 /* the tensor operations' instruction emitters, shared with the atoms */
+/* t's static size (false, reported, if dynamic), counted as work
+ * (eval_work): the callers go through the elements one by one */
 bool tensor_static_size(Eval *e, const Value *t, SrcLoc loc, int64_t *n);
 LLVMValueRef tensor_elem_ptr(Eval *e, const Value *t, int64_t i, SrcLoc loc);  /* flat index i */
 LLVMValueRef eval_asm(Eval *e, LLVMTypeRef ret, LLVMValueRef *args, unsigned nargs, const char *text, const char *cons);

@@ -338,7 +338,11 @@ static Value copy_atom(Eval *e, const Node *call, CopyOp op, const char *name)
         !get_int(e, call->list.items[1], op == OP_LDSM ? "the number of matrices" : "the elements per copy", &n))
         return val_error();
     Atom a = {.kind = AK_COPY, .ty = ty, .op = op, .vec = (int)n};
-    int64_t bytes = n * type_bytes(ty);
+    int64_t bytes;
+    if (__builtin_mul_overflow(n, (int64_t)type_bytes(ty), &bytes)) {
+        diag_error(e->diag, call->loc, "'%s': %lld x %s is more than 2^63 bytes", name, (long long)n, type_name(ty));
+        return val_error();
+    }
     if (op == OP_LDSM) {
         if (call->list.n == 3) {
             Value t = eval_rvalue(e, call->list.items[2]);

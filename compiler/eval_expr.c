@@ -17,26 +17,6 @@ Value val_load(Eval *e, Value v, SrcLoc loc)
 
 Value eval_rvalue(Eval *e, const Node *n) { return val_load(e, eval_expr(e, n), n->loc); }
 
-static Value eval_const(Eval *e, TopSym *s)
-{
-    if (s->state == 2) return s->value;
-    if (s->state == 1) {
-        diag_error(e->diag, s->node->name_loc, "constant '%s' depends on itself", s->name);
-        return val_error();
-    }
-    s->state = 1;
-    /* constants see only the top level: evaluate without local scopes and
-     * without code generation, so they are always compile-time values */
-    Eval sub = *e;
-    sub.scope = NULL;
-    sub.cg = NULL;
-    sub.dyn_depth = 0;
-    Value v = eval_rvalue(&sub, s->node->b);
-    s->value = v;
-    s->state = 2;
-    return v;
-}
-
 static const char *sreg_names[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
 
 static Value eval_name(Eval *e, const Node *n)
@@ -227,8 +207,11 @@ static Value call_function(Eval *e, const Node *fn, const Node *call)
         }
     }
     if (!ok) return val_error();
+    if (!eval_work(e, 1, call->loc)) return val_error();
+    eval_limits(e); /* shared with the copy */
     Eval sub = *e;
     sub.scope = NULL; /* lexical scoping: a function sees globals and its parameters */
+    if (!sub.expanding) sub.expanding = call;
     sub.call_depth++;
     sub.in_fn = true;
     sub.returned = false;
@@ -239,6 +222,7 @@ static Value call_function(Eval *e, const Node *fn, const Node *call)
     LLVMMetadataRef at = cg_debug_save(e->cg); /* the rest of the caller's statement is the caller's line */
     eval_block(&sub, fn->d);
     cg_debug_restore(e->cg, at);
+    if (eval_exhausted(&sub)) return val_error(); /* the body was cut short, reported */
     Value r = sub.ret;
     if (fn->a && r.kind != V_ERROR) {
         Value tv = eval_type(&sub, fn->a);
@@ -275,7 +259,7 @@ Value eval_call(Eval *e, const Node *call)
     return val_error();
 }
 
-Value eval_expr(Eval *e, const Node *n)
+static Value eval_node(Eval *e, const Node *n)
 {
     switch (n->kind) {
     case N_INT: return val_int(n->ival);
@@ -306,4 +290,13 @@ Value eval_expr(Eval *e, const Node *n)
         diag_error(e->diag, n->loc, "expected an expression");
         return val_error();
     }
+}
+
+Value eval_expr(Eval *e, const Node *n)
+{
+    int cost = n->kind == N_CALL ? EVAL_CALL_COST : 1;
+    if (!eval_enter(e, n->loc, cost)) return val_error();
+    Value v = eval_node(e, n);
+    eval_leave(e, cost);
+    return v;
 }

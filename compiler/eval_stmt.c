@@ -5,6 +5,7 @@
 #include "codegen.h"
 #include "debuginfo.h"
 #include "eval.h"
+#include "kernel.h" /* CUTEC_SMEM_MAX */
 
 Value eval_type(Eval *e, const Node *t)
 {
@@ -152,6 +153,12 @@ static LLVMBasicBlockRef new_block(Eval *e, const char *name)
     return LLVMAppendBasicBlockInContext(e->cg->ctx, e->cg->fn, name);
 }
 
+/* The next index of an unrolled loop, or hi after the last (i + st may pass INT64_MAX). */
+static int64_t unroll_next(int64_t i, int64_t hi, int64_t st)
+{
+    return (uint64_t)hi - (uint64_t)i > (uint64_t)st ? i + st : hi;
+}
+
 static void eval_for(Eval *e, const Node *s)
 {
     Value lo = eval_rvalue(e, s->a), hi = eval_rvalue(e, s->b);
@@ -176,18 +183,25 @@ static void eval_for(Eval *e, const Node *s)
                 diag_error(e->diag, nodes[i]->loc, "'unroll for' needs compile-time bounds and step");
                 return;
             }
-        if (hi.i > lo.i && (hi.i - lo.i) / st.i > 4096) {
-            diag_error(e->diag, s->loc, "'unroll for' would unroll %lld iterations (limit 4096)",
-                       (long long)((hi.i - lo.i) / st.i));
+        /* hi - lo can pass INT64_MAX; as unsigned it cannot */
+        uint64_t span = hi.i > lo.i ? (uint64_t)hi.i - (uint64_t)lo.i : 0;
+        uint64_t iters = span ? (span - 1) / (uint64_t)st.i + 1 : 0;
+        if (iters > 4096) {
+            diag_error(e->diag, s->loc, "'unroll for' would unroll %llu iterations (limit 4096)",
+                       (unsigned long long)iters);
             return;
         }
         bool group = sm90_wgmma_group_begin(e, s->d);
-        for (int64_t i = lo.i; i < hi.i && !e->returned; i += st.i) {
+        const Node *outer = e->expanding;
+        if (!outer) e->expanding = s;
+        /* i + st.i may pass INT64_MAX after the last iteration: stop first */
+        for (int64_t i = lo.i; i < hi.i && !e->returned && eval_work(e, 1, s->loc); i = unroll_next(i, hi.i, st.i)) {
             scope_push(e);
             scope_bind(e, s->name, val_int(i));
             eval_block(e, s->d);
             scope_pop(e);
         }
+        e->expanding = outer;
         if (group) sm90_wgmma_group_end(e);
         return;
     }
@@ -280,7 +294,14 @@ static void eval_buffer(Eval *e, const Node *s, bool shared)
     }
     int64_t n;
     if (!static_cosize(e, &lay, s->b->loc, &n)) goto fail;
-    int64_t bytes = n * type_bytes(et.ty);
+    /* bounded here, each, so that the kernel's total cannot overflow either */
+    int64_t bytes, limit = shared ? CUTEC_SMEM_MAX : 64 * 1024;
+    bool ovf = __builtin_mul_overflow(n, (int64_t)type_bytes(et.ty), &bytes);
+    if (ovf || bytes > limit) {
+        diag_error(e->diag, s->loc, "%s tensor '%s' takes %s bytes (limit %lld)", shared ? "shared" : "local", s->name,
+                   ovf ? "more than 2^63" : arena_printf(e->arena, "%lld", (long long)bytes), (long long)limit);
+        goto fail;
+    }
     CG *cg = e->cg;
     LLVMTypeRef arr = LLVMArrayType2(cg_type(cg, et.ty), (uint64_t)(n > 0 ? n : 1));
     LLVMValueRef ptr;
@@ -308,10 +329,6 @@ static void eval_buffer(Eval *e, const Node *s, bool shared)
         }
         cg->smem[cg->nsmem++] = (struct CGShared){ptr, bytes, align};
     } else {
-        if (bytes > 64 * 1024) {
-            diag_error(e->diag, s->loc, "local tensor '%s' takes %lld bytes (limit 65536)", s->name, (long long)bytes);
-            goto fail;
-        }
         ptr = cg_alloca(cg, arr, s->name);
     }
     scope_bind(e, s->name, tensor_make(ptr, et.ty, shared ? SPACE_SMEM : SPACE_RMEM, lay));
@@ -342,6 +359,7 @@ static void eval_return(Eval *e, const Node *s)
 
 void eval_stmt(Eval *e, const Node *s)
 {
+    if (!eval_work(e, 1, s->loc)) return;
     if (e->cg && s->kind != N_BLOCK) cg_debug_loc(e->cg, s->loc);
     switch (s->kind) {
     case N_LET: eval_let(e, s); break;
@@ -359,6 +377,7 @@ void eval_stmt(Eval *e, const Node *s)
 
 void eval_block(Eval *e, const Node *block)
 {
+    if (!eval_enter(e, block->loc, 1)) return;
     scope_push(e);
     for (int i = 0; i < block->list.n && !e->returned; i++) {
         const Node *st = block->list.items[i];
@@ -371,4 +390,5 @@ void eval_block(Eval *e, const Node *block)
         eval_stmt(e, st);
     }
     scope_pop(e);
+    eval_leave(e, 1);
 }

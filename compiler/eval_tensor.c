@@ -110,7 +110,7 @@ bool tensor_static_size(Eval *e, const Value *t, SrcLoc loc, int64_t *n)
         return false;
     }
     *n = r.i.value;
-    return true;
+    return eval_work(e, *n, loc);
 }
 
 /* The address of element i (a linear index) of tensor t. */

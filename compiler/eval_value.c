@@ -216,6 +216,11 @@ Value conv_to(Eval *e, Value v, ScalarType ty, SrcLoc loc, bool explicit_cast)
                            v.f, type_name(ty), type_name(ty));
                 return val_error();
             }
+            /* out of range (or NaN), the C conversion would be undefined */
+            if (!(v.f >= -0x1p63 && v.f < 0x1p63)) {
+                diag_error(e->diag, loc, "number %g does not fit in %s", v.f, type_name(ty));
+                return val_error();
+            }
             v = val_int((int64_t)v.f);
         }
         if (ty == TY_I32 && v.kind == V_INT && (v.i > INT32_MAX || v.i < INT32_MIN) && !explicit_cast) {
@@ -296,7 +301,13 @@ static Value fold_int(Eval *e, int op, int64_t a, int64_t b, SrcLoc loc)
             diag_error(e->diag, loc, "shift by %lld is out of range", (long long)b);
             return val_error();
         }
-        r = op == OP_SHL ? (int64_t)((uint64_t)a << b) : a >> b;
+        if (op == OP_SHR) {
+            r = a >> b;
+            break;
+        }
+        /* a << b is a * 2^b: it overflows when shifting back loses bits */
+        r = (int64_t)((uint64_t)a << b);
+        ovf = (r >> b) != a;
         break;
     case '<': return val_bool(a < b);
     case '>': return val_bool(a > b);

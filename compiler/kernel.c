@@ -136,7 +136,7 @@ static bool tune_values(Eval *e, const Node *k, const Node *var, Value **vals, i
         return true;
     }
     Value lo = eval_rvalue(&sub, var->a), hi = eval_rvalue(&sub, var->b);
-    if (lo.kind != V_INT || hi.kind != V_INT || hi.i - lo.i > 4096 || hi.i <= lo.i) {
+    if (lo.kind != V_INT || hi.kind != V_INT || hi.i <= lo.i || (uint64_t)hi.i - (uint64_t)lo.i > 4096) {
         diag_error(e->diag, var->loc, "a tune range a..b needs compile-time integers with a < b and at most 4096 values");
         return false;
     }

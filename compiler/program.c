@@ -15,6 +15,34 @@ static bool file_exists(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Top-level names are looked up by hash: a generated file can define
+ * hundreds of thousands of constants, and a linear search per definition
+ * and per use made that quadratic. */
+static unsigned name_hash(const char *s)
+{
+    unsigned h = 2166136261u; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The slot of name in the table: its entry, or the empty slot it would take. */
+static int *sym_slot(Program *p, const char *name)
+{
+    unsigned mask = (unsigned)p->capsymtab - 1;
+    for (unsigned i = name_hash(name) & mask;; i = (i + 1) & mask) {
+        int *slot = &p->symtab[i];
+        if (*slot == 0 || strcmp(p->syms[*slot - 1].name, name) == 0) return slot;
+    }
+}
+
+static void grow_symtab(Program *p)
+{
+    int cap = p->capsymtab ? p->capsymtab * 2 : 64;
+    p->symtab = ARENA_ARRAY(p->arena, int, cap);
+    p->capsymtab = cap;
+    for (int i = 0; i < p->nsyms; i++) *sym_slot(p, p->syms[i].name) = i + 1;
+}
+
 static void add_sym(Program *p, const char *name, Node *n)
 {
     TopSym *old = program_lookup(p, name);
@@ -31,13 +59,15 @@ static void add_sym(Program *p, const char *name, Node *n)
         p->capsyms = cap;
     }
     p->syms[p->nsyms++] = (TopSym){.name = name, .node = n};
+    if (2 * p->nsyms > p->capsymtab) grow_symtab(p); /* inserts every symbol, this one too */
+    else *sym_slot(p, name) = p->nsyms;
 }
 
 TopSym *program_lookup(Program *p, const char *name)
 {
-    for (int i = 0; i < p->nsyms; i++)
-        if (strcmp(p->syms[i].name, name) == 0) return &p->syms[i];
-    return NULL;
+    if (!p->capsymtab) return NULL;
+    int i = *sym_slot(p, name);
+    return i ? &p->syms[i - 1] : NULL;
 }
 
 Define *program_define(Program *p, const char *name)

@@ -23,6 +23,7 @@ typedef struct TopSym {
     const char *name;
     Node *node;         /* N_KERNEL, N_FUNC or N_CONST */
     int state;          /* N_CONST: 0 not evaluated, 1 evaluating, 2 done */
+    int walk;           /* N_CONST: eval_const.c's dependency walk: 0, 1 on its stack, 2 done */
     Value value;
 } TopSym;
 
@@ -41,13 +42,16 @@ struct Program {
     void *on_source_ctx;
     TopSym *syms;
     int nsyms, capsyms;
+    int *symtab;                    /* open addressing: index into syms + 1, 0 empty */
+    int capsymtab;                  /* a power of two, at least twice nsyms */
     const char **loaded;            /* resolved paths already parsed */
     int nloaded, caploaded;
     Define *defines;
     int ndefines;
 };
 
-/* Parses the main file and everything it imports; false on any error. */
+/* Parses the main file ("-": standard input, named "<stdin>" in
+ * diagnostics) and everything it imports; false on any error. */
 bool program_load(Program *p, const char *path);
 /* The same with the main file's text given (standard input), named `name`
  * in diagnostics; its imports are looked for as if it were in the current
@@ -56,6 +60,8 @@ bool program_load_text(Program *p, const char *name, const char *text, size_t le
 /* Parses -D values; false (with diagnostics) on a malformed one. */
 bool program_parse_defines(Program *p, const char **defs, int ndefs);
 TopSym *program_lookup(Program *p, const char *name);
+/* The value of top-level constant s, evaluated on first use (eval_const.c). */
+Value eval_const(Eval *e, TopSym *s);
 Define *program_define(Program *p, const char *name);
 /* Parse a standalone expression (for `cutec eval` and -D). */
 Node *parse_expression(Arena *a, Diag *d, const char *name, const char *text);

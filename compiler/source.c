@@ -1,10 +1,17 @@
-/* source.c: loading sources and the line table used by diagnostics. */
+/* source.c: loading sources and the line table used by diagnostics.
+ * Reading refuses what is not a source file: anything but a regular file
+ * (a device such as /dev/zero never ends; a FIFO blocks), and more than
+ * SOURCE_MAX_BYTES, checked while reading too since a file can grow. */
 #include "source.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 SourceFile *source_from_string(Arena *a, const char *name, const char *text, size_t len)
 {
@@ -24,34 +31,74 @@ SourceFile *source_from_string(Arena *a, const char *name, const char *text, siz
     return f;
 }
 
+static const char *too_large(void)
+{
+    return "larger than 64 MiB, the limit for a source file";
+}
+
+SourceFile *source_load_stream(Arena *a, const char *name, FILE *fp, const char **err)
+{
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        *err = strerror(ENOMEM);
+        return NULL;
+    }
+    for (;;) {
+        size_t got = fread(buf + len, 1, cap - len, fp);
+        len += got;
+        if (len > SOURCE_MAX_BYTES) {
+            free(buf);
+            *err = too_large();
+            return NULL;
+        }
+        if (len < cap) break; /* end of file or an error: ferror says which */
+        /* one byte past the limit is enough to know it is passed */
+        size_t ncap = cap * 2 > SOURCE_MAX_BYTES + 1 ? SOURCE_MAX_BYTES + 1 : cap * 2;
+        char *nb = realloc(buf, ncap);
+        if (!nb) {
+            free(buf);
+            *err = strerror(ENOMEM);
+            return NULL;
+        }
+        buf = nb;
+        cap = ncap;
+    }
+    if (ferror(fp)) {
+        int code = errno ? errno : EIO;
+        free(buf);
+        *err = strerror(code);
+        return NULL;
+    }
+    SourceFile *f = source_from_string(a, name, buf, len);
+    free(buf);
+    return f;
+}
+
 SourceFile *source_load(Arena *a, const char *path, const char **err)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer before the
+     * check below refuses it */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         *err = strerror(errno);
         return NULL;
     }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) break;
-        size_t got = fread(buf + len, 1, cap - len, fp);
-        len += got;
-        if (len < cap) break;
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) { free(buf); buf = NULL; break; }
-        buf = nb;
-        cap *= 2;
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (!buf || bad) {
-        free(buf);
-        *err = buf ? "read error" : "out of memory";
+    struct stat st;
+    const char *bad = NULL;
+    if (fstat(fd, &st) != 0) bad = strerror(errno);
+    else if (S_ISDIR(st.st_mode)) bad = strerror(EISDIR);
+    else if (!S_ISREG(st.st_mode)) bad = "not a regular file";
+    else if ((uint64_t)st.st_size > SOURCE_MAX_BYTES) bad = too_large();
+    FILE *fp = bad ? NULL : fdopen(fd, "rb");
+    if (!fp) {
+        *err = bad ? bad : strerror(errno);
+        close(fd);
         return NULL;
     }
-    SourceFile *f = source_from_string(a, path, buf, len);
-    free(buf);
+    errno = 0;
+    SourceFile *f = source_load_stream(a, path, fp, err);
+    fclose(fp);
     return f;
 }
 

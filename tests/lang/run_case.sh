@@ -19,6 +19,10 @@
 #                          parens N              `let X = ` N '(' 1 N ')' `;`
 #                          soup BYTES            BYTES of repeated statements in a kernel
 #                          chain N               `let X = 1` N times ` + 1` `;` (no brackets)
+#                          zeros BYTES           BYTES zero bytes (a sparse file: dd seek)
+#                          awk PROGRAM           what the one-line awk PROGRAM prints
+#                                                (e.g. BEGIN { for (...) printf ... })
+#   # stdin: FILE         standard input from FILE (in CASEDIR, or absolute)
 #   # scratch            run in a fresh scratch dir (copies of CASEDIR's files)
 #   # produces: FILE     after the run, FILE must exist (non-empty) in the run dir
 #   # ptxas: ARCH        (with --ptxas) assemble stdout with `ptxas -arch=ARCH`
@@ -86,6 +90,8 @@ if [ -n "$gen" ]; then
     soup)   { printf 'kernel k() {\n'
               yes 'let a = (1 + 2) * b[3] - c; x += y; if z { }' | head -c "$arg"
               printf '}\n'; } > "$out" ;;
+    zeros)  dd if=/dev/null of="$out" bs=1 seek="$arg" 2> /dev/null ;;
+    awk)    awk "$arg" > "$out" ;;
     *) fail "unknown gen kind '$kind'" ;;
     esac
 fi
@@ -100,8 +106,12 @@ for w in $args; do
 done
 
 stdin=$(directive stdin | head -n 1)
-stdin=${stdin:+$CASEDIR/$stdin}
-(cd "$RUNDIR" && exec "$CUTEC" "$@") < "${stdin:-/dev/null}" > "$WORK/stdout" 2> "$WORK/stderr"
+case $stdin in
+"") stdin=/dev/null ;;
+/*) ;;
+*) stdin=$CASEDIR/$stdin ;;
+esac
+(cd "$RUNDIR" && exec "$CUTEC" "$@") < "$stdin" > "$WORK/stdout" 2> "$WORK/stderr"
 rc=$?
 [ $rc -gt 128 ] && fail "cutec died of signal $((rc - 128)); stderr: $(head -c 2000 "$WORK/stderr")"
 

@@ -1,6 +1,7 @@
 /* test_layout_errors.c: every failure path gives false with a precise
  * message and the offending argument (0-based in err->arg); deep nesting
  * and int64 overflow are rejected, never crash. */
+#include "layout_internal.h" /* lay_int_abs, lay_int_shl */
 #include "lt_util.h"
 
 #include <string.h>
@@ -100,10 +101,54 @@ static void overflow(void)
     arena_free(&a);
 }
 
+/* The static integer helpers against exact arithmetic (__int128) for every
+ * sign and the ends of int64: a result that fits must be exact (ceil_div
+ * rounds up, div floors, mod takes the divisor's sign), one that does not
+ * must be refused rather than wrap or reach undefined behaviour. */
+static void int_signs(void)
+{
+    static const int64_t v[] = {INT64_MIN, INT64_MIN + 1, -7, -4, -2, -1, 0, 1, 2, 3, 4, 7, INT64_MAX - 1, INT64_MAX};
+    const int nv = (int)(sizeof v / sizeof v[0]);
+    Arena a;
+    arena_init(&a);
+    for (int i = 0; i < nv; i++) {
+        LayInt r;
+        bool ok = lay_int_abs(&a, lay_int_static(v[i]), &r);
+        LT_CHECK(v[i] == INT64_MIN ? !ok : ok && r.value == (v[i] < 0 ? -v[i] : v[i]), "abs(%lld)", (long long)v[i]);
+        for (int j = 0; j < nv; j++) {
+            __int128 x = v[i], y = v[j];
+            if (y == 0) {
+                LT_CHECK(!lay_int_ceildiv(&a, lay_int_static(v[i]), lay_int_static(0), &r), "ceil_div(%lld, 0)",
+                         (long long)v[i]);
+                continue;
+            }
+            __int128 fl = x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
+            __int128 ce = -((-x) / y - (((-x) % y != 0) && ((-x < 0) != (y < 0)))); /* -floor(-x / y) */
+            __int128 md = x - y * fl;
+            bool fits = fl >= INT64_MIN && fl <= INT64_MAX && ce >= INT64_MIN && ce <= INT64_MAX;
+            ok = lay_int_ceildiv(&a, lay_int_static(v[i]), lay_int_static(v[j]), &r);
+            LT_CHECK(fits ? ok && r.value == (int64_t)ce : !ok, "ceil_div(%lld, %lld) gave %s%lld", (long long)v[i],
+                     (long long)v[j], ok ? "" : "(refused) ", (long long)r.value);
+            ok = lay_int_div(&a, lay_int_static(v[i]), lay_int_static(v[j]), &r);
+            LT_CHECK(fits ? ok && r.value == (int64_t)fl : !ok, "div(%lld, %lld)", (long long)v[i], (long long)v[j]);
+            ok = lay_int_mod(&a, lay_int_static(v[i]), lay_int_static(v[j]), &r);
+            LT_CHECK(ok && r.value == (int64_t)md, "mod(%lld, %lld)", (long long)v[i], (long long)v[j]);
+        }
+        for (int sh = 0; sh < 64; sh += 9) {
+            __int128 want = (__int128)v[i] * ((__int128)1 << sh);
+            ok = lay_int_shl(&a, lay_int_static(v[i]), lay_int_static(sh), &r);
+            bool exact = v[i] >= 0 && want <= INT64_MAX; /* the algebra shifts only non-negative values */
+            LT_CHECK(exact ? ok && r.value == (int64_t)want : !ok, "%lld << %d", (long long)v[i], sh);
+        }
+    }
+    arena_free(&a);
+}
+
 int main(void)
 {
     messages();
     depth_limits();
     overflow();
+    int_signs();
     return lt_report("test_layout_errors");
 }
