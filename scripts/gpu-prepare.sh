@@ -38,6 +38,21 @@ for extra in "-D TC=f32" "-D TC=f32 -D BM=64 -D BN=128 -D STAGES=6" "-D T=f16 -D
   # shellcheck disable=SC2086
   build/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm/gemm_sm90_default_${name}.ptx"
 done
+# the sm90 template's fp8 instances (tests/gpu gpu_gemm_sm90_fp8): every
+# tune point with e4m3 A and B, then e5m2, the mixed pair and f32 output
+rm -rf prebuilt/gemm_fp8 && mkdir -p prebuilt/gemm_fp8
+build/compiler/cutec stdlib/sm90/gemm.cute -D T=e4m3 --list-tune | while read -r kernel args; do
+  name=$(echo "$args" | sed 's/-D //g; s/ /_/g; s/=//g')
+  # shellcheck disable=SC2086
+  build/compiler/cutec stdlib/sm90/gemm.cute -D T=e4m3 $args -o "prebuilt/gemm_fp8/${kernel}_e4m3_${name}.ptx"
+done
+for extra in "-D T=e5m2" "-D T=e4m3 -D TB=e5m2" "-D T=e5m2 -D TB=e4m3 -D EPI=1 -D STAGES=3" \
+             "-D T=e4m3 -D TC=f32" "-D T=e4m3 -D TC=f16 -D BM=64 -D BN=128 -D STAGES=6" \
+             "-D T=e4m3 -D TB=e5m2 -D BM=128 -D BN=256 -D CN=2 -D EPI=2 -D STAGES=4 -D RASTER=1"; do
+  name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
+  # shellcheck disable=SC2086
+  build/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm_fp8/gemm_sm90_${name}.ptx"
+done
 # the GEMM written with atoms only (examples/atom_gemm.cute), two instances
 for extra in "" "-D T=f16 -D TC=bf16 -D VEC=4 -D BK=64"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
@@ -83,4 +98,5 @@ build/compiler/cutec pack tests/runtime/fault_gemm.cute --arch=sm_80 --no-cubin 
 # PTX compresses about 14:1); gpu-run.sh unpacks it there
 tar cf - prebuilt | xz -T0 -3 > prebuilt.tar.xz
 echo "gpu-prepare: $(ls prebuilt/wgmma | wc -l) wgmma forms in prebuilt/wgmma"
+echo "gpu-prepare: $(ls prebuilt/gemm_fp8 | wc -l) fp8 GEMM points in prebuilt/gemm_fp8"
 echo "gpu-prepare: $(ls prebuilt/gemm | wc -l) GEMM points in prebuilt/gemm ($(du -sh prebuilt | cut -f1) in prebuilt/, $(du -sh prebuilt.tar.xz | cut -f1) in prebuilt.tar.xz)"

@@ -38,7 +38,7 @@ if [ -n "${GEMM_CHECK:-}" ]; then
   echo "gemm_check $GEMM_CHECK: exit $? ($(grep -c PASS "$OUT/gemm-check.log") PASS, $(grep -c FAIL "$OUT/gemm-check.log") FAIL)"
 fi
 # compute-sanitizer (SANITIZE=1): memcheck, racecheck and synccheck over
-# every GEMM point (SANITIZE_PTX, default prebuilt/gemm/*.ptx; SANITIZE_TOOLS
+# every GEMM point (SANITIZE_PTX, default prebuilt/gemm/*.ptx and the fp8 ones; SANITIZE_TOOLS
 # to choose tools), each on its smallest ragged shape (gemm_check
 # --ragged-only); a tool's log ends with its error summary
 if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
@@ -46,7 +46,7 @@ if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     start=$(date +%s)
     # shellcheck disable=SC2086
     timeout "${SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
-      build-gpu/tests/gpu/gemm_check --ragged-only ${SANITIZE_PTX:-prebuilt/gemm/*.ptx} > "$OUT/sanitize-$tool.log" 2>&1
+      build-gpu/tests/gpu/gemm_check --ragged-only ${SANITIZE_PTX:-prebuilt/gemm/*.ptx prebuilt/gemm_fp8/*.ptx} > "$OUT/sanitize-$tool.log" 2>&1
     rc=$?
     echo "compute-sanitizer --tool $tool: exit $rc in $(($(date +%s) - start)) s;" \
          "$(grep -c '^PASS' "$OUT/sanitize-$tool.log") PASS, $(grep -c '^FAIL' "$OUT/sanitize-$tool.log") FAIL;" \

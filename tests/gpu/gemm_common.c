@@ -9,35 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-gemm_type gemm_type_parse(const char *s) {
-  if (s == NULL)
-    return GT_OTHER;
-  if (strcmp(s, "bf16") == 0)
-    return GT_BF16;
-  if (strcmp(s, "f16") == 0)
-    return GT_F16;
-  if (strcmp(s, "f32") == 0)
-    return GT_F32;
-  return GT_OTHER;
-}
+gemm_type gemm_type_parse(const char *s) { return s == NULL ? GT_OTHER : cutec_dtype_from_name(s, strlen(s)); }
 
-const char *gemm_type_name(gemm_type t) {
-  switch (t) {
-  case GT_BF16: return "bf16";
-  case GT_F16: return "f16";
-  case GT_F32: return "f32";
-  default: return "?";
-  }
-}
+const char *gemm_type_name(gemm_type t) { return cutec_dtype_str(t); }
 
-size_t gemm_type_size(gemm_type t) {
-  switch (t) {
-  case GT_BF16:
-  case GT_F16: return 2;
-  case GT_F32: return 4;
-  default: return 0;
-  }
-}
+size_t gemm_type_size(gemm_type t) { return (size_t)cutec_dtype_bytes(t); }
+
+int gemm_type_is_input(gemm_type t) { return t == GT_BF16 || t == GT_F16 || t == GT_E4M3 || t == GT_E5M2; }
 
 /* the conversions are the contract's (contract/dtype.c), one copy for all */
 uint16_t gemm_f32_to_bf16(float f) { return cutec_float_to_bf16(f); }
@@ -46,12 +24,10 @@ uint16_t gemm_f32_to_f16(float f) { return cutec_float_to_f16(f); }
 float gemm_f16_to_f32(uint16_t h) { return cutec_f16_to_float(h); }
 
 double gemm_load(const void *buf, gemm_type t, size_t i) {
-  switch (t) {
-  case GT_BF16: return (double)gemm_bf16_to_f32(((const uint16_t *)buf)[i]);
-  case GT_F16: return (double)gemm_f16_to_f32(((const uint16_t *)buf)[i]);
-  case GT_F32: return (double)((const float *)buf)[i];
-  default: return NAN;
-  }
+  const cutec_dtype_info *info = cutec_dtype_info_of(t);
+  if (info == NULL || !info->is_float)
+    return NAN;
+  return cutec_dtype_load(t, (const char *)buf + i * (size_t)info->bytes);
 }
 
 void gemm_rng_seed(gemm_rng *r, uint64_t seed) {
@@ -78,21 +54,16 @@ double gemm_rng_uniform(gemm_rng *r) {
 }
 
 void gemm_fill_random(gemm_rng *r, gemm_type t, void *dst, double *vals, size_t n) {
-  uint16_t *d = dst;
+  size_t sz = gemm_type_size(t);
   for (size_t i = 0; i < n; i++) {
-    uint16_t h;
+    char *e = (char *)dst + i * sz;
     double v;
     do {
-      float f = (float)gemm_rng_uniform(r);
-      if (t == GT_BF16) {
-        h = gemm_f32_to_bf16(f);
-        v = (double)gemm_bf16_to_f32(h);
-      } else {
-        h = gemm_f32_to_f16(f);
-        v = (double)gemm_f16_to_f32(h);
-      }
+      /* through f32 as the 16-bit types always were: the same stream of
+       * values for bf16 and f16 as before the dtype table */
+      cutec_dtype_store(t, e, (double)(float)gemm_rng_uniform(r));
+      v = cutec_dtype_load(t, e);
     } while (v == 0.0);
-    d[i] = h;
     if (vals != NULL)
       vals[i] = v;
   }
@@ -166,7 +137,9 @@ int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, si
     set_err(err, errlen, "kernel %s: not a GEMM kernel (no serves gemm clause)", m->kernel);
     return -1;
   }
+  int b = cutec_kdesc_role_arg(m, CUTEC_ROLE_B);
   p->t = type_of(m->args[a].dtype);
+  p->tb = b >= 0 ? type_of(m->args[b].dtype) : p->t;
   p->tc = type_of(m->args[d].dtype);
   static const char *const hint[] = {"BM", "BN", "BK", "VEC"};
   long *dst[] = {&p->bm, &p->bn, &p->bk, &p->vec}, dflt[] = {128, 128, 0, 8};

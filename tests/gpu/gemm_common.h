@@ -11,14 +11,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Element types of the GEMM kernels.  GT_OTHER: a type name we do not handle. */
-typedef enum gemm_type { GT_BF16, GT_F16, GT_F32, GT_OTHER } gemm_type;
+/* Element types of the GEMM kernels: the contract's dtype table
+ * (contract/dtype.h), under the short names these programs use. */
+#include "dtype.h"
+typedef cutec_ct gemm_type;
+#define GT_BF16 CUTEC_CT_BF16
+#define GT_F16 CUTEC_CT_F16
+#define GT_F32 CUTEC_CT_F32
+#define GT_E4M3 CUTEC_CT_E4M3
+#define GT_E5M2 CUTEC_CT_E5M2
+#define GT_OTHER CUTEC_CT_NONE
 
-/* "bf16", "f16", "f32", GT_OTHER for anything else. */
+/* The type of that name ("bf16", "e4m3", ...), GT_OTHER for NULL or an unknown name. */
 gemm_type gemm_type_parse(const char *s);
 const char *gemm_type_name(gemm_type t);
-/* Bytes per element (2, 2, 4; 0 for GT_OTHER). */
+/* Bytes per element (0 for GT_OTHER). */
 size_t gemm_type_size(gemm_type t);
+/* A floating input type the GEMM checks can fill: bf16, f16, e4m3, e5m2. */
+int gemm_type_is_input(gemm_type t);
 
 /* 16-bit float encodings, round to nearest even (NaN stays NaN, overflow
  * gives infinity, f16 subnormals are produced and read). */
@@ -26,7 +36,7 @@ uint16_t gemm_f32_to_bf16(float f);
 float gemm_bf16_to_f32(uint16_t h);
 uint16_t gemm_f32_to_f16(float f);
 float gemm_f16_to_f32(uint16_t h);
-/* Reads element i of a buffer of type t (bf16, f16 or f32) as a double. */
+/* Reads element i of a buffer of type t (a floating type) as a double. */
 double gemm_load(const void *buf, gemm_type t, size_t i);
 
 /* splitmix64 seeding + xorshift64* stream. */
@@ -37,9 +47,9 @@ void gemm_rng_seed(gemm_rng *r, uint64_t seed);
 uint64_t gemm_rng_next(gemm_rng *r);
 /* Uniform in [-1, 1] (53-bit resolution). */
 double gemm_rng_uniform(gemm_rng *r);
-/* Fills n elements of type t (bf16 or f16) with values uniform in [-1, 1]
- * rounded to t, never zero; when vals != NULL also stores the rounded values
- * as doubles. */
+/* Fills n elements of type t (gemm_type_is_input) with values uniform in
+ * [-1, 1] rounded to t, never zero; when vals != NULL also stores the rounded
+ * values as doubles. */
 void gemm_fill_random(gemm_rng *r, gemm_type t, void *dst, double *vals, size_t n);
 
 /* One kernel description of a PTX file: the contract the compiler wrote
@@ -64,7 +74,7 @@ int gemm_meta_int(const gemm_kernel_meta *m, const char *name, long *v);
 /* A GEMM kernel point: the description plus the values the host needs. */
 typedef struct gemm_point {
   gemm_kernel_meta meta;
-  gemm_type t, tc;      /* the element types of the tensors of roles a and d */
+  gemm_type t, tb, tc;  /* the element types of the tensors of roles a, b and d */
   long bm, bn, bk, vec; /* tile sizes, for choosing ragged shapes only: the
                            BM, BN, BK, VEC template values where the kernel
                            has them (else 128, 128, 0, 8) */
