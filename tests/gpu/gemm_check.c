@@ -211,7 +211,14 @@ static double underflow_eta(gemm_type tc) {
  * growth over long K); the check allows 2^-13 per addition for them. */
 static double accum_unit(gemm_type t) { return t == GT_E4M3 || t == GT_E5M2 ? ldexp(1.0, -13) : ldexp(1.0, -23); }
 
-static double fro_limit(gemm_type tc) { return tc == GT_BF16 ? 1e-2 : tc == GT_F16 ? 2e-3 : 1e-5; }
+/* The Frobenius limit: the output's rounding for 16-bit outputs, the
+ * accumulation's for f32.  fp8 inputs' narrower accumulator measured
+ * rel_fro up to 4.7e-4 with f32 output at K = 1024 on the H100 (the
+ * largest K here): their limit is at least 4e-3. */
+static double fro_limit(gemm_type t, gemm_type tc) {
+  double lim = tc == GT_BF16 ? 1e-2 : tc == GT_F16 ? 2e-3 : 1e-5;
+  return (t == GT_E4M3 || t == GT_E5M2) && lim < 4e-3 ? 4e-3 : lim;
+}
 
 /* Checks an M x N result c (type tc) against d. */
 static check_result check_output(const shape_data *d, const void *c, gemm_type tc) {
@@ -254,7 +261,7 @@ static check_result check_output(const shape_data *d, const void *c, gemm_type t
     }
   }
   r.rel_fro = r.nnan ? INFINITY : den > 0 ? sqrt(num) / sqrt(den) : num > 0 ? INFINITY : 0.0;
-  r.fro_limit = fro_limit(tc);
+  r.fro_limit = fro_limit(d->t, tc);
   r.pass = r.nbad == 0 && r.nnan == 0 && r.rel_fro < r.fro_limit;
   return r;
 }
