@@ -105,7 +105,7 @@ cutec_status tune_run_once(harness *h, candidate *c) {
   CUresult r = rt->drv.memset_d8_async(h->cs, fill, h->c_bytes, (CUstream)h->stream);
   if (r != CUDA_SUCCESS)
     return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(scratch C)");
-  cutec_status s = cutec_gemm_run_decision(rt, h->g, &c->d, h->p, h->A, h->B,
+  cutec_status s = cutec_gemm_run_decision(h->g, &c->d, h->p, h->A, h->B,
                                            (void *)(uintptr_t)h->cs, h->stream);
   if (s == CUTEC_OK)
     s = cutec_stream_synchronize(rt, h->stream);
@@ -188,7 +188,7 @@ static cutec_status ensure_events(harness *h, int n) {
  * kernel fault names its kernel (*fault, else -1). */
 cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup, int runs, int *fault) {
   cutec_runtime *rt = h->rt;
-  struct cutec_gemm_ctx *g = h->g;
+  cutec_gemm_handle *g = h->g;
   void *sc = (void *)(uintptr_t)h->cs;
   CUstream st = (CUstream)h->stream;
   *fault = -1;
@@ -202,7 +202,7 @@ cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup
   for (int j = 0; j < nc && s == CUTEC_OK; j++) {
     live[j] = 1;
     for (int w = 0; w < warmup && live[j]; w++) {
-      cutec_status ls = cutec_gemm_run_decision(rt, g, &cs[j]->d, h->p, h->A, h->B, sc, h->stream);
+      cutec_status ls = cutec_gemm_run_decision(g, &cs[j]->d, h->p, h->A, h->B, sc, h->stream);
       if (ls != CUTEC_OK) {
         snprintf(cs[j]->note, sizeof cs[j]->note, "warm-up launch failed: %s", cutec_status_string(ls));
         cs[j]->ms = INFINITY;
@@ -229,7 +229,7 @@ cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup
         s = cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventRecord / cuMemsetD8Async");
         break;
       }
-      cutec_status ls = cutec_gemm_run_decision(rt, g, &cs[j]->d, h->p, h->A, h->B, sc, h->stream);
+      cutec_status ls = cutec_gemm_run_decision(g, &cs[j]->d, h->p, h->A, h->B, sc, h->stream);
       if (ls != CUTEC_OK) {
         snprintf(cs[j]->note, sizeof cs[j]->note, "timed launch failed: %s", cutec_status_string(ls));
         cs[j]->ms = INFINITY;
@@ -269,13 +269,14 @@ cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup
 /* A kernel fault while a pack kernel ran: the kernel goes into the
  * quarantine (cache.c), so that later tunings skip it, and the error says
  * so.  Other statuses pass through. */
-cutec_status tune_fault_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, cutec_status s, const candidate *c) {
+cutec_status tune_fault_quarantine(cutec_gemm_handle *g, cutec_status s, const candidate *c) {
+  cutec_runtime *rt = g->rt;
   if (s != CUTEC_ERR_KERNEL_FAULT || c->d.kind != DECISION_DSL)
     return s;
   char msg[512];
   snprintf(msg, sizeof msg, "%s", cutec_runtime_message(rt));
   char path[1200];
-  if (cutec_gemm_quarantine(rt, g, &c->d, path, sizeof path) != 0)
+  if (cutec_gemm_quarantine(g, &c->d, path, sizeof path) != 0)
     return cutec_rt_fail(rt, s, "tuning: %s faulted: %s", c->d.name, msg);
   return cutec_rt_fail(rt, s,
                        "tuning: %s faulted: %s; it is quarantined in %s, so later tunings skip it",
@@ -291,7 +292,7 @@ cutec_status tune_timing_rounds(harness *h, candidate **cs, int nc, int warmup, 
   int fault = -1;
   cutec_status s = tune_time_candidates(h, cs, nc, warmup, runs, &fault);
   if (fault >= 0)
-    return tune_fault_quarantine(rt, h->g, s, cs[fault]);
+    return tune_fault_quarantine(h->g, s, cs[fault]);
   if (s == CUTEC_ERR_KERNEL_FAULT)
     return cutec_rt_fail(rt, s, "tuning: a kernel faulted in the timed rounds: %s",
                          cutec_runtime_message(rt));
@@ -346,7 +347,7 @@ static cutec_status alloc_device(harness *h, CUdeviceptr *p, size_t bytes, const
 cutec_status tune_harness_init(harness *h) {
   cutec_runtime *rt = h->rt;
   const cutec_gemm_problem *p = h->p;
-  struct cutec_gemm_ctx *g = h->g;
+  cutec_gemm_handle *g = h->g;
   h->c_bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, p->n, p->ldc);
   cutec_status s = alloc_device(h, &h->cs, h->c_bytes, "the scratch C");
   if (s != CUTEC_OK)

@@ -10,7 +10,7 @@
 
 typedef struct harness {
   cutec_runtime *rt;
-  struct cutec_gemm_ctx *g;
+  cutec_gemm_handle *g;
   const cutec_gemm_problem *p;
   const void *A, *B;
   void *stream;
@@ -57,7 +57,7 @@ cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup
  * that faulted quarantined. */
 cutec_status tune_timing_rounds(harness *h, candidate **cs, int nc, int warmup, int runs, const char *suffix);
 /* A kernel fault while a pack kernel ran: quarantined, and said so. */
-cutec_status tune_fault_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, cutec_status s, const candidate *c);
+cutec_status tune_fault_quarantine(cutec_gemm_handle *g, cutec_status s, const candidate *c);
 /* qsort order: faster first. */
 int tune_cmp_candidate(const void *a, const void *b);
 
