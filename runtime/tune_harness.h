@@ -1,11 +1,14 @@
 /*
- * tune_harness.h - the GEMM tuner's timing harness (tune_harness.c), used by
- * the tuner's steps (tune.c): candidates, their checks against the
- * reference, and timed rounds.  Not part of the public API.
+ * tune_harness.h - the GEMM tuner's harness (tune_harness.c), used by the
+ * tuner's steps (tune.c): candidates, their checks against the reference,
+ * and timed rounds, which are the runtime's one timing harness
+ * (cutec/timing.h) over the candidates' launches.  Not part of the public
+ * API.
  */
 #ifndef CUTEC_RUNTIME_TUNE_HARNESS_H
 #define CUTEC_RUNTIME_TUNE_HARNESS_H
 
+#include "cutec/timing.h"
 #include "gemm_internal.h"
 
 typedef struct harness {
@@ -14,10 +17,9 @@ typedef struct harness {
   const cutec_gemm_problem *p;
   const void *A, *B;
   void *stream;
-  CUdeviceptr cs, flush;
-  size_t c_bytes, flush_bytes;
-  CUevent *ev;
-  int nev;
+  CUdeviceptr cs;
+  size_t c_bytes;
+  cutec_timer *timer; /* the runtime's harness (cutec/timing.h): events, the L2 flush */
   unsigned char *host_c, *ref, *ha, *hb;
   int have_ref;
   double ref_rms; /* of the reference C, once (negative: not yet) */
