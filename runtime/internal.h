@@ -96,7 +96,8 @@ cutec_status cutec_rt_pack_kernel(cutec_pack *pack, int i, cutec_kernel **out);
  * layer releases its device state and forgets the runtime).  The layer
  * owns the node; the core only links it.  runtime_destroy is called with
  * the context current, before packs and modules are unloaded, and after
- * the core has unlinked the node (the layer must not remove it again). */
+ * the core has unlinked the node (the layer must not remove it again);
+ * pack_unload must not add or remove layers. */
 typedef struct cutec_rt_layer cutec_rt_layer;
 struct cutec_rt_layer {
   void (*pack_unload)(cutec_rt_layer *self, cutec_pack *pack);

@@ -593,7 +593,7 @@ static int bench_shape(const bshape *s, bpoint *pts, int npts, int reps, uint64_
   }
 out:
   if (rc == -1) {
-    snprintf(res->cublas.why, sizeof res->cublas.why, "%s", why);
+    snprintf(res->cublas.why, sizeof res->cublas.why, "%.*s", (int)sizeof res->cublas.why - 1, why);
     printf("%-18s FAILED: %s\n", s->name, why);
   }
   res->done = rc == 0;

@@ -70,7 +70,7 @@ typedef struct cutec_gemm_problem {
   cutec_epilogue epilogue;
 } cutec_gemm_problem;
 
-/* The most struct_size the library reads the tail of (a larger one is refused). */
+/* The largest struct_size accepted (the bytes past this library's fields are read, to check they are zero). */
 #define CUTEC_GEMM_PROBLEM_MAX_SIZE 4096
 
 /*
