@@ -36,8 +36,11 @@ static void log_line(void *user, int level, const char *msg) {
     fprintf(stderr, "cutec: %s\n", msg);
 }
 
+static cutec_gemm_handle *gemm; /* the GEMM layer's handle, on the runtime */
+
 static int fail(cutec_runtime *rt, const char *what, cutec_status s) {
   fprintf(stderr, "%s: %s: %s\n", what, cutec_status_string(s), cutec_runtime_message(rt));
+  cutec_gemm_destroy(gemm); /* handles before their runtime */
   cutec_runtime_destroy(rt);
   return s == CUTEC_ERR_NO_DRIVER || s == CUTEC_ERR_NO_DEVICE ? 77 : 1;
 }
@@ -55,9 +58,11 @@ int main(int argc, char **argv) {
     return fail(rt, "no GPU", s);
   cutec_runtime_set_log(rt, log_line, NULL);
   cutec_pack *pack = NULL;
-  s = cutec_pack_load_file(rt, argv[1], &pack);
+  s = cutec_gemm_create(rt, &gemm);
   if (s == CUTEC_OK)
-    s = cutec_gemm_use_pack(rt, pack);
+    s = cutec_pack_load_file(rt, argv[1], &pack);
+  if (s == CUTEC_OK)
+    s = cutec_gemm_use_pack(gemm, pack);
   if (s != CUTEC_OK)
     return fail(rt, argv[1], s);
   printf("pack %s: %d kernels for %s\n", argv[1], cutec_pack_entry_count(pack), cutec_pack_arch(pack));
@@ -93,7 +98,7 @@ int main(int argc, char **argv) {
 
   /* first call: tunes (or reads the disk cache); later calls: lookup + launch */
   for (int call = 0; call < 3 && s == CUTEC_OK; call++)
-    s = cutec_gemm(rt, &p, (void *)(uintptr_t)A, (void *)(uintptr_t)B, (void *)(uintptr_t)C, NULL);
+    s = cutec_gemm(gemm, &p, (void *)(uintptr_t)A, (void *)(uintptr_t)B, (void *)(uintptr_t)C, NULL);
   if (s == CUTEC_OK)
     s = cutec_synchronize(rt);
   if (s == CUTEC_OK)
@@ -101,9 +106,9 @@ int main(int argc, char **argv) {
   if (s != CUTEC_OK)
     return fail(rt, "cutec_gemm", s);
   char choice[192];
-  if (cutec_gemm_choice(rt, &p, choice, sizeof choice) == CUTEC_OK)
+  if (cutec_gemm_choice(gemm, &p, choice, sizeof choice) == CUTEC_OK)
     printf("M=%lld N=%lld K=%lld bf16: the tuner chose %s (cache: %s)\n", m, n, k, choice,
-           cutec_cache_dir(rt));
+           cutec_gemm_cache_dir(gemm));
 
   long bad = 0;
   double worst = 0;
@@ -130,6 +135,7 @@ int main(int argc, char **argv) {
   free(ha);
   free(hb);
   free(hc);
+  cutec_gemm_destroy(gemm);
   cutec_runtime_destroy(rt); /* also unloads the pack */
   return bad ? 1 : 0;
 }

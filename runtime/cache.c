@@ -1,26 +1,25 @@
 /*
- * cache.c - tuning decisions on disk.  One small text file per key, so that
- * processes tuning different problems at once never touch the same file,
- * and processes tuning the same problem each write a complete file (temp
- * file + rename, which is atomic on POSIX file systems; the last one wins and
- * both are valid).  The file name is made of two 64-bit FNV-1a hashes: of
- * the environment (device name and SM count, compute capability, driver,
- * cuBLASLt and cutec versions, the source hashes of the packs in use) and of
- * the problem class (M, N, K, types, layouts, leading dimensions, alpha = 1
- * or not, beta = 0 or not, epilogue, 16-byte alignment).  The file repeats
- * both keys in full and ends with a checksum of its content, so a hash
- * collision, a truncated or edited file, or a decision that no longer
- * resolves (pack entry gone, no longer fitting) is detected, logged and
- * re-tuned, never used.
+ * cache.c - decisions on disk under a key (cache.h), for any layer; the
+ * GEMM layer's keys and choices are gemm_cache.c.  One small text file per
+ * key, so that processes tuning different problems at once never touch the
+ * same file, and processes tuning the same problem each write a complete
+ * file (temp file + rename, which is atomic on POSIX file systems; the last
+ * one wins and both are valid).  The file name is made of the key's kind
+ * and two 64-bit FNV-1a hashes: of the environment line and of the problem
+ * line.  The file repeats both in full and ends with a checksum of its
+ * content, so a hash collision or a truncated or edited file is detected,
+ * logged and re-tuned, never used; the layer refuses (cutec_cache_reject)
+ * a choice that no longer resolves.  The format (version 1) is unchanged
+ * since the cache took keys: files written before still read.
  *
  *   cutec-tune-cache 1
- *   env device=NVIDIA_H100_80GB_HBM3 sms=132 cc=9.0 driver=13000 ...
- *   problem gemm m=4096 n=4096 k=4096 a=bf16:row:4096 ...
- *   choice dsl <pack hash> <entry> <entry description>   | choice cublas <128 hex digits>
+ *   env <the key's env>
+ *   problem <the key's problem>
+ *   choice <the value's choice>
  *   ms 0.812345
  *   checksum <16 hex digits: FNV-1a of every byte above>
  */
-#include "gemm_internal.h"
+#include "cache.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -32,19 +31,16 @@
 #define CACHE_MAGIC "cutec-tune-cache 1"
 #define CACHE_MAX_BYTES 8192
 
-const char *cutec_gemm_cache_dir(struct cutec_gemm_ctx *g) {
+const char *cutec_cache_default_dir(char *buf, size_t len) {
   const char *env = getenv("CUTEC_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
              *home = getenv("HOME");
-  if (g->cache_dir[0] != '\0')
-    snprintf(g->cache_dir_buf, sizeof g->cache_dir_buf, "%s", g->cache_dir);
-  else if (env != NULL && env[0] != '\0')
-    snprintf(g->cache_dir_buf, sizeof g->cache_dir_buf, "%s", env);
+  if (env != NULL && env[0] != '\0')
+    snprintf(buf, len, "%s", env);
   else if (xdg != NULL && xdg[0] == '/')
-    snprintf(g->cache_dir_buf, sizeof g->cache_dir_buf, "%s/cutec", xdg);
+    snprintf(buf, len, "%s/cutec", xdg);
   else
-    snprintf(g->cache_dir_buf, sizeof g->cache_dir_buf, "%s/.cache/cutec",
-             home != NULL && home[0] != '\0' ? home : "/tmp");
-  return g->cache_dir_buf;
+    snprintf(buf, len, "%s/.cache/cutec", home != NULL && home[0] != '\0' ? home : "/tmp");
+  return buf;
 }
 
 /* mkdir -p */
@@ -66,61 +62,35 @@ static int make_dirs(const char *path) {
   return 0;
 }
 
-static int cache_path(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_class *cls,
-                      char *path, size_t len, const char **env, char *prob, size_t prob_len) {
-  if (cutec_gemm_env_key(rt, g, env) != CUTEC_OK)
+/* One line each, so that the file's lines stay its fields. */
+static int one_line(const char *s) { return s != NULL && strchr(s, '\n') == NULL; }
+
+static int cache_path(const cutec_cache_key *k, char *path, size_t len) {
+  if (!one_line(k->env) || !one_line(k->problem) || k->dir == NULL || k->kind == NULL)
     return -1;
-  cutec_gemm_class_key(cls, prob, prob_len);
-  uint64_t he = cutec_fnv1a(CUTEC_FNV_OFFSET, *env, strlen(*env));
-  uint64_t hp = cutec_fnv1a(CUTEC_FNV_OFFSET, prob, strlen(prob));
-  int n = snprintf(path, len, "%s/gemm-%016llx-%016llx.txt", cutec_gemm_cache_dir(g),
-                   (unsigned long long)he, (unsigned long long)hp);
+  uint64_t he = cutec_fnv1a(CUTEC_FNV_OFFSET, k->env, strlen(k->env));
+  uint64_t hp = cutec_fnv1a(CUTEC_FNV_OFFSET, k->problem, strlen(k->problem));
+  int n = snprintf(path, len, "%s/%s-%016llx-%016llx.txt", k->dir, k->kind, (unsigned long long)he,
+                   (unsigned long long)hp);
   return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-static void hex_encode(const void *data, size_t n, char *out) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++)
-    sprintf(out + 2 * i, "%02x", p[i]);
-}
-
-static int hex_decode(const char *s, void *data, size_t n) {
-  unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) {
-    unsigned v;
-    if (sscanf(s + 2 * i, "%2x", &v) != 1)
-      return -1;
-    p[i] = (unsigned char)v;
-  }
-  return s[2 * n] == '\0' ? 0 : -1;
-}
-
-void cutec_gemm_cache_store(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d) {
-  char path[1200], prob[CUTEC_KEY_MAX];
-  const char *env;
-  if (cache_path(rt, g, &d->cls, path, sizeof path, &env, prob, sizeof prob) != 0) {
+int cutec_cache_store(cutec_runtime *rt, const cutec_cache_key *k, const cutec_cache_value *v) {
+  char path[1200];
+  if (cache_path(k, path, sizeof path) != 0 || !one_line(v->choice)) {
     cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning cache: cannot form a key; decision not saved");
-    return;
+    return -1;
   }
   char body[CACHE_MAX_BYTES];
-  int n;
-  if (d->kind == DECISION_DSL) {
-    n = snprintf(body, sizeof body, CACHE_MAGIC "\nenv %s\nproblem %s\nchoice dsl %016llx %d %s\nms %.6f\n",
-                 env, prob, (unsigned long long)d->pack->h.source_hash, d->entry, d->name, d->ms);
-  } else {
-    char hex[2 * sizeof d->algo + 1];
-    hex_encode(&d->algo, sizeof d->algo, hex);
-    n = snprintf(body, sizeof body, CACHE_MAGIC "\nenv %s\nproblem %s\nchoice cublas %s\nms %.6f\n",
-                 env, prob, hex, d->ms);
-  }
+  int n = snprintf(body, sizeof body, CACHE_MAGIC "\nenv %s\nproblem %s\nchoice %s\nms %.6f\n", k->env,
+                   k->problem, v->choice, v->ms);
   if (n <= 0 || (size_t)n + 32 >= sizeof body)
-    return;
+    return -1;
   uint64_t sum = cutec_fnv1a(CUTEC_FNV_OFFSET, body, (size_t)n);
   n += snprintf(body + n, sizeof body - (size_t)n, "checksum %016llx\n", (unsigned long long)sum);
-  const char *dir = cutec_gemm_cache_dir(g);
-  if (make_dirs(dir) != 0) {
-    cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning cache: cannot create '%s': %s", dir, strerror(errno));
-    return;
+  if (make_dirs(k->dir) != 0) {
+    cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning cache: cannot create '%s': %s", k->dir, strerror(errno));
+    return -1;
   }
   static unsigned counter;
   char tmp[1300];
@@ -132,9 +102,10 @@ void cutec_gemm_cache_store(cutec_runtime *rt, struct cutec_gemm_ctx *g, const g
   if (!ok || rename(tmp, path) != 0) {
     cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning cache: cannot write '%s': %s", path, strerror(errno));
     remove(tmp);
-    return;
+    return -1;
   }
   cutec_rt_log(rt, CUTEC_LOG_DEBUG, "tuning cache: wrote '%s'", path);
+  return 0;
 }
 
 /* The next line of *p (without its newline) into line; 0 at the end. */
@@ -152,15 +123,20 @@ static int next_line(char **p, char **line) {
   return 1;
 }
 
-gemm_decision *cutec_gemm_cache_load(cutec_runtime *rt, struct cutec_gemm_ctx *g,
-                                     const cutec_gemm_problem *p, const gemm_class *cls) {
-  char path[1200], prob[CUTEC_KEY_MAX];
-  const char *env;
-  if (cache_path(rt, g, cls, path, sizeof path, &env, prob, sizeof prob) != 0)
-    return NULL;
+void cutec_cache_reject(cutec_runtime *rt, const char *path, const char *why) {
+  cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning cache: ignoring '%s': %s; tuning again", path, why);
+}
+
+int cutec_cache_load(cutec_runtime *rt, const cutec_cache_key *k, cutec_cache_value *v, char *path,
+                     size_t path_len) {
+  if (cache_path(k, path, path_len) != 0) {
+    if (path_len > 0)
+      path[0] = '\0';
+    return 0;
+  }
   FILE *f = fopen(path, "rb");
   if (f == NULL)
-    return NULL; /* not tuned yet */
+    return 0; /* not tuned yet */
   char buf[CACHE_MAX_BYTES + 1];
   size_t n = fread(buf, 1, CACHE_MAX_BYTES, f);
   int too_big = n == CACHE_MAX_BYTES;
@@ -176,101 +152,54 @@ gemm_decision *cutec_gemm_cache_load(cutec_runtime *rt, struct cutec_gemm_ctx *g
     why = "no checksum (truncated?)";
   else if (cutec_fnv1a(CUTEC_FNV_OFFSET, buf, (size_t)(sum_at - buf)) != want)
     why = "checksum mismatch (corrupt)";
-  gemm_decision *d = NULL;
   if (why == NULL) {
     *sum_at = '\0';
     char *q = buf, *l[5] = {0};
     int nl = 0;
     while (nl < 5 && next_line(&q, &l[nl]))
       nl++;
-    size_t elen = strlen(env);
+    size_t elen = strlen(k->env);
     if (nl != 5 || *q != '\0' || strcmp(l[0], CACHE_MAGIC) != 0)
       why = "unexpected content";
-    else if (strncmp(l[1], "env ", 4) != 0 || strlen(l[1] + 4) != elen || memcmp(l[1] + 4, env, elen) != 0)
+    else if (strncmp(l[1], "env ", 4) != 0 || strlen(l[1] + 4) != elen || memcmp(l[1] + 4, k->env, elen) != 0)
       why = "stale: other device, driver, library or pack versions";
-    else if (strncmp(l[2], "problem ", 8) != 0 || strcmp(l[2] + 8, prob) != 0)
+    else if (strncmp(l[2], "problem ", 8) != 0 || strcmp(l[2] + 8, k->problem) != 0)
       why = "key mismatch: another problem";
-    else if ((d = calloc(1, sizeof *d)) == NULL)
-      why = "out of host memory";
-    else if (sscanf(l[4], "ms %lf", &d->ms) != 1)
+    else if (sscanf(l[4], "ms %lf", &v->ms) != 1 || strncmp(l[3], "choice ", 7) != 0 ||
+             strlen(l[3] + 7) >= sizeof v->choice)
       why = "unexpected content";
-    else if (strncmp(l[3], "choice cublas ", 14) == 0) {
-      d->kind = DECISION_CUBLAS;
-      d->cls = *cls;
-      snprintf(d->name, sizeof d->name, "cublasLt algo (cached)");
-      if (hex_decode(l[3] + 14, &d->algo, sizeof d->algo) != 0)
-        why = "unexpected content";
-      else if (!cutec_gemm_lt(rt, g))
-        why = "it chose cuBLASLt, which cannot be loaded now";
-    } else if (strncmp(l[3], "choice dsl ", 11) == 0) {
-      unsigned long long hash;
-      int entry, off = 0;
-      if (sscanf(l[3] + 11, "%16llx %d %n", &hash, &entry, &off) != 2 || off == 0) {
-        why = "unexpected content";
-      } else {
-        cutec_pack *pack = NULL;
-        for (int i = 0; i < g->npacks; i++)
-          if (g->packs[i]->h.source_hash == hash)
-            pack = g->packs[i];
-        char desc[192];
-        static _Thread_local char unfit_why[300];
-        if (pack == NULL || entry < 0 || entry >= pack->count) {
-          why = "its pack entry is gone";
-        } else {
-          cutec_pack_entry_describe(pack, entry, desc, sizeof desc);
-          const char *unfit;
-          if (strcmp(desc, l[3] + 11 + off) != 0)
-            why = "its pack entry changed";
-          else if ((unfit = cutec_gemm_dsl_unfit(rt, pack, entry, p, cls, d, unfit_why, sizeof unfit_why)) != NULL)
-            why = unfit;
-          else if (cutec_rt_pack_kernel(pack, entry, &d->kernel) != CUTEC_OK)
-            why = "its kernel no longer loads";
-          else
-            sscanf(l[4], "ms %lf", &d->ms);
-        }
-      }
-    } else {
-      why = "unexpected content";
-    }
+    else
+      snprintf(v->choice, sizeof v->choice, "%s", l[3] + 7);
   }
   if (why != NULL) {
-    cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning cache: ignoring '%s': %s; tuning again", path, why);
-    free(d);
-    return NULL;
+    cutec_cache_reject(rt, path, why);
+    return -1;
   }
-  cutec_rt_log(rt, CUTEC_LOG_DEBUG, "tuning cache: using '%s' (%s)", path, d->name);
-  return d;
+  return 1;
 }
 
-/* ---- quarantine: pack kernels that faulted while being tuned ---- */
+/* ---- lists beside the decisions (the quarantine) ---- */
 
-/* "<dir>/quarantine.txt": one line per kernel that faulted, "<pack source
- * hash> <entry> <name>"; a fault poisons the CUDA context, so the tuning
- * that met it ends, and later tunings (new runtimes, new processes) skip
- * the kernel instead of faulting on it again. */
-static void quarantine_path(struct cutec_gemm_ctx *g, char *path, size_t len) {
-  snprintf(path, len, "%s/quarantine.txt", cutec_gemm_cache_dir(g));
+static void list_path(const char *dir, const char *name, char *path, size_t len) {
+  snprintf(path, len, "%s/%s", dir, name);
 }
 
-char *cutec_gemm_quarantine_load(cutec_runtime *rt, struct cutec_gemm_ctx *g) {
-  if (!g->disk_cache)
-    return NULL;
+char *cutec_cache_list_load(cutec_runtime *rt, const char *dir, const char *name) {
   char path[1200];
-  quarantine_path(g, path, sizeof path);
-  if (access(path, F_OK) != 0) /* nothing quarantined yet */
+  list_path(dir, name, path, sizeof path);
+  if (access(path, F_OK) != 0) /* nothing listed yet */
     return NULL;
   unsigned char *data;
   size_t size;
   return cutec_rt_read_file(rt, path, &data, &size) == CUTEC_OK ? (char *)data : NULL;
 }
 
-int cutec_gemm_quarantined(const char *list, const gemm_decision *d) {
-  if (list == NULL || d->kind != DECISION_DSL)
+int cutec_cache_list_has(const char *list, const char *prefix) {
+  if (list == NULL)
     return 0;
-  char want[64];
-  int n = snprintf(want, sizeof want, "%016llx %d ", (unsigned long long)d->pack->h.source_hash, d->entry);
+  size_t n = strlen(prefix);
   for (const char *line = list; *line != '\0';) {
-    if (strncmp(line, want, (size_t)n) == 0)
+    if (strncmp(line, prefix, n) == 0)
       return 1;
     const char *nl = strchr(line, '\n');
     if (nl == NULL)
@@ -280,18 +209,14 @@ int cutec_gemm_quarantined(const char *list, const gemm_decision *d) {
   return 0;
 }
 
-int cutec_gemm_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d, char *path,
-                          size_t len) {
-  if (d->kind != DECISION_DSL || !g->disk_cache)
-    return -1;
-  quarantine_path(g, path, len);
-  const char *dir = cutec_gemm_cache_dir(g);
+int cutec_cache_list_add(cutec_runtime *rt, const char *dir, const char *name, const char *line, char *path,
+                         size_t path_len) {
+  list_path(dir, name, path, path_len);
   FILE *f = make_dirs(dir) == 0 ? fopen(path, "a") : NULL;
   if (f == NULL) {
-    cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: cannot record the faulting kernel in '%s': %s", path, strerror(errno));
+    cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning cache: cannot append to '%s': %s", path, strerror(errno));
     return -1;
   }
-  fprintf(f, "%016llx %d %s\n", (unsigned long long)d->pack->h.source_hash, d->entry, d->name);
-  fclose(f);
-  return 0;
+  fprintf(f, "%s\n", line);
+  return fclose(f) == 0 ? 0 : -1;
 }

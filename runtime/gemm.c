@@ -1,7 +1,10 @@
 /*
- * gemm.c - the GEMM entry point: argument checks (each kind of mistake its
- * own status), problem classes, the in-memory table of decisions, options,
- * and the per-call path: check, hash the class, look it up, launch.  That
+ * gemm.c - the GEMM layer's handle (created on a runtime, told by it of pack
+ * unloads and of its destruction through a cutec_rt_layer), its options (one
+ * table), the problem as the caller's struct_size lets it be read, argument
+ * checks (each kind of mistake its own status), problem classes, the
+ * in-memory table of decisions, and the per-call path: check, hash the
+ * class, look it up, launch.  That
  * path allocates nothing and makes one driver call besides the launch
  * (cuCtxSetCurrent, to follow the handle across threads).  Everything slow
  * (tuning, the disk cache) happens on a miss, in tune.c and cache.c.
@@ -9,6 +12,7 @@
 #include "gemm_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,41 +23,35 @@ const char *cutec_dtype_name(cutec_dtype t) {
   return t == CUTEC_DTYPE_BF16 ? "bf16" : t == CUTEC_DTYPE_F16 ? "f16" : "f32";
 }
 
-void cutec_gemm_problem_init(cutec_gemm_problem *p, long long m, long long n, long long k,
-                             cutec_dtype ab, cutec_dtype c) {
-  if (p == NULL)
-    return;
-  memset(p, 0, sizeof *p);
-  p->m = m;
-  p->n = n;
-  p->k = k;
-  p->a_type = p->b_type = ab;
-  p->c_type = c;
-  p->a_layout = CUTEC_LAYOUT_ROW;
-  p->b_layout = CUTEC_LAYOUT_COL;
-  p->c_layout = CUTEC_LAYOUT_ROW;
-  p->alpha = 1.0f;
-  p->beta = 0.0f;
-  p->epilogue = CUTEC_EPILOGUE_NONE;
+/* ---- options: one row each (adding one: an enum value, a field, a row) ---- */
+
+static const struct gemm_option_row {
+  cutec_option opt;
+  size_t field; /* an int of the handle */
+  long long lo, hi, def;
+} gemm_options[] = {
+    {CUTEC_OPT_TUNE_RUNS, offsetof(cutec_gemm_handle, runs), 20, 10000, 25},
+    {CUTEC_OPT_TUNE_WARMUP, offsetof(cutec_gemm_handle, warmup), 1, 10000, 3},
+    {CUTEC_OPT_CUBLAS_ALGOS, offsetof(cutec_gemm_handle, cublas_algos), 0, 32, 8},
+    {CUTEC_OPT_DISK_CACHE, offsetof(cutec_gemm_handle, disk_cache), 0, 1, 1},
+    {CUTEC_OPT_FLUSH_L2, offsetof(cutec_gemm_handle, flush_l2), 0, 1, 1},
+    {CUTEC_OPT_TUNE_FINALISTS, offsetof(cutec_gemm_handle, finalists), 0, 10000, 8},
+};
+
+static const struct gemm_option_row *option_row(cutec_option opt) {
+  for (size_t i = 0; i < sizeof gemm_options / sizeof gemm_options[0]; i++)
+    if (gemm_options[i].opt == opt)
+      return &gemm_options[i];
+  return NULL;
 }
 
-struct cutec_gemm_ctx *cutec_gemm_ctx_get(cutec_runtime *rt) {
-  if (rt->gemm != NULL)
-    return rt->gemm;
-  struct cutec_gemm_ctx *g = calloc(1, sizeof *g);
-  if (g == NULL)
-    return NULL;
-  g->runs = 25;
-  g->warmup = 3;
-  g->cublas_algos = 8;
-  g->disk_cache = 1;
-  g->flush_l2 = 1;
-  g->finalists = 8;
-  rt->gemm = g;
-  return g;
+static int *option_field(cutec_gemm_handle *g, const struct gemm_option_row *row) {
+  return (int *)(void *)((char *)g + row->field);
 }
 
-void cutec_gemm_decision_free(struct cutec_gemm_ctx *g, gemm_decision *d) {
+/* ---- the handle ---- */
+
+void cutec_gemm_decision_free(cutec_gemm_handle *g, gemm_decision *d) {
   if (d == NULL)
     return;
   if (d->has_plan && g->lt_ok)
@@ -61,7 +59,7 @@ void cutec_gemm_decision_free(struct cutec_gemm_ctx *g, gemm_decision *d) {
   free(d);
 }
 
-static void table_clear(struct cutec_gemm_ctx *g) {
+static void table_clear(cutec_gemm_handle *g) {
   for (size_t i = 0; i < g->cap; i++)
     cutec_gemm_decision_free(g, g->table[i]);
   free(g->table);
@@ -70,41 +68,87 @@ static void table_clear(struct cutec_gemm_ctx *g) {
   g->env_ready = 0;
 }
 
-void cutec_rt_gemm_destroy(cutec_runtime *rt) {
-  struct cutec_gemm_ctx *g = rt->gemm;
-  if (g == NULL)
-    return;
+/* Everything the handle holds of the runtime: decisions (into packs, with
+ * cuBLASLt plans), its own workspace, cuBLASLt; the caller made the
+ * context current where it could. */
+static void handle_release(cutec_gemm_handle *g) {
   table_clear(g);
+  cutec_runtime *rt = g->rt;
   if (g->workspace_owned && g->workspace != 0 && rt->init_status == CUTEC_OK)
     (void)rt->drv.mem_free(g->workspace);
+  g->workspace = 0;
+  g->workspace_owned = 0;
   cutec_cublaslt_unload(&g->lt);
-  free(g);
-  rt->gemm = NULL;
+  g->lt_tried = g->lt_ok = 0;
+  g->npacks = 0;
 }
 
-void cutec_rt_gemm_forget_pack(cutec_runtime *rt, cutec_pack *pack) {
-  struct cutec_gemm_ctx *g = rt->gemm;
-  if (g == NULL)
-    return;
+static cutec_gemm_handle *handle_of(cutec_rt_layer *l) {
+  return (cutec_gemm_handle *)(void *)((char *)l - offsetof(cutec_gemm_handle, layer));
+}
+
+/* The runtime is going (it made its context current): release, detach. */
+static void on_runtime_destroy(cutec_rt_layer *l) {
+  cutec_gemm_handle *g = handle_of(l);
+  handle_release(g);
+  g->rt = NULL;
+}
+
+/* A pack is going: withdraw it (decisions may point into it; the key
+ * changed too). */
+static void on_pack_unload(cutec_rt_layer *l, cutec_pack *pack) {
+  cutec_gemm_handle *g = handle_of(l);
   for (int i = 0; i < g->npacks; i++) {
     if (g->packs[i] != pack)
       continue;
     memmove(&g->packs[i], &g->packs[i + 1], sizeof g->packs[0] * (size_t)(g->npacks - i - 1));
     g->npacks--;
-    table_clear(g); /* decisions may point into the pack; the key changed too */
+    table_clear(g);
     return;
   }
 }
 
-cutec_status cutec_gemm_use_pack(cutec_runtime *rt, cutec_pack *pack) {
+cutec_status cutec_gemm_create(cutec_runtime *rt, cutec_gemm_handle **out) {
+  if (out != NULL)
+    *out = NULL;
   if (rt == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
+  if (out == NULL)
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_create: out is NULL");
+  cutec_gemm_handle *g = calloc(1, sizeof *g);
+  if (g == NULL)
+    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm_create: out of host memory");
+  g->rt = rt;
+  for (size_t i = 0; i < sizeof gemm_options / sizeof gemm_options[0]; i++)
+    *option_field(g, &gemm_options[i]) = (int)gemm_options[i].def;
+  g->layer.pack_unload = on_pack_unload;
+  g->layer.runtime_destroy = on_runtime_destroy;
+  cutec_rt_layer_add(rt, &g->layer);
+  *out = g;
+  return CUTEC_OK;
+}
+
+void cutec_gemm_destroy(cutec_gemm_handle *g) {
+  if (g == NULL)
+    return;
+  if (g->rt != NULL) {
+    if (g->rt->init_status == CUTEC_OK)
+      (void)cutec_rt_enter(g->rt); /* for the workspace's cuMemFree */
+    handle_release(g);
+    cutec_rt_layer_remove(g->rt, &g->layer);
+  }
+  free(g);
+}
+
+cutec_runtime *cutec_gemm_runtime(const cutec_gemm_handle *g) { return g != NULL ? g->rt : NULL; }
+
+cutec_status cutec_gemm_use_pack(cutec_gemm_handle *g, cutec_pack *pack) {
+  if (g == NULL || g->rt == NULL)
+    return CUTEC_ERR_INVALID_ARGUMENT;
+  cutec_runtime *rt = g->rt;
   if (pack == NULL || pack->rt != rt)
     return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_use_pack: %s",
                          pack == NULL ? "pack is NULL" : "the pack belongs to another runtime");
-  struct cutec_gemm_ctx *g = cutec_gemm_ctx_get(rt);
-  if (g == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm_use_pack: out of host memory");
   for (int i = 0; i < g->npacks; i++)
     if (g->packs[i] == pack)
       return CUTEC_OK;
@@ -128,11 +172,46 @@ static int layout_ok(int l) { return l == CUTEC_LAYOUT_ROW || l == CUTEC_LAYOUT_
 /* Largest element count we accept for one matrix (2^40: 2-8 TiB). */
 #define GEMM_MAX_ELEMS (1LL << 40)
 
-cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *p,
+/* The smallest problem a caller may pass: every mandatory field. */
+#define PROBLEM_MIN_SIZE offsetof(cutec_gemm_problem, epilogue)
+
+/* The caller's problem as this library's struct: the fields inside its
+ * struct_size, the later ones zero (their defaults); the bytes past this
+ * library's fields must be zero (a newer caller asking nothing new). */
+static cutec_status problem_read(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *user,
+                                 cutec_gemm_problem *p) {
+  size_t size;
+  memcpy(&size, user, sizeof size); /* the caller's struct may be a smaller one */
+  if (size < PROBLEM_MIN_SIZE)
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                         "%s: the problem's struct_size is %zu, less than its mandatory fields' %zu "
+                         "(initialise it with cutec_gemm_problem_init)",
+                         fn, size, (size_t)PROBLEM_MIN_SIZE);
+  if (size > CUTEC_GEMM_PROBLEM_MAX_SIZE)
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: the problem's struct_size %zu is over %d bytes", fn,
+                         size, CUTEC_GEMM_PROBLEM_MAX_SIZE);
+  for (size_t i = sizeof *p; i < size; i++)
+    if (((const unsigned char *)user)[i] != 0)
+      return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                           "%s: the problem sets byte %zu of %zu, past the %zu bytes of fields this library "
+                           "knows (a newer header's field, which this library cannot honour)",
+                           fn, i, size, sizeof *p);
+  memset(p, 0, sizeof *p);
+  memcpy(p, user, size < sizeof *p ? size : sizeof *p);
+  p->struct_size = sizeof *p;
+  return CUTEC_OK;
+}
+
+cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *user,
                               const void *A, const void *B, const void *C,
                               cutec_gemm_problem *out, gemm_class *cls) {
-  if (p == NULL)
+  if (user == NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: the problem is NULL", fn);
+  cutec_gemm_problem whole;
+  cutec_status rs = problem_read(rt, fn, user, &whole);
+  if (rs != CUTEC_OK)
+    return rs;
+  const cutec_gemm_problem *p = &whole;
   if (!dtype_ok(p->a_type) || !dtype_ok(p->b_type) || !dtype_ok(p->c_type))
     return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
                          "%s: element types (%d, %d, %d) are not cutec_dtype values", fn,
@@ -238,7 +317,7 @@ void cutec_gemm_class_key(const gemm_class *c, char *buf, size_t len) {
            c->align[2]);
 }
 
-gemm_decision *cutec_gemm_table_find(struct cutec_gemm_ctx *g, const gemm_class *c, uint64_t h) {
+gemm_decision *cutec_gemm_table_find(cutec_gemm_handle *g, const gemm_class *c, uint64_t h) {
   if (g->cap == 0)
     return NULL;
   for (size_t i = (size_t)h & (g->cap - 1);; i = (i + 1) & (g->cap - 1)) {
@@ -257,7 +336,7 @@ static void table_insert(gemm_decision **table, size_t cap, gemm_decision *d) {
   table[i] = d;
 }
 
-int cutec_gemm_table_put(struct cutec_gemm_ctx *g, gemm_decision *d) {
+int cutec_gemm_table_put(cutec_gemm_handle *g, gemm_decision *d) {
   for (size_t i = 0; g->cap != 0 && i < g->cap; i++) {
     gemm_decision *old = g->table[i];
     if (old != NULL && old->hash == d->hash && memcmp(&old->cls, &d->cls, sizeof d->cls) == 0) {
@@ -283,63 +362,38 @@ int cutec_gemm_table_put(struct cutec_gemm_ctx *g, gemm_decision *d) {
   return 0;
 }
 
-int cutec_gemm_lt(cutec_runtime *rt, struct cutec_gemm_ctx *g) {
+int cutec_gemm_lt(cutec_gemm_handle *g) {
   if (!g->lt_tried) {
     g->lt_tried = 1;
     g->lt_ok = cutec_cublaslt_load(&g->lt, g->lt_why, sizeof g->lt_why);
     if (!g->lt_ok)
-      cutec_rt_log(rt, CUTEC_LOG_WARNING, "cuBLASLt unavailable: %s", g->lt_why);
+      cutec_rt_log(g->rt, CUTEC_LOG_WARNING, "cuBLASLt unavailable: %s", g->lt_why);
   }
   return g->lt_ok;
 }
 
-int cutec_cublas_version(cutec_runtime *rt) {
-  if (rt == NULL)
-    return 0;
-  struct cutec_gemm_ctx *g = cutec_gemm_ctx_get(rt);
-  if (g == NULL || !cutec_gemm_lt(rt, g))
+int cutec_gemm_cublas_version(cutec_gemm_handle *g) {
+  if (g == NULL || g->rt == NULL || !cutec_gemm_lt(g))
     return 0;
   return (int)g->lt.version;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
+void cutec_gemm_device_facts(cutec_gemm_handle *g) {
+  cutec_runtime *rt = g->rt;
+  if (g->facts_read)
+    return;
+  g->facts_read = 1;
+  if (rt->drv.device_get_attribute(&g->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                   rt->dev) != CUDA_SUCCESS)
+    g->smem_optin = 0;
+  if (rt->drv.device_get_attribute(&g->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, rt->dev) !=
+      CUDA_SUCCESS)
+    g->cc_major = 0;
 }
 
-cutec_status cutec_gemm_env_key(cutec_runtime *rt, struct cutec_gemm_ctx *g, const char **key) {
-  if (!g->env_ready) {
-    char name[128] = "";
-    int maj = 0, min = 0, sms = 0;
-    cutec_status s = cutec_device_info(rt, name, sizeof name, &maj, &min, &sms);
-    if (s != CUTEC_OK)
-      return s;
-    for (char *c = name; *c; c++)
-      if (*c == ' ' || *c == '\n')
-        *c = '_';
-    int ltv = cutec_gemm_lt(rt, g) ? (int)g->lt.version : 0;
-    uint64_t hashes[CUTEC_GEMM_MAX_PACKS];
-    for (int i = 0; i < g->npacks; i++)
-      hashes[i] = g->packs[i]->h.source_hash;
-    qsort(hashes, (size_t)g->npacks, sizeof hashes[0], cmp_u64);
-    size_t n = (size_t)snprintf(g->env_key, sizeof g->env_key,
-                                "device=%s sms=%d cc=%d.%d driver=%d cublaslt=%d cutec=%s packs=",
-                                name, sms, maj, min, rt->driver_version, ltv,
-                                cutec_version_string());
-    for (int i = 0; i < g->npacks && n < sizeof g->env_key; i++)
-      n += (size_t)snprintf(g->env_key + n, sizeof g->env_key - n, "%s%016llx", i ? "," : "",
-                            (unsigned long long)hashes[i]);
-    if (g->npacks == 0 && n < sizeof g->env_key)
-      snprintf(g->env_key + n, sizeof g->env_key - n, "none");
-    g->env_ready = 1;
-  }
-  *key = g->env_key;
-  return CUTEC_OK;
-}
-
-cutec_status cutec_gemm_run_decision(cutec_runtime *rt, struct cutec_gemm_ctx *g,
-                                     gemm_decision *d, const cutec_gemm_problem *p,
+cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, const cutec_gemm_problem *p,
                                      const void *A, const void *B, void *C, void *stream) {
+  cutec_runtime *rt = g->rt;
   if (d->kind == DECISION_DSL)
     return cutec_gemm_dsl_launch(rt, d, p, A, B, C, stream);
   if (!d->has_plan) {
@@ -357,82 +411,70 @@ cutec_status cutec_gemm_run_decision(cutec_runtime *rt, struct cutec_gemm_ctx *g
 }
 
 /* The decision for a class: memory, then disk, then tuning. */
-static cutec_status decide(cutec_runtime *rt, struct cutec_gemm_ctx *g, const cutec_gemm_problem *p,
-                           const gemm_class *cls, uint64_t h, const void *A, const void *B,
-                           void *stream, gemm_decision **out) {
+static cutec_status decide(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls, uint64_t h,
+                           const void *A, const void *B, void *stream, gemm_decision **out) {
   gemm_decision *d = NULL;
   if (g->disk_cache)
-    d = cutec_gemm_cache_load(rt, g, p, cls);
+    d = cutec_gemm_cache_load(g, p, cls);
   if (d == NULL) {
-    cutec_status s = cutec_gemm_tune_class(rt, g, p, cls, A, B, stream, NULL, &d);
+    cutec_status s = cutec_gemm_tune_class(g, p, cls, A, B, stream, NULL, &d);
     if (s != CUTEC_OK)
       return s;
   }
   d->hash = h;
   if (cutec_gemm_table_put(g, d) != 0) {
     cutec_gemm_decision_free(g, d);
-    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm: out of host memory");
+    return cutec_rt_fail(g->rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm: out of host memory");
   }
   *out = d;
   return CUTEC_OK;
 }
 
-/* What both entry points do first: check the problem, enter the runtime,
- * get the GEMM state. */
-static cutec_status gemm_begin(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *p, const void *A,
-                               const void *B, const void *C, cutec_gemm_problem *np, gemm_class *cls,
-                               struct cutec_gemm_ctx **g) {
-  if (rt == NULL)
+/* What both entry points do first: check the problem, enter the runtime. */
+static cutec_status gemm_begin(cutec_gemm_handle *g, const char *fn, const cutec_gemm_problem *p, const void *A,
+                               const void *B, const void *C, cutec_gemm_problem *np, gemm_class *cls) {
+  if (g == NULL || g->rt == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
-  cutec_status s = cutec_gemm_check(rt, fn, p, A, B, C, np, cls);
+  cutec_status s = cutec_gemm_check(g->rt, fn, p, A, B, C, np, cls);
   if (s != CUTEC_OK)
     return s;
-  s = cutec_rt_enter(rt);
-  if (s != CUTEC_OK)
-    return s;
-  *g = cutec_gemm_ctx_get(rt);
-  if (*g == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-  return CUTEC_OK;
+  return cutec_rt_enter(g->rt);
 }
 
-cutec_status cutec_gemm(cutec_runtime *rt, const cutec_gemm_problem *p, const void *A,
-                        const void *B, void *C, void *stream) {
+cutec_status cutec_gemm(cutec_gemm_handle *g, const cutec_gemm_problem *p, const void *A, const void *B, void *C,
+                        void *stream) {
   cutec_gemm_problem np;
   gemm_class cls;
-  struct cutec_gemm_ctx *g;
-  cutec_status s = gemm_begin(rt, "cutec_gemm", p, A, B, C, &np, &cls, &g);
+  cutec_status s = gemm_begin(g, "cutec_gemm", p, A, B, C, &np, &cls);
   if (s != CUTEC_OK)
     return s;
   uint64_t h = cutec_gemm_class_hash(&cls);
   gemm_decision *d = cutec_gemm_table_find(g, &cls, h);
   if (d == NULL) {
-    s = decide(rt, g, &np, &cls, h, A, B, stream, &d);
+    s = decide(g, &np, &cls, h, A, B, stream, &d);
     if (s != CUTEC_OK)
       return s;
   }
-  return cutec_gemm_run_decision(rt, g, d, &np, A, B, C, stream);
+  return cutec_gemm_run_decision(g, d, &np, A, B, C, stream);
 }
 
-cutec_status cutec_gemm_tune(cutec_runtime *rt, const cutec_gemm_problem *p, const void *A,
-                             const void *B, const void *C, void *stream,
-                             cutec_tune_report **report) {
+cutec_status cutec_gemm_tune(cutec_gemm_handle *g, const cutec_gemm_problem *p, const void *A, const void *B,
+                             const void *C, void *stream, cutec_tune_report **report) {
   if (report != NULL)
     *report = NULL;
   cutec_gemm_problem np;
   gemm_class cls;
-  struct cutec_gemm_ctx *g;
-  cutec_status s = gemm_begin(rt, "cutec_gemm_tune", p, A, B, C, &np, &cls, &g);
+  cutec_status s = gemm_begin(g, "cutec_gemm_tune", p, A, B, C, &np, &cls);
   if (s != CUTEC_OK)
     return s;
   gemm_decision *d = NULL;
-  s = cutec_gemm_tune_class(rt, g, &np, &cls, A, B, stream, report, &d);
+  s = cutec_gemm_tune_class(g, &np, &cls, A, B, stream, report, &d);
   if (s != CUTEC_OK)
     return s;
   d->hash = cutec_gemm_class_hash(&cls);
   if (cutec_gemm_table_put(g, d) != 0) {
     cutec_gemm_decision_free(g, d);
-    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm_tune: out of host memory");
+    return cutec_rt_fail(g->rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm_tune: out of host memory");
   }
   return CUTEC_OK;
 }
@@ -444,10 +486,10 @@ void cutec_tune_report_free(cutec_tune_report *report) {
   free(report);
 }
 
-cutec_status cutec_gemm_choice(cutec_runtime *rt, const cutec_gemm_problem *p, char *name,
-                               size_t name_len) {
-  if (rt == NULL)
+cutec_status cutec_gemm_choice(cutec_gemm_handle *g, const cutec_gemm_problem *p, char *name, size_t name_len) {
+  if (g == NULL || g->rt == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
+  cutec_runtime *rt = g->rt;
   if (name == NULL || name_len == 0 || p == NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_choice: %s is NULL",
                          p == NULL ? "the problem" : "name");
@@ -459,89 +501,60 @@ cutec_status cutec_gemm_choice(cutec_runtime *rt, const cutec_gemm_problem *p, c
   cutec_status s = cutec_gemm_check(rt, "cutec_gemm_choice", p, dummy, dummy, dummy, &np, &cls);
   if (s != CUTEC_OK)
     return s;
-  struct cutec_gemm_ctx *g = rt->gemm;
-  gemm_decision *d = g != NULL ? cutec_gemm_table_find(g, &cls, cutec_gemm_class_hash(&cls)) : NULL;
+  gemm_decision *d = cutec_gemm_table_find(g, &cls, cutec_gemm_class_hash(&cls));
   if (d == NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_KERNEL_NOT_FOUND,
-                         "cutec_gemm_choice: this problem class has not been tuned by this runtime");
+                         "cutec_gemm_choice: this problem class has not been tuned by this handle");
   snprintf(name, name_len, "%s", d->name);
   return CUTEC_OK;
 }
 
-cutec_status cutec_set_option(cutec_runtime *rt, cutec_option opt, long long value) {
-  if (rt == NULL)
+cutec_status cutec_gemm_set_option(cutec_gemm_handle *g, cutec_option opt, long long value) {
+  if (g == NULL || g->rt == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
-  struct cutec_gemm_ctx *g = cutec_gemm_ctx_get(rt);
-  if (g == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_set_option: out of host memory");
-  switch (opt) {
-  case CUTEC_OPT_TUNE_RUNS:
-    if (value < 20 || value > 10000)
-      break;
-    g->runs = (int)value;
-    return CUTEC_OK;
-  case CUTEC_OPT_TUNE_WARMUP:
-    if (value < 1 || value > 10000)
-      break;
-    g->warmup = (int)value;
-    return CUTEC_OK;
-  case CUTEC_OPT_CUBLAS_ALGOS:
-    if (value < 0 || value > 32)
-      break;
-    g->cublas_algos = (int)value;
-    return CUTEC_OK;
-  case CUTEC_OPT_TUNE_FINALISTS:
-    if (value < 0 || value > 10000)
-      break;
-    g->finalists = (int)value;
-    return CUTEC_OK;
-  case CUTEC_OPT_DISK_CACHE:
-  case CUTEC_OPT_FLUSH_L2:
-    if (value != 0 && value != 1)
-      break;
-    if (opt == CUTEC_OPT_DISK_CACHE)
-      g->disk_cache = (int)value;
-    else
-      g->flush_l2 = (int)value;
-    return CUTEC_OK;
-  default:
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_set_option: unknown option %d",
-                         (int)opt);
-  }
-  return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
-                       "cutec_set_option: %lld is out of range for option %d", value, (int)opt);
+  const struct gemm_option_row *row = option_row(opt);
+  if (row == NULL)
+    return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_set_option: unknown option %d", (int)opt);
+  if (value < row->lo || value > row->hi)
+    return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT,
+                         "cutec_gemm_set_option: %lld is out of range for option %d (%lld to %lld)", value,
+                         (int)opt, row->lo, row->hi);
+  *option_field(g, row) = (int)value;
+  return CUTEC_OK;
 }
 
-cutec_status cutec_set_cache_dir(cutec_runtime *rt, const char *dir) {
-  if (rt == NULL)
+cutec_status cutec_gemm_get_option(const cutec_gemm_handle *g, cutec_option opt, long long *value) {
+  if (g == NULL || g->rt == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
-  struct cutec_gemm_ctx *g = cutec_gemm_ctx_get(rt);
-  if (g == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_set_cache_dir: out of host memory");
+  const struct gemm_option_row *row = option_row(opt);
+  if (row == NULL || value == NULL)
+    return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_get_option: %s",
+                         row == NULL ? "unknown option" : "value is NULL");
+  *value = *option_field((cutec_gemm_handle *)g, row);
+  return CUTEC_OK;
+}
+
+cutec_status cutec_gemm_set_cache_dir(cutec_gemm_handle *g, const char *dir) {
+  if (g == NULL || g->rt == NULL)
+    return CUTEC_ERR_INVALID_ARGUMENT;
   if (dir != NULL && (dir[0] == '\0' || strlen(dir) >= sizeof g->cache_dir - 64))
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_set_cache_dir: %s",
+    return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_set_cache_dir: %s",
                          dir[0] == '\0' ? "the directory is empty" : "the path is too long");
   snprintf(g->cache_dir, sizeof g->cache_dir, "%s", dir != NULL ? dir : "");
   return CUTEC_OK;
 }
 
-const char *cutec_cache_dir(cutec_runtime *rt) {
-  if (rt == NULL)
-    return "";
-  struct cutec_gemm_ctx *g = cutec_gemm_ctx_get(rt);
-  return g != NULL ? cutec_gemm_cache_dir(g) : "";
+const char *cutec_gemm_cache_dir(cutec_gemm_handle *g) {
+  return g != NULL && g->rt != NULL ? cutec_gemm_cache_dir_of(g) : "";
 }
 
-cutec_status cutec_set_workspace(cutec_runtime *rt, void *workspace, size_t bytes) {
-  if (rt == NULL)
+cutec_status cutec_gemm_set_workspace(cutec_gemm_handle *g, void *workspace, size_t bytes) {
+  if (g == NULL || g->rt == NULL)
     return CUTEC_ERR_INVALID_ARGUMENT;
+  cutec_runtime *rt = g->rt;
   if (workspace != NULL && bytes == 0)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_set_workspace: size is 0");
-  struct cutec_gemm_ctx *g = cutec_gemm_ctx_get(rt);
-  if (g == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_set_workspace: out of host memory");
-  if (g->workspace_owned && g->workspace != 0 && rt->init_status == CUTEC_OK &&
-      cutec_rt_enter(rt) == CUTEC_OK)
+    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_set_workspace: size is 0");
+  if (g->workspace_owned && g->workspace != 0 && rt->init_status == CUTEC_OK && cutec_rt_enter(rt) == CUTEC_OK)
     (void)rt->drv.mem_free(g->workspace);
   g->workspace = (CUdeviceptr)(uintptr_t)workspace;
   g->workspace_bytes = workspace != NULL ? bytes : 0;
@@ -551,11 +564,8 @@ cutec_status cutec_set_workspace(cutec_runtime *rt, void *workspace, size_t byte
   return CUTEC_OK;
 }
 
-void cutec_set_progress(cutec_runtime *rt, cutec_progress_fn fn, void *user) {
-  if (rt == NULL)
-    return;
-  struct cutec_gemm_ctx *g = cutec_gemm_ctx_get(rt);
-  if (g == NULL)
+void cutec_gemm_set_progress(cutec_gemm_handle *g, cutec_progress_fn fn, void *user) {
+  if (g == NULL || g->rt == NULL)
     return;
   g->progress = fn;
   g->progress_user = fn != NULL ? user : NULL;

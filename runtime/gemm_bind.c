@@ -122,10 +122,9 @@ static const char *tensor_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, con
   return NULL;
 }
 
-const char *cutec_gemm_dsl_unfit(cutec_runtime *rt, cutec_pack *pack, int i, const cutec_gemm_problem *p,
+const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
                                  const gemm_class *cls, gemm_decision *dec, char *why, size_t len) {
   const cutec_kdesc *d = &pack->entries[i].desc;
-  struct cutec_gemm_ctx *g = rt->gemm;
   if (d->cls != CUTEC_KD_GEMM)
     return unfit(why, len, "not a GEMM kernel (it has no 'serves gemm' clause)");
   cutec_kd_values vals;
@@ -177,13 +176,13 @@ const char *cutec_gemm_dsl_unfit(cutec_runtime *rt, cutec_pack *pack, int i, con
   }
   if (d->threads[0] == 0)
     return unfit(why, len, "the kernel declares no threads()");
-  if (g != NULL && g->smem_optin > 0 && (long long)d->smem_dynamic + d->smem_static > (long long)g->smem_optin)
+  if (g->smem_optin > 0 && (long long)d->smem_dynamic + d->smem_static > (long long)g->smem_optin)
     return unfit(why, len, "needs %u bytes of shared memory; the device allows %d per block",
                  d->smem_dynamic + d->smem_static, g->smem_optin);
   unsigned grid[3];
   if (cutec_kdesc_grid(d, &vals, grid, sub, sizeof sub) != 0)
     return unfit(why, len, "%s", sub);
-  if (has_tma && (g == NULL || g->cc_major < 9))
+  if (has_tma && g->cc_major < 9)
     return unfit(why, len, "uses TMA, which needs compute capability 9.0");
   if (cutec_rt_kdesc_maps_unfit(d, &vals, sub, sizeof sub) != NULL)
     return unfit(why, len, "%s", sub);

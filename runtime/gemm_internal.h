@@ -1,12 +1,16 @@
 /*
- * gemm_internal.h - the GEMM state shared by gemm.c (validation, the
- * decision table, dispatch), tune.c (candidates, timing harness, tuner) and
- * cache.c (the on-disk decisions).  Not part of the public API.
+ * gemm_internal.h - the GEMM layer's state, the handle, shared by gemm.c
+ * (the handle, options, validation, the decision table, dispatch),
+ * gemm_bind.c (a problem bound to a kernel's contract), tune.c and
+ * tune_harness.c (the tuner) and gemm_cache.c (its decisions on disk).  The
+ * core runtime (internal.h) does not see any of it.  Not part of the public
+ * API.
  */
 #ifndef CUTEC_RUNTIME_GEMM_INTERNAL_H
 #define CUTEC_RUNTIME_GEMM_INTERNAL_H
 
 #include "cublaslt.h"
+#include "cutec/gemm.h"
 #include "internal.h"
 #include "cutec/cluster.h"
 #include "cutec/tensor_map.h"
@@ -51,12 +55,15 @@ typedef struct gemm_decision {
   long long map_key[6];
 } gemm_decision;
 
-struct cutec_gemm_ctx {
+struct cutec_gemm_handle {
+  cutec_rt_layer layer;     /* first: the runtime tells it of pack unloads and of its destruction */
+  cutec_runtime *rt;        /* NULL once the runtime was destroyed (the handle is detached) */
   cutec_pack *packs[CUTEC_GEMM_MAX_PACKS];
   int npacks;
+  /* options (gemm.c's table) */
   int runs, warmup, cublas_algos, disk_cache, flush_l2, finalists;
   char cache_dir[1024];     /* "" : the default */
-  char cache_dir_buf[1024]; /* what cutec_cache_dir returns */
+  char cache_dir_buf[1024]; /* what cutec_gemm_cache_dir returns */
   CUdeviceptr workspace;
   size_t workspace_bytes;
   int workspace_owned;
@@ -69,30 +76,30 @@ struct cutec_gemm_ctx {
   size_t cap, used;
   char env_key[CUTEC_KEY_MAX];
   int env_ready;
+  int facts_read;           /* the two device facts below were asked for */
   int smem_optin;           /* device's opt-in shared memory per block; 0 unknown */
   int cc_major;             /* device's compute capability major; 0 unknown */
 };
 
 /* gemm.c */
-struct cutec_gemm_ctx *cutec_gemm_ctx_get(cutec_runtime *rt); /* NULL: out of memory */
-/* Checks p and the pointers and fills *out with the normalised problem
- * (packed leading dimensions filled in) and *cls with its class. */
+/* Checks p (through its struct_size) and the pointers and fills *out with
+ * the normalised problem (every field this library knows; packed leading
+ * dimensions filled in) and *cls with its class. */
 cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *p,
                               const void *A, const void *B, const void *C,
                               cutec_gemm_problem *out, gemm_class *cls);
 uint64_t cutec_gemm_class_hash(const gemm_class *c);
 void cutec_gemm_class_key(const gemm_class *c, char *buf, size_t len);
-gemm_decision *cutec_gemm_table_find(struct cutec_gemm_ctx *g, const gemm_class *c, uint64_t h);
+gemm_decision *cutec_gemm_table_find(cutec_gemm_handle *g, const gemm_class *c, uint64_t h);
 /* Takes ownership of d (replacing an older decision of the same class). */
-int cutec_gemm_table_put(struct cutec_gemm_ctx *g, gemm_decision *d);
-void cutec_gemm_decision_free(struct cutec_gemm_ctx *g, gemm_decision *d);
+int cutec_gemm_table_put(cutec_gemm_handle *g, gemm_decision *d);
+void cutec_gemm_decision_free(cutec_gemm_handle *g, gemm_decision *d);
 /* Loads cuBLASLt once; 1 when usable. */
-int cutec_gemm_lt(cutec_runtime *rt, struct cutec_gemm_ctx *g);
-/* The environment part of cache keys (device, versions, packs). */
-cutec_status cutec_gemm_env_key(cutec_runtime *rt, struct cutec_gemm_ctx *g, const char **key);
+int cutec_gemm_lt(cutec_gemm_handle *g);
+/* Reads the device facts candidates' fit depends on, once. */
+void cutec_gemm_device_facts(cutec_gemm_handle *g);
 /* Runs a decision once (no checks). */
-cutec_status cutec_gemm_run_decision(cutec_runtime *rt, struct cutec_gemm_ctx *g,
-                                     gemm_decision *d, const cutec_gemm_problem *p,
+cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, const cutec_gemm_problem *p,
                                      const void *A, const void *B, void *C, void *stream);
 /* Bytes of a matrix of r x c elements of type t stored with layout l and ld. */
 size_t cutec_gemm_matrix_bytes(cutec_dtype t, cutec_layout l, long long r, long long c,
@@ -104,7 +111,7 @@ const char *cutec_dtype_name(cutec_dtype t);
 /* Why DSL entry i of pack cannot compute p (written to why and returned;
  * NULL when it can); fills the decision's launch fields when it can and
  * d != NULL. */
-const char *cutec_gemm_dsl_unfit(cutec_runtime *rt, cutec_pack *pack, int i,
+const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i,
                                  const cutec_gemm_problem *p, const gemm_class *cls,
                                  gemm_decision *d, char *why, size_t len);
 /* Launches a DSL decision: arguments by role, tensor maps, grid. */
@@ -116,28 +123,27 @@ void cutec_gemm_kd_values(const cutec_kdesc *d, const cutec_gemm_problem *p, cut
 int cutec_gemm_ptr_align(const void *ptr);
 
 /* tune.c */
-cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
-                                   const cutec_gemm_problem *p, const gemm_class *cls,
+cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
                                    const void *A, const void *B, void *stream,
                                    cutec_tune_report **report, gemm_decision **out);
 
-/* cache.c */
+/* gemm_cache.c: the decisions on disk (through cache.h) */
 /* The directory in use (resolving the default). */
-const char *cutec_gemm_cache_dir(struct cutec_gemm_ctx *g);
+const char *cutec_gemm_cache_dir_of(cutec_gemm_handle *g);
+/* The environment part of cache keys (device, versions, packs). */
+cutec_status cutec_gemm_env_key(cutec_gemm_handle *g, const char **key);
 /* Reads the decision of a class; NULL when absent, stale or corrupt (the
  * reason is logged). */
-gemm_decision *cutec_gemm_cache_load(cutec_runtime *rt, struct cutec_gemm_ctx *g,
-                                     const cutec_gemm_problem *p, const gemm_class *cls);
+gemm_decision *cutec_gemm_cache_load(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls);
 /* Writes it atomically; failures are logged as warnings, never fatal. */
-void cutec_gemm_cache_store(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d);
+void cutec_gemm_cache_store(cutec_gemm_handle *g, const gemm_decision *d);
 /* The quarantine of pack kernels that faulted while tuned (with the disk
  * cache on): its lines, read once per tuning (malloc'd; NULL when there
  * are none); whether d's kernel is among them; adding d's kernel (0 and
  * the file's path in path, or -1 when it could not be written, which is
  * logged). */
-char *cutec_gemm_quarantine_load(cutec_runtime *rt, struct cutec_gemm_ctx *g);
+char *cutec_gemm_quarantine_load(cutec_gemm_handle *g);
 int cutec_gemm_quarantined(const char *list, const gemm_decision *d);
-int cutec_gemm_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, const gemm_decision *d, char *path,
-                          size_t len);
+int cutec_gemm_quarantine(cutec_gemm_handle *g, const gemm_decision *d, char *path, size_t len);
 
 #endif /* CUTEC_RUNTIME_GEMM_INTERNAL_H */

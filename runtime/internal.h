@@ -7,7 +7,6 @@
 #ifndef CUTEC_RUNTIME_INTERNAL_H
 #define CUTEC_RUNTIME_INTERNAL_H
 
-#include "cutec/gemm.h"
 #include "cutec/pack.h"
 #include "cutec/runtime.h"
 #include "driver.h"
@@ -38,7 +37,7 @@ struct cutec_runtime {
   void *log_user;
   cutec_module *modules;    /* loaded modules, unloaded by destroy */
   cutec_pack *packs;        /* loaded packs, unloaded by destroy */
-  struct cutec_gemm_ctx *gemm; /* GEMM tuner state, created on first use */
+  struct cutec_rt_layer *layers; /* layers built on the runtime (cutec_rt_layer_add) */
   char message[CUTEC_MESSAGE_MAX];
   char init_message[CUTEC_INIT_MESSAGE_MAX];
 };
@@ -86,13 +85,29 @@ struct cutec_pack {
 cutec_status cutec_rt_read_file(cutec_runtime *rt, const char *path, unsigned char **data,
                                 size_t *size);
 
-/* Pack handling needed by gemm.c (pack.c). */
+/* Pack handling for the layers built on the core (pack.c). */
 /* Loads entry i's kernel, recording (not reporting) a failure in the entry. */
 cutec_status cutec_rt_pack_kernel(cutec_pack *pack, int i, cutec_kernel **out);
 
-/* GEMM state (gemm.c): freed by runtime destroy; a pack's unload forgets it. */
-void cutec_rt_gemm_destroy(cutec_runtime *rt);
-void cutec_rt_gemm_forget_pack(cutec_runtime *rt, cutec_pack *pack);
+/* A layer built on the core runtime (the GEMM handle, gemm.c, is one)
+ * hears of the two events that end what it may hold, without the core
+ * knowing what the layer is: a pack about to be unloaded (the layer drops
+ * every reference into it) and the runtime about to be destroyed (the
+ * layer releases its device state and forgets the runtime).  The layer
+ * owns the node; the core only links it.  runtime_destroy is called with
+ * the context current, before packs and modules are unloaded, and after
+ * the core has unlinked the node (the layer must not remove it again);
+ * pack_unload must not add or remove layers. */
+typedef struct cutec_rt_layer cutec_rt_layer;
+struct cutec_rt_layer {
+  void (*pack_unload)(cutec_rt_layer *self, cutec_pack *pack);
+  void (*runtime_destroy)(cutec_rt_layer *self);
+  cutec_rt_layer *next;
+};
+void cutec_rt_layer_add(cutec_runtime *rt, cutec_rt_layer *layer);
+void cutec_rt_layer_remove(cutec_runtime *rt, cutec_rt_layer *layer);
+/* Tells every layer that pack is going (pack.c's unload). */
+void cutec_rt_layers_pack_unload(cutec_runtime *rt, cutec_pack *pack);
 
 /* What the failing driver call was doing; decides how a CUresult maps. */
 typedef enum cutec_rt_phase {

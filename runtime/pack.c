@@ -171,7 +171,7 @@ void cutec_pack_unload(cutec_pack *pack) {
   if (pack == NULL)
     return;
   cutec_runtime *rt = pack->rt;
-  cutec_rt_gemm_forget_pack(rt, pack);
+  cutec_rt_layers_pack_unload(rt, pack);
   for (int i = 0; i < pack->count; i++)
     cutec_module_unload(pack->entries[i].module);
   if (pack->prev != NULL)

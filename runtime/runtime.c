@@ -1,7 +1,9 @@
 /*
  * runtime.c - the runtime handle: creation (load the driver, cuInit, pick the
  * device, retain its primary context), destruction, the message and log
- * accessors, device queries and synchronisation.  The primary context is used
+ * accessors, device queries and synchronisation, and the list of layers
+ * built on the runtime (internal.h's cutec_rt_layer: told of pack unloads
+ * and of the runtime's destruction).  The primary context is used
  * rather than a private one so that buffers and streams of an application
  * that also uses the CUDA runtime API (which uses the same primary context)
  * work with our kernels; it also avoids cuCtxCreate, whose signature changed
@@ -78,6 +80,37 @@ cutec_status cutec_runtime_create(cutec_runtime **out, int device) {
   return CUTEC_OK;
 }
 
+void cutec_rt_layer_add(cutec_runtime *rt, cutec_rt_layer *layer) {
+  layer->next = rt->layers;
+  rt->layers = layer;
+}
+
+void cutec_rt_layer_remove(cutec_runtime *rt, cutec_rt_layer *layer) {
+  for (cutec_rt_layer **at = &rt->layers; *at != NULL; at = &(*at)->next)
+    if (*at == layer) {
+      *at = layer->next;
+      layer->next = NULL;
+      return;
+    }
+}
+
+void cutec_rt_layers_pack_unload(cutec_runtime *rt, cutec_pack *pack) {
+  for (cutec_rt_layer *l = rt->layers; l != NULL; l = l->next)
+    if (l->pack_unload != NULL)
+      l->pack_unload(l, pack);
+}
+
+/* Each layer is unlinked first, so that it may free itself in the call. */
+static void layers_runtime_destroy(cutec_runtime *rt) {
+  while (rt->layers != NULL) {
+    cutec_rt_layer *l = rt->layers;
+    rt->layers = l->next;
+    l->next = NULL;
+    if (l->runtime_destroy != NULL)
+      l->runtime_destroy(l);
+  }
+}
+
 void cutec_runtime_destroy(cutec_runtime *rt) {
   if (rt == NULL)
     return;
@@ -85,7 +118,7 @@ void cutec_runtime_destroy(cutec_runtime *rt) {
     /* Errors are ignored: after a kernel fault every call fails, and the
      * release below is what actually frees the context. */
     (void)rt->drv.ctx_set_current(rt->ctx);
-    cutec_rt_gemm_destroy(rt);
+    layers_runtime_destroy(rt);
     while (rt->packs != NULL)
       cutec_pack_unload(rt->packs);
     while (rt->modules != NULL)
@@ -103,7 +136,7 @@ void cutec_runtime_destroy(cutec_runtime *rt) {
     if (rt->faulted)
       (void)rt->drv.primary_ctx_reset(rt->dev);
   } else {
-    cutec_rt_gemm_destroy(rt); /* options may have been set; no device state */
+    layers_runtime_destroy(rt); /* handles may exist; no device state */
     while (rt->packs != NULL)
       cutec_pack_unload(rt->packs);
   }

@@ -22,7 +22,7 @@
 /* One tuning in progress. */
 typedef struct tuning {
   cutec_runtime *rt;
-  struct cutec_gemm_ctx *g;
+  cutec_gemm_handle *g;
   const cutec_gemm_problem *p;
   const gemm_class *cls;
   double t0;
@@ -39,36 +39,23 @@ typedef struct tuning {
 } tuning;
 
 static void progress(tuning *t, const char *name) {
-  struct cutec_gemm_ctx *g = t->g;
+  cutec_gemm_handle *g = t->g;
   t->step++;
   if (g->progress != NULL)
     g->progress(g->progress_user, t->step, t->total, name);
-}
-
-/* The device facts the candidates' fit depends on, read once. */
-static void device_facts(tuning *t) {
-  cutec_runtime *rt = t->rt;
-  struct cutec_gemm_ctx *g = t->g;
-  if (g->smem_optin == 0 &&
-      rt->drv.device_get_attribute(&g->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                                   rt->dev) != CUDA_SUCCESS)
-    g->smem_optin = 0;
-  if (g->cc_major == 0 &&
-      rt->drv.device_get_attribute(&g->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, rt->dev) != CUDA_SUCCESS)
-    g->cc_major = 0;
 }
 
 /* Step 1: the pack kernels that can serve the problem; the others are
  * skipped with the reason at the info level. */
 static void pack_candidates(tuning *t) {
   cutec_runtime *rt = t->rt;
-  struct cutec_gemm_ctx *g = t->g;
+  cutec_gemm_handle *g = t->g;
   char why[300];
   int quarantined = 0;
-  char *quarantine = cutec_gemm_quarantine_load(rt, g);
+  char *quarantine = cutec_gemm_quarantine_load(g);
   for (int pi = 0; pi < g->npacks; pi++)
     for (int i = 0; i < g->packs[pi]->count; i++) {
-      const char *unfit = cutec_gemm_dsl_unfit(rt, g->packs[pi], i, t->p, t->cls, &t->cands[t->ndsl].d, why, sizeof why);
+      const char *unfit = cutec_gemm_dsl_unfit(g, g->packs[pi], i, t->p, t->cls, &t->cands[t->ndsl].d, why, sizeof why);
       if (unfit == NULL && cutec_gemm_quarantined(quarantine, &t->cands[t->ndsl].d)) {
         quarantined++; /* faulted in an earlier tuning: its slot is reused */
       } else if (unfit == NULL) {
@@ -85,7 +72,7 @@ static void pack_candidates(tuning *t) {
   if (quarantined > 0)
     cutec_rt_log(rt, CUTEC_LOG_WARNING,
                  "tuning: skipping %d pack kernel%s that faulted in an earlier tuning (listed in %s/quarantine.txt)",
-                 quarantined, quarantined == 1 ? "" : "s", cutec_gemm_cache_dir(g));
+                 quarantined, quarantined == 1 ? "" : "s", cutec_gemm_cache_dir_of(g));
   t->n = t->ndsl;
 }
 
@@ -93,8 +80,8 @@ static void pack_candidates(tuning *t) {
  * algorithms, each a candidate (the workspace allocated on first use). */
 static cutec_status cublas_candidates(tuning *t) {
   cutec_runtime *rt = t->rt;
-  struct cutec_gemm_ctx *g = t->g;
-  t->lt = cutec_gemm_lt(rt, g);
+  cutec_gemm_handle *g = t->g;
+  t->lt = cutec_gemm_lt(g);
   if (t->lt && g->workspace == 0) {
     CUresult r = rt->drv.mem_alloc(&g->workspace, CUTEC_DEFAULT_WORKSPACE);
     if (r != CUDA_SUCCESS) {
@@ -185,14 +172,14 @@ static cutec_status reference(tuning *t) {
  * win. */
 static cutec_status check_all(tuning *t, candidate **timed) {
   cutec_runtime *rt = t->rt;
-  struct cutec_gemm_ctx *g = t->g;
+  cutec_gemm_handle *g = t->g;
   int screen = g->finalists > 0 && t->ndsl > g->finalists && g->runs > 5;
   t->total = t->n + (screen ? 1 + g->finalists : 0) + 1;
   cutec_status s = CUTEC_OK;
   for (int i = 0; i < t->n && s == CUTEC_OK; i++) {
     candidate *c = &t->cands[i];
     c->screened = screen && c->d.kind != DECISION_CUBLAS;
-    s = tune_fault_quarantine(rt, g, c->screened ? tune_load_candidate(c) : tune_check_candidate(&t->h, c), c);
+    s = tune_fault_quarantine(g, c->screened ? tune_load_candidate(c) : tune_check_candidate(&t->h, c), c);
     if (s == CUTEC_OK && isinf(c->ms))
       cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: candidate %s scores +inf: %s", c->d.name, c->note);
     progress(t, c->d.name);
@@ -213,7 +200,7 @@ static cutec_status check_all(tuning *t, candidate **timed) {
     candidate *c = &t->cands[i];
     c->ms = 0;
     c->screened = 0;
-    s = tune_fault_quarantine(rt, g, tune_check_candidate(&t->h, c), c);
+    s = tune_fault_quarantine(g, tune_check_candidate(&t->h, c), c);
     if (s == CUTEC_OK && isinf(c->ms))
       cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: finalist %s scores +inf: %s", c->d.name, c->note);
     progress(t, c->d.name);
@@ -264,7 +251,7 @@ static cutec_status head_to_head(tuning *t) {
   int fault = -1;
   cutec_status s = tune_time_candidates(&t->h, pair, 2, t->g->warmup, t->g->runs, &fault);
   if (fault >= 0)
-    s = tune_fault_quarantine(t->rt, t->g, s, pair[fault]);
+    s = tune_fault_quarantine(t->g, s, pair[fault]);
   if (s != CUTEC_OK)
     return s;
   cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: head to head, in alternation: %s %.4f ms, %s %.4f ms",
@@ -293,7 +280,7 @@ static cutec_status final_check(tuning *t, int *win) {
       continue;
     double ms = cands[i].ms;
     cands[i].ms = 0;
-    s = tune_fault_quarantine(t->rt, t->g, tune_check_candidate(&t->h, &cands[i]), &cands[i]);
+    s = tune_fault_quarantine(t->g, tune_check_candidate(&t->h, &cands[i]), &cands[i]);
     if (s == CUTEC_OK && cands[i].ms == 0) {
       cands[i].ms = ms;
       *win = i;
@@ -324,7 +311,7 @@ static cutec_status decide(tuning *t, gemm_decision **out) {
   t->cands[0].d.has_plan = 0; /* the plan moved to d */
   cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: chose %s (%.4f ms)", d->name, d->ms);
   if (t->g->disk_cache)
-    cutec_gemm_cache_store(t->rt, t->g, d);
+    cutec_gemm_cache_store(t->g, d);
   *out = d;
   return CUTEC_OK;
 }
@@ -371,10 +358,10 @@ static void tuning_free(tuning *t) {
   free(t->cands);
 }
 
-cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
-                                   const cutec_gemm_problem *p, const gemm_class *cls,
+cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
                                    const void *A, const void *B, void *stream,
                                    cutec_tune_report **report, gemm_decision **out) {
+  cutec_runtime *rt = g->rt;
   *out = NULL;
   if (rt->drv.missing_optional != NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_NO_DRIVER, "tuning needs the driver entry point %s, which the driver lacks",
@@ -385,7 +372,7 @@ cutec_status cutec_gemm_tune_class(cutec_runtime *rt, struct cutec_gemm_ctx *g,
   t.cands = calloc((size_t)t.cap, sizeof *t.cands);
   if (t.cands == NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
-  device_facts(&t);
+  cutec_gemm_device_facts(g);
   pack_candidates(&t);
   cutec_status s = cublas_candidates(&t);
   if (s == CUTEC_OK && t.n == 0)

@@ -105,7 +105,7 @@ cutec_status tune_run_once(harness *h, candidate *c) {
   CUresult r = rt->drv.memset_d8_async(h->cs, fill, h->c_bytes, (CUstream)h->stream);
   if (r != CUDA_SUCCESS)
     return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(scratch C)");
-  cutec_status s = cutec_gemm_run_decision(rt, h->g, &c->d, h->p, h->A, h->B,
+  cutec_status s = cutec_gemm_run_decision(h->g, &c->d, h->p, h->A, h->B,
                                            (void *)(uintptr_t)h->cs, h->stream);
   if (s == CUTEC_OK)
     s = cutec_stream_synchronize(rt, h->stream);
@@ -153,129 +153,72 @@ cutec_status tune_check_candidate(harness *h, candidate *c) {
   return CUTEC_OK;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
+/* One candidate's launch on the scratch C, for the timing harness. */
+typedef struct timed_candidate {
+  harness *h;
+  candidate *c;
+} timed_candidate;
 
-/* Grows the harness's events to at least n (created on first use). */
-static cutec_status ensure_events(harness *h, int n) {
-  if (n <= h->nev)
-    return CUTEC_OK;
-  CUevent *ev = realloc(h->ev, sizeof *ev * (size_t)n);
-  if (ev == NULL)
-    return cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
-  h->ev = ev;
-  for (; h->nev < n; h->nev++) {
-    CUresult r = h->rt->drv.event_create(&h->ev[h->nev], 0);
-    if (r != CUDA_SUCCESS) {
-      h->ev[h->nev] = NULL;
-      return cutec_rt_fail_driver(h->rt, r, CUTEC_RT_PHASE_GENERIC, "cuEventCreate");
-    }
-  }
-  return CUTEC_OK;
+static cutec_status launch_candidate(void *user, int run, void *stream) {
+  timed_candidate *tc = user;
+  harness *h = tc->h;
+  (void)run;
+  return cutec_gemm_run_decision(h->g, &tc->c->d, h->p, h->A, h->B, (void *)(uintptr_t)h->cs, stream);
 }
 
 /* Median times of `runs` runs (after `warmup` each) of nc candidates, in
- * rounds: every candidate runs once per round (A B C ... A B C ...), so
- * that candidates compared with each other see the same clocks and
- * power cap.  Timed back to back instead, a candidate's score depended on
- * when its turn came: on the H100 a large GEMM reaches the 700 W cap within
- * a second, and the cap then swings the SM clock between about 1.1 and
- * 2.0 GHz, so that the same kernel measured up to 10% apart within one
- * tuning.  Each
- * candidate's warm-ups are waited for before the next one's, so that a
- * kernel fault names its kernel (*fault, else -1). */
+ * the runtime's timing harness (cutec/timing.h): rounds A B C ... A B C
+ * ..., so that candidates compared with each other see the same clocks and
+ * power cap (timing.c says why), the L2 flushed before each timed run when
+ * the option asks, and each candidate's warm-ups waited for before the
+ * next one's, so that a kernel fault names its kernel (*fault, else -1). */
 cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup, int runs, int *fault) {
-  cutec_runtime *rt = h->rt;
-  struct cutec_gemm_ctx *g = h->g;
-  void *sc = (void *)(uintptr_t)h->cs;
-  CUstream st = (CUstream)h->stream;
   *fault = -1;
   if (nc <= 0)
     return CUTEC_OK;
-  cutec_status s = ensure_events(h, 2 * nc * runs);
-  int *live = malloc(sizeof *live * (size_t)nc);
-  double *t = malloc(sizeof *t * (size_t)runs);
-  if (s == CUTEC_OK && (live == NULL || t == NULL))
-    s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+  cutec_timing how;
+  cutec_timing_init(&how, warmup, runs);
+  how.stream = h->stream;
+  how.flush_l2 = cutec_timer_flush_bytes(h->timer) > 0;
+  how.sync_warmup = 1;
+  timed_candidate *tc = malloc(sizeof *tc * (size_t)nc);
+  cutec_timing_job *jobs = malloc(sizeof *jobs * (size_t)nc);
+  cutec_timing_result *res = malloc(sizeof *res * (size_t)nc);
+  cutec_status s = CUTEC_OK;
+  if (tc == NULL || jobs == NULL || res == NULL)
+    s = cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
   for (int j = 0; j < nc && s == CUTEC_OK; j++) {
-    live[j] = 1;
-    for (int w = 0; w < warmup && live[j]; w++) {
-      cutec_status ls = cutec_gemm_run_decision(rt, g, &cs[j]->d, h->p, h->A, h->B, sc, h->stream);
-      if (ls != CUTEC_OK) {
-        snprintf(cs[j]->note, sizeof cs[j]->note, "warm-up launch failed: %s", cutec_status_string(ls));
-        cs[j]->ms = INFINITY;
-        live[j] = 0;
-      }
-    }
-    if (warmup > 0 && live[j]) {
-      s = cutec_stream_synchronize(rt, h->stream);
-      if (s == CUTEC_ERR_KERNEL_FAULT)
-        *fault = j;
-    }
+    tc[j] = (timed_candidate){h, cs[j]};
+    jobs[j] = (cutec_timing_job){launch_candidate, &tc[j]};
   }
-  for (int r = 0; r < runs && s == CUTEC_OK; r++)
-    for (int j = 0; j < nc && s == CUTEC_OK; j++) {
-      if (!live[j])
-        continue;
-      int e = 2 * (r * nc + j);
-      CUresult cr = CUDA_SUCCESS;
-      if (h->flush != 0)
-        cr = rt->drv.memset_d8_async(h->flush, (unsigned char)r, h->flush_bytes, st);
-      if (cr == CUDA_SUCCESS)
-        cr = rt->drv.event_record(h->ev[e], st);
-      if (cr != CUDA_SUCCESS) {
-        s = cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventRecord / cuMemsetD8Async");
-        break;
-      }
-      cutec_status ls = cutec_gemm_run_decision(rt, g, &cs[j]->d, h->p, h->A, h->B, sc, h->stream);
-      if (ls != CUTEC_OK) {
-        snprintf(cs[j]->note, sizeof cs[j]->note, "timed launch failed: %s", cutec_status_string(ls));
-        cs[j]->ms = INFINITY;
-        live[j] = 0;
-        (void)cutec_stream_synchronize(rt, h->stream);
-        continue;
-      }
-      cr = rt->drv.event_record(h->ev[e + 1], st);
-      if (cr != CUDA_SUCCESS)
-        s = cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventRecord");
-    }
   if (s == CUTEC_OK)
-    s = cutec_stream_synchronize(rt, h->stream); /* a kernel fault keeps its status */
-  for (int j = 0; j < nc && s == CUTEC_OK; j++) {
-    if (!live[j])
-      continue;
-    for (int r = 0; r < runs; r++) {
-      float ms = 0;
-      int e = 2 * (r * nc + j);
-      CUresult cr = rt->drv.event_elapsed_time(&ms, h->ev[e], h->ev[e + 1]);
-      if (cr != CUDA_SUCCESS) {
-        s = cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuEventElapsedTime");
-        break;
-      }
-      t[r] = ms;
+    s = cutec_timer_run(h->timer, &how, jobs, nc, res, fault);
+  for (int j = 0; j < nc && tc != NULL && jobs != NULL && res != NULL; j++) {
+    if (res[j].status != CUTEC_OK && res[j].failed_run >= 0) {
+      snprintf(cs[j]->note, sizeof cs[j]->note, "%s launch failed: %s",
+               res[j].failed_run < warmup ? "warm-up" : "timed", cutec_status_string(res[j].status));
+      cs[j]->ms = INFINITY;
+    } else if (s == CUTEC_OK) {
+      cs[j]->ms = res[j].ms;
     }
-    if (s != CUTEC_OK)
-      break;
-    qsort(t, (size_t)runs, sizeof *t, cmp_double);
-    cs[j]->ms = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
   }
-  free(live);
-  free(t);
+  free(tc);
+  free(jobs);
+  free(res);
   return s;
 }
 
 /* A kernel fault while a pack kernel ran: the kernel goes into the
  * quarantine (cache.c), so that later tunings skip it, and the error says
  * so.  Other statuses pass through. */
-cutec_status tune_fault_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, cutec_status s, const candidate *c) {
+cutec_status tune_fault_quarantine(cutec_gemm_handle *g, cutec_status s, const candidate *c) {
+  cutec_runtime *rt = g->rt;
   if (s != CUTEC_ERR_KERNEL_FAULT || c->d.kind != DECISION_DSL)
     return s;
   char msg[512];
   snprintf(msg, sizeof msg, "%s", cutec_runtime_message(rt));
   char path[1200];
-  if (cutec_gemm_quarantine(rt, g, &c->d, path, sizeof path) != 0)
+  if (cutec_gemm_quarantine(g, &c->d, path, sizeof path) != 0)
     return cutec_rt_fail(rt, s, "tuning: %s faulted: %s", c->d.name, msg);
   return cutec_rt_fail(rt, s,
                        "tuning: %s faulted: %s; it is quarantined in %s, so later tunings skip it",
@@ -291,7 +234,7 @@ cutec_status tune_timing_rounds(harness *h, candidate **cs, int nc, int warmup, 
   int fault = -1;
   cutec_status s = tune_time_candidates(h, cs, nc, warmup, runs, &fault);
   if (fault >= 0)
-    return tune_fault_quarantine(rt, h->g, s, cs[fault]);
+    return tune_fault_quarantine(h->g, s, cs[fault]);
   if (s == CUTEC_ERR_KERNEL_FAULT)
     return cutec_rt_fail(rt, s, "tuning: a kernel faulted in the timed rounds: %s",
                          cutec_runtime_message(rt));
@@ -316,15 +259,9 @@ int tune_cmp_candidate(const void *a, const void *b) {
 
 void tune_harness_free(harness *h) {
   cutec_runtime *rt = h->rt;
-  if (h->ev != NULL)
-    for (int i = 0; i < h->nev; i++)
-      if (h->ev[i] != NULL)
-        (void)rt->drv.event_destroy(h->ev[i]);
-  free(h->ev);
+  cutec_timer_destroy(h->timer);
   if (h->cs != 0)
     (void)rt->drv.mem_free(h->cs);
-  if (h->flush != 0)
-    (void)rt->drv.mem_free(h->flush);
   free(h->host_c);
   free(h->ref);
   free(h->ha);
@@ -346,26 +283,19 @@ static cutec_status alloc_device(harness *h, CUdeviceptr *p, size_t bytes, const
 cutec_status tune_harness_init(harness *h) {
   cutec_runtime *rt = h->rt;
   const cutec_gemm_problem *p = h->p;
-  struct cutec_gemm_ctx *g = h->g;
+  cutec_gemm_handle *g = h->g;
   h->c_bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, p->n, p->ldc);
   cutec_status s = alloc_device(h, &h->cs, h->c_bytes, "the scratch C");
   if (s != CUTEC_OK)
     return s;
-  if (g->flush_l2) {
-    int l2 = 0;
-    if (rt->drv.device_get_attribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, rt->dev) != CUDA_SUCCESS ||
-        l2 <= 0)
-      l2 = 64 << 20;
-    h->flush_bytes = 2 * (size_t)l2;
-    s = alloc_device(h, &h->flush, h->flush_bytes, "the L2 flush buffer");
-    if (s != CUTEC_OK)
-      return s;
-  }
+  /* the timing harness: its events, and the L2 flush buffer (twice L2) */
+  s = cutec_timer_create(rt, g->flush_l2 ? CUTEC_TIMER_FLUSH_L2 : 0, &h->timer);
+  if (s != CUTEC_OK)
+    return s;
   h->host_c = malloc(h->c_bytes);
   if (h->host_c == NULL)
     return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%zu bytes)",
                          h->c_bytes);
-  /* the events: time_candidates creates as many as it needs */
   /* Host copies of A and B for the float64 samples; optional (skipped, with
    * a note, when the host cannot hold them). */
   size_t ab = cutec_gemm_matrix_bytes(p->a_type, p->a_layout, p->m, p->k, p->lda);

@@ -1,23 +1,25 @@
 /*
- * tune_harness.h - the GEMM tuner's timing harness (tune_harness.c), used by
- * the tuner's steps (tune.c): candidates, their checks against the
- * reference, and timed rounds.  Not part of the public API.
+ * tune_harness.h - the GEMM tuner's harness (tune_harness.c), used by the
+ * tuner's steps (tune.c): candidates, their checks against the reference,
+ * and timed rounds, which are the runtime's one timing harness
+ * (cutec/timing.h) over the candidates' launches.  Not part of the public
+ * API.
  */
 #ifndef CUTEC_RUNTIME_TUNE_HARNESS_H
 #define CUTEC_RUNTIME_TUNE_HARNESS_H
 
+#include "cutec/timing.h"
 #include "gemm_internal.h"
 
 typedef struct harness {
   cutec_runtime *rt;
-  struct cutec_gemm_ctx *g;
+  cutec_gemm_handle *g;
   const cutec_gemm_problem *p;
   const void *A, *B;
   void *stream;
-  CUdeviceptr cs, flush;
-  size_t c_bytes, flush_bytes;
-  CUevent *ev;
-  int nev;
+  CUdeviceptr cs;
+  size_t c_bytes;
+  cutec_timer *timer; /* the runtime's harness (cutec/timing.h): events, the L2 flush */
   unsigned char *host_c, *ref, *ha, *hb;
   int have_ref;
   double ref_rms; /* of the reference C, once (negative: not yet) */
@@ -57,7 +59,7 @@ cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup
  * that faulted quarantined. */
 cutec_status tune_timing_rounds(harness *h, candidate **cs, int nc, int warmup, int runs, const char *suffix);
 /* A kernel fault while a pack kernel ran: quarantined, and said so. */
-cutec_status tune_fault_quarantine(cutec_runtime *rt, struct cutec_gemm_ctx *g, cutec_status s, const candidate *c);
+cutec_status tune_fault_quarantine(cutec_gemm_handle *g, cutec_status s, const candidate *c);
 /* qsort order: faster first. */
 int tune_cmp_candidate(const void *a, const void *b);
 

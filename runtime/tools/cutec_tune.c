@@ -255,6 +255,7 @@ static void *random_matrix(size_t bytes, cutec_dtype t, uint64_t seed) {
 
 typedef struct gpu {
   cutec_runtime *rt;
+  cutec_gemm_handle *gemm;
   cutec_pack *pack;
 } gpu;
 
@@ -264,25 +265,29 @@ static int gpu_open(const opts *o, gpu *g, failure *f) {
   if (s != CUTEC_OK)
     return fail_runtime(f, g->rt, "no GPU", s);
   cutec_runtime_set_log(g->rt, on_log, (void *)o);
+  s = cutec_gemm_create(g->rt, &g->gemm);
+  if (s != CUTEC_OK)
+    return fail_runtime(f, g->rt, "GEMM handle", s);
   if (is_tty() && !o->json)
-    cutec_set_progress(g->rt, on_progress, NULL);
+    cutec_gemm_set_progress(g->gemm, on_progress, NULL);
   if (o->runs)
-    s = cutec_set_option(g->rt, CUTEC_OPT_TUNE_RUNS, o->runs);
+    s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_TUNE_RUNS, o->runs);
   if (s == CUTEC_OK && o->no_cache)
-    s = cutec_set_option(g->rt, CUTEC_OPT_DISK_CACHE, 0);
+    s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_DISK_CACHE, 0);
   if (s == CUTEC_OK && o->cache_dir)
-    s = cutec_set_cache_dir(g->rt, o->cache_dir);
+    s = cutec_gemm_set_cache_dir(g->gemm, o->cache_dir);
   if (s != CUTEC_OK)
     return fail_runtime(f, g->rt, "options", s);
   s = cutec_pack_load_file(g->rt, o->pack, &g->pack);
   if (s == CUTEC_OK)
-    s = cutec_gemm_use_pack(g->rt, g->pack);
+    s = cutec_gemm_use_pack(g->gemm, g->pack);
   if (s != CUTEC_OK)
     return fail_runtime(f, g->rt, o->pack, s);
   return 0;
 }
 
 static void gpu_close(gpu *g) {
+  cutec_gemm_destroy(g->gemm);
   cutec_pack_unload(g->pack);
   cutec_runtime_destroy(g->rt);
 }
@@ -348,7 +353,7 @@ static void device_line(gpu *g, char *buf, size_t len) {
   (void)cutec_device_info(g->rt, name, sizeof name, &maj, &min, &sms);
   (void)cutec_driver_version(g->rt, &drv);
   snprintf(buf, len, "%s (sm_%d%d, %d SMs), driver %d, cuBLASLt %d, cutec %s", name, maj, min, sms, drv,
-           cutec_cublas_version(g->rt), cutec_version_string());
+           cutec_gemm_cublas_version(g->gemm), cutec_version_string());
 }
 
 static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p,
@@ -415,7 +420,7 @@ static int cmd_tune(const opts *o, failure *f) {
   if (rc == 0)
     rc = alloc_problem(&g, &p, &b, 1, f);
   if (rc == 0) {
-    cutec_status s = cutec_gemm_tune(g.rt, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, &rep);
+    cutec_status s = cutec_gemm_tune(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, &rep);
     if (s != CUTEC_OK)
       rc = fail_runtime(f, g.rt, "tuning", s);
   }
@@ -442,7 +447,7 @@ static int bench_warmup(const opts *o, gpu *g, const tune_shape *first, failure 
   if (rc == 0) {
     if (o->verbose)
       fprintf(stderr, "cutec-tune: warm-up tuning of %s (not reported)\n", first->name);
-    cutec_status s = cutec_gemm_tune(g->rt, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, NULL);
+    cutec_status s = cutec_gemm_tune(g->gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, NULL);
     if (s != CUTEC_OK)
       rc = fail_runtime(f, g->rt, first->name, s);
   }
@@ -562,7 +567,7 @@ static int cmd_bench(const opts *o, failure *f) {
     rc = alloc_problem(&g, &p, &b, (uint64_t)sh->line, f);
     cutec_tune_report *rep = NULL;
     if (rc == 0) {
-      cutec_status s = cutec_gemm_tune(g.rt, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, &rep);
+      cutec_status s = cutec_gemm_tune(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, &rep);
       if (s != CUTEC_OK)
         rc = fail_runtime(f, g.rt, sh->name, s);
     }
@@ -599,7 +604,7 @@ static int cmd_overhead(const opts *o, failure *f) {
     rc = alloc_problem(&g, &p, &b, 7, f);
   cutec_status s = CUTEC_OK;
   if (rc == 0) /* the first call tunes (or reads the cache) */
-    s = cutec_gemm(g.rt, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL);
+    s = cutec_gemm(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL);
   if (rc == 0 && s == CUTEC_OK)
     s = cutec_synchronize(g.rt);
   double t_call = 0, t_lookup = 0;
@@ -610,11 +615,11 @@ static int cmd_overhead(const opts *o, failure *f) {
   while (rc == 0 && s == CUTEC_OK && done < o->calls) {
     double t0 = now_seconds();
     for (int i = 0; i < 64 && s == CUTEC_OK; i++)
-      s = cutec_gemm(g.rt, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL);
+      s = cutec_gemm(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL);
     t_call += now_seconds() - t0;
     t0 = now_seconds();
     for (int i = 0; i < 64 && s == CUTEC_OK; i++)
-      s = cutec_gemm_choice(g.rt, &p, choice, sizeof choice);
+      s = cutec_gemm_choice(g.gemm, &p, choice, sizeof choice);
     t_lookup += now_seconds() - t0;
     done += 64;
     if (s == CUTEC_OK)

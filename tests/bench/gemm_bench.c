@@ -19,7 +19,8 @@
  * passes (a failing point is reported as FAILED, not timed; with --no-check
  * it is timed and marked UNCHECKED: experiments that drop work on purpose).
  *
- * Timing: 3 warm-up runs, then the median of --reps (default 20) runs, each
+ * Timing: the runtime's timing harness (cutec/timing.h, the tuner's too):
+ * 3 warm-up runs, then the median of --reps (default 20) runs, each
  * between two CUDA events on one stream (--flush: a memset of twice the L2
  * before each; --after cublas|N: an untimed run of cuBLAS or of point N
  * before each, so that every timed kernel starts after other code).  L2:
@@ -53,6 +54,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cutec/runtime.h"
+#include "cutec/timing.h"
 #include "gemm_common.h"
 
 #ifndef GEMM_BENCH_DEFAULT_SHAPES
@@ -70,8 +72,7 @@ static int no_check;
  * an L2 full of another buffer's dirty lines, and the host has queued the
  * run before the GPU reaches it (no host-side launch time in the events) */
 static int flush;
-static void *flush_buf;
-static size_t flush_bytes;
+static int flush_now; /* on once the copy bandwidth is measured (never flushed) */
 /* --after cublas|N: before each timed run (and its memset), an untimed run
  * of cuBLAS or of point N, as in an application where another GEMM ran
  * just before: each timed kernel starts after different code, not after
@@ -184,16 +185,11 @@ static int read_shapes(const char *path, bshape **out, int *count) {
   return 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* ---- the GPU part: globals to keep the calls short ---- */
 static cutec_runtime *rt;
 static cudaStream_t stream;
 static cublasHandle_t blas;
-static cudaEvent_t *ev_start, *ev_stop;
+static cutec_timer *timer; /* the runtime's timing harness: events, the flush buffer */
 static int sticky_fault; /* a DSL kernel faulted: the context is gone */
 static double copy_gbs;   /* device-to-device copy bandwidth (read + write), 0: not measured */
 
@@ -236,42 +232,56 @@ static int same_kernel(run_fn fn, void *ctx) {
   return after_point == NULL || ctx_point(ctx) == after_point;
 }
 
-/* Runs fn WARMUP times then reps times between events; median in *ms. */
+/* One implementation's runs for the timing harness: run r uses copy
+ * r mod copies (warm-ups first), the reason of a failure goes to why. */
+typedef struct timed_fn {
+  run_fn fn;
+  void *ctx;
+  int copies;
+  char *why;
+  size_t whylen;
+} timed_fn;
+
+static cutec_status timed_launch(void *user, int run, void *stream_) {
+  timed_fn *t = user;
+  (void)stream_;
+  return t->fn(t->ctx, run % t->copies, t->why, t->whylen) ? CUTEC_OK : CUTEC_ERR_LAUNCH;
+}
+
+/* --after: the untimed run before each timed one (not before the runs of
+ * that kernel itself). */
+static cutec_status timed_before(void *user, int job, int run, void *stream_) {
+  timed_fn *t = user;
+  (void)job, (void)stream_;
+  if (after_fn == NULL || same_kernel(t->fn, t->ctx))
+    return CUTEC_OK;
+  return after_fn(after_ctx, run % t->copies, t->why, t->whylen) ? CUTEC_OK : CUTEC_ERR_LAUNCH;
+}
+
+/* Runs fn WARMUP times then reps times between events (the runtime's
+ * harness: --after's run, then --flush's memset, before each); median in
+ * *ms. */
 static int time_runs(run_fn fn, void *ctx, int copies, int reps, double *ms, char *why,
                      size_t whylen) {
-  int r = 0;
-  for (int i = 0; i < WARMUP; i++, r++)
-    if (!fn(ctx, r % copies, why, whylen))
-      return 0;
-  for (int i = 0; i < reps; i++, r++) {
-    if (after_fn != NULL && !same_kernel(fn, ctx) && !after_fn(after_ctx, r % copies, why, whylen))
-      return 0;
-    if (flush_buf != NULL &&
-        !cuda_ok(cudaMemsetAsync(flush_buf, i & 0xff, flush_bytes, stream), "cudaMemsetAsync", why, whylen))
-      return 0;
-    if (!cuda_ok(cudaEventRecord(ev_start[i], stream), "cudaEventRecord", why, whylen) ||
-        !fn(ctx, r % copies, why, whylen) ||
-        !cuda_ok(cudaEventRecord(ev_stop[i], stream), "cudaEventRecord", why, whylen))
-      return 0;
+  why[0] = '\0';
+  timed_fn t = {fn, ctx, copies, why, whylen};
+  cutec_timing how;
+  cutec_timing_init(&how, WARMUP, reps);
+  how.stream = (void *)stream;
+  how.flush_l2 = flush_now;
+  how.before = timed_before;
+  how.before_user = &t;
+  cutec_timing_job job = {timed_launch, &t};
+  cutec_timing_result res;
+  cutec_status st = cutec_timer_run(timer, &how, &job, 1, &res, NULL);
+  if (st == CUTEC_OK && res.status == CUTEC_OK) {
+    *ms = res.ms;
+    return 1;
   }
-  if (!cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize", why, whylen))
-    return 0;
-  double *t = malloc((size_t)reps * sizeof *t);
-  if (t == NULL)
-    return 0;
-  for (int i = 0; i < reps; i++) {
-    float f = 0;
-    if (!cuda_ok(cudaEventElapsedTime(&f, ev_start[i], ev_stop[i]), "cudaEventElapsedTime", why,
-                 whylen)) {
-      free(t);
-      return 0;
-    }
-    t[i] = (double)f;
-  }
-  qsort(t, (size_t)reps, sizeof *t, cmp_double);
-  *ms = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
-  free(t);
-  return 1;
+  if (why[0] == '\0')
+    snprintf(why, whylen, "timing: %s: %s", cutec_status_string(st != CUTEC_OK ? st : res.status),
+             cutec_runtime_message(rt));
+  return 0;
 }
 
 /* One 1 GiB device-to-device copy; ctx: {dst, src}. */
@@ -583,7 +593,7 @@ static int bench_shape(const bshape *s, bpoint *pts, int npts, int reps, uint64_
   }
 out:
   if (rc == -1) {
-    snprintf(res->cublas.why, sizeof res->cublas.why, "%s", why);
+    snprintf(res->cublas.why, sizeof res->cublas.why, "%.*s", (int)sizeof res->cublas.why - 1, why);
     printf("%-18s FAILED: %s\n", s->name, why);
   }
   res->done = rc == 0;
@@ -801,17 +811,14 @@ int main(int argc, char **argv) {
     cutec_runtime_destroy(rt);
     return 1;
   }
-  int copy_reps = reps > COPY_MIN_REPS ? reps : COPY_MIN_REPS, nev = copy_reps;
-  ev_start = calloc((size_t)nev, sizeof *ev_start);
-  ev_stop = calloc((size_t)nev, sizeof *ev_stop);
-  if (ev_start == NULL || ev_stop == NULL)
+  int copy_reps = reps > COPY_MIN_REPS ? reps : COPY_MIN_REPS;
+  st = cutec_timer_create(rt, flush ? CUTEC_TIMER_FLUSH_L2 : 0, &timer);
+  if (st != CUTEC_OK) {
+    fprintf(stderr, "gemm_bench: the timing harness%s: %s: %s\n", flush ? " (and the L2 flush buffer)" : "",
+            cutec_status_string(st), cutec_runtime_message(rt));
+    cutec_runtime_destroy(rt);
     return 1;
-  for (int i = 0; i < nev; i++)
-    if (!cuda_ok(cudaEventCreate(&ev_start[i]), "cudaEventCreate", why, sizeof why) ||
-        !cuda_ok(cudaEventCreate(&ev_stop[i]), "cudaEventCreate", why, sizeof why)) {
-      fprintf(stderr, "gemm_bench: %s\n", why);
-      return 1;
-    }
+  }
   char dev[256] = "?";
   int ccmaj = 0, ccmin = 0, sms = 0;
   cutec_device_info(rt, dev, sizeof dev, &ccmaj, &ccmin, &sms);
@@ -839,15 +846,8 @@ int main(int argc, char **argv) {
   else
     printf("gemm_bench: device-to-device copy bandwidth not measured: %s\n", why);
   if (flush) {
-    int l2 = 0;
-    if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0) != cudaSuccess || l2 <= 0)
-      l2 = 64 << 20;
-    flush_bytes = 2 * (size_t)l2;
-    if (!cuda_ok(cudaMalloc(&flush_buf, flush_bytes), "cudaMalloc", why, sizeof why)) {
-      fprintf(stderr, "gemm_bench: the L2 flush buffer: %s\n", why);
-      return 1;
-    }
-    printf("gemm_bench: --flush: a %zu MiB memset before each timed run\n", flush_bytes >> 20);
+    flush_now = 1;
+    printf("gemm_bench: --flush: a %zu MiB memset before each timed run\n", cutec_timer_flush_bytes(timer) >> 20);
   }
   fflush(stdout);
 
@@ -993,11 +993,8 @@ int main(int argc, char **argv) {
     }
   }
 
+  cutec_timer_destroy(timer);
   if (!sticky_fault) {
-    for (int i = 0; i < nev; i++) {
-      cudaEventDestroy(ev_start[i]);
-      cudaEventDestroy(ev_stop[i]);
-    }
     cublasDestroy(blas);
     cudaStreamDestroy(stream);
     for (int f = 0; f < nfiles; f++)
@@ -1010,8 +1007,6 @@ int main(int argc, char **argv) {
   free(mods);
   free(pts);
   free(shapes);
-  free(ev_start);
-  free(ev_stop);
   free(files);
   return failures ? 1 : 0;
 }

@@ -3,8 +3,8 @@
  * share: bytes loaded as a pack with cutec_pack_load_data and, when they
  * load, the entry queries, cutec_gemm_use_pack and cutec_gemm on a small
  * problem, all under the mock CUDA driver and the mock cuBLASLt
- * (tests/runtime/mock_driver.c, mock_cublaslt.c).  A fresh runtime per
- * input is the reset: packs, modules, decisions and the mocks' device state
+ * (tests/runtime/mock_driver.c, mock_cublaslt.c).  A fresh runtime and GEMM
+ * handle per input is the reset: packs, modules, decisions and the mocks' device state
  * all go with it.  Nothing touches the disk: the tuning cache is off and
  * its directory does not exist.
  */
@@ -73,14 +73,19 @@ static void fuzz_gemm_run(const void *bytes, size_t size)
         abort();
     }
     cutec_pack *pack = NULL;
+    cutec_gemm_handle *h = NULL;
+    if (cutec_gemm_create(rt, &h) != CUTEC_OK) {
+        fprintf(stderr, "fuzz_gemm: no GEMM handle: %s\n", cutec_runtime_message(rt));
+        abort();
+    }
     if (cutec_pack_load_data(rt, bytes, size, &pack) == CUTEC_OK) {
         fuzz_pack_queries(pack);
         /* the fewest timed runs the tuner allows: tuning is the slow part */
-        (void)cutec_set_option(rt, CUTEC_OPT_DISK_CACHE, 0);
-        (void)cutec_set_option(rt, CUTEC_OPT_TUNE_RUNS, 20);
-        (void)cutec_set_option(rt, CUTEC_OPT_TUNE_WARMUP, 1);
-        (void)cutec_set_option(rt, CUTEC_OPT_CUBLAS_ALGOS, 1);
-        if (cutec_gemm_use_pack(rt, pack) == CUTEC_OK) {
+        (void)cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0);
+        (void)cutec_gemm_set_option(h, CUTEC_OPT_TUNE_RUNS, 20);
+        (void)cutec_gemm_set_option(h, CUTEC_OPT_TUNE_WARMUP, 1);
+        (void)cutec_gemm_set_option(h, CUTEC_OPT_CUBLAS_ALGOS, 1);
+        if (cutec_gemm_use_pack(h, pack) == CUTEC_OK) {
             enum { DIM = 16 };
             uint16_t ha[DIM * DIM], hb[DIM * DIM];
             for (int i = 0; i < DIM * DIM; i++) {
@@ -94,18 +99,19 @@ static void fuzz_gemm_run(const void *bytes, size_t size)
                 cutec_gemm_problem p;
                 cutec_gemm_problem_init(&p, DIM, DIM, DIM, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
                 void *A = (void *)(uintptr_t)a, *B = (void *)(uintptr_t)b, *C = (void *)(uintptr_t)c;
-                if (cutec_gemm(rt, &p, A, B, C, NULL) == CUTEC_OK) {
-                    (void)cutec_gemm(rt, &p, A, B, C, NULL);
+                if (cutec_gemm(h, &p, A, B, C, NULL) == CUTEC_OK) {
+                    (void)cutec_gemm(h, &p, A, B, C, NULL);
                     char name[192];
-                    (void)cutec_gemm_choice(rt, &p, name, sizeof name);
+                    (void)cutec_gemm_choice(h, &p, name, sizeof name);
                 }
             }
             if (c != 0) (void)cutec_free(rt, c);
             if (b != 0) (void)cutec_free(rt, b);
             if (a != 0) (void)cutec_free(rt, a);
         }
-        cutec_pack_unload(pack);
+        cutec_pack_unload(pack); /* withdraws it from h */
     }
+    cutec_gemm_destroy(h);
     cutec_runtime_destroy(rt);
 }
 

@@ -63,6 +63,10 @@ add_test(NAME pack_cpu_gemm_args COMMAND test_pack gemm_args)
 add_test(NAME pack_cpu_files COMMAND test_pack files)
 add_test(NAME pack_cpu_gemm_nonfinite COMMAND test_pack gemm_nonfinite)
 list(APPEND _pack_cpu_tests pack_cpu_files pack_cpu_gemm_nonfinite)
+# the problem's struct_size (older and newer callers); the cache's key API
+add_test(NAME pack_cpu_gemm_problem_size COMMAND test_pack gemm_problem_size)
+add_test(NAME pack_cpu_cache_keys COMMAND test_pack cache_keys)
+list(APPEND _pack_cpu_tests pack_cpu_gemm_problem_size pack_cpu_cache_keys)
 
 set(_mock_env "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>"
               "CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>"
@@ -74,7 +78,9 @@ set(_pack_gpu_tests pack_gpu_arch pack_gpu_launch)
 add_test(NAME pack_gpu_arch COMMAND test_pack arch ${_va})
 add_test(NAME pack_gpu_launch COMMAND test_pack launch ${_va})
 if(_test_pack)
-  foreach(_case gemm gemm_errors layouts)
+  # gemm_handles: handles on one runtime are independent, a pack's unload
+  # withdraws it from each, a runtime destroyed first detaches them
+  foreach(_case gemm gemm_errors layouts gemm_handles)
     add_test(NAME pack_mock_${_case} COMMAND test_pack ${_case} ${_test_pack})
     add_test(NAME pack_gpu_${_case} COMMAND test_pack ${_case} ${_test_pack})
     list(APPEND _pack_mock_tests pack_mock_${_case})

@@ -12,16 +12,21 @@
  *   user PACK                   user kernels with roles (user_gemm.cute): served or skipped with the reason
  *   files                       only regular files up to 1 GiB are read (no GPU)
  *   gemm_nonfinite [PACK]       NaN or infinite alpha/beta: an argument error (no GPU; mock with PACK)
+ *   gemm_problem_size           the problem's struct_size: older and newer callers, bad sizes (no GPU)
+ *   cache_keys                  the disk cache's key and value API, its format, its lists (no GPU)
+ *   gemm_handles PACK           handles: independent, pack unload, old problems, runtime destroyed first
  * The mock cases run with CUTEC_CUDA_DRIVER / CUTEC_CUBLASLT pointing at the
  * mocks; the same cases on a GPU exit 77 when there is none.
  */
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "check.h"
 #include "cutec/cutec.h"
 #include "kdesc.h"
@@ -73,6 +78,18 @@ static cutec_runtime *no_driver_runtime(void) {
   cutec_runtime *rt = NULL;
   CHECK_STATUS(rt, cutec_runtime_create(&rt, 0), CUTEC_ERR_NO_DRIVER);
   return rt;
+}
+
+/* The GEMM handle of the case's runtime (gemm_runtime, gemm_handle);
+ * gemm_done destroys both, the handle first. */
+static cutec_gemm_handle *gh;
+
+static void gemm_handle(cutec_runtime *rt) { CHECK_OK(rt, cutec_gemm_create(rt, &gh)); }
+
+static void gemm_done(cutec_runtime *rt) {
+  cutec_gemm_destroy(gh);
+  gh = NULL;
+  cutec_runtime_destroy(rt);
 }
 
 /* A runtime on the device, or exit 77. */
@@ -227,77 +244,78 @@ static int test_manifest(int argc, char **argv) {
 static int test_gemm_args(int argc, char **argv) {
   (void)argc, (void)argv;
   cutec_runtime *rt = no_driver_runtime();
+  gemm_handle(rt); /* on a runtime whose creation failed: its calls give that status */
   cutec_gemm_problem p;
   cutec_gemm_problem_init(&p, 256, 128, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
   void *A = (void *)(uintptr_t)0x10000, *B = (void *)(uintptr_t)0x20000, *C = (void *)(uintptr_t)0x30000;
   CHECK_STATUS(NULL, cutec_gemm(NULL, &p, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(rt, cutec_gemm(rt, NULL, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(rt, cutec_gemm(rt, &p, NULL, B, C, NULL), CUTEC_ERR_NULL_POINTER);
+  CHECK_STATUS(rt, cutec_gemm(gh, NULL, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rt, cutec_gemm(gh, &p, NULL, B, C, NULL), CUTEC_ERR_NULL_POINTER);
   CHECK_CONTAINS(cutec_runtime_message(rt), "matrix A is a NULL pointer");
-  CHECK_STATUS(rt, cutec_gemm(rt, &p, A, B, NULL, NULL), CUTEC_ERR_NULL_POINTER);
+  CHECK_STATUS(rt, cutec_gemm(gh, &p, A, B, NULL, NULL), CUTEC_ERR_NULL_POINTER);
   cutec_gemm_problem q = p;
   q.m = 0;
-  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
   CHECK_CONTAINS(cutec_runtime_message(rt), "M = 0");
   q = p;
   q.k = -5;
-  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
   q = p;
   q.n = 1LL << 31;
-  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
   q = p;
   q.lda = 63; /* A row-major: rows of K = 64 */
-  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_LEADING_DIM);
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_BAD_LEADING_DIM);
   CHECK_CONTAINS(cutec_runtime_message(rt), "lda = 63 is smaller than 64");
   q = p;
   q.c_layout = CUTEC_LAYOUT_COL;
   q.ldc = 200; /* C column-major: columns of M = 256 */
-  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_LEADING_DIM);
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_BAD_LEADING_DIM);
   q = p;
   q.ldb = -1;
-  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_LEADING_DIM);
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_BAD_LEADING_DIM);
   q = p;
   q.lda = 1LL << 40;
-  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
   q = p; /* the largest dimensions: (2^31-1)^2 elements, found too large without overflowing */
   q.m = q.n = q.k = 0x7fffffffLL;
-  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
   CHECK_CONTAINS(cutec_runtime_message(rt), "matrix A spans more than 2^40 elements");
-  CHECK_STATUS(rt, cutec_gemm(rt, &p, (char *)A + 1, B, C, NULL), CUTEC_ERR_MISALIGNED);
+  CHECK_STATUS(rt, cutec_gemm(gh, &p, (char *)A + 1, B, C, NULL), CUTEC_ERR_MISALIGNED);
   CHECK_CONTAINS(cutec_runtime_message(rt), "not aligned to its 2-byte bf16 elements");
   q = p;
   q.c_type = CUTEC_DTYPE_F32;
-  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, (char *)C + 2, NULL), CUTEC_ERR_MISALIGNED);
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, (char *)C + 2, NULL), CUTEC_ERR_MISALIGNED);
   q = p;
   q.a_type = (cutec_dtype)9;
-  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
   q = p;
   q.b_layout = (cutec_layout)5;
-  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
   q = p;
   q.epilogue = (cutec_epilogue)3;
-  CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
   /* a valid call on a machine without a GPU */
-  CHECK_STATUS(rt, cutec_gemm(rt, &p, A, B, C, NULL), CUTEC_ERR_NO_DRIVER);
-  CHECK_STATUS(rt, cutec_gemm_tune(rt, &p, A, B, C, NULL, NULL), CUTEC_ERR_NO_DRIVER);
+  CHECK_STATUS(rt, cutec_gemm(gh, &p, A, B, C, NULL), CUTEC_ERR_NO_DRIVER);
+  CHECK_STATUS(rt, cutec_gemm_tune(gh, &p, A, B, C, NULL, NULL), CUTEC_ERR_NO_DRIVER);
   /* options */
-  CHECK_STATUS(rt, cutec_set_option(rt, CUTEC_OPT_TUNE_RUNS, 5), CUTEC_ERR_INVALID_ARGUMENT);
-  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_TUNE_RUNS, 30));
-  CHECK_STATUS(rt, cutec_set_option(rt, CUTEC_OPT_TUNE_FINALISTS, -1), CUTEC_ERR_INVALID_ARGUMENT);
-  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_TUNE_FINALISTS, 0));
-  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_TUNE_FINALISTS, 4));
-  CHECK_STATUS(rt, cutec_set_option(rt, (cutec_option)99, 1), CUTEC_ERR_INVALID_ARGUMENT);
-  CHECK_OK(rt, cutec_set_cache_dir(rt, "/tmp/x/y"));
-  CHECK(strcmp(cutec_cache_dir(rt), "/tmp/x/y") == 0);
-  CHECK_OK(rt, cutec_set_cache_dir(rt, NULL));
+  CHECK_STATUS(rt, cutec_gemm_set_option(gh, CUTEC_OPT_TUNE_RUNS, 5), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_OK(rt, cutec_gemm_set_option(gh, CUTEC_OPT_TUNE_RUNS, 30));
+  CHECK_STATUS(rt, cutec_gemm_set_option(gh, CUTEC_OPT_TUNE_FINALISTS, -1), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_OK(rt, cutec_gemm_set_option(gh, CUTEC_OPT_TUNE_FINALISTS, 0));
+  CHECK_OK(rt, cutec_gemm_set_option(gh, CUTEC_OPT_TUNE_FINALISTS, 4));
+  CHECK_STATUS(rt, cutec_gemm_set_option(gh, (cutec_option)99, 1), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_OK(rt, cutec_gemm_set_cache_dir(gh, "/tmp/x/y"));
+  CHECK(strcmp(cutec_gemm_cache_dir(gh), "/tmp/x/y") == 0);
+  CHECK_OK(rt, cutec_gemm_set_cache_dir(gh, NULL));
   CHECK(setenv("CUTEC_CACHE_DIR", "/tmp/cc", 1) == 0);
-  CHECK(strcmp(cutec_cache_dir(rt), "/tmp/cc") == 0);
+  CHECK(strcmp(cutec_gemm_cache_dir(gh), "/tmp/cc") == 0);
   CHECK(unsetenv("CUTEC_CACHE_DIR") == 0 && setenv("XDG_CACHE_HOME", "/tmp/xdg", 1) == 0);
-  CHECK(strcmp(cutec_cache_dir(rt), "/tmp/xdg/cutec") == 0);
-  CHECK_STATUS(rt, cutec_set_cache_dir(rt, ""), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK(strcmp(cutec_gemm_cache_dir(gh), "/tmp/xdg/cutec") == 0);
+  CHECK_STATUS(rt, cutec_gemm_set_cache_dir(gh, ""), CUTEC_ERR_INVALID_ARGUMENT);
   char name[64];
-  CHECK_STATUS(rt, cutec_gemm_choice(rt, &p, name, sizeof name), CUTEC_ERR_KERNEL_NOT_FOUND);
-  cutec_runtime_destroy(rt);
+  CHECK_STATUS(rt, cutec_gemm_choice(gh, &p, name, sizeof name), CUTEC_ERR_KERNEL_NOT_FOUND);
+  gemm_done(rt);
   return 0;
 }
 
@@ -451,7 +469,7 @@ static size_t at(cutec_layout l, long long r, long long c, long long ld) {
 /* Runs cutec_gemm and checks C (bf16) against a float64 reference computed
  * from the host copies (including beta * old C). */
 static void gemm_and_check(cutec_runtime *rt, const cutec_gemm_problem *p, mats *x) {
-  CHECK_OK(rt, cutec_gemm(rt, p, (void *)(uintptr_t)x->a, (void *)(uintptr_t)x->b,
+  CHECK_OK(rt, cutec_gemm(gh, p, (void *)(uintptr_t)x->a, (void *)(uintptr_t)x->b,
                           (void *)(uintptr_t)x->c, NULL));
   CHECK_OK(rt, cutec_synchronize(rt));
   uint16_t *got = malloc(2 * x->nc);
@@ -508,8 +526,9 @@ static void count_log(void *user, int level, const char *msg) {
 static cutec_runtime *gemm_runtime(const char *pack_path, cutec_pack **pack) {
   cutec_runtime *rt = gpu_runtime();
   cutec_runtime_set_log(rt, count_log, NULL);
+  gemm_handle(rt);
   CHECK_OK(rt, cutec_pack_load_file(rt, pack_path, pack));
-  CHECK_OK(rt, cutec_gemm_use_pack(rt, *pack));
+  CHECK_OK(rt, cutec_gemm_use_pack(gh, *pack));
   return rt;
 }
 
@@ -532,7 +551,7 @@ static int test_gemm(int argc, char **argv) {
   CHECK(setenv("CUTEC_CACHE_DIR", dir, 1) == 0);
   cutec_pack *pack;
   cutec_runtime *rt = gemm_runtime(argv[0], &pack);
-  CHECK(strcmp(cutec_cache_dir(rt), dir) == 0);
+  CHECK(strcmp(cutec_gemm_cache_dir(gh), dir) == 0);
   CHECK(cutec_pack_entry_count(pack) > 0);
   /* ragged shapes; K a multiple of 8 so that the pack's kernels fit */
   static const long long shapes[][3] = {{64, 48, 64}, {100, 72, 40}, {128, 128, 128}};
@@ -544,7 +563,7 @@ static int test_gemm(int argc, char **argv) {
     mats_init(rt, &p, &x);
     gemm_and_check(rt, &p, &x); /* tunes */
     char choice[192];
-    CHECK_OK(rt, cutec_gemm_choice(rt, &p, choice, sizeof choice));
+    CHECK_OK(rt, cutec_gemm_choice(gh, &p, choice, sizeof choice));
     printf("%lld x %lld x %lld: %s\n", p.m, p.n, p.k, choice);
     gemm_and_check(rt, &p, &x); /* cached in memory */
     mats_free(rt, &x);
@@ -560,7 +579,7 @@ static int test_gemm(int argc, char **argv) {
 
   /* A second runtime reads the disk cache; a corrupted file is re-tuned. */
   cutec_pack_unload(pack);
-  cutec_runtime_destroy(rt);
+  gemm_done(rt);
   rt = gemm_runtime(argv[0], &pack);
   cutec_gemm_problem p;
   cutec_gemm_problem_init(&p, 64, 48, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
@@ -574,7 +593,7 @@ static int test_gemm(int argc, char **argv) {
   CHECK(system(cmd) == 0);
   cutec_pack_unload(pack); /* forgets the in-memory decisions */
   CHECK_OK(rt, cutec_pack_load_file(rt, argv[0], &pack));
-  CHECK_OK(rt, cutec_gemm_use_pack(rt, pack));
+  CHECK_OK(rt, cutec_gemm_use_pack(gh, pack));
   gemm_and_check(rt, &p, &x);
   CHECK(logged_ignoring == 1);
   CHECK(count_cache_files(dir) == 3);
@@ -585,7 +604,7 @@ static int test_gemm(int argc, char **argv) {
    * rest follow ranked, failures last. */
   cutec_tune_report *rep = NULL;
   int h2h_before = logged_head_to_head;
-  CHECK_OK(rt, cutec_gemm_tune(rt, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b,
+  CHECK_OK(rt, cutec_gemm_tune(gh, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b,
                                (void *)(uintptr_t)x.c, NULL, &rep));
   CHECK(rep != NULL && rep->count > 1 && rep->winner == 0 && !isinf(rep->candidates[0].ms));
   /* the mock or the real cuBLASLt: a head-to-head whenever it ran */
@@ -623,7 +642,7 @@ static int test_gemm(int argc, char **argv) {
   /* Candidates that compute wrong results score +inf and are logged. */
   if (getenv("CUTEC_MOCK_WRONG") != NULL) {
     logged_plus_inf = 0;
-    CHECK_OK(rt, cutec_gemm_tune(rt, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b,
+    CHECK_OK(rt, cutec_gemm_tune(gh, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b,
                                  (void *)(uintptr_t)x.c, NULL, &rep));
     int inf = 0;
     for (int i = 0; i < rep->count; i++)
@@ -636,7 +655,7 @@ static int test_gemm(int argc, char **argv) {
     cutec_tune_report_free(rep);
   }
   mats_free(rt, &x);
-  cutec_runtime_destroy(rt);
+  gemm_done(rt);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   CHECK(system(cmd) == 0);
   return 0;
@@ -651,7 +670,7 @@ static void quarantine_fault(const char *pack_path, const cutec_gemm_problem *p,
   cutec_runtime *rt = gemm_runtime(pack_path, &pack);
   mats x;
   mats_init(rt, p, &x);
-  CHECK_STATUS(rt, cutec_gemm(rt, p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL),
+  CHECK_STATUS(rt, cutec_gemm(gh, p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL),
                CUTEC_ERR_KERNEL_FAULT);
   const char *msg = cutec_runtime_message(rt);
   printf("fault: %s\n", msg);
@@ -662,7 +681,7 @@ static void quarantine_fault(const char *pack_path, const cutec_gemm_problem *p,
   free(x.hb);
   free(x.hc);
   cutec_pack_unload(pack);
-  cutec_runtime_destroy(rt);
+  gemm_done(rt);
 }
 
 /* dir/quarantine.txt holds one line, naming the kernel */
@@ -693,7 +712,7 @@ static void quarantine_retune(const char *pack_path, const cutec_gemm_problem *p
   gemm_and_check(rt, p, &x);
   CHECK(logged_quarantine == 1);
   char choice[192];
-  CHECK_OK(rt, cutec_gemm_choice(rt, p, choice, sizeof choice));
+  CHECK_OK(rt, cutec_gemm_choice(gh, p, choice, sizeof choice));
   printf("after the quarantine: %s\n", choice);
   int all = 1;
   for (int i = 0; want[i]; i++)
@@ -701,7 +720,7 @@ static void quarantine_retune(const char *pack_path, const cutec_gemm_problem *p
   CHECK(!all);
   mats_free(rt, &x);
   cutec_pack_unload(pack);
-  cutec_runtime_destroy(rt);
+  gemm_done(rt);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   CHECK(system(cmd) == 0);
@@ -771,34 +790,34 @@ static int test_gemm_errors(int argc, char **argv) {
   CHECK(setenv("CUTEC_CACHE_DIR", "/nonexistent-dir/cannot/be/made", 1) == 0);
   cutec_pack *pack;
   cutec_runtime *rt = gemm_runtime(argv[0], &pack);
-  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_DISK_CACHE, 0));
+  CHECK_OK(rt, cutec_gemm_set_option(gh, CUTEC_OPT_DISK_CACHE, 0));
   void *A = (void *)(uintptr_t)0x1000000, *B = A, *C = A; /* never touched */
   /* out of memory: the scratch C of a 2^20 x 2^20 problem (2 TiB) */
   cutec_gemm_problem p;
   cutec_gemm_problem_init(&p, 1 << 20, 1 << 20, 8, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
-  CHECK_STATUS(rt, cutec_gemm(rt, &p, A, B, C, NULL), CUTEC_ERR_OUT_OF_MEMORY);
+  CHECK_STATUS(rt, cutec_gemm(gh, &p, A, B, C, NULL), CUTEC_ERR_OUT_OF_MEMORY);
   /* mixed input types: no pack kernel, and cuBLASLt offers nothing */
   cutec_gemm_problem_init(&p, 64, 64, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
   p.b_type = CUTEC_DTYPE_F16;
-  CHECK_STATUS(rt, cutec_gemm(rt, &p, A, B, C, NULL), CUTEC_ERR_UNSUPPORTED);
+  CHECK_STATUS(rt, cutec_gemm(gh, &p, A, B, C, NULL), CUTEC_ERR_UNSUPPORTED);
   CHECK_CONTAINS(cutec_runtime_message(rt), "no candidate for gemm m=64");
-  cutec_runtime_destroy(rt);
+  gemm_done(rt);
 
   /* without cuBLASLt: alpha = 2 has no candidate at all; alpha = 1 tunes the
    * pack's kernels against float64 samples */
   CHECK(setenv("CUTEC_CUBLASLT", "/nonexistent/libcublasLt.so", 1) == 0);
   rt = gemm_runtime(argv[0], &pack);
-  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_DISK_CACHE, 0));
-  CHECK(cutec_cublas_version(rt) == 0);
+  CHECK_OK(rt, cutec_gemm_set_option(gh, CUTEC_OPT_DISK_CACHE, 0));
+  CHECK(cutec_gemm_cublas_version(gh) == 0);
   cutec_gemm_problem_init(&p, 64, 64, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
   p.alpha = 2.0f;
-  CHECK_STATUS(rt, cutec_gemm(rt, &p, A, B, C, NULL), CUTEC_ERR_NO_CUBLAS);
+  CHECK_STATUS(rt, cutec_gemm(gh, &p, A, B, C, NULL), CUTEC_ERR_NO_CUBLAS);
   cutec_gemm_problem_init(&p, 96, 80, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
   mats x;
   mats_init(rt, &p, &x);
   gemm_and_check(rt, &p, &x);
   mats_free(rt, &x);
-  cutec_runtime_destroy(rt);
+  gemm_done(rt);
   return 0;
 }
 
@@ -806,7 +825,7 @@ static int test_layouts(int argc, char **argv) {
   CHECK(argc >= 1);
   cutec_pack *pack;
   cutec_runtime *rt = gemm_runtime(argv[0], &pack);
-  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_DISK_CACHE, 0));
+  CHECK_OK(rt, cutec_gemm_set_option(gh, CUTEC_OPT_DISK_CACHE, 0));
   for (int combo = 0; combo < 8; combo++) {
     cutec_gemm_problem p;
     cutec_gemm_problem_init(&p, 72, 40, 56, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
@@ -826,12 +845,12 @@ static int test_layouts(int argc, char **argv) {
     mats_init(rt, &p, &x);
     gemm_and_check(rt, &p, &x);
     char choice[192];
-    CHECK_OK(rt, cutec_gemm_choice(rt, &p, choice, sizeof choice));
+    CHECK_OK(rt, cutec_gemm_choice(gh, &p, choice, sizeof choice));
     printf("layouts A %s B %s C %s: %s\n", p.a_layout ? "col" : "row", p.b_layout ? "col" : "row",
            p.c_layout ? "col" : "row", choice);
     mats_free(rt, &x);
   }
-  cutec_runtime_destroy(rt);
+  gemm_done(rt);
   return 0;
 }
 
@@ -850,7 +869,7 @@ static int user_tune(cutec_runtime *rt, const cutec_gemm_problem *p, const char 
   mats_init(rt, p, &x);
   user_log[0] = '\0';
   cutec_tune_report *rep = NULL;
-  CHECK_OK(rt, cutec_gemm_tune(rt, p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL,
+  CHECK_OK(rt, cutec_gemm_tune(gh, p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL,
                                &rep));
   int found = 0;
   for (int i = 0; rep != NULL && i < rep->count; i++)
@@ -868,10 +887,11 @@ static int test_user(int argc, char **argv) {
   CHECK(argc >= 1);
   cutec_runtime *rt = gpu_runtime();
   cutec_runtime_set_log(rt, keep_log, NULL);
+  gemm_handle(rt);
   cutec_pack *pack;
   CHECK_OK(rt, cutec_pack_load_file(rt, argv[0], &pack));
-  CHECK_OK(rt, cutec_gemm_use_pack(rt, pack));
-  CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_DISK_CACHE, 0));
+  CHECK_OK(rt, cutec_gemm_use_pack(gh, pack));
+  CHECK_OK(rt, cutec_gemm_set_option(gh, CUTEC_OPT_DISK_CACHE, 0));
   cutec_gemm_problem p;
   cutec_gemm_problem_init(&p, 40, 24, 32, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
   /* B K-contiguous: the row-major-B kernel reads it wrongly, so it is skipped */
@@ -886,7 +906,7 @@ static int test_user(int argc, char **argv) {
   CHECK(user_tune(rt, &p, "user_gemm_brow"));
   CHECK(strstr(user_log, "skipping user_gemm_brow") == NULL);
   CHECK_CONTAINS(user_log, "skipping user_gemm_bias");
-  cutec_runtime_destroy(rt);
+  gemm_done(rt);
   return 0;
 }
 
@@ -939,8 +959,10 @@ static int test_files(int argc, char **argv) {
 static int test_gemm_nonfinite(int argc, char **argv) {
   cutec_pack *pack = NULL;
   cutec_runtime *rt = argc >= 1 ? gemm_runtime(argv[0], &pack) : no_driver_runtime();
+  if (argc < 1)
+    gemm_handle(rt);
   if (argc >= 1)
-    CHECK_OK(rt, cutec_set_option(rt, CUTEC_OPT_DISK_CACHE, 0));
+    CHECK_OK(rt, cutec_gemm_set_option(gh, CUTEC_OPT_DISK_CACHE, 0));
   cutec_gemm_problem p;
   cutec_gemm_problem_init(&p, 64, 64, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
   mats x = {0};
@@ -958,13 +980,13 @@ static int test_gemm_nonfinite(int argc, char **argv) {
       char want[64];
       snprintf(want, sizeof want, "%s = %s is not a finite number", which ? "beta" : "alpha", text[i]);
       cutec_tune_report *rep = NULL;
-      CHECK_STATUS(rt, cutec_gemm_tune(rt, &q, A, B, C, NULL, &rep), CUTEC_ERR_INVALID_ARGUMENT);
+      CHECK_STATUS(rt, cutec_gemm_tune(gh, &q, A, B, C, NULL, &rep), CUTEC_ERR_INVALID_ARGUMENT);
       CHECK_CONTAINS(cutec_runtime_message(rt), want);
       CHECK(rep == NULL);
-      CHECK_STATUS(rt, cutec_gemm(rt, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+      CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
       CHECK_CONTAINS(cutec_runtime_message(rt), want);
       char name[64];
-      CHECK_STATUS(rt, cutec_gemm_choice(rt, &q, name, sizeof name), CUTEC_ERR_INVALID_ARGUMENT);
+      CHECK_STATUS(rt, cutec_gemm_choice(gh, &q, name, sizeof name), CUTEC_ERR_INVALID_ARGUMENT);
     }
   /* finite values other than 1 and 0 stay valid (cuBLASLt computes them) */
   p.alpha = 2.0f;
@@ -973,9 +995,229 @@ static int test_gemm_nonfinite(int argc, char **argv) {
     gemm_and_check(rt, &p, &x);
     mats_free(rt, &x);
   } else {
-    CHECK_STATUS(rt, cutec_gemm(rt, &p, A, B, C, NULL), CUTEC_ERR_NO_DRIVER);
+    CHECK_STATUS(rt, cutec_gemm(gh, &p, A, B, C, NULL), CUTEC_ERR_NO_DRIVER);
   }
+  gemm_done(rt);
+  return 0;
+}
+
+/* A caller built against an older header: the problem without the
+ * optional fields (everything before `epilogue`). */
+typedef struct old_problem {
+  size_t struct_size;
+  long long m, n, k;
+  cutec_dtype a_type, b_type, c_type;
+  cutec_layout a_layout, b_layout, c_layout;
+  long long lda, ldb, ldc;
+  float alpha, beta;
+} old_problem;
+
+static old_problem old_problem_of(const cutec_gemm_problem *p) {
+  old_problem o;
+  memset(&o, 0, sizeof o);
+  memcpy(&o, p, sizeof o);
+  o.struct_size = sizeof o;
+  return o;
+}
+
+/* struct_size: the library reads only the fields inside it; 0 or less than
+ * the mandatory fields is refused, and so is a larger struct that sets a
+ * field this library does not know (no GPU needed: a valid problem gets
+ * the runtime's creation status). */
+static int test_gemm_problem_size(int argc, char **argv) {
+  (void)argc, (void)argv;
+  cutec_runtime *rt = no_driver_runtime();
+  gemm_handle(rt);
+  void *A = (void *)(uintptr_t)0x10000, *B = (void *)(uintptr_t)0x20000, *C = (void *)(uintptr_t)0x30000;
+  cutec_gemm_problem p;
+  cutec_gemm_problem_init(&p, 64, 48, 32, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+  CHECK(p.struct_size == sizeof p);
+  CHECK_STATUS(rt, cutec_gemm(gh, &p, A, B, C, NULL), CUTEC_ERR_NO_DRIVER);
+  /* never initialised */
+  cutec_gemm_problem q = p;
+  q.struct_size = 0;
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "cutec_gemm: the problem's struct_size is 0, less than its mandatory");
+  q.struct_size = offsetof(cutec_gemm_problem, beta); /* beta is mandatory */
+  CHECK_STATUS(rt, cutec_gemm_tune(gh, &q, A, B, C, NULL, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  char name[64];
+  CHECK_STATUS(rt, cutec_gemm_choice(gh, &q, name, sizeof name), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "cutec_gemm_choice: the problem's struct_size");
+  /* an older caller: its fields are read (a bad M is seen), the rest is zero */
+  old_problem o = old_problem_of(&p);
+  CHECK(o.struct_size == offsetof(cutec_gemm_problem, epilogue));
+  CHECK_STATUS(rt, cutec_gemm(gh, (const cutec_gemm_problem *)(const void *)&o, A, B, C, NULL), CUTEC_ERR_NO_DRIVER);
+  o.m = 0;
+  CHECK_STATUS(rt, cutec_gemm(gh, (const cutec_gemm_problem *)(const void *)&o, A, B, C, NULL), CUTEC_ERR_BAD_SIZE);
+  /* a newer caller: what this library does not know must be zero */
+  struct {
+    cutec_gemm_problem p;
+    long long next_field;
+  } newer;
+  memset(&newer, 0, sizeof newer);
+  newer.p = p;
+  newer.p.struct_size = sizeof newer;
+  CHECK_STATUS(rt, cutec_gemm(gh, &newer.p, A, B, C, NULL), CUTEC_ERR_NO_DRIVER);
+  newer.next_field = 1;
+  CHECK_STATUS(rt, cutec_gemm(gh, &newer.p, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "past the");
+  q = p;
+  q.struct_size = CUTEC_GEMM_PROBLEM_MAX_SIZE + 1;
+  CHECK_STATUS(rt, cutec_gemm(gh, &q, A, B, C, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+  gemm_done(rt);
+  return 0;
+}
+
+static char cache_log[4096];
+static void keep_cache_log(void *user, int level, const char *msg) {
+  (void)user, (void)level;
+  size_t n = strlen(cache_log);
+  snprintf(cache_log + n, sizeof cache_log - n, "%s\n", msg);
+}
+
+/* The cache takes keys and a value record, knowing nothing of GEMM: a
+ * round trip, an absent key, a corrupt file, a file of the format before
+ * keys (the same format, version 1), a key that is not one line, the
+ * refusal of a layer, and the lists beside the decisions. */
+static int test_cache_keys(int argc, char **argv) {
+  (void)argc, (void)argv;
+  cutec_runtime *rt = no_driver_runtime(); /* the cache needs no device */
+  cutec_runtime_set_log(rt, keep_cache_log, NULL);
+  char dir[] = "/tmp/cutec-test-cache-keys-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char sub[128], path[1200];
+  snprintf(sub, sizeof sub, "%s/made/by/store", dir);
+  cutec_cache_key k = {.dir = sub, .kind = "test", .env = "device=X v=1", .problem = "op m=1 n=2"};
+  cutec_cache_value v = {.ms = 1.25}, got;
+  snprintf(v.choice, sizeof v.choice, "anything the layer writes 42");
+  CHECK(cutec_cache_load(rt, &k, &got, path, sizeof path) == 0); /* absent */
+  CHECK(cutec_cache_store(rt, &k, &v) == 0);
+  CHECK(cutec_cache_load(rt, &k, &got, path, sizeof path) == 1);
+  CHECK(strcmp(got.choice, v.choice) == 0 && got.ms == 1.25);
+  CHECK(strstr(path, "/made/by/store/test-") != NULL);
+  /* another environment or problem is another file */
+  cutec_cache_key k2 = k;
+  k2.env = "device=X v=2";
+  CHECK(cutec_cache_load(rt, &k2, &got, path, sizeof path) == 0);
+  k2 = k;
+  k2.problem = "op m=1 n=3";
+  CHECK(cutec_cache_load(rt, &k2, &got, path, sizeof path) == 0);
+  /* a line break would make the key two lines */
+  k2.problem = "op\nm=1";
+  CHECK(cutec_cache_store(rt, &k2, &v) == -1);
+  CHECK_CONTAINS(cache_log, "cannot form a key");
+  /* corrupt: refused with the reason */
+  CHECK(cutec_cache_load(rt, &k, &got, path, sizeof path) == 1);
+  char cmd[1400];
+  snprintf(cmd, sizeof cmd, "sed -i 's/ms 1/ms 7/' '%s'", path);
+  CHECK(system(cmd) == 0);
+  CHECK(cutec_cache_load(rt, &k, &got, path, sizeof path) == -1);
+  CHECK_CONTAINS(cache_log, "tuning cache: ignoring");
+  CHECK_CONTAINS(cache_log, "checksum mismatch (corrupt)");
+  /* a file as the GEMM tuner wrote it before the cache took keys */
+  const char *body = "cutec-tune-cache 1\nenv device=X v=1\nproblem op m=1 n=2\nchoice dsl 00000000000000ab 3 k BM=64\n"
+                     "ms 0.500000\n";
+  FILE *f = fopen(path, "wb");
+  CHECK(f != NULL);
+  fprintf(f, "%schecksum %016llx\n", body, (unsigned long long)cutec_fnv1a(CUTEC_FNV_OFFSET, body, strlen(body)));
+  CHECK(fclose(f) == 0);
+  CHECK(cutec_cache_load(rt, &k, &got, path, sizeof path) == 1);
+  CHECK(strcmp(got.choice, "dsl 00000000000000ab 3 k BM=64") == 0 && got.ms == 0.5);
+  /* the layer's own refusal reads like the cache's */
+  cache_log[0] = '\0';
+  cutec_cache_reject(rt, path, "its pack entry is gone");
+  CHECK_CONTAINS(cache_log, "tuning cache: ignoring '");
+  CHECK_CONTAINS(cache_log, "': its pack entry is gone; tuning again");
+  /* a list beside the decisions */
+  CHECK(cutec_cache_list_load(rt, sub, "list.txt") == NULL);
+  CHECK(cutec_cache_list_add(rt, sub, "list.txt", "00ab 3 first", path, sizeof path) == 0);
+  CHECK(cutec_cache_list_add(rt, sub, "list.txt", "00cd 1 second", path, sizeof path) == 0);
+  char *list = cutec_cache_list_load(rt, sub, "list.txt");
+  CHECK(cutec_cache_list_has(list, "00cd 1 ") && cutec_cache_list_has(list, "00ab 3 ") &&
+        !cutec_cache_list_has(list, "00ab 1 "));
+  free(list);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
   cutec_runtime_destroy(rt);
+  return 0;
+}
+
+static long long option_of(cutec_gemm_handle *h, cutec_option opt) {
+  long long v = -1;
+  CHECK_OK(cutec_gemm_runtime(h), cutec_gemm_get_option(h, opt, &v));
+  return v;
+}
+
+/* Handles on one runtime are independent (options, packs, decisions); a
+ * pack's unload withdraws it from every handle that uses it; a handle
+ * works with an older caller's problem; a runtime destroyed before its
+ * handles detaches them. */
+static int test_gemm_handles(int argc, char **argv) {
+  CHECK(argc >= 1);
+  cutec_pack *pack;
+  cutec_runtime *rt = gemm_runtime(argv[0], &pack); /* gh uses the pack */
+  cutec_gemm_handle *h1 = gh, *h2 = NULL;
+  CHECK_OK(rt, cutec_gemm_create(rt, &h2));
+  CHECK(h2 != h1 && cutec_gemm_runtime(h2) == rt);
+  /* options */
+  CHECK_OK(rt, cutec_gemm_set_option(h1, CUTEC_OPT_TUNE_RUNS, 30));
+  CHECK_OK(rt, cutec_gemm_set_option(h1, CUTEC_OPT_DISK_CACHE, 0));
+  CHECK_OK(rt, cutec_gemm_set_option(h2, CUTEC_OPT_DISK_CACHE, 0));
+  CHECK(option_of(h1, CUTEC_OPT_TUNE_RUNS) == 30 && option_of(h2, CUTEC_OPT_TUNE_RUNS) == 25);
+  CHECK(option_of(h2, CUTEC_OPT_TUNE_WARMUP) == 3 && option_of(h2, CUTEC_OPT_CUBLAS_ALGOS) == 8 &&
+        option_of(h2, CUTEC_OPT_FLUSH_L2) == 1 && option_of(h2, CUTEC_OPT_TUNE_FINALISTS) == 8);
+  CHECK_OK(rt, cutec_gemm_set_cache_dir(h1, "/tmp/one"));
+  CHECK(strcmp(cutec_gemm_cache_dir(h1), "/tmp/one") == 0 && strcmp(cutec_gemm_cache_dir(h2), "/tmp/one") != 0);
+  CHECK_STATUS(rt, cutec_gemm_set_option(h2, CUTEC_OPT_CUBLAS_ALGOS, 33), CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "out of range for option 3 (0 to 32)");
+  /* packs and decisions: h2 has no pack, so cuBLASLt serves it */
+  cutec_gemm_problem p;
+  cutec_gemm_problem_init(&p, 64, 48, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+  mats x;
+  mats_init(rt, &p, &x);
+  char c1[192], c2[192];
+  gemm_and_check(rt, &p, &x); /* gh = h1 */
+  CHECK_OK(rt, cutec_gemm_choice(h1, &p, c1, sizeof c1));
+  CHECK_STATUS(rt, cutec_gemm_choice(h2, &p, c2, sizeof c2), CUTEC_ERR_KERNEL_NOT_FOUND);
+  CHECK_CONTAINS(cutec_runtime_message(rt), "not been tuned by this handle");
+  gh = h2;
+  gemm_and_check(rt, &p, &x);
+  CHECK_OK(rt, cutec_gemm_choice(h2, &p, c2, sizeof c2));
+  CHECK(strncmp(c2, "cublasLt", 8) == 0);
+  /* an older caller's problem is the same class */
+  old_problem o = old_problem_of(&p);
+  gh = h1;
+  CHECK_OK(rt, cutec_gemm(h1, (const cutec_gemm_problem *)(const void *)&o, (void *)(uintptr_t)x.a,
+                          (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL));
+  CHECK_OK(rt, cutec_synchronize(rt));
+  CHECK_OK(rt, cutec_gemm_choice(h1, (const cutec_gemm_problem *)(const void *)&o, c2, sizeof c2));
+  CHECK(strcmp(c1, c2) == 0);
+  /* both use the pack; unloading it withdraws it from both and forgets
+   * h1's decision; h1 then tunes with cuBLASLt alone */
+  CHECK_OK(rt, cutec_gemm_use_pack(h2, pack));
+  cutec_pack_unload(pack);
+  CHECK_STATUS(rt, cutec_gemm_choice(h1, &p, c1, sizeof c1), CUTEC_ERR_KERNEL_NOT_FOUND);
+  CHECK_STATUS(rt, cutec_gemm_choice(h2, &p, c2, sizeof c2), CUTEC_ERR_KERNEL_NOT_FOUND);
+  gemm_and_check(rt, &p, &x);
+  CHECK_OK(rt, cutec_gemm_choice(h1, &p, c1, sizeof c1));
+  CHECK(strncmp(c1, "cublasLt", 8) == 0);
+  /* destroying one handle leaves the other working */
+  cutec_gemm_destroy(h1);
+  gh = h2;
+  gemm_and_check(rt, &p, &x);
+  /* the runtime destroyed first: h2 (with its workspace, cuBLASLt and a
+   * decision) is detached and accepts only cutec_gemm_destroy */
+  mats_free(rt, &x);
+  CHECK_OK(rt, cutec_pack_load_file(rt, argv[0], &pack));
+  CHECK_OK(rt, cutec_gemm_use_pack(h2, pack));
+  cutec_runtime_destroy(rt);
+  CHECK(cutec_gemm_runtime(h2) == NULL);
+  CHECK(cutec_gemm(h2, &p, (void *)16, (void *)16, (void *)16, NULL) == CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK(cutec_gemm_choice(h2, &p, c2, sizeof c2) == CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK(cutec_gemm_set_option(h2, CUTEC_OPT_TUNE_RUNS, 30) == CUTEC_ERR_INVALID_ARGUMENT);
+  CHECK(cutec_gemm_cublas_version(h2) == 0 && strcmp(cutec_gemm_cache_dir(h2), "") == 0);
+  cutec_gemm_destroy(h2);
+  gh = NULL;
   return 0;
 }
 
@@ -996,6 +1238,9 @@ static const struct {
     {"layouts", test_layouts},
     {"files", test_files},
     {"gemm_nonfinite", test_gemm_nonfinite},
+    {"gemm_problem_size", test_gemm_problem_size},
+    {"cache_keys", test_cache_keys},
+    {"gemm_handles", test_gemm_handles},
 };
 
 int main(int argc, char **argv) {

@@ -1,7 +1,8 @@
 /*
  * cutec/cutec.h - the whole public API of the cutec runtime in one include:
  * runtime.h (driver, modules, launch, memory, statuses, log), pack.h (kernel
- * packs) and gemm.h (the autotuned GEMM entry point).
+ * packs), gemm.h (the GEMM layer: its handle, the autotuned entry point) and
+ * timing.h (the timing harness).
  */
 #ifndef CUTEC_CUTEC_H
 #define CUTEC_CUTEC_H
@@ -9,5 +10,6 @@
 #include "cutec/gemm.h"
 #include "cutec/pack.h"
 #include "cutec/runtime.h"
+#include "cutec/timing.h"
 
 #endif /* CUTEC_CUTEC_H */

@@ -1,7 +1,14 @@
 /*
- * cutec/gemm.h - the GEMM entry point with autotuning.
+ * cutec/gemm.h - the GEMM entry point with autotuning, a layer on top of the
+ * core runtime (cutec/runtime.h), which does not know GEMM exists.
  *
  *   C[M,N] = alpha * A[M,K] * B[K,N] + beta * C[M,N]      (f32 accumulation)
+ *
+ * Everything GEMM lives on a handle (cutec_gemm_create): the packs in use,
+ * options, cache directory, cuBLASLt workspace, progress callback and the
+ * decisions.  Several handles on one runtime are independent.  Failures are
+ * reported as everywhere in the runtime: a status, the detail in
+ * cutec_runtime_message of the handle's runtime and its log callback.
  *
  * Candidates are the GEMM kernels of the packs given to cutec_gemm_use_pack
  * (every tune point that fits the problem) and the algorithms cuBLASLt's
@@ -38,45 +45,105 @@ typedef enum cutec_epilogue {
   CUTEC_EPILOGUE_NONE = 0
 } cutec_epilogue;
 
+/*
+ * The problem.  ABI rule: fields are only ever appended, and a field's zero
+ * value always means what the library did before the field existed (the
+ * next ones: epilogue inputs, scales, batches).  struct_size is the size of
+ * the struct the caller was compiled with (cutec_gemm_problem_init sets it);
+ * the library reads only the fields inside it, so a caller built against an
+ * older header keeps working, and reads the fields it does not have as zero.
+ * The mandatory fields (m through beta) must all be inside: a struct_size
+ * below offsetof(cutec_gemm_problem, epilogue) (0 included: a problem never
+ * initialised) is CUTEC_ERR_INVALID_ARGUMENT.  A larger struct_size than
+ * this library's (a caller built against a newer header) is accepted when
+ * every byte the library does not know is zero, else refused the same way:
+ * it asks for something this library cannot do.
+ */
 typedef struct cutec_gemm_problem {
+  size_t struct_size;            /* sizeof(cutec_gemm_problem) of the caller */
   long long m, n, k;             /* each >= 1 (and <= 2^31 - 1) */
   cutec_dtype a_type, b_type, c_type;
   cutec_layout a_layout, b_layout, c_layout;
   long long lda, ldb, ldc;       /* 0: packed (the row or column length) */
   float alpha, beta;             /* finite (NaN, inf: CUTEC_ERR_INVALID_ARGUMENT) */
+  /* optional fields: zero is the default */
   cutec_epilogue epilogue;
 } cutec_gemm_problem;
+
+/* The largest struct_size accepted (the bytes past this library's fields are read, to check they are zero). */
+#define CUTEC_GEMM_PROBLEM_MAX_SIZE 4096
 
 /*
  * Fills *p for the common case: A row-major M x K, B column-major K x N (that
  * is, stored as N rows of K, "K-contiguous", as the weights of a linear
  * layer), C row-major; A and B of type ab, C of type c; packed leading
- * dimensions; alpha 1, beta 0; no epilogue.  This is the layout the stdlib
- * GEMM kernels implement.
+ * dimensions; alpha 1, beta 0; no epilogue; struct_size this header's
+ * sizeof.  Inline, so that it writes exactly the struct the caller has.
  */
-void cutec_gemm_problem_init(cutec_gemm_problem *p, long long m, long long n, long long k,
-                             cutec_dtype ab, cutec_dtype c);
+static inline void cutec_gemm_problem_init(cutec_gemm_problem *p, long long m, long long n, long long k,
+                                           cutec_dtype ab, cutec_dtype c) {
+  if (p == 0)
+    return;
+  cutec_gemm_problem z = {0};
+  *p = z;
+  p->struct_size = sizeof *p;
+  p->m = m;
+  p->n = n;
+  p->k = k;
+  p->a_type = p->b_type = ab;
+  p->c_type = c;
+  p->a_layout = CUTEC_LAYOUT_ROW;
+  p->b_layout = CUTEC_LAYOUT_COL;
+  p->c_layout = CUTEC_LAYOUT_ROW;
+  p->alpha = 1.0f;
+  p->beta = 0.0f;
+  p->epilogue = CUTEC_EPILOGUE_NONE;
+}
 
-/* Makes the GEMM kernels of a loaded pack candidates (at most 16 packs).  The
- * pack must stay loaded while it is in use; cutec_pack_unload withdraws it
- * (and forgets the decisions that used it). */
-cutec_status cutec_gemm_use_pack(cutec_runtime *rt, cutec_pack *pack);
+/* The GEMM handle. */
+typedef struct cutec_gemm_handle cutec_gemm_handle;
+
+/*
+ * Creates a GEMM handle on rt (default options, no pack, nothing tuned).
+ * Fails only for rt or out NULL (CUTEC_ERR_INVALID_ARGUMENT) or host memory
+ * (CUTEC_ERR_OUT_OF_MEMORY; *out NULL).  A runtime whose creation failed
+ * still gets a handle: its GEMM calls then return the creation status.
+ *
+ * Lifetime: destroy handles before their runtime.  A runtime destroyed first
+ * detaches its handles (their device memory, cuBLASLt state and decisions are
+ * released with it); such a handle then accepts only cutec_gemm_destroy, and
+ * every other call returns CUTEC_ERR_INVALID_ARGUMENT (without a message:
+ * the runtime that held it is gone).
+ */
+cutec_status cutec_gemm_create(cutec_runtime *rt, cutec_gemm_handle **out);
+/* Frees the handle (NULL ok): its decisions, its own workspace, cuBLASLt. */
+void cutec_gemm_destroy(cutec_gemm_handle *h);
+/* The handle's runtime (for cutec_runtime_message); NULL once detached. */
+cutec_runtime *cutec_gemm_runtime(const cutec_gemm_handle *h);
+
+/* Makes the GEMM kernels of a loaded pack of the handle's runtime candidates
+ * (at most 16 packs per handle).  The pack must stay loaded while it is in
+ * use; cutec_pack_unload withdraws it from every handle that uses it (and
+ * they forget the decisions that used it). */
+cutec_status cutec_gemm_use_pack(cutec_gemm_handle *h, cutec_pack *pack);
 
 /*
  * Checks the problem and pointers, then runs the best candidate for the
  * problem's class on `stream` (NULL: default stream), tuning first if the
  * class has no decision yet (in memory or in the disk cache).  A, B and C are
  * device pointers.  Statuses, in the order they are checked:
- * CUTEC_ERR_INVALID_ARGUMENT (rt or p NULL, an enum out of range),
+ * CUTEC_ERR_INVALID_ARGUMENT (h or p NULL, a detached handle, struct_size
+ * out of range, an enum out of range),
  * CUTEC_ERR_NULL_POINTER, CUTEC_ERR_BAD_SIZE, CUTEC_ERR_BAD_LEADING_DIM,
  * CUTEC_ERR_MISALIGNED (not aligned to the element size), the runtime's
  * creation status (CUTEC_ERR_NO_DRIVER, CUTEC_ERR_NO_DEVICE),
  * CUTEC_ERR_UNSUPPORTED (no candidate can compute it), and while tuning
  * CUTEC_ERR_OUT_OF_MEMORY (scratch buffers), CUTEC_ERR_NO_CANDIDATE (all
  * failed) or CUTEC_ERR_KERNEL_FAULT (a candidate faulted: CUDA cannot recover
- * the context; destroy the runtime).  Tuning synchronises the device.
+ * the context; destroy the handle and the runtime).  Tuning synchronises
+ * the device.
  */
-cutec_status cutec_gemm(cutec_runtime *rt, const cutec_gemm_problem *p, const void *A,
+cutec_status cutec_gemm(cutec_gemm_handle *h, const cutec_gemm_problem *p, const void *A,
                         const void *B, void *C, void *stream);
 
 /* One timed candidate of a tuning run. */
@@ -116,17 +183,18 @@ typedef struct cutec_tune_report {
  * uses scratch output buffers).  With report != NULL, *report receives the
  * ranked candidates (free it with cutec_tune_report_free).
  */
-cutec_status cutec_gemm_tune(cutec_runtime *rt, const cutec_gemm_problem *p, const void *A,
+cutec_status cutec_gemm_tune(cutec_gemm_handle *h, const cutec_gemm_problem *p, const void *A,
                              const void *B, const void *C, void *stream,
                              cutec_tune_report **report);
 void cutec_tune_report_free(cutec_tune_report *report);
 
 /* The name of the candidate chosen for the problem's class ("" and
- * CUTEC_ERR_KERNEL_NOT_FOUND when it has not been tuned in this runtime). */
-cutec_status cutec_gemm_choice(cutec_runtime *rt, const cutec_gemm_problem *p, char *name,
+ * CUTEC_ERR_KERNEL_NOT_FOUND when it has not been tuned by this handle). */
+cutec_status cutec_gemm_choice(cutec_gemm_handle *h, const cutec_gemm_problem *p, char *name,
                                size_t name_len);
 
-/* Options, set through one setter (values in brackets are the defaults). */
+/* Options of a handle, set through one setter (values in brackets are the
+ * defaults; out of range or unknown: CUTEC_ERR_INVALID_ARGUMENT). */
 typedef enum cutec_option {
   CUTEC_OPT_TUNE_RUNS = 1,      /* timed runs per candidate, >= 20 [25] */
   CUTEC_OPT_TUNE_WARMUP = 2,    /* untimed runs before them, >= 1 [3] */
@@ -140,29 +208,31 @@ typedef enum cutec_option {
                                    algorithm) get the full count; 0: no
                                    screening, every candidate in full [8] */
 } cutec_option;
-cutec_status cutec_set_option(cutec_runtime *rt, cutec_option opt, long long value);
+cutec_status cutec_gemm_set_option(cutec_gemm_handle *h, cutec_option opt, long long value);
+/* The option's value now. */
+cutec_status cutec_gemm_get_option(const cutec_gemm_handle *h, cutec_option opt, long long *value);
 
 /* Directory of the tuning cache; NULL restores the default:
  * $CUTEC_CACHE_DIR, else $XDG_CACHE_HOME/cutec, else $HOME/.cache/cutec. */
-cutec_status cutec_set_cache_dir(cutec_runtime *rt, const char *dir);
-/* The directory in use (never NULL). */
-const char *cutec_cache_dir(cutec_runtime *rt);
+cutec_status cutec_gemm_set_cache_dir(cutec_gemm_handle *h, const char *dir);
+/* The directory in use (never NULL; "" for a NULL or detached handle). */
+const char *cutec_gemm_cache_dir(cutec_gemm_handle *h);
 
 /* cuBLASLt workspace: a device buffer of `bytes` owned by the caller (kept
- * until replaced), or NULL to go back to the runtime's own 32 MiB buffer
+ * until replaced), or NULL to go back to the handle's own 32 MiB buffer
  * (allocated on first use). */
-cutec_status cutec_set_workspace(cutec_runtime *rt, void *workspace, size_t bytes);
+cutec_status cutec_gemm_set_workspace(cutec_gemm_handle *h, void *workspace, size_t bytes);
 
 /* Progress of a tuning run: `done` of `total` steps (each candidate loaded
  * or checked, the screening rounds, each finalist checked, the timed
  * rounds), the candidate or the rounds just finished named.  NULL removes
  * the callback. */
 typedef void (*cutec_progress_fn)(void *user, int done, int total, const char *candidate);
-void cutec_set_progress(cutec_runtime *rt, cutec_progress_fn fn, void *user);
+void cutec_gemm_set_progress(cutec_gemm_handle *h, cutec_progress_fn fn, void *user);
 
 /* The cuBLASLt version (cublasLtGetVersion, e.g. 130100), 0 when it cannot be
  * loaded. */
-int cutec_cublas_version(cutec_runtime *rt);
+int cutec_gemm_cublas_version(cutec_gemm_handle *h);
 
 #ifdef __cplusplus
 }
