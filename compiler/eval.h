@@ -68,7 +68,7 @@ typedef struct Value {
     LayInt *coff;
     const Node *node;
     const char *name;
-    const struct Atom *atom; /* V_ATOM (eval_atom.c) */
+    const struct Atom *atom; /* V_ATOM (atom.h) */
     LLVMValueRef *conj;    /* a predicate list (V_DYN bool from eval_pred): its
                               ncomp runtime booleans, all of which must hold */
 } Value;
@@ -195,8 +195,6 @@ Value tensor_make(LLVMValueRef base, ScalarType ty, MemSpace space, LayValue lay
 /* T(c0, _, c2): a view keeping the `_` modes; NULL if no argument is `_` */
 bool tensor_has_slice(const NodeList *args);
 Value tensor_slice(Eval *e, Value t, const NodeList *args, SrcLoc loc);
-Value sm90_builtin(Eval *e, const char *name, const Node *call);           /* eval_sm90.c */
-Value wgmma_builtin(Eval *e, const char *name, const Node *call);          /* eval_wgmma.c */
 /* an `unroll for` whose body is only wgmma statements (and unrolled loops
  * of them) fuses them into one asm statement: begin before evaluating it
  * (false: not such a body, or already inside a group), end after */
@@ -206,21 +204,24 @@ void sm90_wgmma_group_end(Eval *e);
  * first statement.  True: st was taken (the group is begun; evaluate next,
  * then end the group); false: evaluate both as usual. */
 bool sm90_wgmma_group_fence(Eval *e, const Node *st, const Node *next);
-Value atomic_builtin(Eval *e, const char *name, const Node *call);         /* eval_atomic.c */
-Value sm90_store_builtin(Eval *e, const char *name, const Node *call);     /* eval_sm90_store.c */
-Value tensor_builtin(Eval *e, const char *name, const Node *call);
+/* for gemm through a wgmma tiled MMA (atom_gemm.c): the descriptor of a
+ * shared (MN, K) view at its element (0, 0), checked as smem_desc checks
+ * it; one wgmma of checked operands (afrag NULL: A is the descriptor da) */
+Value wgmma_desc(Eval *e, const Value *view, SrcLoc loc);
+/* a group that the wgmmas issued until sm90_wgmma_group_end join (false:
+ * one is open already, or no kernel) */
+bool wgmma_group_open(Eval *e);
+bool wgmma_issue(Eval *e, const Value *acc, int64_t n, const LLVMValueRef *afrag, LLVMValueRef da, LLVMValueRef db,
+                 int ta, int tb, const ScalarType ty[2]);
 
-/* argument checks shared by the builtins (eval_args.c): each reports a
- * diagnostic at the call or argument and returns false */
-bool arg_count(Eval *e, const Node *call, const char *name, int n);
-bool arg_smem_ref(Eval *e, const Node *arg, const char *what, LLVMValueRef *addr);
-bool arg_tmap(Eval *e, const Node *arg, const char *name, LLVMValueRef *out);
-bool arg_int(Eval *e, const Node *arg, ScalarType ty, LLVMValueRef *out);
-bool arg_static_int(Eval *e, const Node *arg, int64_t lo, int64_t hi, int64_t *out, const char *what);
-/* (eval_tensor.c) */
+/* Argument checks the builtin table cannot express (builtins.c checks
+ * counts and kinds), shared by the families (eval_args.c); each reports a
+ * diagnostic at the argument and returns false.  v is argument i of name,
+ * evaluated: a compile-time integer in lo..hi (what it is, for the message). */
+bool arg_static_range(Eval *e, const Node *call, const char *name, int i, const Value *v, int64_t lo, int64_t hi,
+                      const char *what);
+/* counts that depend on an argument's value (copy's two forms) */
 bool builtin_arity(Eval *e, const Node *call, const char *name, int lo, int hi);
-bool builtin_need_kernel(Eval *e, const Node *call, const char *name);
-bool builtin_get_tensor(Eval *e, const Node *arg, const char *what, Value *out);
 
 /* the tensor operations' instruction emitters, shared with the atoms */
 /* t's static size (false, reported, if dynamic), counted as work
@@ -238,7 +239,7 @@ void emit_cp_async(Eval *e, LLVMValueRef dst, LLVMValueRef src, int nbytes, LLVM
  * dst where pred (a V_BOOL or runtime boolean; diagnosed at ploc) holds */
 bool emit_store_pred(Eval *e, const Value *dst, LLVMValueRef payload, int bytes, Value pred, const char *name,
                      SrcLoc ploc, SrcLoc loc);
-Value store_if(Eval *e, const Node *call);
+Value store_if(Eval *e, const Node *call, const Value *arg); /* arg: evaluated (builtins.c) */
 /* A predicate argument of the predicated stores: a boolean, or a list of
  * them in parentheses, `(a, b, c)`, which must all hold.  A list becomes
  * one runtime boolean with .conj set (static trues dropped, a static false
@@ -254,10 +255,10 @@ int pred_ptx(Eval *e, Value p, const char *reg, const char *and_not, unsigned ba
 bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, const Value *preds, const SrcLoc *ploc,
                       LLVMValueRef vec, int vbytes, const Value *vpred, const char *name, SrcLoc loc);
 
-/* copy and MMA atoms, tiled copies and tiled MMAs (eval_atom.c) */
-Value atom_builtin(Eval *e, const char *name, const Node *call);
-/* copy(tiled_copy, src, dst) / copy_if(...), with argument 1 evaluated */
-Value atom_copy(Eval *e, const Node *call, Value tc, bool pred);
+/* copy and MMA atoms, tiled copies and tiled MMAs (atom_*.c) */
+/* copy(tiled_copy, src, dst) / copy_if(tiled_copy, crd, bound, src, dst),
+ * arg[] evaluated (atom_copy.c) */
+Value atom_copy(Eval *e, const Node *call, const Value *arg, bool pred);
 const char *atom_describe(Eval *e, const struct Atom *a);
 
 /* builtins: the table and the call dispatch (builtins.c) */

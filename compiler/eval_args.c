@@ -1,69 +1,27 @@
-/* eval_args.c: argument checks shared by the builtin families (each
- * reports a diagnostic at the call or argument and returns false):
- * counts, shared-memory references, tensor maps, integers, compile-time
- * integers in a range. */
-#include <string.h>
-
-#include "codegen.h"
+/* eval_args.c: argument checks the builtin table (builtins.c) cannot
+ * express, shared by the builtin families: a compile-time integer in a
+ * range; and the one wording of an argument count (the table's, and
+ * counts that depend on an argument's value).  Each reports a
+ * diagnostic and returns false. */
 #include "eval.h"
 
-bool arg_count(Eval *e, const Node *call, const char *name, int n)
+bool arg_static_range(Eval *e, const Node *call, const char *name, int i, const Value *v, int64_t lo, int64_t hi,
+                      const char *what)
 {
-    if (call->list.n == n) return true;
-    diag_error(e->diag, call->loc, "'%s' expects %d argument%s, got %d", name, n, n == 1 ? "" : "s", call->list.n);
+    if (v->kind == V_INT && v->i >= lo && v->i <= hi) return true;
+    diag_error(e->diag, call->list.items[i]->loc, "%s of '%s' must be a compile-time integer in %lld..%lld, found %s", what,
+               name, (long long)lo, (long long)hi, val_describe(e, v));
     return false;
 }
 
-/* a shared-memory element: its 32-bit shared address */
-bool arg_smem_ref(Eval *e, const Node *arg, const char *what, LLVMValueRef *addr)
+bool builtin_arity(Eval *e, const Node *call, const char *name, int lo, int hi)
 {
-    Value r = eval_expr(e, arg);
-    if (r.kind == V_ERROR) return false;
-    if (r.kind != V_REF || r.space != SPACE_SMEM) {
-        diag_error(e->diag, arg->loc, "%s must be a shared-memory element, found %s", what, val_describe(e, &r));
-        return false;
-    }
-    *addr = LLVMBuildPtrToInt(e->cg->b, r.llvm, e->cg->t_i32, "");
-    return true;
+    if (call->list.n >= lo && call->list.n <= hi) return true;
+    if (lo == hi)
+        diag_error(e->diag, call->loc, "'%s' expects %d argument%s, got %d", name, lo, lo == 1 ? "" : "s", call->list.n);
+    else if (hi == lo + 1)
+        diag_error(e->diag, call->loc, "'%s' expects %d or %d arguments, got %d", name, lo, hi, call->list.n);
+    else
+        diag_error(e->diag, call->loc, "'%s' expects %d to %d arguments, got %d", name, lo, hi, call->list.n);
+    return false;
 }
-
-/* A tma<...> kernel parameter: its generic address (the descriptor). */
-bool arg_tmap(Eval *e, const Node *arg, const char *name, LLVMValueRef *out)
-{
-    Value tm = eval_rvalue(e, arg);
-    if (tm.kind == V_ERROR) return false;
-    if (tm.kind != V_TMAP) {
-        diag_error(e->diag, arg->loc, "'%s' needs a tma<...> parameter, found %s", name, val_describe(e, &tm));
-        return false;
-    }
-    *out = tm.llvm;
-    return true;
-}
-
-bool arg_int(Eval *e, const Node *arg, ScalarType ty, LLVMValueRef *out)
-{
-    Value v = eval_rvalue(e, arg);
-    if (v.kind == V_ERROR) return false;
-    if (!(v.kind == V_INT || (v.kind == V_DYN && type_is_int(v.ty)))) {
-        diag_error(e->diag, arg->loc, "expected an integer, found %s", val_describe(e, &v));
-        return false;
-    }
-    v = conv_to(e, v, ty, arg->loc, true);
-    if (v.kind == V_ERROR) return false;
-    *out = v.llvm;
-    return true;
-}
-
-bool arg_static_int(Eval *e, const Node *arg, int64_t lo, int64_t hi, int64_t *out, const char *what)
-{
-    Value v = eval_rvalue(e, arg);
-    if (v.kind == V_ERROR) return false;
-    if (v.kind != V_INT || v.i < lo || v.i > hi) {
-        diag_error(e->diag, arg->loc, "%s must be a compile-time integer in %lld..%lld, found %s", what, (long long)lo,
-                   (long long)hi, val_describe(e, &v));
-        return false;
-    }
-    *out = v.i;
-    return true;
-}
-

@@ -8,14 +8,14 @@
  * pick the scope and ordering itself. */
 #include <string.h>
 
+#include "builtins.h"
 #include "codegen.h"
 #include "eval.h"
 
 /* atomic_add(ref, v): ref an i32 or f32 element of global or shared memory */
-static Value atomic_add(Eval *e, const Node *call)
+static Value atomic_add(Eval *e, const Node *call, const Value *arg)
 {
-    Value r = eval_expr(e, call->list.items[0]);
-    if (r.kind == V_ERROR) return r;
+    Value r = arg[0], v = arg[1];
     if (r.kind != V_REF || (r.space != SPACE_GMEM && r.space != SPACE_SMEM)) {
         diag_error(e->diag, call->list.items[0]->loc,
                    "'atomic_add' needs an element of a global or shared tensor, found %s", val_describe(e, &r));
@@ -26,8 +26,6 @@ static Value atomic_add(Eval *e, const Node *call)
                    type_name(r.ty));
         return val_error();
     }
-    Value v = eval_rvalue(e, call->list.items[1]);
-    if (v.kind == V_ERROR) return v;
     v = conv_to(e, v, r.ty, call->list.items[1]->loc, false);
     if (v.kind == V_ERROR) return v;
     CG *cg = e->cg;
@@ -39,18 +37,9 @@ static Value atomic_add(Eval *e, const Node *call)
     return val_dyn(eval_asm(e, f ? cg->t_f32 : cg->t_i32, a, 2, text, cons), r.ty);
 }
 
-Value atomic_builtin(Eval *e, const char *name, const Node *call)
+Value atomic_builtin(Eval *e, const char *name, const Node *call, const Value *arg)
 {
-    if (!builtin_need_kernel(e, call, name)) return val_error();
-    if (call->list2.n) {
-        diag_error(e->diag, call->loc, "'%s' takes no template arguments", name);
-        return val_error();
-    }
-    if (strcmp(name, "atomic_add") == 0) {
-        if (!builtin_arity(e, call, name, 2, 2)) return val_error();
-        return atomic_add(e, call);
-    }
-    if (!builtin_arity(e, call, name, 0, 0)) return val_error();
+    if (strcmp(name, "atomic_add") == 0) return atomic_add(e, call, arg);
     eval_asm(e, e->cg->t_void, NULL, 0, "fence.acq_rel.gpu;", "~{memory}");
     return (Value){.kind = V_VOID};
 }

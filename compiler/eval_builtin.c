@@ -8,19 +8,11 @@
 #include "eval.h"
 
 
-static bool arity(Eval *e, const Node *call, const char *name, int n)
-{
-    if (call->list.n == n) return true;
-    diag_error(e->diag, call->loc, "'%s' expects %d argument%s, got %d", name, n, n == 1 ? "" : "s", call->list.n);
-    return false;
-}
-
 static bool is_scalar(const Value *v) { return v->kind == V_INT || v->kind == V_FLOAT || v->kind == V_DYN; }
 
-static Value minmax(Eval *e, const Node *call, bool is_min)
+static Value minmax(Eval *e, const Node *call, const Value *arg, bool is_min)
 {
-    Value a = eval_rvalue(e, call->list.items[0]), b = eval_rvalue(e, call->list.items[1]);
-    if (a.kind == V_ERROR || b.kind == V_ERROR) return val_error();
+    Value a = arg[0], b = arg[1];
     Value c = binop(e, is_min ? '<' : '>', a, b, call->loc);
     if (c.kind == V_ERROR) return c;
     if (c.kind == V_BOOL) return c.i ? a : b;  /* both static */
@@ -28,16 +20,12 @@ static Value minmax(Eval *e, const Node *call, bool is_min)
     return val_dyn(LLVMBuildSelect(e->cg->b, c.llvm, a.llvm, b.llvm, ""), a.ty);
 }
 
-static Value float_intrinsic(Eval *e, const Node *call, const char *intr, int nargs)
+static Value float_intrinsic(Eval *e, const Node *call, const Value *vals, const char *intr, int nargs)
 {
     LLVMValueRef args[3];
     ScalarType ty = TY_F32;
-    Value vals[3];
-    for (int i = 0; i < nargs; i++) {
-        vals[i] = eval_rvalue(e, call->list.items[i]);
-        if (vals[i].kind == V_ERROR) return val_error();
+    for (int i = 0; i < nargs; i++)
         if (vals[i].kind == V_DYN && vals[i].ty == TY_F64) ty = TY_F64;
-    }
     if (!e->cg) {
         diag_error(e->diag, call->loc, "'%s' is not evaluated at compile time", call->a->name);
         return val_error();
@@ -101,40 +89,17 @@ static Value ceil_div_runtime(Eval *e, Value a, Value b, SrcLoc loc)
 }
 
 /* sync, min, max, abs, sqrt, fma, ceil_div, select, sizeof (builtins.c) */
-Value core_builtin(Eval *e, const char *name, const Node *call)
+Value core_builtin(Eval *e, const char *name, const Node *call, const Value *arg)
 {
-    if (call->list2.n) {
-        diag_error(e->diag, call->loc, "'%s' takes no template arguments", name);
-        return val_error();
-    }
     if (strcmp(name, "sync") == 0) {
-        if (!arity(e, call, name, 0)) return val_error();
-        if (!e->cg || !e->cg->fn) {
-            diag_error(e->diag, call->loc, "'sync' is only allowed inside a kernel");
-            return val_error();
-        }
         cg_intrinsic(e->cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
         return (Value){.kind = V_VOID};
     }
-    if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) {
-        if (!arity(e, call, name, 2)) return val_error();
-        return minmax(e, call, name[1] == 'i');
-    }
-    if (strcmp(name, "sizeof") == 0) {
-        /* bytes of a scalar type: static, so boxes and budgets can depend on a type parameter */
-        if (!arity(e, call, name, 1)) return val_error();
-        Value t = eval_rvalue(e, call->list.items[0]);
-        if (t.kind == V_ERROR) return t;
-        if (t.kind != V_TYPE) {
-            diag_error(e->diag, call->list.items[0]->loc, "'sizeof' expects a scalar type, found %s", val_describe(e, &t));
-            return val_error();
-        }
-        return val_int(type_bytes(t.ty));
-    }
+    if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) return minmax(e, call, arg, name[1] == 'i');
+    /* bytes of a scalar type: static, so boxes and budgets can depend on a type parameter */
+    if (strcmp(name, "sizeof") == 0) return val_int(type_bytes(arg[0].ty));
     if (strcmp(name, "ceil_div") == 0) {
-        if (!arity(e, call, name, 2)) return val_error();
-        Value a = eval_rvalue(e, call->list.items[0]), b = eval_rvalue(e, call->list.items[1]);
-        if (a.kind == V_ERROR || b.kind == V_ERROR) return val_error();
+        Value a = arg[0], b = arg[1];
         if (a.kind == V_LAY || b.kind == V_LAY) return call_layout_fn(e, name, call);
         if (b.kind == V_INT && b.i == 0) {
             diag_error(e->diag, call->list.items[1]->loc, "ceil_div by zero");
@@ -144,9 +109,7 @@ Value core_builtin(Eval *e, const char *name, const Node *call)
         return ceil_div_runtime(e, a, b, call->loc);
     }
     if (strcmp(name, "abs") == 0) {
-        if (!arity(e, call, name, 1)) return val_error();
-        Value a = eval_rvalue(e, call->list.items[0]);
-        if (a.kind == V_ERROR) return a;
+        Value a = arg[0];
         if (a.kind == V_INT) {
             if (a.i == INT64_MIN) { /* -INT64_MIN is past int64 */
                 diag_error(e->diag, call->loc, "integer overflow in 'abs' (abs(%lld))", (long long)a.i);
@@ -160,21 +123,12 @@ Value core_builtin(Eval *e, const char *name, const Node *call)
             LLVMValueRef lt = LLVMBuildICmp(e->cg->b, LLVMIntSLT, a.llvm, LLVMConstInt(cg_type(e->cg, a.ty), 0, 0), "");
             return val_dyn(LLVMBuildSelect(e->cg->b, lt, neg, a.llvm, ""), a.ty);
         }
-        return float_intrinsic(e, call, "llvm.fabs", 1);
+        return float_intrinsic(e, call, arg, "llvm.fabs", 1);
     }
-    if (strcmp(name, "sqrt") == 0) {
-        if (!arity(e, call, name, 1)) return val_error();
-        return float_intrinsic(e, call, "llvm.sqrt", 1);
-    }
-    if (strcmp(name, "fma") == 0) {
-        if (!arity(e, call, name, 3)) return val_error();
-        return float_intrinsic(e, call, "llvm.fma", 3);
-    }
+    if (strcmp(name, "sqrt") == 0) return float_intrinsic(e, call, arg, "llvm.sqrt", 1);
+    if (strcmp(name, "fma") == 0) return float_intrinsic(e, call, arg, "llvm.fma", 3);
     if (strcmp(name, "select") == 0) {
-        if (!arity(e, call, name, 3)) return val_error();
-        Value c = eval_rvalue(e, call->list.items[0]);
-        Value a = eval_rvalue(e, call->list.items[1]), b = eval_rvalue(e, call->list.items[2]);
-        if (c.kind == V_ERROR || a.kind == V_ERROR || b.kind == V_ERROR) return val_error();
+        Value c = arg[0], a = arg[1], b = arg[2];
         if (c.kind == V_BOOL) return c.i ? a : b;
         if (c.kind != V_DYN || c.ty != TY_BOOL || !is_scalar(&a) || !is_scalar(&b)) {
             diag_error(e->diag, call->loc, "'select' expects (bool, value, value)");
@@ -182,10 +136,10 @@ Value core_builtin(Eval *e, const char *name, const Node *call)
         }
         if (a.kind != V_DYN && b.kind != V_DYN) a = conv_to(e, a, a.kind == V_FLOAT ? TY_F32 : TY_I32, call->loc, false);
         if (a.kind == V_ERROR || !unify_operands(e, "'select'", &a, &b, call->loc)) return val_error();
-        Value zero_a = a, zero_b = b;
-        return val_dyn(LLVMBuildSelect(e->cg->b, c.llvm, zero_a.llvm, zero_b.llvm, ""), zero_a.ty);
+        return val_dyn(LLVMBuildSelect(e->cg->b, c.llvm, a.llvm, b.llvm, ""), a.ty);
     }
-    return call_layout_fn(e, name, call);
+    diag_error(e->diag, call->loc, "internal: '%s' is not a core builtin", name);
+    return val_error();
 }
 
 Value sreg_member(Eval *e, const char *ns, const Node *member)

@@ -6,63 +6,47 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "builtins.h"
 #include "codegen.h"
 #include "eval.h"
 #include "program.h"
 
-Value sm90_builtin(Eval *e, const char *name, const Node *call)
+/* The arguments come checked and evaluated (builtins.c): shared-memory
+ * elements as 32-bit shared addresses, integers as i32. */
+Value sm90_builtin(Eval *e, const char *name, const Node *call, const Value *arg)
 {
-    if (!e->cg || !e->cg->fn) {
-        diag_error(e->diag, call->loc, "'%s' is only allowed inside a kernel", name);
-        return val_error();
-    }
     CG *cg = e->cg;
     LLVMValueRef a[6];
+    for (int i = 0; i < call->list.n && i < 6; i++) a[i] = arg[i].llvm;
     Value vvoid = {.kind = V_VOID};
     if (strcmp(name, "mbar_init") == 0) {
-        if (!arg_count(e, call, name, 2) || !arg_smem_ref(e, call->list.items[0], "the mbarrier", &a[0]) ||
-            !arg_int(e, call->list.items[1], TY_I32, &a[1]))
-            return val_error();
         eval_asm(e, cg->t_void, a, 2, "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}");
         return vvoid;
     }
     if (strcmp(name, "mbar_arrive") == 0) {
-        if (!arg_count(e, call, name, 1) || !arg_smem_ref(e, call->list.items[0], "the mbarrier", &a[0])) return val_error();
         eval_asm(e, cg->t_void, a, 1, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}");
         return vvoid;
     }
     if (strcmp(name, "mbar_arrive_tx") == 0) {
-        if (!arg_count(e, call, name, 2) || !arg_smem_ref(e, call->list.items[0], "the mbarrier", &a[0]) ||
-            !arg_int(e, call->list.items[1], TY_I32, &a[1]))
-            return val_error();
         eval_asm(e, cg->t_void, a, 2, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}");
         return vvoid;
     }
     if (strcmp(name, "mbar_wait") == 0) {
-        if (!arg_count(e, call, name, 2) || !arg_smem_ref(e, call->list.items[0], "the mbarrier", &a[0]) ||
-            !arg_int(e, call->list.items[1], TY_I32, &a[1]))
-            return val_error();
         eval_asm(e, cg->t_void, a, 2,
                  "{\n.reg .pred p;\ncutec_wait:\nmbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n@!p bra cutec_wait;\n}",
                  "r,r,~{memory}");
         return vvoid;
     }
     if (strcmp(name, "fence_barrier_init") == 0) {
-        if (!arg_count(e, call, name, 0)) return val_error();
         eval_asm(e, cg->t_void, NULL, 0, "fence.mbarrier_init.release.cluster;", "~{memory}");
         return vvoid;
     }
     if (strcmp(name, "fence_proxy_async") == 0) {
-        if (!arg_count(e, call, name, 0)) return val_error();
         eval_asm(e, cg->t_void, NULL, 0, "fence.proxy.async.shared::cta;", "~{memory}");
         return vvoid;
     }
     if (strcmp(name, "tma_load") == 0) {
         /* tma_load(dst, tmap, mbar, c0, c1): coordinates innermost first */
-        if (!arg_count(e, call, name, 5) || !arg_smem_ref(e, call->list.items[0], "the destination", &a[0])) return val_error();
-        if (!arg_tmap(e, call->list.items[1], name, &a[1]) || !arg_smem_ref(e, call->list.items[2], "the mbarrier", &a[2]) ||
-            !arg_int(e, call->list.items[3], TY_I32, &a[3]) || !arg_int(e, call->list.items[4], TY_I32, &a[4]))
-            return val_error();
         eval_asm(e, cg->t_void, a, 5,
                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$3, $4}], [$2];",
                  "r,l,r,r,r,~{memory}");
@@ -72,7 +56,6 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
         /* tma_prefetch(tmap): start fetching the tensor map into the TMA
          * unit's descriptor cache, so that the first load or store using it
          * does not wait for it (a kernel's first microsecond on small problems) */
-        if (!arg_count(e, call, name, 1) || !arg_tmap(e, call->list.items[0], name, &a[0])) return val_error();
         eval_asm(e, cg->t_void, a, 1, "prefetch.tensormap [$0];", "l,~{memory}");
         return vvoid;
     }
@@ -80,11 +63,6 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
         /* tma_load_mc(dst, tmap, mbar, c0, c1, mask): the tile lands at dst
          * and completes on mbar in every block of the cluster whose rank
          * bit is set in mask */
-        if (!arg_count(e, call, name, 6) || !arg_smem_ref(e, call->list.items[0], "the destination", &a[0])) return val_error();
-        if (!arg_tmap(e, call->list.items[1], name, &a[1]) ||
-            !arg_smem_ref(e, call->list.items[2], "the mbarrier", &a[2]) || !arg_int(e, call->list.items[3], TY_I32, &a[3]) ||
-            !arg_int(e, call->list.items[4], TY_I32, &a[4]) || !arg_int(e, call->list.items[5], TY_I32, &a[5]))
-            return val_error();
         a[5] = LLVMBuildTrunc(cg->b, a[5], cg->t_i16, "");
         eval_asm(e, cg->t_void, a, 6,
                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
@@ -93,12 +71,10 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
         return vvoid;
     }
     if (strcmp(name, "cluster_rank") == 0) {
-        if (!arg_count(e, call, name, 0)) return val_error();
         if (e->cluster_size == 1) return val_int(0);
         return val_dyn(cg_intrinsic(cg, "llvm.nvvm.read.ptx.sreg.cluster.ctarank", NULL, 0, NULL, 0), TY_I32);
     }
     if (strcmp(name, "cluster_sync") == 0) {
-        if (!arg_count(e, call, name, 0)) return val_error();
         /* every thread of every block of the cluster; a plain barrier without one */
         if (e->cluster_size == 1) {
             cg_intrinsic(cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
@@ -109,9 +85,6 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
     }
     if (strcmp(name, "mbar_arrive_cluster") == 0) {
         /* arrive on the mbarrier at the same shared offset in block `rank` of the cluster */
-        if (!arg_count(e, call, name, 2) || !arg_smem_ref(e, call->list.items[0], "the mbarrier", &a[0]) ||
-            !arg_int(e, call->list.items[1], TY_I32, &a[1]))
-            return val_error();
         eval_asm(e, cg->t_void, a, 2,
                  "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, $0, $1;\n"
                  "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}",
@@ -119,14 +92,10 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call)
         return vvoid;
     }
     if (strcmp(name, "elect_one") == 0) {
-        if (!arg_count(e, call, name, 0)) return val_error();
         LLVMValueRef r = eval_asm(e, cg->t_i1, NULL, 0, "elect.sync _|$0, 0xffffffff;", "=b");
         return val_dyn(r, TY_BOOL);
     }
     /* bar_sync(id, threads) / bar_arrive(id, threads): named barriers */
-    if (!arg_count(e, call, name, 2) || !arg_int(e, call->list.items[0], TY_I32, &a[0]) ||
-        !arg_int(e, call->list.items[1], TY_I32, &a[1]))
-        return val_error();
     eval_asm(e, cg->t_void, a, 2, name[4] == 's' ? "bar.sync $0, $1;" : "bar.arrive $0, $1;", "r,r,~{memory}");
     return vvoid;
 }

@@ -268,12 +268,9 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
  * to dst's element type as an assignment would.  store_if(dst, frag, p0,
  * .., pn-1): element i of the register fragment frag to the i-th element
  * after dst where pi holds. */
-Value store_if(Eval *e, const Node *call)
+Value store_if(Eval *e, const Node *call, const Value *arg)
 {
-    if (!builtin_arity(e, call, "store_if", 3, 10) || !builtin_need_kernel(e, call, "store_if")) return val_error();
-    Value d = eval_expr(e, call->list.items[0]);
-    Value v = eval_expr(e, call->list.items[1]);
-    if (d.kind == V_ERROR || v.kind == V_ERROR) return val_error();
+    Value d = arg[0], v = arg[1];
     if (d.kind != V_REF) {
         diag_error(e->diag, call->list.items[0]->loc, "'store_if' needs a tensor element to store to, found %s",
                    val_describe(e, &d));

@@ -7,6 +7,7 @@
  * element through their layouts. */
 #include <string.h>
 
+#include "builtins.h"
 #include "codegen.h"
 #include "eval.h"
 
@@ -15,34 +16,6 @@ Value tensor_make(LLVMValueRef base, ScalarType ty, MemSpace space, LayValue lay
     Value v = {.kind = V_TENSOR, .llvm = base, .ty = ty, .space = space, .lay = lay};
     v.toff = lay_int_static(0);
     return v;
-}
-
-bool builtin_arity(Eval *e, const Node *call, const char *name, int lo, int hi)
-{
-    if (call->list.n >= lo && call->list.n <= hi) return true;
-    if (lo == hi)
-        diag_error(e->diag, call->loc, "'%s' expects %d argument%s, got %d", name, lo, lo == 1 ? "" : "s", call->list.n);
-    else
-        diag_error(e->diag, call->loc, "'%s' expects %d to %d arguments, got %d", name, lo, hi, call->list.n);
-    return false;
-}
-
-bool builtin_need_kernel(Eval *e, const Node *call, const char *name)
-{
-    if (e->cg && e->cg->fn) return true;
-    diag_error(e->diag, call->loc, "'%s' is only allowed inside a kernel", name);
-    return false;
-}
-
-bool builtin_get_tensor(Eval *e, const Node *arg, const char *what, Value *out)
-{
-    *out = eval_expr(e, arg);
-    if (out->kind == V_ERROR) return false;
-    if (out->kind != V_TENSOR) {
-        diag_error(e->diag, arg->loc, "%s must be a tensor, found %s", what, val_describe(e, out));
-        return false;
-    }
-    return true;
 }
 
 /* Operations that move data need memory behind the tensor. */
@@ -59,11 +32,8 @@ static bool has_memory(Eval *e, const Value *t, const Node *arg)
  * elements have, for predication of residue tiles.  One layout per
  * coordinate (stride 1 in its own mode, 0 elsewhere) plays the role of
  * CuTe's basis strides. */
-static Value make_identity(Eval *e, const Node *call)
+static Value make_identity(Eval *e, const Node *call, Value sv)
 {
-    if (!builtin_arity(e, call, "make_identity_tensor", 1, 1)) return val_error();
-    Value sv = eval_rvalue(e, call->list.items[0]);
-    if (sv.kind == V_ERROR) return sv;
     LayTuple *shape = coord_of(e, sv, call->list.items[0]->loc);
     if (!shape) return val_error();
     int r = shape->is_leaf ? 1 : shape->n;
@@ -173,19 +143,15 @@ static bool tile_one(Eval *e, const Node *call, const LayLayout *L, const LayTup
 /* local_tile(T, (BM, BK), (bm, _)): the tile at coordinate bm along mode 0;
  * a `_` keeps that mode's tile index as an extra trailing mode, as CuTe's
  * local_tile does.  T must have a flat layout. */
-static Value local_tile(Eval *e, const Node *call)
+static Value local_tile(Eval *e, const Node *call, const Value *arg)
 {
-    Value t;
-    if (!builtin_arity(e, call, "local_tile", 3, 3) || !builtin_get_tensor(e, call->list.items[0], "argument 1 of 'local_tile'", &t))
-        return val_error();
+    Value t = arg[0], tile = arg[1];
     if (t.lay.kind != LAY_V_LAYOUT) {
         diag_error(e->diag, call->list.items[0]->loc, "'local_tile' needs a tensor with a plain layout");
         return val_error();
     }
     LayLayout *L = &t.lay.layout;
     int rank = L->shape->is_leaf ? 1 : L->shape->n;
-    Value tile = eval_rvalue(e, call->list.items[1]);
-    if (tile.kind == V_ERROR) return tile;
     LayTuple *tt = coord_of(e, tile, call->list.items[1]->loc);
     if (!tt) return val_error();
     int tr = tt->is_leaf ? 1 : tt->n;
@@ -279,14 +245,9 @@ static bool partition_one(Eval *e, const Node *call, const LayLayout *L, const L
  * the thread layout thr tiles T (CuTe's local_partition / outer_partition):
  * thread coordinate c_i = (idx / d_i) % s_i in each mode of thr; the view
  * keeps every s_i-th element of mode i starting at c_i. */
-static Value local_partition(Eval *e, const Node *call)
+static Value local_partition(Eval *e, const Node *call, const Value *arg)
 {
-    Value t;
-    if (!builtin_arity(e, call, "local_partition", 3, 3) ||
-        !builtin_get_tensor(e, call->list.items[0], "argument 1 of 'local_partition'", &t))
-        return val_error();
-    Value thr = eval_rvalue(e, call->list.items[1]), idx = eval_rvalue(e, call->list.items[2]);
-    if (thr.kind == V_ERROR || idx.kind == V_ERROR) return val_error();
+    Value t = arg[0], thr = arg[1], idx = arg[2];
     if (t.lay.kind != LAY_V_LAYOUT || thr.kind != V_LAY || thr.lay.kind != LAY_V_LAYOUT) {
         diag_error(e->diag, call->loc, "'local_partition' needs a tensor with a plain layout and a thread layout");
         return val_error();
@@ -316,15 +277,11 @@ static Value local_partition(Eval *e, const Node *call)
     return r;
 }
 
-static Value fill(Eval *e, const Node *call)
+static Value fill(Eval *e, const Node *call, const Value *arg)
 {
-    Value t;
-    if (!builtin_arity(e, call, "fill", 2, 2) || !builtin_need_kernel(e, call, "fill") ||
-        !builtin_get_tensor(e, call->list.items[0], "argument 1 of 'fill'", &t) || !has_memory(e, &t, call->list.items[0]))
-        return val_error();
-    Value v = eval_rvalue(e, call->list.items[1]);
+    Value t = arg[0], v = arg[1];
     int64_t n;
-    if (v.kind == V_ERROR || !tensor_static_size(e, &t, call->loc, &n)) return val_error();
+    if (!has_memory(e, &t, call->list.items[0]) || !tensor_static_size(e, &t, call->loc, &n)) return val_error();
     v = conv_to(e, v, t.ty, call->list.items[1]->loc, false);
     if (v.kind == V_ERROR) return v;
     for (int64_t i = 0; i < n; i++) {
@@ -337,23 +294,17 @@ static Value fill(Eval *e, const Node *call)
 
 /* copy(dst, src): element i of src to element i of dst, converting the
  * element type; both sizes static and equal. */
-static Value copy(Eval *e, const Node *call)
+static Value copy(Eval *e, const Node *call, const Value *arg)
 {
-    Value d, s;
-    /* copy(tiled_copy, src, dst) is the atom form (eval_atom.c) */
-    if (call->list.n >= 1) {
-        d = eval_expr(e, call->list.items[0]);
-        if (d.kind == V_ERROR) return d;
-        if (d.kind == V_ATOM) return atom_copy(e, call, d, false);
-        if (d.kind != V_TENSOR) {
-            diag_error(e->diag, call->list.items[0]->loc, "argument 1 of 'copy' must be a tensor or a tiled copy, found %s",
-                       val_describe(e, &d));
-            return val_error();
-        }
+    Value d = arg[0], s = arg[1];
+    /* copy(tiled_copy, src, dst) is the atom form (atom_copy.c) */
+    if (d.kind == V_ATOM) return builtin_arity(e, call, "copy", 3, 3) ? atom_copy(e, call, arg, false) : val_error();
+    if (d.kind != V_TENSOR) {
+        diag_error(e->diag, call->list.items[0]->loc, "argument 1 of 'copy' must be a tensor or a tiled copy, found %s",
+                   val_describe(e, &d));
+        return val_error();
     }
-    if (!builtin_arity(e, call, "copy", 2, 2) || !builtin_need_kernel(e, call, "copy") ||
-        !builtin_get_tensor(e, call->list.items[1], "argument 2 of 'copy'", &s) || !has_memory(e, &d, call->list.items[0]) ||
-        !has_memory(e, &s, call->list.items[1]))
+    if (!builtin_arity(e, call, "copy", 2, 2) || !has_memory(e, &d, call->list.items[0]) || !has_memory(e, &s, call->list.items[1]))
         return val_error();
     int64_t nd, ns;
     if (!tensor_static_size(e, &d, call->list.items[0]->loc, &nd) || !tensor_static_size(e, &s, call->list.items[1]->loc, &ns))
@@ -449,13 +400,10 @@ bool emit_mma16816(Eval *e, const Value *c, int64_t cb, const Value *a, int64_t 
 
 /* mma_m16n8k16(acc, a, b): acc (4 x f32) += a (8 x bf16|f16) * b (4 x same),
  * fragments in the order of PTX's mma.m16n8k16 register layout. */
-static Value mma(Eval *e, const Node *call)
+static Value mma(Eval *e, const Node *call, const Value *arg)
 {
-    Value c, a, b;
-    if (!builtin_arity(e, call, "mma_m16n8k16", 3, 3) || !builtin_need_kernel(e, call, "mma_m16n8k16") ||
-        !builtin_get_tensor(e, call->list.items[0], "the accumulator", &c) ||
-        !builtin_get_tensor(e, call->list.items[1], "the A fragment", &a) ||
-        !builtin_get_tensor(e, call->list.items[2], "the B fragment", &b) || !has_memory(e, &c, call->list.items[0]) ||
+    Value c = arg[0], a = arg[1], b = arg[2];
+    if (!has_memory(e, &c, call->list.items[0]) ||
         !has_memory(e, &a, call->list.items[1]) || !has_memory(e, &b, call->list.items[2]))
         return val_error();
     int64_t nc, na, nb;
@@ -497,28 +445,11 @@ bool emit_ldmatrix(Eval *e, const Value *d, int64_t db, int x, bool trans, LLVMV
 
 /* ldmatrix(dst, src[, trans]): dst is a 2, 4 or 8 element 16-bit fragment
  * (x1, x2, x4); src is this lane's row address in shared memory. */
-static Value ldmatrix(Eval *e, const Node *call)
+static Value ldmatrix(Eval *e, const Node *call, const Value *arg)
 {
-    Value d;
-    if (!builtin_arity(e, call, "ldmatrix", 2, 3) || !builtin_need_kernel(e, call, "ldmatrix") ||
-        !builtin_get_tensor(e, call->list.items[0], "the destination of 'ldmatrix'", &d) || !has_memory(e, &d, call->list.items[0]))
-        return val_error();
-    Value s = eval_expr(e, call->list.items[1]);
-    if (s.kind == V_ERROR) return s;
-    if (s.kind != V_REF || s.space != SPACE_SMEM) {
-        diag_error(e->diag, call->list.items[1]->loc, "the source of 'ldmatrix' must be a shared-memory element, found %s",
-                   val_describe(e, &s));
-        return val_error();
-    }
-    bool trans = false;
-    if (call->list.n == 3) {
-        Value t = eval_rvalue(e, call->list.items[2]);
-        if (t.kind != V_BOOL) {
-            diag_error(e->diag, call->list.items[2]->loc, "the 'trans' argument of 'ldmatrix' must be true or false");
-            return val_error();
-        }
-        trans = t.i != 0;
-    }
+    Value d = arg[0];
+    if (!has_memory(e, &d, call->list.items[0])) return val_error();
+    bool trans = call->list.n == 3 && arg[2].i;
     int64_t n;
     if (!tensor_static_size(e, &d, call->list.items[0]->loc, &n)) return val_error();
     if (!is16(d.ty) || (n != 2 && n != 4 && n != 8)) {
@@ -526,7 +457,7 @@ static Value ldmatrix(Eval *e, const Node *call)
                    (long long)n, type_name(d.ty));
         return val_error();
     }
-    if (!emit_ldmatrix(e, &d, 0, (int)(n / 2), trans, smem_addr32(e, &s), call->loc)) return val_error();
+    if (!emit_ldmatrix(e, &d, 0, (int)(n / 2), trans, arg[1].llvm, call->loc)) return val_error();
     return (Value){.kind = V_VOID};
 }
 
@@ -544,12 +475,9 @@ void emit_cp_async(Eval *e, LLVMValueRef dst, LLVMValueRef src, int nbytes, LLVM
 /* cp_async(dst, src, bytes[, pred]): an asynchronous global -> shared copy of
  * 4, 8 or 16 bytes; with pred false the destination is zero-filled and
  * nothing is read. */
-static Value cp_async(Eval *e, const Node *call)
+static Value cp_async(Eval *e, const Node *call, const Value *arg)
 {
-    if (!builtin_arity(e, call, "cp_async", 3, 4) || !builtin_need_kernel(e, call, "cp_async")) return val_error();
-    Value d = eval_expr(e, call->list.items[0]), s = eval_expr(e, call->list.items[1]);
-    Value nb = eval_rvalue(e, call->list.items[2]);
-    if (d.kind == V_ERROR || s.kind == V_ERROR || nb.kind == V_ERROR) return val_error();
+    Value d = arg[0], s = arg[1], nb = arg[2];
     if (d.kind != V_REF || d.space != SPACE_SMEM) {
         diag_error(e->diag, call->list.items[0]->loc, "the destination of 'cp_async' must be a shared-memory element, found %s",
                    val_describe(e, &d));
@@ -567,8 +495,7 @@ static Value cp_async(Eval *e, const Node *call)
     }
     LLVMValueRef size = LLVMConstInt(e->cg->t_i32, (unsigned long long)nb.i, 0);
     if (call->list.n == 4) {
-        Value p = eval_rvalue(e, call->list.items[3]);
-        if (p.kind == V_ERROR) return p;
+        Value p = arg[3];
         if (p.kind == V_BOOL) {
             if (!p.i) size = LLVMConstInt(e->cg->t_i32, 0, 0);
         } else if (p.kind == V_DYN && p.ty == TY_BOOL) {
@@ -682,14 +609,23 @@ static LLVMValueRef load_pred(Eval *e, const Node *call, const Value *src, LLVMT
  * predicated instruction (eval_store.c), and with one predicate per element
  * after it, element i is stored alone where pred fails and pi holds (rows
  * whose alignment is only known at run time). */
-static Value vector_access(Eval *e, const Node *call, bool store)
+static Value vector_access(Eval *e, const Node *call, const Value *arg, bool store)
 {
     const char *name = store ? "store_vector" : "load_vector";
-    if (!builtin_arity(e, call, name, 2, store ? 11 : 3) || !builtin_need_kernel(e, call, name)) return val_error();
-    Value f, r = eval_expr(e, call->list.items[store ? 0 : 1]);
-    if (r.kind == V_ERROR || !builtin_get_tensor(e, call->list.items[store ? 1 : 0], "the fragment", &f) ||
-        !has_memory(e, &f, call->list.items[store ? 1 : 0]))
-        return val_error();
+    Value f, r = store ? arg[0] : eval_expr(e, call->list.items[1]);
+    if (r.kind == V_ERROR) return r;
+    if (store) {
+        f = arg[1];
+    } else {
+        f = eval_expr(e, call->list.items[0]);
+        if (f.kind == V_ERROR) return f;
+        if (f.kind != V_TENSOR) {
+            diag_error(e->diag, call->list.items[0]->loc, "argument 1 of 'load_vector' must be a tensor, found %s",
+                       val_describe(e, &f));
+            return val_error();
+        }
+    }
+    if (!has_memory(e, &f, call->list.items[store ? 1 : 0])) return val_error();
     if (r.kind != V_REF) {
         diag_error(e->diag, call->list.items[store ? 0 : 1]->loc, "'%s' needs a tensor element as its address, found %s",
                    name, val_describe(e, &r));
@@ -737,33 +673,26 @@ static Value vector_access(Eval *e, const Node *call, bool store)
     return (Value){.kind = V_VOID};
 }
 
-Value tensor_builtin(Eval *e, const char *name, const Node *call)
+Value tensor_builtin(Eval *e, const char *name, const Node *call, const Value *arg)
 {
-    if (strcmp(name, "store_vector") == 0) return vector_access(e, call, true);
-    if (strcmp(name, "load_vector") == 0) return vector_access(e, call, false);
-    if (strcmp(name, "store_if") == 0) return store_if(e, call);
-    if (strcmp(name, "make_identity_tensor") == 0) return make_identity(e, call);
-    if (strcmp(name, "local_tile") == 0) return local_tile(e, call);
-    if (strcmp(name, "local_partition") == 0) return local_partition(e, call);
-    if (strcmp(name, "fill") == 0) return fill(e, call);
-    if (strcmp(name, "copy") == 0) return copy(e, call);
-    if (strcmp(name, "mma_m16n8k16") == 0) return mma(e, call);
-    if (strcmp(name, "ldmatrix") == 0) return ldmatrix(e, call);
-    if (strcmp(name, "cp_async") == 0) return cp_async(e, call);
-    if (!builtin_need_kernel(e, call, name)) return val_error();
+    if (strcmp(name, "store_vector") == 0) return vector_access(e, call, arg, true);
+    if (strcmp(name, "load_vector") == 0) return vector_access(e, call, arg, false);
+    if (strcmp(name, "store_if") == 0) return store_if(e, call, arg);
+    if (strcmp(name, "make_identity_tensor") == 0) return make_identity(e, call, arg[0]);
+    if (strcmp(name, "local_tile") == 0) return local_tile(e, call, arg);
+    if (strcmp(name, "local_partition") == 0) return local_partition(e, call, arg);
+    if (strcmp(name, "fill") == 0) return fill(e, call, arg);
+    if (strcmp(name, "copy") == 0) return copy(e, call, arg);
+    if (strcmp(name, "mma_m16n8k16") == 0) return mma(e, call, arg);
+    if (strcmp(name, "ldmatrix") == 0) return ldmatrix(e, call, arg);
+    if (strcmp(name, "cp_async") == 0) return cp_async(e, call, arg);
     if (strcmp(name, "cp_async_commit") == 0) {
-        if (!builtin_arity(e, call, name, 0, 0)) return val_error();
         cg_intrinsic(e->cg, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
         return (Value){.kind = V_VOID};
     }
     /* cp_async_wait(n): wait until at most n groups are pending */
-    if (!builtin_arity(e, call, name, 1, 1)) return val_error();
-    Value n = eval_rvalue(e, call->list.items[0]);
-    if (n.kind != V_INT || n.i < 0 || n.i > 7) {
-        diag_error(e->diag, call->list.items[0]->loc, "'cp_async_wait' needs a compile-time integer in 0..7");
-        return val_error();
-    }
-    LLVMValueRef arg = LLVMConstInt(e->cg->t_i32, (unsigned long long)n.i, 0);
-    cg_intrinsic(e->cg, "llvm.nvvm.cp.async.wait.group", NULL, 0, &arg, 1);
+    if (!arg_static_range(e, call, name, 0, &arg[0], 0, 7, "the number of pending groups")) return val_error();
+    LLVMValueRef n = LLVMConstInt(e->cg->t_i32, (unsigned long long)arg[0].i, 0);
+    cg_intrinsic(e->cg, "llvm.nvvm.cp.async.wait.group", NULL, 0, &n, 1);
     return (Value){.kind = V_VOID};
 }

@@ -50,10 +50,8 @@ static LLVMValueRef frag_ptr(Eval *e, const Value *t, int64_t i)
 /* A wgmma's accumulator fragment: N/2 f32 per thread (n <= 128).  The
  * fence and the wait take the accumulators of several wgmmas at once (a
  * warpgroup computing several 64-row blocks), up to 256 registers. */
-static bool acc_arg(Eval *e, const Node *arg, Value *acc, int64_t *n, bool several)
+static bool acc_check(Eval *e, const Node *arg, const Value *acc, int64_t *n, bool several)
 {
-    *acc = eval_expr(e, arg);
-    if (acc->kind == V_ERROR) return false;
     if (acc->kind != V_TENSOR || acc->space != SPACE_RMEM || acc->ty != TY_F32 || acc->lay.kind != LAY_V_LAYOUT) {
         diag_error(e->diag, arg->loc, "a wgmma accumulator must be a register tensor of f32, found %s", val_describe(e, acc));
         return false;
@@ -72,13 +70,17 @@ static bool acc_arg(Eval *e, const Node *arg, Value *acc, int64_t *n, bool sever
     return true;
 }
 
+static bool acc_arg(Eval *e, const Node *arg, Value *acc, int64_t *n, bool several)
+{
+    *acc = eval_expr(e, arg);
+    return acc->kind != V_ERROR && acc_check(e, arg, acc, n, several);
+}
+
 /* The register A operand of wgmma: a register tensor of T (bf16, f16,
  * e4m3 or e5m2) holding 16 bytes per thread, 8 or 16 elements, which the
  * instruction takes as four 32-bit registers. */
-static bool afrag_arg(Eval *e, const Node *arg, Value *f)
+static bool afrag_check(Eval *e, const Node *arg, const Value *f)
 {
-    *f = eval_expr(e, arg);
-    if (f->kind == V_ERROR) return false;
     ScalarType t = f->ty;
     bool ok_ty = t == TY_BF16 || t == TY_F16 || type_is_fp8(t);
     if (f->kind == V_TENSOR && f->space != SPACE_RMEM) {
@@ -204,18 +206,14 @@ static bool mode_size(Eval *e, const LayLayout *L, int m, int64_t *out)
  * with W the elements in one swizzle row (32, 64 or 128 bytes).  The check
  * runs over the whole view, mode by mode (the offset is a sum of the two
  * modes' parts). */
-static Value smem_desc(Eval *e, const Node *call)
+static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
 {
-    if (!arg_count(e, call, "smem_desc", 3)) return val_error();
-    const Node *arg = call->list.items[0];
-    Value t = eval_expr(e, arg);
-    if (t.kind == V_ERROR) return t;
     if (t.kind != V_TENSOR || t.space != SPACE_SMEM || t.lay.kind != LAY_V_COMPOSED) {
         const char *what = t.kind != V_TENSOR ? val_describe(e, &t)
                          : t.space != SPACE_SMEM ? arena_printf(e->arena, "a %s tensor of %s", t.space == SPACE_GMEM ? "global"
                                                                 : t.space == SPACE_RMEM ? "register" : "coordinate", type_name(t.ty))
                          : arena_printf(e->arena, "an unswizzled shared tensor of %s", type_name(t.ty));
-        diag_error(e->diag, arg->loc, "'smem_desc' needs a swizzled shared tensor view, found %s", what);
+        diag_error(e->diag, loc, "'smem_desc' needs a swizzled shared tensor view, found %s", what);
         return val_error();
     }
     LayLayout *L = &t.lay.composed.outer;
@@ -223,31 +221,31 @@ static Value smem_desc(Eval *e, const Node *call)
     int eb = type_bytes(t.ty), lg = eb == 1 ? 0 : eb == 2 ? 1 : eb == 4 ? 2 : 3;
     const char *lp = lay_print_value(e->arena, &t.lay);
     if (sw.m + lg != 4 || sw.s != 3 || sw.b < 1 || sw.b > 3) {
-        diag_error(e->diag, arg->loc,
+        diag_error(e->diag, loc,
                    "'smem_desc' needs a layout swizzled in 16-byte units (Sw<B,%d,3> for %s, B = 1..3), found %s", 4 - lg,
                    type_name(t.ty), lp);
         return val_error();
     }
     int64_t mn, ks;
     if (L->shape->is_leaf || L->shape->n != 2 || !mode_size(e, L, 0, &mn) || !mode_size(e, L, 1, &ks)) {
-        diag_error(e->diag, arg->loc, "'smem_desc' needs a static rank-2 (MN, K) view, found %s", lp);
+        diag_error(e->diag, loc, "'smem_desc' needs a static rank-2 (MN, K) view, found %s", lp);
         return val_error();
     }
     int swb = 16 << sw.b;          /* bytes in one swizzle row */
     int64_t W = swb / eb, atom = 8 * W; /* elements per row, per swizzle pattern */
     int64_t k1 = 0, m1 = 0;
     if ((ks > 1 && !offset_at(e, L, 0, 1, &k1)) || (mn > 1 && !offset_at(e, L, 1, 0, &m1))) {
-        diag_error(e->diag, arg->loc, "'smem_desc' needs a static layout, found %s", lp);
+        diag_error(e->diag, loc, "'smem_desc' needs a static layout, found %s", lp);
         return val_error();
     }
     bool mn_major = !(ks > 1 && k1 == 1) && mn > 1 && m1 == 1;
     if (!(ks > 1 && k1 == 1) && !mn_major) {
-        diag_error(e->diag, arg->loc, "'smem_desc': neither mode of %s has stride 1 (a wgmma tile is K-major or MN-major)",
+        diag_error(e->diag, loc, "'smem_desc': neither mode of %s has stride 1 (a wgmma tile is K-major or MN-major)",
                    lp);
         return val_error();
     }
     if (mn_major && eb != 2) {
-        diag_error(e->diag, arg->loc,
+        diag_error(e->diag, loc,
                    "'smem_desc': wgmma reads %s tiles only K-major (K contiguous); %s is MN-major", type_name(t.ty), lp);
         return val_error();
     }
@@ -264,7 +262,7 @@ static Value smem_desc(Eval *e, const Node *call)
             else want = m ? (i % 8) * W + i / 8 * sbo : i % W + i / W * lbo;
             if (!offset_at(e, L, m ? 0 : i, m ? i : 0, &got)) return val_error();
             if (got != want) {
-                diag_error(e->diag, arg->loc,
+                diag_error(e->diag, loc,
                            "'smem_desc': no wgmma descriptor expresses %s: as %s-major tile with %d-byte swizzle rows, "
                            "element (%lld, %lld) would be at offset %lld, not %lld",
                            lp, mn_major ? "an MN" : "a K", swb, (long long)(m ? 0 : i), (long long)(m ? i : 0), (long long)want,
@@ -277,14 +275,16 @@ static Value smem_desc(Eval *e, const Node *call)
     int64_t rep[2] = {mn_major ? lbo : sbo, mn_major ? sbo : kat};
     for (int i = 0; i < 2; i++)
         if (rep[i] % atom) {
-            diag_error(e->diag, arg->loc,
+            diag_error(e->diag, loc,
                        "'smem_desc': in %s, swizzle atoms %lld elements apart along %s do not start on the %lld-byte period "
                        "of the swizzle",
                        lp, (long long)rep[i], i ? "K" : "MN", (long long)(atom * eb));
             return val_error();
         }
-    Value ref = tensor_index(e, t, &(NodeList){.items = (Node **)&call->list.items[1], .n = 2}, call->loc);
-    if (ref.kind == V_ERROR) return ref;
+    Value ref = {.kind = V_REF};
+    if (call) ref = tensor_index(e, t, &(NodeList){.items = (Node **)&call->list.items[1], .n = 2}, call->loc);
+    else ref.llvm = tensor_elem_ptr(e, &t, 0, loc);
+    if (ref.kind == V_ERROR || !ref.llvm) return val_error();
     CG *cg = e->cg;
     LLVMBuilderRef b = cg->b;
     LLVMValueRef addr = LLVMBuildZExt(b, LLVMBuildPtrToInt(b, ref.llvm, cg->t_i32, ""), cg->t_i64, "");
@@ -299,11 +299,13 @@ static Value smem_desc(Eval *e, const Node *call)
     return d;
 }
 
+static Value smem_desc(Eval *e, const Node *call, Value t) { return desc_make(e, t, call->list.items[0]->loc, call); }
+
+Value wgmma_desc(Eval *e, const Value *view, SrcLoc loc) { return desc_make(e, *view, loc, NULL); }
+
 /* a descriptor operand: from smem_desc, or a plain i64 (taken as K-major) */
-static bool desc_arg(Eval *e, const Node *arg, ScalarType ty, const char *which, LLVMValueRef *out, int *trans)
+static bool desc_arg(Eval *e, const Node *arg, Value v, ScalarType ty, const char *which, LLVMValueRef *out, int *trans)
 {
-    Value v = eval_rvalue(e, arg);
-    if (v.kind == V_ERROR) return false;
     if (v.kind == V_DESC) {
         if (v.ty != ty) {
             diag_error(e->diag, arg->loc, "operand %s of 'wgmma' is a %s, but its input type is %s", which,
@@ -560,6 +562,12 @@ bool sm90_wgmma_group_begin(Eval *e, const Node *body)
     int count = 0;
     if (!e->cg || !e->cg->fn || e->wgmma_group || body->kind != N_BLOCK || !wgmma_only(e, body, &count) || count == 0)
         return false;
+    return wgmma_group_open(e);
+}
+
+bool wgmma_group_open(Eval *e)
+{
+    if (!e->cg || !e->cg->fn || e->wgmma_group) return false;
     WgmmaGroup *g = ARENA_NEW(e->arena, WgmmaGroup);
     *g = (WgmmaGroup){0};
     g->slot_ptr = ARENA_ARRAY(e->arena, LLVMValueRef, GROUP_SLOTS);
@@ -577,27 +585,57 @@ void sm90_wgmma_group_end(Eval *e)
     if (g && e->diag->errors == 0) emit_group(e, g);
 }
 
+/* One wgmma (operands checked): acc's n f32 accumulate A (descriptor da,
+ * or the four registers afrag) times B (descriptor db); fused into the
+ * group being built, if any. */
+bool wgmma_issue(Eval *e, const Value *acc, int64_t n, const LLVMValueRef *afrag, LLVMValueRef da, LLVMValueRef db,
+                 int ta, int tb, const ScalarType ty[2])
+{
+    bool rs = afrag != NULL, fp8 = type_is_fp8(ty[0]);
+    LLVMValueRef aops[4] = {da};
+    for (int i = 0; rs && i < 4; i++) aops[i] = afrag[i];
+    WgmmaOp op = {.n = n, .k = fp8 ? 32 : 16, .rs = rs, .fp8 = fp8, .ta = ta, .tb = tb, .b = db,
+                  .tya = type_name(ty[0]), .tyb = type_name(ty[1])};
+    for (int i = 0; i < (rs ? 4 : 1); i++) op.a[i] = aops[i];
+    op.slot = ARENA_ARRAY(e->arena, int, n);
+    LLVMValueRef *ptrs = ARENA_ARRAY(e->arena, LLVMValueRef, n);
+    int64_t *offs = ARENA_ARRAY(e->arena, int64_t, n);
+    bool offs_static = true;
+    for (int64_t i = 0; i < n; i++) {
+        ptrs[i] = frag_ptr_at(e, acc, i, &offs[i], &offs_static);
+        if (!ptrs[i]) return false;
+    }
+    WgmmaGroup *g = e->wgmma_group;
+    if (g && !(offs_static && group_add(g, &op, acc->llvm, ptrs, offs))) {
+        /* not groupable (or the group is full): what is pending goes first */
+        group_flush(e, g);
+        if (offs_static && group_add(g, &op, acc->llvm, ptrs, offs)) return true;
+    } else if (g) {
+        return true;
+    }
+    /* alone: one asm statement, its accumulators as slots 0 .. n-1 */
+    WgmmaGroup one = {.nslot = (int)n, .slot_ptr = ptrs, .op = &op, .nop = 1};
+    for (int64_t i = 0; i < n; i++) op.slot[i] = (int)i;
+    emit_group(e, &one);
+    return true;
+}
+
 /* wgmma(acc, A, B, T) or wgmma(acc, A, B, TA, TB): acc += A * B for one
  * m64nNk16 (bf16, f16) or m64nNk32 (e4m3, e5m2; TA and TB may differ)
  * step, N = 2 * size(acc), f32 accumulation.  B is a descriptor; A is a
  * descriptor (SS) or a register fragment (RS).  MN-major descriptors set
  * the transpose immediates. */
-static Value wgmma(Eval *e, const Node *call)
+static Value wgmma(Eval *e, const Node *call, const Value *arg)
 {
     int na = call->list.n;
-    if (na != 4 && na != 5) {
-        diag_error(e->diag, call->loc, "'wgmma' expects 4 or 5 arguments (acc, A, B, T or acc, A, B, TA, TB), got %d", na);
-        return val_error();
-    }
-    Value acc;
+    Value acc = arg[0];
     int64_t n;
-    if (!acc_arg(e, call->list.items[0], &acc, &n, false)) return val_error();
+    if (!acc_check(e, call->list.items[0], &acc, &n, false)) return val_error();
     ScalarType ty[2];
     for (int i = 0; i < 2; i++) {
         const Node *tn = call->list.items[na == 5 ? 3 + i : 3];
-        Value tv = eval_rvalue(e, tn);
-        if (tv.kind == V_ERROR) return tv;
-        if (tv.kind != V_TYPE || !(tv.ty == TY_BF16 || tv.ty == TY_F16 || type_is_fp8(tv.ty))) {
+        Value tv = arg[na == 5 ? 3 + i : 3];
+        if (!(tv.ty == TY_BF16 || tv.ty == TY_F16 || type_is_fp8(tv.ty))) {
             diag_error(e->diag, tn->loc, "the input type of 'wgmma' must be bf16, f16, e4m3 or e5m2, found %s",
                        val_describe(e, &tv));
             return val_error();
@@ -612,90 +650,56 @@ static Value wgmma(Eval *e, const Node *call)
         return val_error();
     }
     const Node *an = call->list.items[1];
-    Value a = eval_expr(e, an);
-    if (a.kind == V_ERROR) return a;
+    Value a = arg[1];
     bool rs = a.kind == V_TENSOR;
     LLVMValueRef aops[4], db;
     int ta = 0, tb = 0;
     if (rs) {
-        if (!afrag_arg(e, an, &a)) return val_error();
+        if (!afrag_check(e, an, &a)) return val_error();
         if (a.ty != ty[0]) {
             diag_error(e->diag, an->loc, "the A fragment of 'wgmma' holds %s, but its input type is %s", type_name(a.ty),
                        type_name(ty[0]));
             return val_error();
         }
         if (!afrag_pack(e, &a, aops)) return val_error();
-    } else if (!desc_arg(e, an, ty[0], "A", &aops[0], &ta)) {
-        return val_error();
+    } else {
+        if (a.kind == V_REF || a.kind == V_VAR) a = val_load(e, a, an->loc);
+        if (a.kind == V_ERROR || !desc_arg(e, an, a, ty[0], "A", &aops[0], &ta)) return val_error();
     }
-    if (!desc_arg(e, call->list.items[2], ty[1], "B", &db, &tb)) return val_error();
+    if (!desc_arg(e, call->list.items[2], arg[2], ty[1], "B", &db, &tb)) return val_error();
 
-    WgmmaOp op = {.n = n, .k = fp8 ? 32 : 16, .rs = rs, .fp8 = fp8, .ta = ta, .tb = tb, .b = db,
-                  .tya = type_name(ty[0]), .tyb = type_name(ty[1])};
-    for (int i = 0; i < (rs ? 4 : 1); i++) op.a[i] = aops[i];
-    op.slot = ARENA_ARRAY(e->arena, int, n);
-    LLVMValueRef *ptrs = ARENA_ARRAY(e->arena, LLVMValueRef, n);
-    int64_t *offs = ARENA_ARRAY(e->arena, int64_t, n);
-    bool offs_static = true;
-    for (int64_t i = 0; i < n; i++) {
-        ptrs[i] = frag_ptr_at(e, &acc, i, &offs[i], &offs_static);
-        if (!ptrs[i]) return val_error();
-    }
-    WgmmaGroup *g = e->wgmma_group;
-    if (g && !(offs_static && group_add(g, &op, acc.llvm, ptrs, offs))) {
-        /* not groupable (or the group is full): what is pending goes first */
-        group_flush(e, g);
-        if (offs_static && group_add(g, &op, acc.llvm, ptrs, offs)) return (Value){.kind = V_VOID};
-    } else if (g) {
-        return (Value){.kind = V_VOID};
-    }
-    /* alone: one asm statement, its accumulators as slots 0 .. n-1 */
-    WgmmaGroup one = {.nslot = (int)n, .slot_ptr = ptrs, .op = &op, .nop = 1};
-    for (int64_t i = 0; i < n; i++) op.slot[i] = (int)i;
-    emit_group(e, &one);
-    return (Value){.kind = V_VOID};
+    return wgmma_issue(e, &acc, n, rs ? aops : NULL, aops[0], db, ta, tb, ty) ? (Value){.kind = V_VOID} : val_error();
 }
 
 
 /* smem_desc, wgmma, wgmma_fence/commit/wait, setmaxnreg_inc/dec (builtins.c) */
-Value wgmma_builtin(Eval *e, const char *name, const Node *call)
+Value wgmma_builtin(Eval *e, const char *name, const Node *call, const Value *arg)
 {
-    if (!e->cg || !e->cg->fn) {
-        diag_error(e->diag, call->loc, "'%s' is only allowed inside a kernel", name);
-        return val_error();
-    }
     CG *cg = e->cg;
     Value vvoid = {.kind = V_VOID};
-    if (strcmp(name, "smem_desc") == 0) return smem_desc(e, call);
-    if (strcmp(name, "wgmma") == 0) return wgmma(e, call);
+    if (strcmp(name, "smem_desc") == 0) return smem_desc(e, call, arg[0]);
+    if (strcmp(name, "wgmma") == 0) return wgmma(e, call, arg);
     if (strcmp(name, "wgmma_fence") == 0 || strcmp(name, "wgmma_wait") == 0) {
         /* wgmma_fence(acc[, afrag]), wgmma_wait(N, acc[, afrag]) */
         bool wait = name[6] == 'w';
-        Value acc, af;
-        int64_t n, k = 0;
+        int64_t n;
         int base = wait ? 1 : 0;
-        if (call->list.n != base + 1 && call->list.n != base + 2) {
-            diag_error(e->diag, call->loc, "'%s' expects %d or %d arguments, got %d", name, base + 1, base + 2,
-                       call->list.n);
-            return val_error();
-        }
-        if (wait && !arg_static_int(e, call->list.items[0], 0, 7, &k, "the number of pending groups")) return val_error();
-        if (!acc_arg(e, call->list.items[base], &acc, &n, true)) return val_error();
+        if (wait && !arg_static_range(e, call, name, 0, &arg[0], 0, 7, "the number of pending groups")) return val_error();
+        if (!acc_check(e, call->list.items[base], &arg[base], &n, true)) return val_error();
         bool has_a = call->list.n == base + 2;
-        if (has_a && !afrag_arg(e, call->list.items[base + 1], &af)) return val_error();
+        if (has_a && !afrag_check(e, call->list.items[base + 1], &arg[base + 1])) return val_error();
         char text[64];
-        if (wait) snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %lld;", (long long)k);
+        if (wait) snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %lld;", (long long)arg[0].i);
         else snprintf(text, sizeof text, "wgmma.fence.sync.aligned;");
-        return thread_acc(e, &acc, n, has_a ? &af : NULL, text) ? vvoid : val_error();
+        return thread_acc(e, &arg[base], n, has_a ? &arg[base + 1] : NULL, text) ? vvoid : val_error();
     }
     if (strcmp(name, "wgmma_commit") == 0) {
-        if (!arg_count(e, call, name, 0)) return val_error();
         eval_asm(e, cg->t_void, NULL, 0, "wgmma.commit_group.sync.aligned;", "~{memory}");
         return vvoid;
     }
     if (strcmp(name, "setmaxnreg_inc") == 0 || strcmp(name, "setmaxnreg_dec") == 0) {
-        int64_t n;
-        if (!arg_count(e, call, name, 1) || !arg_static_int(e, call->list.items[0], 24, 256, &n, "the register count")) return val_error();
+        int64_t n = arg[0].i;
+        if (!arg_static_range(e, call, name, 0, &arg[0], 24, 256, "the register count")) return val_error();
         if (n % 8) {
             diag_error(e->diag, call->list.items[0]->loc, "setmaxnreg needs a multiple of 8, got %lld", (long long)n);
             return val_error();

@@ -1,0 +1,284 @@
+/* atom_make.c: atoms as values (CuTe's MMA_Atom / Copy_Atom / TiledMMA /
+ * TiledCopy): the constructors, which look the atoms up in the catalogs
+ * (atom_catalog.c), make_fragment_like, their descriptions, and the
+ * dispatch of the atom builtins (a table: name, handler, which operand). */
+#include <string.h>
+
+#include "atom.h"
+#include "codegen.h"
+
+static const char *op_name(const Atom *a) { return a->cinfo ? a->cinfo->name : "copy"; }
+
+const char *atom_describe(Eval *e, const Atom *a)
+{
+    switch (a->kind) {
+    case AK_MMA: {
+        const char *unit = a->info->nthr == 128 ? "warpgroups" : "warps";
+        if (a->warps[0] * a->warps[1] == 1)
+            return arena_printf(e->arena, "MMA atom m%lldn%lldk%lld %s -> %s", (long long)a->shp[0], (long long)a->shp[1],
+                                (long long)a->shp[2], type_name(a->ty), type_name(a->acc));
+        return arena_printf(e->arena, "tiled MMA (m%lldn%lldk%lld %s -> %s, %lld x %lld %s)", (long long)a->shp[0],
+                            (long long)a->shp[1], (long long)a->shp[2], type_name(a->ty), type_name(a->acc),
+                            (long long)a->warps[0], (long long)a->warps[1], unit);
+    }
+    case AK_COPY:
+        if (a->op == OP_LDSM)
+            return arena_printf(e->arena, "copy atom ldmatrix.x%d%s %s", a->vec, a->trans ? ".trans" : "", type_name(a->ty));
+        return arena_printf(e->arena, "copy atom %s %d x %s", op_name(a), a->vec, type_name(a->ty));
+    case AK_TILED_COPY:
+        return arena_printf(e->arena, "tiled copy (%s %d x %s, %lld threads, tile %s, TV %s)", op_name(a), a->vec,
+                            type_name(a->ty), (long long)a->nthr, lay_print_tuple(e->arena, a->tile),
+                            lay_print_layout(e->arena, &a->ctv));
+    case AK_LDSM_COPY:
+        return arena_printf(e->arena, "tiled copy (ldmatrix.x%d%s for operand %c of a %s)", a->vec, a->trans ? ".trans" : "",
+                            a->operand ? 'B' : 'A', atom_describe(e, a->mma));
+    }
+    return "atom";
+}
+
+static Value val_atom(Eval *e, const Atom *src)
+{
+    Atom *a = ARENA_NEW(e->arena, Atom);
+    *a = *src;
+    return (Value){.kind = V_ATOM, .atom = a};
+}
+
+/* mma_atom(M, N, K, T): the catalog's atom of that shape and input type */
+static Value mma_atom(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
+{
+    (void)name, (void)unused;
+    const MmaAtomInfo *r = mma_atom_find(e, call, arg[0].i, arg[1].i, arg[2].i, arg[3].ty);
+    if (!r) return val_error();
+    Atom a = {.kind = AK_MMA, .info = r, .ty = r->ab, .acc = r->c, .shp = {r->m, arg[1].i, r->k}, .warps = {1, 1}};
+    for (int i = 0; i < 3; i++) a.tv[i] = parse_layout(e, r->tv[i], arg[1].i);
+    return val_atom(e, &a);
+}
+
+/* make_tiled_mma(atom, (WM, WN)): the atom repeated over WM x WN warps (a
+ * wgmma atom: warpgroups), w at (w % WM, w / WM); a tile larger than they
+ * cover is repeated over, so each takes atoms wm, wm + WM, ... along M. */
+static Value make_tiled_mma(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
+{
+    (void)name, (void)unused;
+    Value av = arg[0], wv = arg[1];
+    if (av.atom->kind != AK_MMA || av.atom->warps[0] * av.atom->warps[1] != 1) {
+        diag_error(e->diag, call->list.items[0]->loc, "argument 1 of 'make_tiled_mma' must be an MMA atom, found %s",
+                   val_describe(e, &av));
+        return val_error();
+    }
+    LayTuple *w = coord_of(e, wv, call->list.items[1]->loc);
+    if (!w) return val_error();
+    int64_t ws[3] = {1, 1, 1};
+    int n = w->is_leaf ? 1 : w->n;
+    bool ok = n >= 1 && n <= 3;
+    for (int i = 0; ok && i < n; i++) {
+        LayTuple *x = w->is_leaf ? w : w->elems[i];
+        ok = x->is_leaf && x->leaf.is_static && x->leaf.value >= 1 && x->leaf.value <= 1024;
+        if (ok) ws[i] = x->leaf.value;
+    }
+    if (!ok || ws[2] != 1 || ws[0] * ws[1] * av.atom->info->nthr > 32 * 32) {
+        diag_error(e->diag, call->list.items[1]->loc,
+                   "the warp layout of 'make_tiled_mma' must be (WM, WN) or (WM, WN, 1) with static sizes and at most 32 warps, found %s",
+                   val_describe(e, &wv));
+        return val_error();
+    }
+    Atom a = *av.atom;
+    a.warps[0] = ws[0];
+    a.warps[1] = ws[1];
+    return val_atom(e, &a);
+}
+
+/* copy_atom_universal(T, N) / copy_atom_cp_async(T, N): N elements of T per
+ * instruction (a vector load and store, or one cp.async); ldmatrix: N
+ * 8x8 matrices (1, 2, 4), optionally transposed. */
+static Value copy_atom(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
+{
+    (void)unused;
+    const CopyAtomInfo *r = copy_atom_find(name);
+    if (!r) {
+        diag_error(e->diag, call->loc, "internal: no copy atom '%s' in the catalog", name);
+        return val_error();
+    }
+    if (!builtin_target_has(e, call->loc, arena_printf(e->arena, "'%s'", name), r->features)) return val_error();
+    ScalarType ty = arg[0].ty;
+    int64_t n = arg[1].i, bytes;
+    if (__builtin_mul_overflow(n, (int64_t)type_bytes(ty), &bytes)) {
+        diag_error(e->diag, call->loc, "'%s': %lld x %s is more than 2^63 bytes", name, (long long)n, type_name(ty));
+        return val_error();
+    }
+    Atom a = {.kind = AK_COPY, .ty = ty, .cinfo = r, .op = r->op, .vec = (int)n};
+    if (call->list.n == 3) a.trans = arg[2].i != 0;
+    bool ok = r->counts ? type_bytes(ty) == 2 && n >= 1 && n <= 16 && (r->counts >> n & 1)
+                        : n > 0 && bytes <= 16 && (r->bytes >> bytes & 1);
+    if (!ok && r->counts) {
+        diag_error(e->diag, call->loc, "'%s' %s, got %lld of %s", name, r->rule, (long long)n, type_name(ty));
+        return val_error();
+    }
+    if (!ok) {
+        diag_error(e->diag, call->loc, "'%s' %s; %lld x %s is %lld bytes", name, r->rule, (long long)n, type_name(ty),
+                   (long long)bytes);
+        return val_error();
+    }
+    return val_atom(e, &a);
+}
+
+/* make_tiled_copy(atom, thr, val): threads laid out by thr over the tile
+ * (thr maps a thread's coordinate to its index), each holding the block
+ * val; the TV layout is make_layout_tv(thr, val). */
+static Value make_tiled_copy(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
+{
+    (void)name, (void)unused;
+    Value av = arg[0];
+    if (av.atom->kind != AK_COPY || av.atom->op == OP_LDSM) {
+        diag_error(e->diag, call->list.items[0]->loc,
+                   "argument 1 of 'make_tiled_copy' must be a universal or cp.async copy atom, found %s%s",
+                   val_describe(e, &av),
+                   av.atom->op == OP_LDSM ? " (ldmatrix copies come from make_tiled_copy_A/B)" : "");
+        return val_error();
+    }
+    LayValue args[2];
+    for (int i = 0; i < 2; i++) {
+        const Node *n = call->list.items[1 + i];
+        Value v = arg[1 + i];
+        if (!val_to_lay(e, v, &args[i], n->loc, i ? "the value layout" : "the thread layout")) return val_error();
+        if (args[i].kind == LAY_V_TUPLE) { /* a shape: its column-major layout */
+            LayValue s = args[i];
+            if (!lcall(e, "make_layout", &s, 1, &args[i], n->loc)) return val_error();
+        }
+        if (args[i].kind != LAY_V_LAYOUT) {
+            diag_error(e->diag, n->loc, "%s of 'make_tiled_copy' must be a layout or a shape, found %s",
+                       i ? "the value layout" : "the thread layout", val_describe(e, &v));
+            return val_error();
+        }
+    }
+    LayValue r;
+    if (!lcall(e, "make_layout_tv", args, 2, &r, call->loc)) return val_error();
+    Atom a = *av.atom;
+    a.kind = AK_TILED_COPY;
+    a.tile = r.list[0].tuple;
+    a.ctv = r.list[1].layout;
+    LayLayout thr = lmode(&a.ctv, 0), val = lmode(&a.ctv, 1);
+    int64_t nv;
+    if (!lsize(e, &thr, &a.nthr) || !lsize(e, &val, &nv)) {
+        diag_error(e->diag, call->loc, "'make_tiled_copy' needs static thread and value layouts");
+        return val_error();
+    }
+    if (nv % a.vec != 0) {
+        diag_error(e->diag, call->list.items[2]->loc,
+                   "each thread's %lld values are not a multiple of the atom's %d elements per copy", (long long)nv, a.vec);
+        return val_error();
+    }
+    return val_atom(e, &a);
+}
+
+/* make_tiled_copy_A/B(ldmatrix atom, tiled_mma): ldmatrix that loads the
+ * MMA's A or B fragments from shared memory. */
+static Value make_tiled_copy_op(Eval *e, const char *name, const Node *call, const Value *arg, int operand)
+{
+    Value cv = arg[0], mv = arg[1];
+    if (cv.atom->kind != AK_COPY || cv.atom->op != OP_LDSM) {
+        diag_error(e->diag, call->list.items[0]->loc, "'%s' needs an ldmatrix copy atom, found %s", name,
+                   val_describe(e, &cv));
+        return val_error();
+    }
+    if (mv.atom->kind != AK_MMA) {
+        diag_error(e->diag, call->list.items[1]->loc, "'%s' needs a tiled MMA, found %s", name, val_describe(e, &mv));
+        return val_error();
+    }
+    if (mv.atom->info->smem_ab) {
+        diag_error(e->diag, call->list.items[1]->loc, "'%s': the %s reads A and B from shared memory itself", name,
+                   val_describe(e, &mv));
+        return val_error();
+    }
+    if (cv.atom->ty != mv.atom->ty) {
+        diag_error(e->diag, call->loc, "'%s': the copy atom moves %s but the MMA takes %s", name, type_name(cv.atom->ty),
+                   type_name(mv.atom->ty));
+        return val_error();
+    }
+    Atom a = *cv.atom;
+    a.kind = AK_LDSM_COPY;
+    a.mma = mv.atom;
+    a.operand = operand;
+    a.nthr = mv.atom->info->nthr * mv.atom->warps[0] * mv.atom->warps[1];
+    return val_atom(e, &a);
+}
+
+/* make_fragment_like(T[, type]): a register tensor of T's shape, compact
+ * and column-major, of T's element type or the given one */
+static Value make_fragment_like(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
+{
+    (void)name, (void)unused;
+    Value t = arg[0];
+    ScalarType ty = call->list.n == 2 ? arg[1].ty : t.ty;
+    if (call->list.n == 1 && t.space == SPACE_IDENT) {
+        diag_error(e->diag, call->loc, "a fragment like an identity tensor needs an element type: make_fragment_like(T, f32)");
+        return val_error();
+    }
+    const LayLayout *L = view_layout(&t);
+    LayValue shape = {.kind = LAY_V_TUPLE, .tuple = L->shape}, lay;
+    if (!lcall(e, "make_layout", &shape, 1, &lay, call->loc)) return val_error();
+    int64_t n;
+    if (!lsize(e, &lay.layout, &n)) {
+        diag_error(e->diag, call->loc, "a fragment needs a static shape, found %s", lay_print_tuple(e->arena, L->shape));
+        return val_error();
+    }
+    if (n * type_bytes(ty) > 64 * 1024) {
+        diag_error(e->diag, call->loc, "the fragment takes %lld bytes (limit 65536)", (long long)(n * type_bytes(ty)));
+        return val_error();
+    }
+    LLVMTypeRef arr = LLVMArrayType2(cg_type(e->cg, ty), (uint64_t)(n > 0 ? n : 1));
+    return tensor_make(cg_alloca(e->cg, arr, "frag"), ty, SPACE_RMEM, lay);
+}
+
+static Value part_A_B_C(Eval *e, const char *name, const Node *call, const Value *arg, int operand)
+{
+    (void)name;
+    return partition_mma(e, call, arg, operand);
+}
+static Value part_S_D(Eval *e, const char *name, const Node *call, const Value *arg, int src)
+{
+    (void)name;
+    return partition_copy(e, call, arg, src);
+}
+static Value gemm(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
+{
+    (void)name, (void)unused;
+    return atom_gemm(e, call, arg);
+}
+static Value copy_if(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
+{
+    (void)name, (void)unused;
+    return atom_copy(e, call, arg, true);
+}
+
+/* the atom builtins (their arguments are checked by builtins.c) */
+static const struct {
+    const char *name;
+    Value (*fn)(Eval *e, const char *name, const Node *call, const Value *arg, int which);
+    int which;
+} ops[] = {
+    {"mma_atom", mma_atom, 0},
+    {"make_tiled_mma", make_tiled_mma, 0},
+    {"copy_atom_universal", copy_atom, 0},
+    {"copy_atom_cp_async", copy_atom, 0},
+    {"copy_atom_ldmatrix", copy_atom, 0},
+    {"make_tiled_copy", make_tiled_copy, 0},
+    {"make_tiled_copy_A", make_tiled_copy_op, 0},
+    {"make_tiled_copy_B", make_tiled_copy_op, 1},
+    {"partition_A", part_A_B_C, 0},
+    {"partition_B", part_A_B_C, 1},
+    {"partition_C", part_A_B_C, 2},
+    {"partition_S", part_S_D, 1},
+    {"partition_D", part_S_D, 0},
+    {"make_fragment_like", make_fragment_like, 0},
+    {"gemm", gemm, 0},
+    {"copy_if", copy_if, 0},
+};
+
+Value atom_builtin(Eval *e, const char *name, const Node *call, const Value *arg)
+{
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(ops[i].name, name) == 0) return ops[i].fn(e, name, call, arg, ops[i].which);
+    diag_error(e->diag, call->loc, "internal: '%s' is not an atom builtin", name);
+    return val_error();
+}
