@@ -84,6 +84,10 @@ ss_bf16_mnB_n256_k32 -D BMN=1 -D N=256 -D K=32 -D SWA=1
 ss_bf16_mnA_mnB_sw64_ord1 -D AMN=1 -D BMN=1 -D SWA=2 -D ORD=1
 ss_bf16_mnA_sw32 -D AMN=1 -D SWA=1
 rs_f16_mnB_sw128 -D RS=1 -D TA=f16 -D BMN=1
+tiled_bf16 -D TILED=1
+tiled_f16_n256_k128 -D TILED=1 -D TA=f16 -D N=256 -D K=128
+tiled_bf16_n64_sw64_sw32_ord1 -D TILED=1 -D N=64 -D SWA=2 -D SWB=1 -D ORD=1
+tiled_bf16_n8 -D TILED=1 -D N=8
 POINTS
 # kernel packs for the runtime's GEMM entry point and its tests
 build/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm80.pack
