@@ -4,66 +4,68 @@
 # carried to the GPU machine, which has no LLVM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)" --target cutec >/dev/null
+# BUILD: the build directory (default build)
+B=${BUILD:-build}
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$B" -j"$(nproc)" --target cutec >/dev/null
 mkdir -p prebuilt
 for ex in transpose sgemm; do
-  build/compiler/cutec "examples/$ex.cute" -o "prebuilt/$ex.ptx"
+  "$B"/compiler/cutec "examples/$ex.cute" -o "prebuilt/$ex.ptx"
 done
 # blocks handing partial sums to the last of them (tests/gpu/handoff.c)
-build/compiler/cutec tests/gpu/kernels/handoff.cute --arch=sm_90a -o prebuilt/handoff.ptx
+"$B"/compiler/cutec tests/gpu/kernels/handoff.cute --arch=sm_90a -o prebuilt/handoff.ptx
 # every tune point of the sm80 GEMM template, named by its parameters
 rm -rf prebuilt/gemm && mkdir -p prebuilt/gemm
-build/compiler/cutec stdlib/sm80/gemm.cute --list-tune | while read -r kernel args; do
+"$B"/compiler/cutec stdlib/sm80/gemm.cute --list-tune | while read -r kernel args; do
   name=$(echo "$args" | sed 's/-D //g; s/ /_/g; s/=//g')
   # shellcheck disable=SC2086
-  build/compiler/cutec stdlib/sm80/gemm.cute $args -o "prebuilt/gemm/${kernel}_${name}.ptx"
+  "$B"/compiler/cutec stdlib/sm80/gemm.cute $args -o "prebuilt/gemm/${kernel}_${name}.ptx"
 done
 # every tune point of the sm90 (TMA + wgmma) template
-build/compiler/cutec stdlib/sm90/gemm.cute --list-tune | while read -r kernel args; do
+"$B"/compiler/cutec stdlib/sm90/gemm.cute --list-tune | while read -r kernel args; do
   name=$(echo "$args" | sed 's/-D //g; s/ /_/g; s/=//g')
   # shellcheck disable=SC2086
-  build/compiler/cutec stdlib/sm90/gemm.cute $args -o "prebuilt/gemm/${kernel}_${name}.ptx"
+  "$B"/compiler/cutec stdlib/sm90/gemm.cute $args -o "prebuilt/gemm/${kernel}_${name}.ptx"
 done
 # the template's other (non-tune) parameters: input and output types, narrower copies
 for extra in "-D T=f16" "-D TC=f32" "-D T=f16 -D TC=f16" "-D VEC=4" "-D VEC=2"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
   # shellcheck disable=SC2086
-  build/compiler/cutec stdlib/sm80/gemm.cute $extra -o "prebuilt/gemm/gemm_sm80_default_${name}.ptx"
+  "$B"/compiler/cutec stdlib/sm80/gemm.cute $extra -o "prebuilt/gemm/gemm_sm80_default_${name}.ptx"
 done
 # the sm90 template's other types: f32 output (register epilogue, 8-byte
 # pairs) and f16 in and out
 for extra in "-D TC=f32" "-D TC=f32 -D BM=64 -D BN=128 -D STAGES=6" "-D T=f16 -D TC=f16" "-D T=f16 -D TC=f16 -D EPI=1 -D STAGES=3"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
   # shellcheck disable=SC2086
-  build/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm/gemm_sm90_default_${name}.ptx"
+  "$B"/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm/gemm_sm90_default_${name}.ptx"
 done
 # the sm90 template's fp8 instances (tests/gpu gpu_gemm_sm90_fp8): every
 # tune point with e4m3 A and B, then e5m2, the mixed pair and f32 output
 rm -rf prebuilt/gemm_fp8 && mkdir -p prebuilt/gemm_fp8
-build/compiler/cutec stdlib/sm90/gemm.cute -D T=e4m3 --list-tune | while read -r kernel args; do
+"$B"/compiler/cutec stdlib/sm90/gemm.cute -D T=e4m3 --list-tune | while read -r kernel args; do
   name=$(echo "$args" | sed 's/-D //g; s/ /_/g; s/=//g')
   # shellcheck disable=SC2086
-  build/compiler/cutec stdlib/sm90/gemm.cute -D T=e4m3 $args -o "prebuilt/gemm_fp8/${kernel}_e4m3_${name}.ptx"
+  "$B"/compiler/cutec stdlib/sm90/gemm.cute -D T=e4m3 $args -o "prebuilt/gemm_fp8/${kernel}_e4m3_${name}.ptx"
 done
 for extra in "-D T=e5m2" "-D T=e4m3 -D TB=e5m2" "-D T=e5m2 -D TB=e4m3 -D EPI=1 -D STAGES=3" \
              "-D T=e4m3 -D TC=f32" "-D T=e4m3 -D TC=f16 -D BM=64 -D BN=128 -D STAGES=6" \
              "-D T=e4m3 -D TB=e5m2 -D BM=128 -D BN=256 -D CN=2 -D EPI=2 -D STAGES=4 -D RASTER=1"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
   # shellcheck disable=SC2086
-  build/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm_fp8/gemm_sm90_${name}.ptx"
+  "$B"/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm_fp8/gemm_sm90_${name}.ptx"
 done
 # the GEMM written with atoms only (examples/atom_gemm.cute), two instances
 for extra in "" "-D T=f16 -D TC=bf16 -D VEC=4 -D BK=64"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
   # shellcheck disable=SC2086
-  build/compiler/cutec examples/atom_gemm.cute $extra -o "prebuilt/gemm/atom_gemm_${name:-default}.ptx"
+  "$B"/compiler/cutec examples/atom_gemm.cute $extra -o "prebuilt/gemm/atom_gemm_${name:-default}.ptx"
 done
 # single-tile wgmma forms for tests/gpu/wgmma_forms.c: NAME and the -D options
 rm -rf prebuilt/wgmma && mkdir -p prebuilt/wgmma
 while read -r name args; do
   # shellcheck disable=SC2086
-  build/compiler/cutec tests/gpu/kernels/wgmma_forms.cute $args -o "prebuilt/wgmma/$name.ptx"
+  "$B"/compiler/cutec tests/gpu/kernels/wgmma_forms.cute $args -o "prebuilt/wgmma/$name.ptx"
 done <<'POINTS'
 ss_bf16
 ss_f16 -D TA=f16
@@ -90,14 +92,14 @@ tiled_bf16_n64_sw64_sw32_ord1 -D TILED=1 -D N=64 -D SWA=2 -D SWB=1 -D ORD=1
 tiled_bf16_n8 -D TILED=1 -D N=8
 POINTS
 # kernel packs for the runtime's GEMM entry point and its tests
-build/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm80.pack
-build/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm90.pack
-build/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_80 --no-cubin -D BK=32 -D STAGES=3 -D WM=2 -D WN=2 \
+"$B"/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm80.pack
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm90.pack
+"$B"/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_80 --no-cubin -D BK=32 -D STAGES=3 -D WM=2 -D WN=2 \
   -o prebuilt/test_gemm.pack
 # user kernels with roles (B row-major; a bias epilogue): served or skipped by the tuner
-build/compiler/cutec pack tests/runtime/user_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/user_gemm.pack
+"$B"/compiler/cutec pack tests/runtime/user_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/user_gemm.pack
 # a pack whose BM = 128 kernel faults: the tuner's quarantine on the GPU
-build/compiler/cutec pack tests/runtime/fault_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/fault_gemm.pack
+"$B"/compiler/cutec pack tests/runtime/fault_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/fault_gemm.pack
 # one compressed copy to carry to the GPU machine (the carry limit is 64 MiB;
 # PTX compresses about 14:1); gpu-run.sh unpacks it there
 tar cf - prebuilt | xz -T0 -3 > prebuilt.tar.xz
