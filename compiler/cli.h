@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cutec/compiler.h"
+
 /* cli_io.c */
 
 /* Writes size bytes to path as a compiler should: "-" is standard output;
@@ -23,10 +25,13 @@
 bool cli_write_file(const char *prog, const char *path, const void *data, size_t size,
                     volatile sig_atomic_t *cancel);
 
-enum { CLI_STDIN_MAX = 64 << 20 }; /* 64 MiB, as the library's cap on a source file */
 /* Standard input, whole, malloc'ed and NUL terminated; NULL after
- * printing the error (unreadable, or more than CLI_STDIN_MAX bytes). */
+ * printing the error (unreadable, or more than CUTEC_SOURCE_MAX bytes,
+ * the library's limit on a source). */
 char *cli_read_stdin(const char *prog, size_t *len);
+/* A whole file, malloc'ed and NUL terminated; NULL with errno set, for
+ * the caller to say which file it was. */
+char *cli_read_file(const char *path, size_t *len);
 
 /* Removes dir and everything under it, following no symlink; best effort. */
 void cli_remove_tree(const char *dir);

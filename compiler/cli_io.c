@@ -1,5 +1,6 @@
 /* cli_io.c: the CLI's files: outputs written atomically or through,
- * standard input, removal of temporary trees (cli.h).
+ * standard input and whole files (one reader), removal of temporary
+ * trees (cli.h).
  *
  * Why not fopen(path, "w"): a reader of a regular output must never see
  * it half written (make, a running autotuner reading a pack), so regular
@@ -139,45 +140,58 @@ bool cli_write_file(const char *prog, const char *path, const void *data, size_t
     return ok;
 }
 
-static char *too_large(const char *prog, char *buf)
+/* The whole of fd, malloc'ed and NUL terminated; NULL with errno set
+ * (EFBIG: more than max bytes).  The buffer grows to one byte past max,
+ * which tells a too-large input from one of exactly max bytes. */
+static char *read_all(int fd, size_t max, size_t *len)
 {
-    fprintf(stderr, "%s: error: standard input is larger than %d MiB\n", prog, CLI_STDIN_MAX >> 20);
-    free(buf);
-    return NULL;
-}
-
-char *cli_read_stdin(const char *prog, size_t *len)
-{
-    /* the buffer grows to one byte past the cap, which tells a too-large
-     * input from one of exactly 64 MiB */
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap + 1);
     while (buf) {
         if (n == cap) {
-            if (n > CLI_STDIN_MAX) return too_large(prog, buf);
-            cap = 2 * cap > (size_t)CLI_STDIN_MAX + 1 ? (size_t)CLI_STDIN_MAX + 1 : 2 * cap;
+            if (n > max) break;
+            cap = cap > max / 2 ? max + 1 : 2 * cap;
             char *nb = realloc(buf, cap + 1);
-            if (!nb) free(buf);
+            if (!nb) break;
             buf = nb;
             continue;
         }
-        ssize_t got = read(STDIN_FILENO, buf + n, cap - n);
+        ssize_t got = read(fd, buf + n, cap - n);
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            fprintf(stderr, "%s: error: cannot read standard input: %s\n", prog, strerror(errno));
-            free(buf);
-            return NULL;
-        }
+        if (got < 0) break;
         if (got == 0) {
-            if (n > CLI_STDIN_MAX) return too_large(prog, buf);
+            if (n > max) break;
             buf[n] = 0;
             *len = n;
             return buf;
         }
         n += (size_t)got;
     }
-    fprintf(stderr, "%s: error: cannot read standard input: %s\n", prog, strerror(ENOMEM));
+    int err = !buf ? ENOMEM : n > max ? EFBIG : errno;
+    free(buf);
+    errno = err;
     return NULL;
+}
+
+char *cli_read_stdin(const char *prog, size_t *len)
+{
+    char *text = read_all(STDIN_FILENO, CUTEC_SOURCE_MAX, len);
+    if (!text && errno == EFBIG)
+        fprintf(stderr, "%s: error: standard input is larger than %zu MiB\n", prog, CUTEC_SOURCE_MAX >> 20);
+    else if (!text)
+        fprintf(stderr, "%s: error: cannot read standard input: %s\n", prog, strerror(errno));
+    return text;
+}
+
+char *cli_read_file(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    char *text = read_all(fd, (size_t)SSIZE_MAX - 1, len);
+    int err = errno;
+    close(fd);
+    errno = err;
+    return text;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

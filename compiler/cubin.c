@@ -41,7 +41,9 @@ const char *cubin_find_ptxas(void)
     return NULL;
 }
 
-char *file_read_all(const char *path, size_t *len)
+/* A whole file, NUL-terminated, malloc'ed (*len without the NUL); NULL if it
+ * cannot be read. */
+static char *file_read_all(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;

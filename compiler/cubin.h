@@ -8,9 +8,6 @@
 /* Path of ptxas: $CUTEC_PTXAS, $CUDA_HOME/bin/ptxas, /usr/local/cuda/bin/ptxas,
  * or "ptxas" on PATH; NULL if none is found. */
 const char *cubin_find_ptxas(void);
-/* A whole file, NUL-terminated, malloc'ed (*len without the NUL); NULL if it
- * cannot be read. */
-char *file_read_all(const char *path, size_t *len);
 /* Assemble; on failure *log (malloc'ed) holds ptxas' messages. */
 bool cubin_from_ptx(const char *ptx, size_t len, const char *arch, char **out, size_t *out_len, char **log);
 

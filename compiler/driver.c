@@ -1,5 +1,6 @@
 /* driver.c: the library entry points: source -> tokens | AST | LLVM IR |
- * PTX | cubin, and `eval`.  One arena per compilation, freed in one call;
+ * PTX | cubin (with the kernels' descriptions), tune points, ptxas, and
+ * `eval`.  One arena per compilation, freed in one call;
  * the LLVM context is owned by the CG and disposed on every path. */
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +31,8 @@ void cutec_output_free(cutec_output *out)
 {
     if (!out) return;
     free(out->data);
-    out->data = NULL;
-    out->size = 0;
+    free(out->kernels);
+    *out = (cutec_output){0};
 }
 
 static char *buffer_from_stream(FILE *f, size_t *len)
@@ -94,90 +95,103 @@ static cutec_result ice(Diag *d, const char *what, const char *path, const char 
     return CUTEC_COMPILE_INTERNAL;
 }
 
-/* src == NULL: read the file at path; else path names the text src. */
-static cutec_result compile(const char *path, const char *src, size_t src_len, const cutec_options *o,
-                            cutec_output *out)
+/* What every entry point does first: diagnostics as the options say, the
+ * architecture checked, the program's fields set (nothing loaded yet). */
+static cutec_result begin(Diag *diag, Arena *arena, Program *prog, const char *path, size_t src_len, bool text,
+                          const cutec_options *o)
 {
-    out->data = NULL;
-    out->size = 0;
-    Diag diag;
-    diag_init(&diag, o->diagnostics ? o->diagnostics : stderr);
-    diag.json = o->diag_format == CUTEC_DIAG_JSON;
-    diag.no_warnings = o->warnings == CUTEC_WARNINGS_OFF;
-    diag.werror = o->warnings == CUTEC_WARNINGS_ERROR;
-    if (!cutec_arch_find(o->arch)) {
+    diag_init(diag, o->diagnostics ? o->diagnostics : stderr);
+    diag->json = o->diag_format == CUTEC_DIAG_JSON;
+    diag->no_warnings = o->warnings == CUTEC_WARNINGS_OFF;
+    diag->werror = o->warnings == CUTEC_WARNINGS_ERROR;
+    arena_init(arena);
+    *prog = (Program){.arena = arena, .diag = diag, .include_dirs = (const char **)o->include_dirs,
+                      .ninclude = o->ninclude_dirs, .stdlib_dir = o->stdlib_dir ? o->stdlib_dir : CUTEC_STDLIB_DIR,
+                      .arch = cutec_arch_find(o->arch), .on_source = o->on_source,
+                      .on_source_ctx = o->on_source_ctx};
+    if (!prog->arch) {
         char known[128];
         cutec_arch_list(known, sizeof known);
-        diag_plain(&diag, DIAG_ERROR, "unknown architecture '%s' (known: %s)", o->arch, known);
+        diag_plain(diag, DIAG_ERROR, "unknown architecture '%s' (known: %s)", o->arch, known);
         return CUTEC_COMPILE_USAGE;
     }
-    Timing timing = {0};
-    Timing *tim = o->time_report ? &timing : NULL;
-    timing_start(tim);
-    Arena arena;
-    arena_init(&arena);
-    Program prog = {.arena = &arena, .diag = &diag, .include_dirs = (const char **)o->include_dirs,
-                    .ninclude = o->ninclude_dirs, .stdlib_dir = o->stdlib_dir ? o->stdlib_dir : CUTEC_STDLIB_DIR,
-                    .arch = cutec_arch_find(o->arch), .on_source = o->on_source, .on_source_ctx = o->on_source_ctx};
+    if (text && src_len > CUTEC_SOURCE_MAX) {
+        diag_plain(diag, DIAG_ERROR, "cannot read '%s': larger than %zu MiB, the limit for a source", path,
+                   CUTEC_SOURCE_MAX >> 20);
+        return CUTEC_COMPILE_USER_ERROR;
+    }
+    return CUTEC_COMPILE_OK;
+}
+
+/* The main source (src == NULL: the file at path) and its imports, then
+ * the -D values: OK, USER_ERROR or USAGE (a malformed -D). */
+static cutec_result load(Program *prog, const char *path, const char *src, size_t src_len, const cutec_options *o)
+{
+    bool loaded = src ? program_load_text(prog, path, src, src_len) : program_load(prog, path);
+    bool defs_ok = program_parse_defines(prog, (const char **)o->defines, o->ndefines);
+    return !loaded ? CUTEC_COMPILE_USER_ERROR : !defs_ok ? CUTEC_COMPILE_USAGE : CUTEC_COMPILE_OK;
+}
+
+/* Tokens or the AST: what was read, even with errors. */
+static cutec_result dump(Program *prog, Diag *diag, const char *path, const char *src, size_t src_len,
+                         const cutec_options *o, cutec_output *out)
+{
+    FILE *mem = tmpfile();
+    if (!mem) return ice(diag, "cannot create a temporary file", path, NULL);
+    if (o->emit == CUTEC_EMIT_TOKENS) prog->token_dump = mem;
+    load(prog, path, src, src_len, o);
+    if (o->emit == CUTEC_EMIT_AST && prog->main) ast_dump(mem, prog->main);
+    out->data = buffer_from_stream(mem, &out->size);
+    fclose(mem);
+    return diag->errors ? CUTEC_COMPILE_USER_ERROR : CUTEC_COMPILE_OK;
+}
+
+/* The emitted kernels' descriptions, copied out of the arena for the caller. */
+static bool keep_kernels(cutec_output *out, const cutec_kdesc *infos, int n)
+{
+    if (n == 0) return true;
+    out->kernels = malloc(sizeof *out->kernels * (size_t)n);
+    if (!out->kernels) return false;
+    memcpy(out->kernels, infos, sizeof *out->kernels * (size_t)n);
+    out->nkernels = n;
+    return true;
+}
+
+/* LLVM IR, PTX or cubin of every kernel of the loaded program. */
+static cutec_result generate(Program *prog, Diag *diag, const char *path, const cutec_options *o, Timing *tim,
+                             cutec_output *out)
+{
     cutec_result rc = CUTEC_COMPILE_OK;
-    FILE *mem = NULL;
-    if (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST || o->emit == CUTEC_EMIT_TUNE) {
-        mem = tmpfile();
-        if (!mem) {
-            rc = ice(&diag, "cannot create a temporary file", path, NULL);
-            goto out;
-        }
-        if (o->emit == CUTEC_EMIT_TOKENS) prog.token_dump = mem;
-    }
-    bool loaded = src ? program_load_text(&prog, path, src, src_len) : program_load(&prog, path);
-    bool defs_ok = program_parse_defines(&prog, (const char **)o->defines, o->ndefines);
-    timing_lap(tim, TIME_PARSE);
-    if (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST) {
-        if (o->emit == CUTEC_EMIT_AST && prog.main) ast_dump(mem, prog.main);
-        out->data = buffer_from_stream(mem, &out->size);
-        rc = diag.errors ? CUTEC_COMPILE_USER_ERROR : CUTEC_COMPILE_OK;
-        goto out;
-    }
-    if (!loaded || !defs_ok) {
-        rc = !loaded ? CUTEC_COMPILE_USER_ERROR : CUTEC_COMPILE_USAGE;
-        goto out;
-    }
-    if (o->emit == CUTEC_EMIT_TUNE) {
-        for (int i = 0; i < prog.main->list.n; i++)
-            if (prog.main->list.items[i]->kind == N_KERNEL) kernel_list_tune(&prog, prog.main->list.items[i], mem);
-        out->data = buffer_from_stream(mem, &out->size);
-        rc = diag.errors ? CUTEC_COMPILE_USER_ERROR : CUTEC_COMPILE_OK;
-        goto out;
-    }
+    Arena *arena = prog->arena;
     CG cg;
     cg_init(&cg, path, CUTEC_TRIPLE);
     if (o->lineinfo) cg_debug_init(&cg, path);
     int nkernels = 0;
-    cutec_kdesc *infos = ARENA_ARRAY(&arena, cutec_kdesc, prog.main->list.n + 1);
-    for (int i = 0; i < prog.main->list.n; i++) {
-        Node *it = prog.main->list.items[i];
+    cutec_kdesc *infos = ARENA_ARRAY(arena, cutec_kdesc, prog->main->list.n + 1);
+    for (int i = 0; i < prog->main->list.n; i++) {
+        Node *it = prog->main->list.items[i];
         if (it->kind != N_KERNEL) continue;
         cg_debug_kernel(&cg, it->name, it->loc);
-        kernel_emit(&prog, &cg, it, &infos[nkernels++]);
+        kernel_emit(prog, &cg, it, &infos[nkernels++]);
         cg_debug_kernel_end(&cg);
     }
     /* top-level constants and functions that no kernel used still get checked */
-    for (int i = 0; i < prog.nsyms; i++) {
-        TopSym *s = &prog.syms[i];
+    for (int i = 0; i < prog->nsyms; i++) {
+        TopSym *s = &prog->syms[i];
         if (s->node->kind == N_CONST && s->state == 0) {
-            Eval e = {.arena = &arena, .diag = &diag, .prog = &prog};
+            Eval e = {.arena = arena, .diag = diag, .prog = prog};
             eval_rvalue(&e, s->node->b);
             s->state = 2;
         }
     }
-    for (int i = 0; i < prog.ndefines; i++)
-        if (!prog.defines[i].used)
-            diag_plain(&diag, DIAG_WARNING, "-D %s: no kernel in '%s' has a template parameter of that name",
-                       prog.defines[i].name, path);
-    if (nkernels == 0 && !diag.errors)
-        diag_plain(&diag, DIAG_WARNING, "'%s' defines no kernel; the output is empty", path);
+    for (int i = 0; i < prog->ndefines; i++)
+        if (!prog->defines[i].used)
+            diag_plain(diag, DIAG_WARNING, "-D %s: no kernel in '%s' has a template parameter of that name",
+                       prog->defines[i].name, path);
+    if (nkernels == 0 && !diag->errors)
+        diag_plain(diag, DIAG_WARNING, "'%s' defines no kernel; the output is empty", path);
     timing_lap(tim, TIME_EVAL);
-    if (diag.errors) {
+    if (diag->errors) {
         rc = CUTEC_COMPILE_USER_ERROR;
     } else {
         char *text = NULL, *err = NULL;
@@ -185,7 +199,7 @@ static cutec_result compile(const char *path, const char *src, size_t src_len, c
         bool want_ptx = o->emit != CUTEC_EMIT_LL;
         cg_debug_finish(&cg);
         if (!target_emit(cg.mod, o->arch, o->opt_level, want_ptx, &text, &len, &err, tim)) {
-            rc = ice(&diag, "code generation failed", path, err);
+            rc = ice(diag, "code generation failed", path, err);
             free(err);
         } else if (o->emit == CUTEC_EMIT_CUBIN) {
             char *log = NULL;
@@ -193,7 +207,7 @@ static cutec_result compile(const char *path, const char *src, size_t src_len, c
             bool assembled = cubin_from_ptx(text, len, o->arch, &out->data, &out->size, &log);
             timing_lap(tim, TIME_PTXAS);
             if (!assembled) {
-                diag_plain(&diag, DIAG_ERROR, "ptxas failed:\n%s", log ? log : "");
+                diag_plain(diag, DIAG_ERROR, "ptxas failed:\n%s", log ? log : "");
                 rc = cubin_find_ptxas() ? CUTEC_COMPILE_INTERNAL : CUTEC_COMPILE_USAGE;
             }
             free(log);
@@ -201,14 +215,42 @@ static cutec_result compile(const char *path, const char *src, size_t src_len, c
         } else if (o->emit == CUTEC_EMIT_PTX) {
             out->data = with_metadata(text, len, infos, nkernels, &out->size);
             free(text);
+            if (!out->data) rc = ice(diag, "out of memory", path, NULL);
         } else {
             out->data = text;
             out->size = len;
         }
+        if (rc == CUTEC_COMPILE_OK && !keep_kernels(out, infos, nkernels)) rc = ice(diag, "out of memory", path, NULL);
     }
     cg_dispose(&cg);
-out:
-    if (mem) fclose(mem);
+    return rc;
+}
+
+/* src == NULL: read the file at path; else path names the text src. */
+static cutec_result compile(const char *path, const char *src, size_t src_len, const cutec_options *o,
+                            cutec_output *out)
+{
+    *out = (cutec_output){0};
+    Diag diag;
+    Arena arena;
+    Program prog;
+    Timing timing = {0};
+    Timing *tim = o->time_report ? &timing : NULL;
+    timing_start(tim);
+    cutec_result rc = begin(&diag, &arena, &prog, path, src_len, src != NULL, o);
+    if (rc != CUTEC_COMPILE_OK) {
+        arena_free(&arena);
+        return rc;
+    }
+    if (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST) {
+        rc = dump(&prog, &diag, path, src, src_len, o, out); /* what was read, even with errors */
+        timing_lap(tim, TIME_PARSE);
+    } else {
+        rc = load(&prog, path, src, src_len, o);
+        timing_lap(tim, TIME_PARSE);
+        if (rc == CUTEC_COMPILE_OK) rc = generate(&prog, &diag, path, o, tim, out);
+        if (rc != CUTEC_COMPILE_OK) cutec_output_free(out);
+    }
     arena_free(&arena);
     if (tim) timing_print(tim, o->time_report);
     return rc;
@@ -223,6 +265,78 @@ cutec_result cutec_compile_source(const char *name, const char *text, size_t len
                                   cutec_output *out)
 {
     return compile(name, text ? text : "", len, o, out);
+}
+
+static cutec_result tune_points(const char *path, const char *src, size_t src_len, const cutec_options *o,
+                                cutec_tune_point_list *out)
+{
+    *out = (cutec_tune_point_list){0};
+    Diag diag;
+    Arena arena;
+    Program prog;
+    Timing timing = {0};
+    Timing *tim = o->time_report ? &timing : NULL;
+    timing_start(tim);
+    cutec_result rc = begin(&diag, &arena, &prog, path, src_len, src != NULL, o);
+    if (rc != CUTEC_COMPILE_OK) {
+        arena_free(&arena);
+        return rc;
+    }
+    rc = load(&prog, path, src, src_len, o);
+    timing_lap(tim, TIME_PARSE);
+    Arena *keep = rc == CUTEC_COMPILE_OK ? malloc(sizeof *keep) : NULL;
+    if (rc == CUTEC_COMPILE_OK && !keep) rc = ice(&diag, "out of memory", path, NULL);
+    if (keep) {
+        arena_init(keep);
+        TuneList list = {.keep = keep};
+        for (int i = 0; i < prog.main->list.n; i++)
+            if (prog.main->list.items[i]->kind == N_KERNEL && !kernel_list_tune(&prog, prog.main->list.items[i], &list))
+                break;
+        if (diag.errors) {
+            rc = CUTEC_COMPILE_USER_ERROR;
+            arena_free(keep);
+            free(keep);
+        } else {
+            *out = (cutec_tune_point_list){.points = list.points, .npoints = list.n, .storage = keep};
+        }
+    }
+    arena_free(&arena);
+    if (tim) timing_print(tim, o->time_report);
+    return rc;
+}
+
+cutec_result cutec_tune_points(const char *path, const cutec_options *o, cutec_tune_point_list *out)
+{
+    return tune_points(path, NULL, 0, o, out);
+}
+
+cutec_result cutec_tune_points_source(const char *name, const char *text, size_t len, const cutec_options *o,
+                                      cutec_tune_point_list *out)
+{
+    return tune_points(name, text ? text : "", len, o, out);
+}
+
+void cutec_tune_point_list_free(cutec_tune_point_list *list)
+{
+    if (!list) return;
+    if (list->storage) {
+        arena_free(list->storage);
+        free(list->storage);
+    }
+    *list = (cutec_tune_point_list){0};
+}
+
+const char *cutec_ptxas_path(void)
+{
+    return cubin_find_ptxas();
+}
+
+cutec_result cutec_assemble(const char *ptx, size_t len, const char *arch, cutec_output *out, char **log)
+{
+    *out = (cutec_output){0};
+    *log = NULL;
+    if (cubin_from_ptx(ptx, len, arch, &out->data, &out->size, log)) return CUTEC_COMPILE_OK;
+    return cubin_find_ptxas() ? CUTEC_COMPILE_INTERNAL : CUTEC_COMPILE_USAGE;
 }
 
 cutec_result cutec_eval(const char *expr, cutec_eval_render render, cutec_output *out, FILE *diagnostics)

@@ -76,11 +76,21 @@ typedef struct Value {
 typedef struct CG CG;          /* codegen.h */
 typedef struct Program Program;/* program.h */
 
+/* Local names (eval_scope.c): a persistent chain, so that a copy of an
+ * Eval binds without the original seeing it; frames (scope_push) with
+ * many bindings index them by name, so a lookup in a large function
+ * costs the frames it crosses, not the names bound before it. */
 typedef struct Scope Scope;
+typedef struct ScopeIndex ScopeIndex;
 struct Scope {
     Scope *parent;
-    const char *name;
+    const char *name;      /* NULL: a frame marker */
     Value value;
+    Scope *frame;          /* a binding's frame marker, NULL outside any */
+    ScopeIndex *index;     /* a frame marker's index, once it holds SCOPE_INDEX_MIN bindings */
+    Scope *shadow;         /* an indexed binding: the one of the same name it hides in its frame */
+    unsigned seq;          /* a binding's position in its frame, from 1 */
+    bool indexed;          /* on the chain its frame's index covers */
 };
 
 typedef struct WgmmaGroup WgmmaGroup;

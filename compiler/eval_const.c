@@ -77,6 +77,10 @@ static Value eval_const_now(Eval *e, TopSym *s)
     sub.cg = NULL;
     sub.dyn_depth = 0;
     sub.expanding = NULL; /* a constant's own calls are what expands */
+    /* the value is kept for the whole compilation: in the program's arena,
+     * whatever shorter-lived arena the first user evaluates in (a tune
+     * point's, kernel_list_tune) */
+    sub.arena = e->prog->arena;
     Value v = eval_rvalue(&sub, s->node->b);
     s->value = v;
     s->state = 2;

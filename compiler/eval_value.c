@@ -1,4 +1,4 @@
-/* eval_value.c: values, scopes, scalar conversions and binary operators.
+/* eval_value.c: values, scalar conversions and binary operators.
  * Static operands fold here (with overflow checks); runtime operands
  * become LLVM instructions. */
 #include <math.h>
@@ -90,39 +90,6 @@ const char *val_describe(Eval *e, const Value *v)
     case V_DESC: return arena_printf(e->arena, "%s-major %s wgmma descriptor", v->i ? "MN" : "K", type_name(v->ty));
     }
     return "value";
-}
-
-void scope_push(Eval *e)
-{
-    Scope *s = ARENA_NEW(e->arena, Scope);
-    s->parent = e->scope;
-    s->name = NULL; /* a frame marker */
-    e->scope = s;
-}
-
-void scope_pop(Eval *e)
-{
-    while (e->scope && e->scope->name) e->scope = e->scope->parent;
-    if (e->scope) e->scope = e->scope->parent;
-}
-
-void scope_bind(Eval *e, const char *name, Value v)
-{
-    Scope *s = ARENA_NEW(e->arena, Scope);
-    s->parent = e->scope;
-    s->name = name;
-    s->value = v;
-    e->scope = s;
-}
-
-bool scope_lookup(Eval *e, const char *name, Value *out)
-{
-    for (Scope *s = e->scope; s; s = s->parent)
-        if (s->name && strcmp(s->name, name) == 0) {
-            *out = s->value;
-            return true;
-        }
-    return false;
 }
 
 static bool need_cg(Eval *e, SrcLoc loc, const char *what)

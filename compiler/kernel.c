@@ -146,7 +146,42 @@ static bool tune_values(Eval *e, const Node *k, const Node *var, Value **vals, i
     return true;
 }
 
-bool kernel_list_tune(Program *p, const Node *k, FILE *out)
+/* Counts kernel k's declared points (the product of its variables'
+ * numbers of values) against the file's limit; false after a diagnostic. */
+static bool count_points(Program *p, const Node *k, const int *nvals, int nv, TuneList *list, long long *total)
+{
+    long long left = CUTEC_TUNE_POINTS_MAX - list->declared;
+    *total = 1;
+    for (int i = 0; i <= nv; i++) {
+        if (*total > left) { /* checked before each product: nvals < 2^31, so it cannot overflow */
+            SrcLoc at = k->c ? k->c->loc : k->name_loc;
+            if (list->declared)
+                diag_error(p->diag, at, "kernel '%s' declares more tune points than the %lld left of the limit of %d per file (the kernels before it declare %lld)",
+                           k->name, left, CUTEC_TUNE_POINTS_MAX, list->declared);
+            else
+                diag_error(p->diag, at, "kernel '%s' declares more than %d tune points, the limit per file (the product of its variables' numbers of values)",
+                           k->name, CUTEC_TUNE_POINTS_MAX);
+            return false;
+        }
+        if (i < nv) *total *= nvals[i];
+    }
+    list->declared += *total;
+    return true;
+}
+
+static void append_point(TuneList *list, const char *kernel, cutec_define *defs, int n)
+{
+    if (list->n == list->cap) {
+        size_t cap = list->cap ? list->cap * 2 : 64;
+        cutec_tune_point *grown = ARENA_ARRAY(list->keep, cutec_tune_point, cap);
+        if (list->n) memcpy(grown, list->points, sizeof *grown * list->n);
+        list->points = grown;
+        list->cap = cap;
+    }
+    list->points[list->n++] = (cutec_tune_point){.kernel = kernel, .defines = defs, .ndefines = n};
+}
+
+bool kernel_list_tune(Program *p, const Node *k, TuneList *list)
 {
     Eval ev = {.arena = p->arena, .diag = p->diag, .prog = p};
     int before = p->diag->errors;
@@ -168,12 +203,19 @@ bool kernel_list_tune(Program *p, const Node *k, FILE *out)
                 if (strcmp(k->list2.items[j]->name, v->name) == 0) pidx[nv] = j;
             vars[nv++] = v;
         }
-    long long total = 1;
+    long long total;
+    if (!count_points(p, k, nvals, nv, list, &total)) return false;
+    /* each variable's values as -D takes them, once, where the list lives */
+    const char *kernel = arena_strdup(list->keep, k->name);
+    cutec_define *text[64];
     for (int i = 0; i < nv; i++) {
-        total *= nvals[i];
-        if (total > 1000000) {
-            diag_error(p->diag, k->c->loc, "kernel '%s' declares more than 1000000 tune points", k->name);
-            return false;
+        text[i] = ARENA_ARRAY(list->keep, cutec_define, nvals[i]);
+        const char *name = arena_strdup(list->keep, vars[i]->name);
+        for (int j = 0; j < nvals[i]; j++) {
+            const Value *v = &vals[i][j];
+            text[i][j].name = name;
+            text[i][j].value = v->kind == V_TYPE ? arena_strdup(list->keep, type_name(v->ty))
+                                                 : arena_printf(list->keep, "%lld", (long long)v->i);
         }
     }
     int *odo = ARENA_ARRAY(p->arena, int, nv + 1);
@@ -181,18 +223,21 @@ bool kernel_list_tune(Program *p, const Node *k, FILE *out)
     for (long long n = 0; n < total; n++) {
         for (int j = 0; j < nt; j++) point[j] = (Value){.kind = V_VOID};
         for (int i = 0; i < nv; i++) point[pidx[i]] = vals[i][odo[i]];
+        /* a point's bindings and conditions in an arena of their own, freed
+         * after it, so that memory does not grow with the number of points
+         * (top-level constants keep their values in the program's arena) */
+        Arena scratch;
+        arena_init(&scratch);
         Eval e = ev;
+        e.arena = &scratch;
         e.scope = NULL;
         scope_push(&e);
         if (bind_template_params(&e, p, k, point, NULL) && check_requires(&e, k, false)) {
-            fprintf(out, "%s", k->name);
-            for (int i = 0; i < nv; i++) {
-                const Value *v = &vals[i][odo[i]];
-                if (v->kind == V_TYPE) fprintf(out, " -D %s=%s", vars[i]->name, type_name(v->ty));
-                else fprintf(out, " -D %s=%lld", vars[i]->name, (long long)v->i);
-            }
-            fputc('\n', out);
+            cutec_define *defs = ARENA_ARRAY(list->keep, cutec_define, nv + 1);
+            for (int i = 0; i < nv; i++) defs[i] = text[i][odo[i]];
+            append_point(list, kernel, defs, nv);
         }
+        arena_free(&scratch);
         if (p->diag->errors != before) return false;
         for (int i = nv - 1; i >= 0; i--) { /* odometer, last variable fastest */
             if (++odo[i] < nvals[i]) break;

@@ -61,6 +61,7 @@ typedef struct cli_job {
     const char *depfile;  /* -MF */
     int want_deps;        /* -MD or -MF */
     int json;             /* --json: --list-tune as JSON too */
+    int list_tune;        /* --list-tune: the tune points, not a compilation */
 } cli_job;
 
 /* FILE.cute -> FILE + ext, malloc'ed; NULL when out of memory */
@@ -77,10 +78,10 @@ static char *with_extension(const char *path, const char *ext)
 }
 
 /* FILE.cute -> FILE.ptx (.ll, .cubin), malloc'ed; NULL for standard output
- * (tokens, AST, tune points, or a source read from standard input) */
+ * (tokens, AST, or a source read from standard input) */
 static char *default_output(const char *input, cutec_emit emit)
 {
-    if (emit == CUTEC_EMIT_TOKENS || emit == CUTEC_EMIT_AST || emit == CUTEC_EMIT_TUNE) return NULL;
+    if (emit == CUTEC_EMIT_TOKENS || emit == CUTEC_EMIT_AST) return NULL;
     if (strcmp(input, "-") == 0) return NULL;
     const char *ext = emit == CUTEC_EMIT_LL ? ".ll" : emit == CUTEC_EMIT_CUBIN ? ".cubin" : ".ptx";
     size_t n = strlen(input);
@@ -92,52 +93,59 @@ static char *default_output(const char *input, cutec_emit emit)
     return p;
 }
 
-/* --list-tune --json: the library's lines ("NAME -D A=1 -D T=bf16") as an
- * array of {"kernel": NAME, "defines": {"A": 1, "T": "bf16"}}; integers
- * as JSON numbers. */
-static char *tune_list_json(const char *text, size_t len, size_t *outlen)
+/* --list-tune: a line per point, "NAME -D A=1 -D T=bf16", or with --json
+ * an array of {"kernel": NAME, "defines": {"A": 1, "T": "bf16"}}
+ * (integers as JSON numbers); malloc'ed, NULL when out of memory. */
+static char *render_tune_points(const cutec_tune_point_list *l, int json, size_t *outlen)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, outlen);
     if (!f) return NULL;
-    fputc('[', f);
-    int npoints = 0;
-    for (const char *p = text, *end = text + len; p < end;) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        if (!eol) eol = end;
-        int nwords = 0, ndefs = 0;
-        for (const char *w = p; w < eol;) {
-            while (w < eol && *w == ' ') w++;
-            const char *we = w;
-            while (we < eol && *we != ' ') we++;
-            if (we == w) break;
-            if (nwords++ == 0) {
-                fputs(npoints++ ? ",\n  {\"kernel\": " : "\n  {\"kernel\": ", f);
-                json_string_n(f, w, (size_t)(we - w));
-                fputs(", \"defines\": {", f);
-            } else if (!(we - w == 2 && w[0] == '-' && w[1] == 'D')) {
-                const char *eq = memchr(w, '=', (size_t)(we - w));
-                if (!eq) eq = we;
-                fputs(ndefs++ ? ", " : "", f);
-                json_string_n(f, w, (size_t)(eq - w));
-                fputs(": ", f);
-                const char *v = eq < we ? eq + 1 : we, *d = v + (v < we && *v == '-');
-                int number = d < we;
-                for (const char *c = d; c < we; c++) number = number && *c >= '0' && *c <= '9';
-                if (number) fwrite(v, 1, (size_t)(we - v), f);
-                else json_string_n(f, v, (size_t)(we - v));
-            }
-            w = we;
+    if (json) fputc('[', f);
+    for (size_t i = 0; i < l->npoints; i++) {
+        const cutec_tune_point *pt = &l->points[i];
+        if (!json) {
+            fputs(pt->kernel, f);
+            for (int j = 0; j < pt->ndefines; j++) fprintf(f, " -D %s=%s", pt->defines[j].name, pt->defines[j].value);
+            fputc('\n', f);
+            continue;
         }
-        if (nwords) fputs("}}", f);
-        p = eol + 1;
+        fputs(i ? ",\n  {\"kernel\": " : "\n  {\"kernel\": ", f);
+        json_string(f, pt->kernel);
+        fputs(", \"defines\": {", f);
+        for (int j = 0; j < pt->ndefines; j++) {
+            const char *v = pt->defines[j].value, *d = v + (*v == '-');
+            fputs(j ? ", " : "", f);
+            json_string(f, pt->defines[j].name);
+            fputs(": ", f);
+            if (*d && strspn(d, "0123456789") == strlen(d)) fputs(v, f); /* an integer; else a type's name */
+            else json_string(f, v);
+        }
+        fputs("}}", f);
     }
-    fputs(npoints ? "\n]\n" : "]\n", f);
+    if (json) fputs(l->npoints ? "\n]\n" : "]\n", f);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;
     }
     return buf;
+}
+
+/* --list-tune: the points as text or JSON in *out. */
+static int list_tune(const cli_job *job, const cutec_options *o, const char *text, size_t len, cutec_output *out)
+{
+    cutec_tune_point_list l;
+    int rc = text ? (int)cutec_tune_points_source("<stdin>", text, len, o, &l)
+                  : (int)cutec_tune_points(job->input, o, &l);
+    if (rc == CUTEC_COMPILE_OK) {
+        out->data = render_tune_points(&l, job->json, &out->size);
+        if (!out->data) {
+            fputs("cutec: error: out of memory\n", stderr);
+            rc = CUTEC_COMPILE_INTERNAL;
+        }
+    }
+    cutec_tune_point_list_free(&l);
+    return rc;
 }
 
 static int parse_emit(const char *k, cutec_emit *emit)
@@ -161,6 +169,7 @@ static int parse_option(int argc, char **argv, int *i, cutec_options *o, cli_job
     const char *a = argv[*i], *v = NULL;
     cli_opt_result r;
     if ((r = cli_opt(argc, argv, i, "--emit", &v)) != CLI_OPT_NO) {
+        job->list_tune = 0; /* the last of --emit and --list-tune wins */
         return r == CLI_OPT_MISSING ? usage_error("%s needs a kind", a) : parse_emit(v, &o->emit);
     } else if ((r = cli_opt(argc, argv, i, "--arch", &v)) != CLI_OPT_NO) {
         if (r == CLI_OPT_MISSING) return usage_error("%s needs an architecture", a);
@@ -183,7 +192,7 @@ static int parse_option(int argc, char **argv, int *i, cutec_options *o, cli_job
             job->want_deps = 1;
         }
     } else if (strcmp(a, "--list-tune") == 0) {
-        o->emit = CUTEC_EMIT_TUNE;
+        job->list_tune = 1;
     } else if (strcmp(a, "--time") == 0) {
         o->time_report = stderr;
     } else if (strcmp(a, "-lineinfo") == 0) {
@@ -240,24 +249,18 @@ static int run(const cli_job *job, cutec_options *o)
         o->on_source_ctx = &deps;
     }
     cutec_output out = {0};
+    size_t len = 0;
     if (!rc && strcmp(job->input, "-") == 0) {
-        size_t len = 0;
         text = cli_read_stdin("cutec", &len);
-        rc = text ? (int)cutec_compile_source("<stdin>", text, len, o, &out) : CUTEC_COMPILE_USER_ERROR;
-    } else if (!rc) {
-        rc = (int)cutec_compile_file(job->input, o, &out);
+        if (!text) rc = CUTEC_COMPILE_USER_ERROR;
     }
-    if (rc == CUTEC_COMPILE_OK && o->emit == CUTEC_EMIT_TUNE && job->json) {
-        size_t n = 0;
-        char *j = tune_list_json(out.data ? out.data : "", out.size, &n);
-        if (!j) rc = CUTEC_COMPILE_INTERNAL;
-        cutec_output_free(&out);
-        out.data = j;
-        out.size = n;
-    }
+    if (!rc && job->list_tune)
+        rc = list_tune(job, o, text, len, &out);
+    else if (!rc)
+        rc = text ? (int)cutec_compile_source("<stdin>", text, len, o, &out) : (int)cutec_compile_file(job->input, o, &out);
     int partial = (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST) && out.data;
     if (rc == CUTEC_COMPILE_OK || partial) {
-        char *def = job->output ? NULL : default_output(job->input, o->emit);
+        char *def = job->output || job->list_tune ? NULL : default_output(job->input, o->emit);
         if (!cli_write_file("cutec", job->output ? job->output : def ? def : "-", out.data, out.size, NULL) && !rc)
             rc = CUTEC_COMPILE_USER_ERROR;
         free(def);

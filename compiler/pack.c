@@ -1,11 +1,17 @@
-/* pack.c: `cutec pack`.  Lists the tune points of the file (as --list-tune
- * does), compiles each point to PTX and, where ptxas is found, to cubin, in
- * fork()ed worker processes (-j of them; each has its own LLVM state, so the
- * compiler's global target initialisation needs no locking), and writes one
- * pack file as cutec writes every output (cli_write_file: a regular file
- * atomically, a FIFO or device through, '-' to standard output).  Entries
- * keep tune-list order whatever the scheduling, so the same input gives
- * the same pack.  Progress goes to stderr: a running count on a terminal,
+/* pack.c: `cutec pack`.  Lists the tune points of the file
+ * (cutec_tune_points, as --list-tune does), compiles each point to PTX
+ * and, where ptxas is found, to cubin, in fork()ed worker processes (-j
+ * of them; each has its own LLVM state, so the compiler's global target
+ * initialisation needs no locking), and writes one pack file as cutec
+ * writes every output (cli_write_file: a regular file atomically, a FIFO
+ * or device through, '-' to standard output).  A worker hands its point's
+ * kernel description (cutec_kdesc, returned by the compile call) to the
+ * parent as the contract's own text, written and read by contract/kdesc.h
+ * (N.kdesc beside N.ptx), which becomes the entry's manifest.  Only the
+ * library's public API and the contract are used: the source hash covers
+ * the files the listing call reported reading (on_source).  Entries keep
+ * tune-list order whatever the scheduling, so the same input gives the
+ * same pack.  Progress goes to stderr: a running count on a terminal,
  * else a line per 10% (logs of CI and make); then a summary line, or with
  * --json a summary object on stdout.  SIGINT and SIGTERM stop the workers
  * and remove the work directory (everything the workers and ptxas wrote
@@ -20,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -27,13 +34,10 @@
 
 #include "arch.h"
 #include "cli.h"
-#include "cubin.h"
 #include "cutec/compiler.h"
 #include "json.h"
 #include "kdesc.h"
 #include "pack_format.h"
-#include "program.h"
-#include "timing.h"
 
 enum { PACK_PATH_MAX = PATH_MAX + 64 }; /* the work directory and a file name in it */
 
@@ -59,11 +63,10 @@ static const char pack_usage[] =
     "Work files go to a directory under $TMPDIR (default /tmp), removed at the end and\n"
     "on SIGINT or SIGTERM.\n";
 
-/* One point to compile: kernel name and its -D strings (tune values). */
+/* One point to compile: the kernel and its tune values (owned by the
+ * listing), and how its worker ended. */
 typedef struct point {
-    char *kernel;
-    char **defs;
-    int ndefs;
+    const cutec_tune_point *tp;
     int failed;
 } point;
 
@@ -88,16 +91,11 @@ static int pack_error(const char *fmt, const char *arg)
     return 1;
 }
 
-static char *xstrndup(const char *s, size_t n)
+static double now(void)
 {
-    char *p = malloc(n + 1);
-    if (!p) {
-        fputs("cutec pack: error: out of memory\n", stderr);
-        exit(3);
-    }
-    memcpy(p, s, n);
-    p[n] = 0;
-    return p;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static size_t name_len(const char *def)
@@ -106,71 +104,45 @@ static size_t name_len(const char *def)
     return eq ? (size_t)(eq - def) : strlen(def);
 }
 
-/* Splits the --list-tune output into points; drops those that contradict a
- * user -D of a tune variable. */
-static point *parse_points(const char *text, size_t len, const pack_job *job, int *count)
+/* VALUE of "NAME=VALUE" ("" without one: the listing refuses such a -D) */
+static const char *def_value(const char *def)
 {
-    int cap = 16, n = 0;
-    point *pts = malloc(sizeof *pts * (size_t)cap);
-    const char *p = text, *end = text + len;
-    while (pts && p < end) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        if (!eol) eol = end;
-        point pt = {0};
-        char *line = xstrndup(p, (size_t)(eol - p));
-        p = eol + 1;
-        char *save = NULL;
+    const char *eq = strchr(def, '=');
+    return eq ? eq + 1 : "";
+}
+
+/* Whether user -D `def` names template parameter `name`. */
+static int names(const char *def, const char *name)
+{
+    size_t n = name_len(def);
+    return strlen(name) == n && strncmp(def, name, n) == 0;
+}
+
+/* The listed points that agree with every user -D of a tune variable
+ * (the listing gives each variable all its values); NULL when out of
+ * memory. */
+static point *select_points(const cutec_tune_point_list *l, const pack_job *job, int *count)
+{
+    point *pts = calloc(l->npoints + 1, sizeof *pts);
+    int n = 0;
+    for (size_t i = 0; pts && i < l->npoints; i++) {
+        const cutec_tune_point *tp = &l->points[i];
         int keep = 1;
-        for (char *tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-            if (!pt.kernel) {
-                pt.kernel = xstrndup(tok, strlen(tok));
-                continue;
-            }
-            if (strcmp(tok, "-D") == 0) continue;
-            for (int u = 0; u < job->nuser; u++) {
-                size_t nl = name_len(job->user_defs[u]);
-                if (nl == name_len(tok) && strncmp(tok, job->user_defs[u], nl) == 0 &&
-                    strcmp(tok, job->user_defs[u]) != 0)
+        for (int j = 0; j < tp->ndefines; j++)
+            for (int u = 0; u < job->nuser; u++)
+                if (names(job->user_defs[u], tp->defines[j].name) &&
+                    strcmp(def_value(job->user_defs[u]), tp->defines[j].value) != 0)
                     keep = 0;
-            }
-            char **nd = realloc(pt.defs, sizeof(char *) * (size_t)(pt.ndefs + 1));
-            if (!nd) exit(3);
-            pt.defs = nd;
-            pt.defs[pt.ndefs++] = xstrndup(tok, strlen(tok));
-        }
-        free(line);
-        if (!pt.kernel || !keep) {
-            free(pt.kernel);
-            for (int i = 0; i < pt.ndefs; i++) free(pt.defs[i]);
-            free(pt.defs);
-            continue;
-        }
-        if (n == cap) {
-            point *np = realloc(pts, sizeof *pts * (size_t)(cap *= 2));
-            if (!np) exit(3);
-            pts = np;
-        }
-        pts[n++] = pt;
+        if (keep) pts[n++] = (point){.tp = tp};
     }
     *count = n;
     return pts;
 }
 
-static void points_free(point *pts, int n)
-{
-    for (int i = 0; i < n; i++) {
-        free(pts[i].kernel);
-        for (int j = 0; j < pts[i].ndefs; j++) free(pts[i].defs[j]);
-        free(pts[i].defs);
-    }
-    free(pts);
-}
-
-static void job_options(const pack_job *job, cutec_options *o, cutec_emit emit, const char **defs, int ndefs)
+static void job_options(const pack_job *job, cutec_options *o, const char **defs, int ndefs)
 {
     cutec_options_init(o);
     o->arch = job->arch;
-    o->emit = emit;
     o->defines = defs;
     o->ndefines = ndefs;
     o->include_dirs = job->incs;
@@ -187,9 +159,28 @@ static int write_file(const char *path, const void *data, size_t len)
     return n == len && rc == 0 ? 0 : -1;
 }
 
-/* Runs in the worker process: compile one point, write i.ptx (+ i.cubin),
- * diagnostics to i.log.  Exit status: 0 ok, 1..3 the compiler's, 10 ptxas. */
-static int compile_point(const pack_job *job, const point *pt, int idx)
+/* The description of the point's kernel, as the contract writes it, to
+ * path; 0, or -1 (I/O, memory, or no such kernel: the compiler's bug). */
+static int write_kdesc(const char *path, const cutec_output *out, const char *kernel)
+{
+    for (int k = 0; k < out->nkernels; k++) {
+        const cutec_kdesc *d = &out->kernels[k];
+        if (strcmp(d->kernel, kernel) != 0) continue;
+        size_t need = cutec_kdesc_write(d, NULL, 0);
+        char *text = malloc(need + 1);
+        if (!text) return -1;
+        cutec_kdesc_write(d, text, need + 1);
+        int rc = write_file(path, text, need);
+        free(text);
+        return rc;
+    }
+    return -1;
+}
+
+/* Runs in the worker process: compile one point, write i.ptx, i.kdesc
+ * (+ i.cubin), diagnostics to i.log.  Exit status: 0 ok, 1..3 the
+ * compiler's, 10 ptxas. */
+static int compile_point(const pack_job *job, const cutec_tune_point *pt, int idx)
 {
     char path[PACK_PATH_MAX];
     snprintf(path, sizeof path, "%s/%d.log", job->tmpdir, idx);
@@ -199,42 +190,53 @@ static int compile_point(const pack_job *job, const point *pt, int idx)
         return 3;
     }
     /* The point's values win over a user -D of the same name. */
-    const char **defs = calloc((size_t)(job->nuser + pt->ndefs + 1), sizeof *defs);
-    if (!defs) return 3;
-    int nd = 0;
-    for (int u = 0; u < job->nuser; u++) {
+    const char **defs = calloc((size_t)(job->nuser + pt->ndefines + 1), sizeof *defs);
+    char **own = calloc((size_t)pt->ndefines + 1, sizeof *own);
+    int nd = 0, status = defs && own ? 0 : 3;
+    for (int u = 0; !status && u < job->nuser; u++) {
         int shadowed = 0;
-        for (int j = 0; j < pt->ndefs; j++)
-            if (name_len(pt->defs[j]) == name_len(job->user_defs[u]) &&
-                strncmp(pt->defs[j], job->user_defs[u], name_len(pt->defs[j])) == 0)
-                shadowed = 1;
+        for (int j = 0; j < pt->ndefines; j++) shadowed |= names(job->user_defs[u], pt->defines[j].name);
         if (!shadowed) defs[nd++] = job->user_defs[u];
     }
-    for (int j = 0; j < pt->ndefs; j++) defs[nd++] = pt->defs[j];
-    cutec_options o;
-    job_options(job, &o, CUTEC_EMIT_PTX, defs, nd);
-    o.diagnostics = log;
-    cutec_output out;
-    cutec_result rc = cutec_compile_file(job->input, &o, &out);
-    int status = (int)rc;
-    if (rc == CUTEC_COMPILE_OK) {
+    for (int j = 0; !status && j < pt->ndefines; j++) {
+        size_t n = strlen(pt->defines[j].name) + strlen(pt->defines[j].value) + 2;
+        own[j] = malloc(n);
+        if (!own[j]) {
+            status = 3;
+            break;
+        }
+        snprintf(own[j], n, "%s=%s", pt->defines[j].name, pt->defines[j].value);
+        defs[nd++] = own[j];
+    }
+    cutec_output out = {0};
+    if (!status) {
+        cutec_options o;
+        job_options(job, &o, defs, nd);
+        o.diagnostics = log;
+        status = (int)cutec_compile_file(job->input, &o, &out);
+    }
+    if (status == 0) {
         snprintf(path, sizeof path, "%s/%d.ptx", job->tmpdir, idx);
         if (write_file(path, out.data, out.size) != 0) status = 3;
-        if (status == 0 && job->want_cubin) {
-            char *cubin = NULL, *clog = NULL;
-            size_t clen = 0;
-            if (!cubin_from_ptx(out.data, out.size, job->arch, &cubin, &clen, &clog)) {
-                fprintf(log, "ptxas failed:\n%s\n", clog ? clog : "");
-                status = 10;
-            } else {
-                snprintf(path, sizeof path, "%s/%d.cubin", job->tmpdir, idx);
-                if (write_file(path, cubin, clen) != 0) status = 3;
-            }
-            free(cubin);
-            free(clog);
+        snprintf(path, sizeof path, "%s/%d.kdesc", job->tmpdir, idx);
+        if (status == 0 && write_kdesc(path, &out, pt->kernel) != 0) status = 3;
+    }
+    if (status == 0 && job->want_cubin) {
+        char *clog = NULL;
+        cutec_output cubin;
+        if (cutec_assemble(out.data, out.size, job->arch, &cubin, &clog) != CUTEC_COMPILE_OK) {
+            fprintf(log, "ptxas failed:\n%s\n", clog ? clog : "");
+            status = 10;
+        } else {
+            snprintf(path, sizeof path, "%s/%d.cubin", job->tmpdir, idx);
+            if (write_file(path, cubin.data, cubin.size) != 0) status = 3;
         }
+        cutec_output_free(&cubin);
+        free(clog);
     }
     cutec_output_free(&out);
+    for (int j = 0; own && j < pt->ndefines; j++) free(own[j]);
+    free(own);
     free(defs);
     fclose(log);
     return status;
@@ -282,7 +284,7 @@ static pid_t start_worker(const pack_job *job, const point *pt, int idx)
         if (getppid() != parent) _exit(3); /* cutec died before the line above */
         setenv("TMPDIR", job->tmpdir, 1);
         sigprocmask(SIG_SETMASK, &old, NULL);
-        _exit(compile_point(job, pt, idx));
+        _exit(compile_point(job, pt->tp, idx));
     }
     if (pid > 0) setpgid(pid, pid); /* also here: whichever runs first */
     sigprocmask(SIG_SETMASK, &old, NULL);
@@ -360,58 +362,51 @@ static int run_workers(const pack_job *job, point *pts, int n, int jobs)
     return cli_signal ? -1 : failures;
 }
 
-/* The contract of `kernel` among the descriptions at the top of a PTX
- * text, read and written back by the contract module (the pack's
- * manifest), or NULL with why. */
-static char *manifest_of(const char *ptx, size_t len, const char *kernel, size_t *mlen, char *why, size_t why_len)
+/* Point i's description from its worker (i.kdesc), read and written
+ * back by the contract module: the pack's manifest, or NULL with why. */
+static char *manifest_of(const pack_job *job, int i, size_t *mlen, char *why, size_t why_len)
 {
-    cutec_kdesc *d = malloc(sizeof *d);
-    if (!d) {
-        snprintf(why, why_len, "out of memory");
+    char path[PACK_PATH_MAX];
+    snprintf(path, sizeof path, "%s/%d.kdesc", job->tmpdir, i);
+    size_t len = 0;
+    char *text = cli_read_file(path, &len);
+    if (!text) {
+        snprintf(why, why_len, "cannot read '%s': %s", path, strerror(errno));
         return NULL;
     }
-    char *text = NULL;
-    if (cutec_kdesc_read_kernel(ptx, len, kernel, d, why, why_len) == 0) {
+    cutec_kdesc *d = malloc(sizeof *d);
+    char *man = NULL;
+    if (!d) snprintf(why, why_len, "out of memory");
+    else if (cutec_kdesc_read(text, len, d, why, why_len) == 0) {
         *mlen = cutec_kdesc_write(d, NULL, 0);
-        text = malloc(*mlen + 1);
-        if (text) cutec_kdesc_write(d, text, *mlen + 1);
+        man = malloc(*mlen + 1);
+        if (man) cutec_kdesc_write(d, man, *mlen + 1);
         else snprintf(why, why_len, "out of memory");
     }
     free(d);
-    return text;
+    free(text);
+    return man;
 }
 
 /* FNV-1a over the main source and every file it imports (as the compiler
- * resolves them), the -D values and the architecture. */
-static int source_hash(const pack_job *job, uint64_t *out)
+ * reported reading them, in that order), the -D values and the
+ * architecture. */
+static int source_hash(const pack_job *job, const cli_deps *sources, uint64_t *out)
 {
-    FILE *sink = tmpfile();
-    if (!sink) return -1;
-    Diag diag;
-    diag_init(&diag, sink);
-    Arena arena;
-    arena_init(&arena);
-    Program prog = {.arena = &arena, .diag = &diag, .include_dirs = job->incs, .ninclude = job->nincs,
-                    .stdlib_dir = job->stdlib_dir};
-    int rc = program_load(&prog, job->input) ? 0 : -1;
+    if (sources->failed || sources->n == 0) return -1;
     uint64_t h = CUTEC_FNV_OFFSET;
-    for (int i = 0; rc == 0 && i < prog.nloaded; i++) {
+    for (int i = 0; i < sources->n; i++) {
         size_t len = 0;
-        char *text = file_read_all(prog.loaded[i], &len);
-        if (!text) {
-            rc = -1;
-            break;
-        }
+        char *text = cli_read_file(sources->paths[i], &len);
+        if (!text) return -1;
         h = cutec_fnv1a(h, text, len);
         h = cutec_fnv1a(h, "\0", 1);
         free(text);
     }
     for (int i = 0; i < job->nuser; i++) h = cutec_fnv1a(h, job->user_defs[i], strlen(job->user_defs[i]) + 1);
     h = cutec_fnv1a(h, job->arch, strlen(job->arch));
-    arena_free(&arena);
-    fclose(sink);
     *out = h;
-    return rc;
+    return 0;
 }
 
 static uint32_t version_number(const char *v)
@@ -421,10 +416,10 @@ static uint32_t version_number(const char *v)
     return a * 10000u + b * 100u + c;
 }
 
-static int assemble(const pack_job *job, point *pts, int n, const char *outpath)
+static int assemble(const pack_job *job, const cli_deps *sources, point *pts, int n, const char *outpath)
 {
     uint64_t hash = 0;
-    if (source_hash(job, &hash) != 0) return pack_error("cannot hash the sources of '%s'", job->input);
+    if (source_hash(job, sources, &hash) != 0) return pack_error("cannot hash the sources of '%s'", job->input);
     cutec_packfmt_entry *ents = calloc((size_t)n + 1, sizeof *ents);
     char **bufs = calloc((size_t)n * 3 + 1, sizeof *bufs);
     if (!ents || !bufs) return 3;
@@ -433,25 +428,25 @@ static int assemble(const pack_job *job, point *pts, int n, const char *outpath)
         char path[PACK_PATH_MAX];
         size_t plen = 0, clen = 0, mlen = 0;
         snprintf(path, sizeof path, "%s/%d.ptx", job->tmpdir, i);
-        char *ptx = file_read_all(path, &plen);
+        char *ptx = cli_read_file(path, &plen);
         if (!ptx) {
             fprintf(stderr, "cutec pack: error: cannot read '%s' (the PTX of point %d, %s): %s\n", path, i,
-                    pts[i].kernel, strerror(errno));
+                    pts[i].tp->kernel, strerror(errno));
             rc = 1;
             break;
         }
-        char why[300];
-        char *man = manifest_of(ptx, plen, pts[i].kernel, &mlen, why, sizeof why);
+        char why[PACK_PATH_MAX + 64];
+        char *man = manifest_of(job, i, &mlen, why, sizeof why);
         bufs[3 * i] = ptx;
         bufs[3 * i + 1] = man;
         if (!man) {
-            rc = pack_error("the PTX of a point has no readable description: %s", why);
+            rc = pack_error("a point's description cannot be read: %s", why);
             break;
         }
         char *cubin = NULL;
         if (job->want_cubin) {
             snprintf(path, sizeof path, "%s/%d.cubin", job->tmpdir, i);
-            cubin = file_read_all(path, &clen);
+            cubin = cli_read_file(path, &clen);
             bufs[3 * i + 2] = cubin;
         }
         ents[i] = (cutec_packfmt_entry){.manifest = man, .manifest_size = mlen, .ptx = ptx, .ptx_size = plen,
@@ -577,13 +572,14 @@ static int report_failures(const pack_job *job, const point *pts, int n)
     int rc = 0;
     for (int i = 0; i < n; i++) {
         if (!pts[i].failed) continue;
-        fprintf(stderr, "cutec pack: error: point %d (%s", i, pts[i].kernel);
-        for (int j = 0; j < pts[i].ndefs; j++) fprintf(stderr, " -D %s", pts[i].defs[j]);
+        const cutec_tune_point *tp = pts[i].tp;
+        fprintf(stderr, "cutec pack: error: point %d (%s", i, tp->kernel);
+        for (int j = 0; j < tp->ndefines; j++) fprintf(stderr, " -D %s=%s", tp->defines[j].name, tp->defines[j].value);
         fprintf(stderr, ") failed%s:\n", pts[i].failed == 10 ? " in ptxas" : "");
         char path[PACK_PATH_MAX];
         size_t len = 0;
         snprintf(path, sizeof path, "%s/%d.log", job->tmpdir, i);
-        char *log = file_read_all(path, &len);
+        char *log = cli_read_file(path, &len);
         if (log) fputs(log, stderr);
         free(log);
         rc = pts[i].failed == 10 ? 3 : pts[i].failed;
@@ -599,6 +595,8 @@ int cmd_pack(int argc, char **argv)
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
     char *outbuf = NULL;
     point *pts = NULL;
+    cutec_tune_point_list list = {0};
+    cli_deps sources = {0};
     int n = 0, rc = 0;
     if (!defs || !incs) {
         free(defs);
@@ -626,24 +624,26 @@ int cmd_pack(int argc, char **argv)
         strcpy(outbuf + len, ".pack");
         output = outbuf;
     }
-    if (job.want_cubin && !cubin_find_ptxas()) {
+    if (job.want_cubin && !cutec_ptxas_path()) {
         fprintf(stderr, "cutec pack: warning: ptxas not found; the pack holds PTX only (the driver compiles it)\n");
         job.want_cubin = 0;
     }
 
-    double t0 = timing_now();
+    double t0 = now();
     cutec_options o;
-    job_options(&job, &o, CUTEC_EMIT_TUNE, defs, job.nuser);
+    job_options(&job, &o, defs, job.nuser);
     o.diagnostics = stderr;
-    cutec_output list;
-    rc = cutec_compile_file(job.input, &o, &list);
-    if (rc != CUTEC_COMPILE_OK) {
-        cutec_output_free(&list);
+    o.on_source = cli_deps_add; /* the files read, for the source hash */
+    o.on_source_ctx = &sources;
+    rc = cutec_tune_points(job.input, &o, &list);
+    if (rc != CUTEC_COMPILE_OK) goto done;
+    pts = select_points(&list, &job, &n);
+    if (!pts) {
+        pack_error("%s", "out of memory");
+        rc = 3;
         goto done;
     }
-    pts = parse_points(list.data ? list.data : "", list.size, &job, &n);
-    cutec_output_free(&list);
-    if (!pts || n == 0) {
+    if (n == 0) {
         pack_error("'%s' has no kernel point to pack (check the -D values against the tune clauses)", job.input);
         rc = 1;
         goto done;
@@ -658,7 +658,7 @@ int cmd_pack(int argc, char **argv)
     }
     int failures = run_workers(&job, pts, n, (int)(jobs < n ? jobs : n));
     if (failures > 0) rc = report_failures(&job, pts, n);
-    else if (failures == 0) rc = assemble(&job, pts, n, output);
+    else if (failures == 0) rc = assemble(&job, &sources, pts, n, output);
     cli_remove_tree(job.tmpdir);
     if (cli_signal && (failures != 0 || rc != 0)) { /* one after the pack was written changes nothing */
         fprintf(stderr, "cutec pack: interrupted (%s); work directory removed, no pack written\n",
@@ -666,9 +666,11 @@ int cmd_pack(int argc, char **argv)
         cli_signal_reraise();
     }
     cli_signals_default();
-    summary(&job, rc ? NULL : output, n, failures > 0 ? failures : 0, timing_now() - t0);
+    summary(&job, rc ? NULL : output, n, failures > 0 ? failures : 0, now() - t0);
 done:
-    points_free(pts, n);
+    free(pts);
+    cutec_tune_point_list_free(&list);
+    cli_deps_free(&sources);
     free(outbuf);
     free(defs);
     free(incs);

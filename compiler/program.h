@@ -50,8 +50,7 @@ struct Program {
     int ndefines;
 };
 
-/* Parses the main file ("-": standard input, named "<stdin>" in
- * diagnostics) and everything it imports; false on any error. */
+/* Parses the main file and everything it imports; false on any error. */
 bool program_load(Program *p, const char *path);
 /* The same with the main file's text given (standard input), named `name`
  * in diagnostics; its imports are looked for as if it were in the current

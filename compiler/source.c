@@ -1,17 +1,22 @@
 /* source.c: loading sources and the line table used by diagnostics.
  * Reading refuses what is not a source file: anything but a regular file
  * (a device such as /dev/zero never ends; a FIFO blocks), and more than
- * SOURCE_MAX_BYTES, checked while reading too since a file can grow. */
+ * SOURCE_MAX_BYTES, checked while reading too since a file can grow.
+ * Standard input is the CLI's to read (cli_read_stdin), then compiled as
+ * a text (cutec_compile_source): the library reads no stream. */
 #include "source.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "cutec/compiler.h"
+
+_Static_assert(SOURCE_MAX_BYTES == CUTEC_SOURCE_MAX, "one limit on the size of a source");
 
 SourceFile *source_from_string(Arena *a, const char *name, const char *text, size_t len)
 {
@@ -36,38 +41,43 @@ static const char *too_large(void)
     return "larger than 64 MiB, the limit for a source file";
 }
 
-SourceFile *source_load_stream(Arena *a, const char *name, FILE *fp, const char **err)
+/* The whole of fd, a regular file of `size` bytes when it was checked: it
+ * can grow since, so the limit holds while reading too. */
+static SourceFile *read_regular(Arena *a, const char *name, int fd, size_t size, const char **err)
 {
-    size_t cap = 1 << 16, len = 0;
+    /* one byte past the expected end (or past the limit) tells growth */
+    size_t cap = size < SOURCE_MAX_BYTES ? size + 1 : SOURCE_MAX_BYTES + 1, len = 0;
     char *buf = malloc(cap);
+    while (buf) {
+        if (len == cap) {
+            if (len > SOURCE_MAX_BYTES) break;
+            size_t ncap = cap * 2 > SOURCE_MAX_BYTES + 1 ? SOURCE_MAX_BYTES + 1 : cap * 2;
+            char *nb = realloc(buf, ncap);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        ssize_t got = read(fd, buf + len, cap - len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            *err = strerror(errno);
+            free(buf);
+            return NULL;
+        }
+        if (got == 0) break;
+        len += (size_t)got;
+    }
     if (!buf) {
         *err = strerror(ENOMEM);
         return NULL;
     }
-    for (;;) {
-        size_t got = fread(buf + len, 1, cap - len, fp);
-        len += got;
-        if (len > SOURCE_MAX_BYTES) {
-            free(buf);
-            *err = too_large();
-            return NULL;
-        }
-        if (len < cap) break; /* end of file or an error: ferror says which */
-        /* one byte past the limit is enough to know it is passed */
-        size_t ncap = cap * 2 > SOURCE_MAX_BYTES + 1 ? SOURCE_MAX_BYTES + 1 : cap * 2;
-        char *nb = realloc(buf, ncap);
-        if (!nb) {
-            free(buf);
-            *err = strerror(ENOMEM);
-            return NULL;
-        }
-        buf = nb;
-        cap = ncap;
-    }
-    if (ferror(fp)) {
-        int code = errno ? errno : EIO;
+    if (len > SOURCE_MAX_BYTES) {
         free(buf);
-        *err = strerror(code);
+        *err = too_large();
         return NULL;
     }
     SourceFile *f = source_from_string(a, name, buf, len);
@@ -90,15 +100,10 @@ SourceFile *source_load(Arena *a, const char *path, const char **err)
     else if (S_ISDIR(st.st_mode)) bad = strerror(EISDIR);
     else if (!S_ISREG(st.st_mode)) bad = "not a regular file";
     else if ((uint64_t)st.st_size > SOURCE_MAX_BYTES) bad = too_large();
-    FILE *fp = bad ? NULL : fdopen(fd, "rb");
-    if (!fp) {
-        *err = bad ? bad : strerror(errno);
-        close(fd);
-        return NULL;
-    }
-    errno = 0;
-    SourceFile *f = source_load_stream(a, path, fp, err);
-    fclose(fp);
+    SourceFile *f = NULL;
+    if (bad) *err = bad;
+    else f = read_regular(a, path, fd, (size_t)st.st_size, err);
+    close(fd);
     return f;
 }
 

@@ -5,7 +5,6 @@
 #define CUTEC_SOURCE_H
 
 #include <stddef.h>
-#include <stdio.h>
 #include "arena.h"
 
 typedef struct SourceFile {
@@ -22,17 +21,14 @@ typedef struct SrcLoc {
     const SourceFile *file;
 } SrcLoc;
 
-/* The largest source file, a bound on memory for any input (docs/compiler.md). */
+/* The largest source file, a bound on memory for any input
+ * (docs/compiler.md); the public API's CUTEC_SOURCE_MAX (source.c checks). */
 #define SOURCE_MAX_BYTES ((size_t)64 << 20)
 
 /* NULL with *err set to the reason (a strerror text, "not a regular
  * file", or the size limit) if the file cannot be read.  Only regular
  * files of at most SOURCE_MAX_BYTES are read. */
 SourceFile *source_load(Arena *a, const char *path, const char **err);
-/* The same for an open stream (standard input), read to its end, which
- * must come within SOURCE_MAX_BYTES; name is what diagnostics call it.
- * The caller owns and closes fp. */
-SourceFile *source_load_stream(Arena *a, const char *name, FILE *fp, const char **err);
 SourceFile *source_from_string(Arena *a, const char *name, const char *text, size_t len);
 /* The text of line `line` (1-based) without its newline; *len set. */
 const char *source_line(const SourceFile *f, int line, size_t *len);
