@@ -267,17 +267,27 @@ static const char *copy_text(Eval *e, const AtomView *v, SrcLoc loc)
     Arena *a = e->arena;
     const char *atom = copy_atom_text(e, v);
     if (!atom || v->kind == ATOM_VIEW_COPY) return atom;
+    if (v->kind == ATOM_VIEW_TILED_COPY) {
+        const char *tv = lay_print_layout(a, v->ctv);
+        return arena_printf(a,
+                            "TiledCopy: %lld threads, %s %d x %s each\n"
+                            "  Tiler_MN:      %s\n"
+                            "  LayoutS_TV:    %s\n"
+                            "  LayoutD_TV:    %s\n"
+                            "  (thread, value) -> the column-major index in the tile\n%s",
+                            (long long)v->nthr, v->op, v->vec, type_name(v->ty), lay_print_tuple(a, v->tile), tv, tv,
+                            atom);
+    }
     LayTvPanel p[2];
     if (!copy_panels(e, v, p, loc)) return NULL;
-    const char *head;
-    if (v->kind == ATOM_VIEW_TILED_COPY)
-        head = arena_printf(a, "TiledCopy: %lld threads, %s %d x %s each\n  Tiler_MN:      %s\n", (long long)v->nthr, v->op,
-                            v->vec, type_name(v->ty), lay_print_tuple(a, v->tile));
-    else
-        head = arena_printf(a, "TiledCopy: %lld threads, ldmatrix.x%d%s into operand %s of %s\n  Tiler_MN:      (%lld,%lld)   (%s)\n",
-                            (long long)v->nthr, v->vec, v->trans ? ".trans" : "", OPERAND[v->operand],
-                            atom_describe(e, v->mma), (long long)p[0].rows, (long long)p[0].cols, AXES[v->operand]);
-    return arena_printf(a, "%s  LayoutS_TV:    %s\n  LayoutD_TV:    %s\n  (thread, value) -> r + %lld*c\n%s", head,
+    return arena_printf(a,
+                        "TiledCopy: %lld threads, ldmatrix.x%d%s into operand %s of %s\n"
+                        "  Tiler_MN:      (%lld,%lld)   (%s)\n"
+                        "  LayoutS_TV:    %s\n"
+                        "  LayoutD_TV:    %s\n"
+                        "  (thread, value) -> r + %lld*c\n%s",
+                        (long long)v->nthr, v->vec, v->trans ? ".trans" : "", OPERAND[v->operand],
+                        atom_describe(e, v->mma), (long long)p[0].rows, (long long)p[0].cols, AXES[v->operand],
                         lay_print_layout(a, &p[0].tv), lay_print_layout(a, &p[1].tv), (long long)p[0].rows, atom);
 }
 
