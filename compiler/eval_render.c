@@ -6,8 +6,9 @@
  *
  * A tiled MMA's TV layouts map (thread, value) to the column-major index
  * of the operand's tile (A: M x K, B: N x K, C: M x N) covered by its
- * warps once; they are the atom's layouts with each warp's offset, which
- * is how partition_A/B/C place the warps (eval_atom.c). */
+ * warps (or warpgroups) once; they are the atom's layouts with each
+ * warp's offset, which is how partition_A/B/C place them
+ * (atom_partition.c). */
 #include <stdarg.h>
 #include <string.h>
 
@@ -105,12 +106,13 @@ static const char *mma_text(Eval *e, const AtomView *v, SrcLoc loc)
 {
     Arena *a = e->arena;
     const char *ty = type_name(v->ty), *acc = type_name(v->acc);
+    long long T = (long long)v->atom_threads;
     const char *atom = arena_printf(a,
-                                    "MMA_Atom: mma.sync.aligned.m%lldn%lldk%lld.row.col.%s.%s.%s.%s\n"
-                                    "  ThrID:         32:1\n"
+                                    "MMA_Atom: %s, %s -> %s\n"
+                                    "  ThrID:         %lld:1\n"
                                     "  Shape_MNK:     (%lld,%lld,%lld)\n",
-                                    (long long)v->mnk[0], (long long)v->mnk[1], (long long)v->mnk[2], acc, ty, ty, acc,
-                                    (long long)v->mnk[0], (long long)v->mnk[1], (long long)v->mnk[2]);
+                                    v->instr, ty, acc, T, (long long)v->mnk[0], (long long)v->mnk[1],
+                                    (long long)v->mnk[2]);
     for (int op = 0; op < 3; op++)
         atom = arena_printf(a, "%s  Layout%s_TV:    %s\n", atom, OPERAND[op], lay_print_layout(a, v->tv[op]));
     int64_t wm = v->warps[0], wn = v->warps[1];
@@ -118,13 +120,13 @@ static const char *mma_text(Eval *e, const AtomView *v, SrcLoc loc)
         return arena_printf(a, "%s  (thread, value) -> m + %lld*k, n + %lld*k, m + %lld*n\n", atom, (long long)v->mnk[0],
                             (long long)v->mnk[1], (long long)v->mnk[0]);
     const char *t = arena_printf(a,
-                                 "TiledMMA: %lld x %lld warps (%lld threads) of m%lldn%lldk%lld, %s -> %s\n"
-                                 "  ThrLayoutVMNK: (32,%lld,%lld,1):(1,32,%lld,0)\n"
+                                 "TiledMMA: %lld x %lld %s (%lld threads) of m%lldn%lldk%lld, %s -> %s\n"
+                                 "  ThrLayoutVMNK: (%lld,%lld,%lld,1):(1,%lld,%lld,0)\n"
                                  "  Tile_MNK:      (%lld,%lld,%lld)\n",
-                                 (long long)wm, (long long)wn, (long long)(32 * wm * wn), (long long)v->mnk[0],
-                                 (long long)v->mnk[1], (long long)v->mnk[2], ty, acc, (long long)wm, (long long)wn,
-                                 (long long)(32 * wm), (long long)(v->mnk[0] * wm), (long long)(v->mnk[1] * wn),
-                                 (long long)v->mnk[2]);
+                                 (long long)wm, (long long)wn, T == 32 ? "warps" : "warpgroups",
+                                 (long long)(T * wm * wn), (long long)v->mnk[0], (long long)v->mnk[1],
+                                 (long long)v->mnk[2], ty, acc, T, (long long)wm, (long long)wn, T, (long long)(T * wm),
+                                 (long long)(v->mnk[0] * wm), (long long)(v->mnk[1] * wn), (long long)v->mnk[2]);
     for (int op = 0; op < 3; op++) {
         LayLayout tv;
         int64_t rows, cols;
