@@ -36,6 +36,17 @@ const char *atom_describe(Eval *e, const Atom *a)
     return "atom";
 }
 
+void atom_view(const Atom *a, AtomView *v)
+{
+    static const AtomViewKind kinds[] = {[AK_MMA] = ATOM_VIEW_MMA, [AK_COPY] = ATOM_VIEW_COPY,
+                                         [AK_TILED_COPY] = ATOM_VIEW_TILED_COPY, [AK_LDSM_COPY] = ATOM_VIEW_LDSM_COPY};
+    *v = (AtomView){.kind = kinds[a->kind], .ty = a->ty, .acc = a->acc, .mnk = {a->shp[0], a->shp[1], a->shp[2]},
+                    .instr = a->info ? a->info->name : NULL, .atom_threads = a->info ? a->info->nthr : 0,
+                    .tv = {&a->tv[0], &a->tv[1], &a->tv[2]}, .warps = {a->warps[0], a->warps[1]},
+                    .op = op_name(a), .vec = a->vec, .trans = a->trans, .ctv = &a->ctv, .tile = a->tile,
+                    .nthr = a->nthr, .mma = a->mma, .operand = a->operand};
+}
+
 static Value val_atom(Eval *e, const Atom *src)
 {
     Atom *a = ARENA_NEW(e->arena, Atom);

@@ -43,6 +43,11 @@ typedef enum cli_opt_result { CLI_OPT_NO, CLI_OPT_VALUE, CLI_OPT_MISSING } cli_o
  * sets *value, advancing *i past a separate value.  MISSING: NAME is the
  * last word. */
 cli_opt_result cli_opt(int argc, char **argv, int *i, const char *name, const char **value);
+/* `PROG: error: MESSAGE` and `see 'PROG --help'` on standard error, for a
+ * bad command line; returns the usage exit status (2). */
+int cli_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* --help: text on standard output; 0, or 1 when it cannot be written. */
+int cli_help(const char *text);
 /* The standard library's directory: flag (--stdlib) when non-NULL, else
  * $CUTEC_STDLIB, else share/cutec/stdlib beside an installed binary
  * (/proc/self/exe/../share/cutec/stdlib), else the source tree's stdlib/. */

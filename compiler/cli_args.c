@@ -1,12 +1,15 @@
 /* cli_args.c: option values and the standard library's directory (cli.h). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cutec/compiler.h"
 
 #ifndef CUTEC_STDLIB_DIR
 #define CUTEC_STDLIB_DIR "stdlib"
@@ -28,6 +31,23 @@ cli_opt_result cli_opt(int argc, char **argv, int *i, const char *name, const ch
     if (*i + 1 >= argc) return CLI_OPT_MISSING;
     *value = argv[++*i];
     return CLI_OPT_VALUE;
+}
+
+int cli_usage_error(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: error: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nsee '%s --help'\n", prog);
+    va_end(ap);
+    return CUTEC_COMPILE_USAGE;
+}
+
+int cli_help(const char *text)
+{
+    fputs(text, stdout);
+    return fflush(stdout) == 0 ? 0 : CUTEC_COMPILE_USER_ERROR;
 }
 
 static bool is_dir(const char *path)

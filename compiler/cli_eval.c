@@ -10,19 +10,24 @@ static const char eval_usage[] =
     "\n"
     "Prints the value of a compile-time expression of the language, e.g.\n"
     "  cutec eval 'composition((6,2):(8,2), (4,3):(3,1))'   # ((2,2),3):((24,2),8)\n"
+    "A name the language does not define is a positive integer unknown at compile\n"
+    "time, which the layout algebra keeps symbolic:\n"
+    "  cutec eval 'zipped_divide(make_layout((M,N)), (128,64))'\n"
+    "      # ((128,64),(ceil_div(M,128),ceil_div(N,64))):((1,M),(128,M*64))\n"
+    "An MMA or copy atom, tiled MMA or tiled copy prints as CuTe prints one: the\n"
+    "atom, its shape, the thread layout and the thread-value (TV) layouts, e.g.\n"
+    "  cutec eval 'make_tiled_mma(mma_atom(16, 8, 16, bf16), (2, 2))'\n"
+    "  cutec eval 'make_tiled_copy(copy_atom_cp_async(bf16, 8), (16,8):(8,1), (1,8))'\n"
     "\n"
     "options:\n"
-    "  --table             print a rank-2 layout as an index table\n"
-    "  --svg FILE          draw the layout as SVG into FILE ('-' for standard output)\n"
+    "  --table             print a rank-2 layout as an index table; a tiled MMA's C, A\n"
+    "                      and B tiles, or a tiled copy's source and destination, with\n"
+    "                      the thread and value (T0V1) that hold each element\n"
+    "  --svg FILE          draw the layout as SVG into FILE ('-' for standard output);\n"
+    "                      a tiled MMA or tiled copy as CuTe's print_svg draws one\n"
     "  -h, --help          this text\n";
 
-static int eval_usage_error(const char *fmt, const char *arg)
-{
-    fputs("cutec eval: error: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\nsee 'cutec eval --help'\n", stderr);
-    return CUTEC_COMPILE_USAGE;
-}
+#define eval_usage_error(...) cli_usage_error("cutec eval", __VA_ARGS__)
 
 /* An option, as opposed to an expression that starts with a minus sign
  * ('-1', '-(2*3)'). */
@@ -39,8 +44,7 @@ int cli_eval(int argc, char **argv)
         const char *a = argv[i], *v = NULL;
         cli_opt_result r;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(eval_usage, stdout);
-            return fflush(stdout) == 0 ? 0 : CUTEC_COMPILE_USER_ERROR;
+            return cli_help(eval_usage);
         } else if (strcmp(a, "--table") == 0) {
             render = CUTEC_EVAL_TABLE;
         } else if ((r = cli_opt(argc, argv, &i, "--svg", &v)) != CLI_OPT_NO) {

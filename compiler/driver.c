@@ -351,10 +351,13 @@ cutec_result cutec_eval(const char *expr, cutec_eval_render render, cutec_output
     Node *n = parse_expression(&arena, &diag, "<eval>", expr);
     if (n) {
         Eval e = {.arena = &arena, .diag = &diag};
-        Value v = eval_rvalue(&e, n);
+        eval_bind_symbols(&e, n);
+        Value v = diag.errors ? val_error() : eval_rvalue(&e, n);
         const char *text = NULL;
         if (v.kind != V_ERROR && !diag.errors) {
-            if (render != CUTEC_EVAL_VALUE) {
+            if (v.kind == V_ATOM) {
+                text = atom_render(&e, &v, render, n->loc);
+            } else if (render != CUTEC_EVAL_VALUE) {
                 LayValue lv;
                 if (val_to_lay(&e, v, &lv, n->loc, "the expression")) {
                     LayError err = {.arg = -1};

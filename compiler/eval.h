@@ -270,6 +270,46 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
  * arg[] evaluated (atom_copy.c) */
 Value atom_copy(Eval *e, const Node *call, const Value *arg, bool pred);
 const char *atom_describe(Eval *e, const struct Atom *a);
+/* An atom's description as data, for `cutec eval` to print and draw
+ * (eval_render.c); the pointers point into the atom. */
+typedef enum AtomViewKind {
+    ATOM_VIEW_MMA,        /* an MMA atom, or a tiled MMA of warps[0] x warps[1] warps */
+    ATOM_VIEW_COPY,       /* a copy atom */
+    ATOM_VIEW_TILED_COPY, /* make_tiled_copy */
+    ATOM_VIEW_LDSM_COPY,  /* make_tiled_copy_A/B: ldmatrix feeding an MMA operand */
+} AtomViewKind;
+typedef struct AtomView {
+    AtomViewKind kind;
+    ScalarType ty, acc;      /* element type; the MMA's accumulator type */
+    const char *instr;       /* MMA: the PTX instruction, e.g. "mma.sync.aligned.m16n8k16" */
+    int64_t atom_threads;    /* MMA: threads that issue one atom (a warp, a warpgroup) */
+    int64_t mnk[3];          /* MMA: the atom's M, N, K */
+    const LayLayout *tv[3];  /* MMA: A, B, C: (lane, value) -> column-major index in
+                                the atom's (M, K), (N, K), (M, N) tile */
+    int64_t warps[2];        /* MMA: atoms (warps, warpgroups) along M and N */
+    const char *op;          /* copies: "universal", "cp.async" or "ldmatrix" */
+    int vec;                 /* copies: elements per instruction (ldmatrix: matrices) */
+    bool trans;              /* ldmatrix .trans */
+    const LayLayout *ctv;    /* tiled copy: (thread, value) -> column-major index in the tile */
+    const LayTuple *tile;    /* tiled copy: the tile's shape */
+    int64_t nthr;            /* tiled copies: threads */
+    const struct Atom *mma;  /* ldmatrix tiled copy: the tiled MMA it feeds, */
+    int operand;             /* and its operand: 0 = A, 1 = B */
+} AtomView;
+void atom_view(const struct Atom *a, AtomView *out);
+/* `cutec eval` of an atom, tiled MMA or tiled copy (eval_render.c): render
+ * is a cutec_eval_render; the text, or NULL after a diagnostic at loc */
+const char *atom_render(Eval *e, const Value *v, int render, SrcLoc loc);
+
+/* cutec eval's symbolic names (eval_symbolic.c): binds every plain name in
+ * expr that nothing else defines to a symbolic integer, in a new scope */
+void eval_bind_symbols(Eval *e, const Node *expr);
+/* whether a name means something without a binding: a type, a special
+ * register, a builtin or a layout function (eval_expr.c) */
+bool eval_name_known(Eval *e, const char *name);
+/* a + b etc. where either is a symbolic integer (no code generation
+ * only); V_VOID when neither is */
+Value binop_symbolic(Eval *e, int op, Value a, Value b, SrcLoc loc);
 
 /* builtins: the table and the call dispatch (builtins.c) */
 bool builtin_exists(const char *name);

@@ -19,6 +19,15 @@ Value eval_rvalue(Eval *e, const Node *n) { return val_load(e, eval_expr(e, n), 
 
 static const char *sreg_names[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
 
+bool eval_name_known(Eval *e, const char *name)
+{
+    ScalarType ty;
+    if ((e->prog && program_lookup(e->prog, name)) || type_from_name(name, &ty)) return true;
+    for (size_t i = 0; i < sizeof sreg_names / sizeof sreg_names[0]; i++)
+        if (strcmp(sreg_names[i], name) == 0) return true;
+    return builtin_exists(name) || lay_is_function(name);
+}
+
 static Value eval_name(Eval *e, const Node *n)
 {
     Value v;

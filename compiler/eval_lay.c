@@ -100,10 +100,11 @@ Value lay_to_val(Eval *e, LayValue lv, SrcLoc loc)
 {
     if (lv.kind == LAY_V_INT) {
         if (lv.i.is_static) return val_int(lv.i.value);
-        if (!e->cg) {
-            diag_error(e->diag, loc, "value %s is not known at compile time", lay_print_int(e->arena, lv.i));
-            return val_error();
-        }
+        /* without code generation a dynamic integer is one of cutec eval's
+         * symbolic names (eval_symbolic.c), or built from them: it stays
+         * symbolic */
+        if (!e->cg) return (Value){.kind = V_LAY, .lay = lv};
+        (void)loc;
         return val_dyn(lower_layint(e, lv.i), TY_I32);
     }
     Value v = {.kind = V_LAY, .lay = lv};

@@ -72,7 +72,8 @@ const char *val_describe(Eval *e, const Value *v)
     case V_LAY: {
         const char *what = v->lay.kind == LAY_V_TUPLE ? "tuple" : v->lay.kind == LAY_V_LAYOUT ? "layout"
                          : v->lay.kind == LAY_V_SWIZZLE ? "swizzle" : v->lay.kind == LAY_V_COMPOSED ? "composed layout"
-                         : v->lay.kind == LAY_V_TILER ? "tiler" : v->lay.kind == LAY_V_LIST ? "tuple" : "integer";
+                         : v->lay.kind == LAY_V_TILER ? "tiler" : v->lay.kind == LAY_V_LIST ? "tuple"
+                         : v->lay.i.is_static ? "integer" : "symbolic integer";
         return arena_printf(e->arena, "%s %s", what, lay_print_value(e->arena, &v->lay));
     }
     case V_TENSOR:
@@ -376,6 +377,8 @@ Value binop(Eval *e, int op, Value a, Value b, SrcLoc loc)
     }
     if ((a.kind == V_FLOAT || a.kind == V_INT) && (b.kind == V_FLOAT || b.kind == V_INT))
         return fold_float(e, op, a.kind == V_FLOAT ? a.f : (double)a.i, b.kind == V_FLOAT ? b.f : (double)b.i, loc);
+    Value sym = binop_symbolic(e, op, a, b, loc);
+    if (sym.kind != V_VOID) return sym;
     if (!(is_static_scalar(&a) || a.kind == V_DYN) || !(is_static_scalar(&b) || b.kind == V_DYN)) {
         const Value *bad = (is_static_scalar(&a) || a.kind == V_DYN) ? &b : &a;
         diag_error(e->diag, loc, "operator '%s' expects numbers, found %s", ast_op_name(op), val_describe(e, bad));

@@ -47,13 +47,7 @@ static const char usage[] =
     "\n"
     "exit status: 0 success, 1 error in the source, 2 bad usage, 3 internal compiler error\n";
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fputs("cutec: error: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\nsee 'cutec --help'\n", stderr);
-    return CUTEC_COMPILE_USAGE;
-}
+#define usage_error(...) cli_usage_error("cutec", __VA_ARGS__)
 
 /* What the command line asked for beyond the library's options. */
 typedef struct cli_job {
@@ -289,8 +283,7 @@ int main(int argc, char **argv)
     if (!defs || !incs) return CUTEC_COMPILE_INTERNAL;
     for (int i = 1; i < argc && !rc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(usage, stdout);
-            rc = fflush(stdout) == 0 ? 0 : CUTEC_COMPILE_USER_ERROR;
+            rc = cli_help(usage);
             goto done;
         } else if (strcmp(argv[i], "--version") == 0) {
             printf("cutec %s\n", CUTEC_COMPILER_VERSION);

@@ -168,4 +168,22 @@ bool lay_render_table(Arena *a, const LayValue *v, char **out, LayError *err);
  * shows the owning thread and value */
 bool lay_render_svg(Arena *a, const LayValue *v, char **out, LayError *err);
 
+/* One tile of a thread-value picture (layout_render_tv.c): tv maps
+ * (thread, value) to the column-major index r + rows*c of a rows x cols
+ * tile.  Transposed draws the tile with c down and r across (an MMA's B,
+ * stored N x K, drawn K x N as CuTe draws it). */
+typedef struct LayTvPanel {
+    const char *title;        /* the table's heading; an SVG comment */
+    LayLayout tv;
+    int64_t rows, cols;
+    bool transposed;
+    int64_t x, y;             /* SVG: the top-left cell, in cells */
+    bool label_rows, label_cols; /* SVG: row numbers left of the tile, column numbers above it */
+} LayTvPanel;
+/* print_layout-style tables, one per panel, each cell "T<thread>V<value>" */
+bool lay_render_tv_table(Arena *a, const LayTvPanel *p, int n, char **out, LayError *err);
+/* one SVG of width x height cells, as CuTe's print_svg of a TiledMMA */
+bool lay_render_tv_svg(Arena *a, const LayTvPanel *p, int n, int64_t width, int64_t height, char **out,
+                       LayError *err);
+
 #endif

@@ -17,6 +17,16 @@
 /* Operations that enumerate a domain (tables, svg) refuse larger ones. */
 #define LAY_MAX_ENUM (1 << 20)
 
+/* A text growing in the arena, for the renderers (layout_render.c). */
+typedef struct LayBuf {
+    Arena *a;
+    char *p;
+    size_t len, cap;
+} LayBuf;
+void lay_buf_printf(LayBuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* print_svg's colours of threads 0..7 (repeating) */
+extern const char *const lay_tv_colors[8];
+
 /* Formats into err->msg, sets err->arg, returns false (so `return lay_fail(...)`). */
 bool lay_fail(LayError *err, int arg, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

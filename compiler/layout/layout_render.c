@@ -10,14 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct Out {
-    Arena *a;
-    char *p;
-    size_t len, cap;
-} Out;
-
-static void emit(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void emit(Out *o, const char *fmt, ...)
+void lay_buf_printf(LayBuf *o, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -113,53 +106,53 @@ bool lay_render_table(Arena *a, const LayValue *v, char **out, LayError *err)
         co = c.value;
     }
     int w = num_digits(co < 0 ? -co : co) + 2;
-    Out o = {a, NULL, 0, 0};
-    emit(&o, "%s\n", lay_print_value(a, v));
-    emit(&o, "    ");
-    for (int64_t n = 0; n < g.N; n++) emit(&o, "  %*lld ", w - 2, (long long)n);
-    emit(&o, "\n");
+    LayBuf o = {a, NULL, 0, 0};
+    lay_buf_printf(&o, "%s\n", lay_print_value(a, v));
+    lay_buf_printf(&o, "    ");
+    for (int64_t n = 0; n < g.N; n++) lay_buf_printf(&o, "  %*lld ", w - 2, (long long)n);
+    lay_buf_printf(&o, "\n");
     for (int64_t m = 0; m <= g.M; m++) {
-        emit(&o, "    ");
+        lay_buf_printf(&o, "    ");
         for (int64_t n = 0; n < g.N; n++) {
-            emit(&o, "+");
-            for (int i = 0; i < w; i++) emit(&o, "-");
+            lay_buf_printf(&o, "+");
+            for (int i = 0; i < w; i++) lay_buf_printf(&o, "-");
         }
-        emit(&o, "+\n");
+        lay_buf_printf(&o, "+\n");
         if (m == g.M) break;
-        emit(&o, "%2lld  ", (long long)m);
-        for (int64_t n = 0; n < g.N; n++) emit(&o, "| %*lld ", w - 2, (long long)vals[m * g.N + n]);
-        emit(&o, "|\n");
+        lay_buf_printf(&o, "%2lld  ", (long long)m);
+        for (int64_t n = 0; n < g.N; n++) lay_buf_printf(&o, "| %*lld ", w - 2, (long long)vals[m * g.N + n]);
+        lay_buf_printf(&o, "|\n");
     }
     *out = o.p;
     return true;
 }
 
-static const char *const TV_COLORS[8] = {"175,175,255", "175,255,175", "255,255,175", "255,175,175",
+const char *const lay_tv_colors[8] = {"175,175,255", "175,255,175", "255,255,175", "255,175,175",
                                          "210,210,255", "210,255,210", "255,255,210", "255,210,210"};
 static const char *const BW_COLORS[8] = {"255,255,255", "230,230,230", "205,205,205", "180,180,180",
                                          "155,155,155", "130,130,130", "105,105,105", "080,080,080"};
 
 enum { CELL = 30 };
 
-static void svg_head(Out *o, Arena *a, const LayValue *v, int64_t M, int64_t N)
+static void svg_head(LayBuf *o, Arena *a, const LayValue *v, int64_t M, int64_t N)
 {
     char *txt = lay_print_value(a, v);
     /* a comment may not contain "--" */
     for (char *p = txt; *p; p++)
         if (p[0] == '-' && p[1] == '-') p[1] = '~';
-    emit(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    emit(o, "<!-- %s -->\n", txt);
-    emit(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" viewBox=\"0 0 %lld %lld\">\n",
+    lay_buf_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    lay_buf_printf(o, "<!-- %s -->\n", txt);
+    lay_buf_printf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" viewBox=\"0 0 %lld %lld\">\n",
          (long long)((N + 1) * CELL), (long long)((M + 1) * CELL), (long long)((N + 1) * CELL),
          (long long)((M + 1) * CELL));
-    emit(o, "<rect x=\"0\" y=\"0\" width=\"%lld\" height=\"%lld\" fill=\"white\"/>\n", (long long)((N + 1) * CELL),
+    lay_buf_printf(o, "<rect x=\"0\" y=\"0\" width=\"%lld\" height=\"%lld\" fill=\"white\"/>\n", (long long)((N + 1) * CELL),
          (long long)((M + 1) * CELL));
     for (int64_t m = 0; m < M; m++)
-        emit(o, "<text x=\"%d\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
+        lay_buf_printf(o, "<text x=\"%d\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
                 "font-family=\"monospace\" font-size=\"12\">%lld</text>\n",
              CELL / 2, (long long)((m + 1) * CELL + CELL / 2), (long long)m);
     for (int64_t n = 0; n < N; n++)
-        emit(o, "<text x=\"%lld\" y=\"%d\" text-anchor=\"middle\" dominant-baseline=\"central\" "
+        lay_buf_printf(o, "<text x=\"%lld\" y=\"%d\" text-anchor=\"middle\" dominant-baseline=\"central\" "
                 "font-family=\"monospace\" font-size=\"12\">%lld</text>\n",
              (long long)((n + 1) * CELL + CELL / 2), CELL / 2, (long long)n);
 }
@@ -183,7 +176,7 @@ static bool render_tv(Arena *a, const LayValue *v, char **out, LayError *err)
     if (M.value <= 0 || N.value <= 0 || M.value > 4096 || N.value > 4096 || M.value * N.value > LAY_MAX_ENUM ||
         T.value * V.value > LAY_MAX_ENUM)
         return lay_fail(err, 0, "TV layout %s is too large to draw", lay_print_value(a, v));
-    Out o = {a, NULL, 0, 0};
+    LayBuf o = {a, NULL, 0, 0};
     svg_head(&o, a, v, M.value, N.value);
     bool *filled = ARENA_ARRAY(a, bool, M.value * N.value);
     for (int64_t t = 0; t < T.value; t++)
@@ -201,16 +194,16 @@ static bool render_tv(Arena *a, const LayValue *v, char **out, LayError *err)
             filled[r.value] = true;
             int64_t m = r.value % M.value, n = r.value / M.value;
             long long x = (long long)((n + 1) * CELL), y = (long long)((m + 1) * CELL);
-            emit(&o, "<rect x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"rgb(%s)\" stroke=\"black\"/>\n", x,
-                 y, CELL, CELL, TV_COLORS[t % 8]);
-            emit(&o, "<text x=\"%lld\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
+            lay_buf_printf(&o, "<rect x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"rgb(%s)\" stroke=\"black\"/>\n", x,
+                 y, CELL, CELL, lay_tv_colors[t % 8]);
+            lay_buf_printf(&o, "<text x=\"%lld\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
                      "font-family=\"monospace\" font-size=\"9\">T%lld</text>\n",
                  x + CELL / 2, y + CELL / 4 + 1, (long long)t);
-            emit(&o, "<text x=\"%lld\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
+            lay_buf_printf(&o, "<text x=\"%lld\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
                      "font-family=\"monospace\" font-size=\"9\">V%lld</text>\n",
                  x + CELL / 2, y + 3 * CELL / 4 - 1, (long long)q);
         }
-    emit(&o, "</svg>\n");
+    lay_buf_printf(&o, "</svg>\n");
     *out = o.p;
     return true;
 }
@@ -225,7 +218,7 @@ bool lay_render_svg(Arena *a, const LayValue *v, char **out, LayError *err)
     }
     Grid g;
     if (!grid_of(a, v, &g, err)) return false;
-    Out o = {a, NULL, 0, 0};
+    LayBuf o = {a, NULL, 0, 0};
     svg_head(&o, a, v, g.M, g.N);
     for (int64_t m = 0; m < g.M; m++)
         for (int64_t n = 0; n < g.N; n++) {
@@ -234,13 +227,13 @@ bool lay_render_svg(Arena *a, const LayValue *v, char **out, LayError *err)
             long long x = (long long)((n + 1) * CELL), y = (long long)((m + 1) * CELL);
             int64_t ci = idx % 8;
             if (ci < 0) ci += 8;
-            emit(&o, "<rect x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"rgb(%s)\" stroke=\"black\"/>\n", x,
+            lay_buf_printf(&o, "<rect x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"rgb(%s)\" stroke=\"black\"/>\n", x,
                  y, CELL, CELL, BW_COLORS[ci]);
-            emit(&o, "<text x=\"%lld\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
+            lay_buf_printf(&o, "<text x=\"%lld\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
                      "font-family=\"monospace\" font-size=\"11\" fill=\"%s\">%lld</text>\n",
                  x + CELL / 2, y + CELL / 2, ci >= 5 ? "white" : "black", (long long)idx);
         }
-    emit(&o, "</svg>\n");
+    lay_buf_printf(&o, "</svg>\n");
     *out = o.p;
     return true;
 }
