@@ -1,6 +1,6 @@
 /* builtins.h: the one table of builtin functions.  A row names the
  * builtin, the family function that evaluates it (one per file:
- * eval_builtin.c, eval_tensor.c, eval_sm90.c, eval_sm90_store.c,
+ * eval_builtin.c, eval_math.c, eval_tensor.c, eval_sm90.c, eval_sm90_store.c,
  * eval_atomic.c, eval_atom.c), the hardware features it needs
  * (contract/arch.h: a call on a target without them is a source
  * diagnostic, not a ptxas failure) and whether it is pure (no side
@@ -27,5 +27,6 @@ const Builtin *builtin_find(const char *name);
 
 /* The family functions the table points to. */
 Value core_builtin(Eval *e, const char *name, const Node *call);   /* eval_builtin.c */
+Value math_builtin(Eval *e, const char *name, const Node *call);   /* eval_math.c */
 
 #endif

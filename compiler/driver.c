@@ -118,7 +118,7 @@ static cutec_result compile(const char *path, const char *src, size_t src_len, c
     arena_init(&arena);
     Program prog = {.arena = &arena, .diag = &diag, .include_dirs = (const char **)o->include_dirs,
                     .ninclude = o->ninclude_dirs, .stdlib_dir = o->stdlib_dir ? o->stdlib_dir : CUTEC_STDLIB_DIR,
-                    .arch = cutec_arch_find(o->arch), .on_source = o->on_source, .on_source_ctx = o->on_source_ctx};
+                    .arch = cutec_arch_find(o->arch), .fast_math = o->fast_math != 0, .on_source = o->on_source, .on_source_ctx = o->on_source_ctx};
     cutec_result rc = CUTEC_COMPILE_OK;
     FILE *mem = NULL;
     if (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST || o->emit == CUTEC_EMIT_TUNE) {
@@ -184,6 +184,7 @@ static cutec_result compile(const char *path, const char *src, size_t src_len, c
         size_t len = 0;
         bool want_ptx = o->emit != CUTEC_EMIT_LL;
         cg_debug_finish(&cg);
+        if (o->fast_math) cg_fast_math(&cg);
         if (!target_emit(cg.mod, o->arch, o->opt_level, want_ptx, &text, &len, &err, tim)) {
             rc = ice(&diag, "code generation failed", path, err);
             free(err);
