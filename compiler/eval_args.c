@@ -48,7 +48,7 @@ bool arg_int(Eval *e, const Node *arg, ScalarType ty, LLVMValueRef *out)
         diag_error(e->diag, arg->loc, "expected an integer, found %s", val_describe(e, &v));
         return false;
     }
-    v = conv_to(e, v, ty, arg->loc, true);
+    v = conv_to(e, v, ty, arg->loc, false); /* an i64 where an i32 goes is an error, not a truncation */
     if (v.kind == V_ERROR) return false;
     *out = v.llvm;
     return true;

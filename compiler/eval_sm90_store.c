@@ -31,7 +31,7 @@ static bool coord_arg(Eval *e, const Node *arg, LLVMValueRef *out)
         diag_error(e->diag, arg->loc, "a TMA coordinate must be an integer, found %s", val_describe(e, &v));
         return false;
     }
-    v = conv_to(e, v, TY_I32, arg->loc, true);
+    v = conv_to(e, v, TY_I32, arg->loc, false); /* i64 coordinates are an error, not truncated */
     if (v.kind == V_ERROR) return false;
     *out = v.llvm;
     return true;

@@ -542,7 +542,9 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, cutec_kdesc *desc)
             continue;
         }
         if (par->a->kind == N_TYPE_TMA) continue;
+        e->param_layout = true;
         Value t = eval_type(e, par->a);
+        e->param_layout = false;
         if (t.kind == V_TENSOR && t.space != SPACE_GMEM) {
             diag_error(e->diag, par->a->name_loc, "kernel parameter '%s' must be in gmem", par->name);
             t = val_error();
