@@ -40,6 +40,21 @@ static const Builtin table[] = {
     {"ceil_div", core_builtin, 0, P, ARGS(BA_RVALUE, BA_RVALUE), false},
     {"select", core_builtin, 0, P, ARGS(BA_RVALUE, BA_RVALUE, BA_RVALUE), false},
     {"sizeof", core_builtin, 0, false, ARGS(BA_TYPE), false},
+    /* eval_math.c: math for epilogues, exact (math_ir.c) and fast forms */
+    {"exp", math_builtin, 0, P, ARGS(BA_RVALUE), false},
+    {"exp2", math_builtin, 0, P, ARGS(BA_RVALUE), false},
+    {"log", math_builtin, 0, P, ARGS(BA_RVALUE), false},
+    {"tanh", math_builtin, 0, P, ARGS(BA_RVALUE), false},
+    {"erf", math_builtin, 0, P, ARGS(BA_RVALUE), false},
+    {"sigmoid", math_builtin, 0, P, ARGS(BA_RVALUE), false},
+    {"rsqrt", math_builtin, 0, P, ARGS(BA_RVALUE), false},
+    {"clamp", math_builtin, 0, P, ARGS(BA_RVALUE, BA_RVALUE, BA_RVALUE), false},
+    {"fast_exp", math_builtin, 0, P, ARGS(BA_RVALUE), false},
+    {"fast_exp2", math_builtin, 0, P, ARGS(BA_RVALUE), false},
+    {"fast_log", math_builtin, 0, P, ARGS(BA_RVALUE), false},
+    {"fast_tanh", math_builtin, 0, P, ARGS(BA_RVALUE), false},
+    {"fast_sigmoid", math_builtin, 0, P, ARGS(BA_RVALUE), false},
+    {"fast_rsqrt", math_builtin, 0, P, ARGS(BA_RVALUE), false},
     /* eval_tensor.c: tensors, views, sm_80 copies and MMAs */
     {"make_identity_tensor", tensor_builtin, 0, false, ARGS(BA_RVALUE), false},
     /* a tile coordinate written in place may hold `_` */
@@ -187,9 +202,10 @@ static bool eval_arg(Eval *e, const char *name, const Node *call, int i, Builtin
                    val_describe(e, &v));
         return false;
     }
-    /* converted where they are evaluated, so the IR keeps the arguments' order */
+    /* converted where they are evaluated, so the IR keeps the arguments'
+     * order; an i64 where an i32 goes is an error, not a truncation */
     if (k == BA_INT) {
-        *out = conv_to(e, v, TY_I32, arg->loc, true);
+        *out = conv_to(e, v, TY_I32, arg->loc, false);
         return out->kind != V_ERROR;
     }
     if (k == BA_SMEM) out->llvm = smem_addr32(e, &v);

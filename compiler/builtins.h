@@ -1,6 +1,6 @@
 /* builtins.h: the one table of builtin functions.  A row names the
  * builtin, the family function that evaluates it (one per file:
- * eval_builtin.c, eval_tensor.c, eval_sm90.c, eval_sm90_store.c,
+ * eval_builtin.c, eval_math.c, eval_tensor.c, eval_sm90.c, eval_sm90_store.c,
  * eval_atomic.c, atom_make.c, ...), the hardware features it needs
  * (contract/arch.h: a call on a target without them is a source
  * diagnostic, not a ptxas failure), whether it is pure (no side effects:
@@ -64,5 +64,6 @@ Value wgmma_builtin(Eval *e, const char *name, const Node *call, const Value *ar
 Value sm90_store_builtin(Eval *e, const char *name, const Node *call, const Value *arg);/* eval_sm90_store.c */
 Value atomic_builtin(Eval *e, const char *name, const Node *call, const Value *arg);   /* eval_atomic.c */
 Value atom_builtin(Eval *e, const char *name, const Node *call, const Value *arg);     /* atom_make.c */
+Value math_builtin(Eval *e, const char *name, const Node *call, const Value *arg);     /* eval_math.c */
 
 #endif

@@ -86,6 +86,26 @@ void cg_annotate(CG *cg, LLVMValueRef fn, const char *key, int value)
                                 LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, md, 3)));
 }
 
+void cg_fast_math(CG *cg)
+{
+    static const char *const attrs[][2] = {
+        {"unsafe-fp-math", "true"},        {"no-nans-fp-math", "true"},
+        {"no-infs-fp-math", "true"},       {"no-signed-zeros-fp-math", "true"},
+        {"approx-func-fp-math", "true"},   {"denormal-fp-math-f32", "preserve-sign,preserve-sign"},
+    };
+    for (LLVMValueRef fn = LLVMGetFirstFunction(cg->mod); fn; fn = LLVMGetNextFunction(fn)) {
+        if (!LLVMGetFirstBasicBlock(fn)) continue; /* declarations: intrinsics */
+        for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+            LLVMAttributeRef a = LLVMCreateStringAttribute(cg->ctx, attrs[i][0], (unsigned)strlen(attrs[i][0]),
+                                                           attrs[i][1], (unsigned)strlen(attrs[i][1]));
+            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, a);
+        }
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in))
+                if (LLVMCanValueUseFastMathFlags(in)) LLVMSetFastMathFlags(in, LLVMFastMathAll);
+    }
+}
+
 void cg_asm_void(CG *cg, const char *text)
 {
     LLVMTypeRef fty = LLVMFunctionType(cg->t_void, NULL, 0, 0);

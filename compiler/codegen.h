@@ -30,6 +30,10 @@ LLVMValueRef cg_intrinsic(CG *cg, const char *name, LLVMTypeRef *overloads, unsi
                           LLVMValueRef *args, unsigned nargs);
 LLVMValueRef cg_alloca(CG *cg, LLVMTypeRef ty, const char *name);
 void cg_annotate(CG *cg, LLVMValueRef fn, const char *key, int value);
+/* --fast-math in clang's meaning: every floating-point instruction gets
+ * all fast-math flags, every function the attributes that let NVPTX use
+ * approximate division and square root and flush f32 subnormals */
+void cg_fast_math(CG *cg);
 /* `call void asm sideeffect` with convergent; for barriers and the like */
 void cg_asm_void(CG *cg, const char *text);
 /* an inline asm without side effects (at most 8 operands), for conversions

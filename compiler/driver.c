@@ -107,7 +107,7 @@ static cutec_result begin(Diag *diag, Arena *arena, Program *prog, const char *p
     arena_init(arena);
     *prog = (Program){.arena = arena, .diag = diag, .include_dirs = (const char **)o->include_dirs,
                       .ninclude = o->ninclude_dirs, .stdlib_dir = o->stdlib_dir ? o->stdlib_dir : CUTEC_STDLIB_DIR,
-                      .arch = cutec_arch_find(o->arch), .on_source = o->on_source,
+                      .arch = cutec_arch_find(o->arch), .fast_math = o->fast_math != 0, .on_source = o->on_source,
                       .on_source_ctx = o->on_source_ctx};
     if (!prog->arch) {
         char known[128];
@@ -198,6 +198,7 @@ static cutec_result generate(Program *prog, Diag *diag, const char *path, const 
         size_t len = 0;
         bool want_ptx = o->emit != CUTEC_EMIT_LL;
         cg_debug_finish(&cg);
+        if (o->fast_math) cg_fast_math(&cg);
         if (!target_emit(cg.mod, o->arch, o->opt_level, want_ptx, &text, &len, &err, tim)) {
             rc = ice(diag, "code generation failed", path, err);
             free(err);
@@ -289,9 +290,10 @@ static cutec_result tune_points(const char *path, const char *src, size_t src_le
     if (keep) {
         arena_init(keep);
         TuneList list = {.keep = keep};
+        /* every kernel, so that each one's errors are reported (a kernel
+         * refused by the points limit adds nothing to the count) */
         for (int i = 0; i < prog.main->list.n; i++)
-            if (prog.main->list.items[i]->kind == N_KERNEL && !kernel_list_tune(&prog, prog.main->list.items[i], &list))
-                break;
+            if (prog.main->list.items[i]->kind == N_KERNEL) kernel_list_tune(&prog, prog.main->list.items[i], &list);
         if (diag.errors) {
             rc = CUTEC_COMPILE_USER_ERROR;
             arena_free(keep);

@@ -131,6 +131,7 @@ typedef struct Eval {
     WgmmaGroup *wgmma_group; /* wgmmas being fused into one asm statement (eval_sm90.c) */
     EvalLimits *limits;    /* NULL until first used: see eval_limits */
     const Node *expanding; /* the outermost `unroll for` or inlined call being expanded */
+    bool param_layout;     /* binding the kernel's tensor parameters: an i64 leaf of a layout warns (eval_lay.c) */
     /* function-call state */
     bool in_fn;
     bool returned;
@@ -194,6 +195,8 @@ bool unify_operands(Eval *e, const char *what, Value *a, Value *b, SrcLoc loc);
 bool val_to_lay(Eval *e, Value v, LayValue *out, SrcLoc loc, const char *what);
 Value lay_to_val(Eval *e, LayValue lv, SrcLoc loc);
 LLVMValueRef lower_layint(Eval *e, LayInt v);
+/* false, reported at loc, where v (or a constant in it) does not fit in i32 */
+bool layint_fits(Eval *e, LayInt v, SrcLoc loc);
 Value tensor_index(Eval *e, Value tensor, const NodeList *args, SrcLoc loc);
 LayTuple *coord_of(Eval *e, Value v, SrcLoc loc);
 /* L(c) for a layout value: the (possibly runtime) index of coordinate c */

@@ -16,12 +16,25 @@ static Value lay_error(Eval *e, const LayError *err, SrcLoc loc, const NodeList 
     return val_error();
 }
 
-/* A runtime integer as an i32 symbolic leaf (index math is 32-bit). */
-static LayInt dyn_leaf(Eval *e, Value v)
+/* A runtime integer as an i32 symbolic leaf (index math is 32-bit).  An
+ * i64 is never narrowed silently: in a kernel parameter's layout (an i64
+ * leading dimension, as BLAS has them) it is a warning, elsewhere an
+ * error that asks for i32(...). */
+static bool dyn_leaf(Eval *e, Value v, SrcLoc loc, const char *what, LayInt *out)
 {
     LLVMValueRef x = v.llvm;
-    if (v.ty == TY_I64) x = LLVMBuildTrunc(e->cg->b, x, e->cg->t_i32, "");
-    return lay_int_sym(e->arena, v.name, x);
+    if (v.ty == TY_I64) {
+        const char *name = v.name ? arena_printf(e->arena, "'%s'", v.name) : "an i64 value";
+        if (!e->param_layout) {
+            diag_error(e->diag, loc, "%s is %s%s, but index math is 32-bit; convert it with i32(...)", what,
+                       v.name ? "the i64 value " : "", v.name ? name : "an i64 value");
+            return false;
+        }
+        diag_warning(e->diag, loc, "i64 parameter %s is used as i32 in this layout (index math is 32-bit)", name);
+        x = LLVMBuildTrunc(e->cg->b, x, e->cg->t_i32, "");
+    }
+    *out = lay_int_sym(e->arena, v.name, x);
+    return true;
 }
 
 bool val_to_lay(Eval *e, Value v, LayValue *out, SrcLoc loc, const char *what)
@@ -35,8 +48,7 @@ bool val_to_lay(Eval *e, Value v, LayValue *out, SrcLoc loc, const char *what)
     case V_DYN:
         if (type_is_int(v.ty)) {
             out->kind = LAY_V_INT;
-            out->i = dyn_leaf(e, v);
-            return true;
+            return dyn_leaf(e, v, loc, what, &out->i);
         }
         break;
     case V_LAY:
@@ -90,6 +102,28 @@ static LLVMValueRef lower_expr(Eval *e, const LayExpr *x)
     }
 }
 
+/* Index math is 32-bit: a static term past i32 would be truncated when
+ * lowered, so it is an error instead.  Checked on the whole index and on
+ * the constant terms near its root (an offset added to a runtime index);
+ * expressions share subterms, so the walk stops at a small depth. */
+static bool const_fits(const LayExpr *x, int depth, int64_t *bad)
+{
+    if (x->op == LAY_E_CONST) {
+        *bad = x->value;
+        return x->value >= INT32_MIN && x->value <= INT32_MAX;
+    }
+    if (x->op == LAY_E_SYM || depth == 0) return true;
+    return (!x->a || const_fits(x->a, depth - 1, bad)) && (!x->b || const_fits(x->b, depth - 1, bad));
+}
+
+bool layint_fits(Eval *e, LayInt v, SrcLoc loc)
+{
+    int64_t bad = v.value;
+    if (v.is_static ? v.value >= INT32_MIN && v.value <= INT32_MAX : const_fits(v.expr, 3, &bad)) return true;
+    diag_error(e->diag, loc, "index %lld does not fit in 32 bits (index math is 32-bit)", (long long)bad);
+    return false;
+}
+
 LLVMValueRef lower_layint(Eval *e, LayInt v)
 {
     if (v.is_static) return LLVMConstInt(e->cg->t_i32, (unsigned long long)v.value, 1);
@@ -102,9 +136,9 @@ Value lay_to_val(Eval *e, LayValue lv, SrcLoc loc)
         if (lv.i.is_static) return val_int(lv.i.value);
         /* without code generation a dynamic integer is one of cutec eval's
          * symbolic names (eval_symbolic.c), or built from them: it stays
-         * symbolic */
+         * symbolic; lowered, its constants must fit index math's 32 bits */
         if (!e->cg) return (Value){.kind = V_LAY, .lay = lv};
-        (void)loc;
+        if (!layint_fits(e, lv.i, loc)) return val_error();
         return val_dyn(lower_layint(e, lv.i), TY_I32);
     }
     Value v = {.kind = V_LAY, .lay = lv};
@@ -192,6 +226,7 @@ Value tensor_index(Eval *e, Value t, const NodeList *args, SrcLoc loc)
         diag_error(e->diag, loc, "tensor elements are not compile-time values");
         return val_error();
     }
+    if (!layint_fits(e, off, loc)) return val_error();
     LLVMValueRef idx = lower_layint(e, off);
     LLVMTypeRef et = cg_type(e->cg, t.ty);
     LLVMValueRef addr = LLVMBuildGEP2(e->cg->b, et, t.llvm, &idx, 1, "");

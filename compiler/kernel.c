@@ -4,6 +4,7 @@
  * is then evaluated into one PTX entry function. */
 #include <string.h>
 
+#include "builtins.h"
 #include "codegen.h"
 #include "kernel.h"
 #include "kernel_desc.h"
@@ -15,6 +16,51 @@ static Value eval_static(Eval *e, const Node *n)
     Eval sub = *e;
     sub.cg = NULL;
     return eval_rvalue(&sub, n);
+}
+
+/* The kinds of template parameter: `int` (a compile-time integer), `type`
+ * (a scalar type), `fn` (a function or builtin, called as its name is). */
+typedef enum TParamKind { TP_INT, TP_TYPE, TP_FN } TParamKind;
+
+static bool tparam_kind(const char *name, TParamKind *out)
+{
+    static const struct { const char *name; TParamKind kind; } kinds[] = {
+        {"int", TP_INT}, {"type", TP_TYPE}, {"fn", TP_FN},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kinds[i].name, name) == 0) {
+            *out = kinds[i].kind;
+            return true;
+        }
+    return false;
+}
+
+static bool is_fn_value(const Value *v) { return v->kind == V_FUNC || v->kind == V_BUILTIN; }
+
+/* A template value as -D, --list-tune and the kernel description spell it. */
+static const char *tparam_text(Arena *a, const Value *v)
+{
+    if (v->kind == V_TYPE) return type_name(v->ty);
+    if (v->kind == V_FUNC) return v->node->name;
+    if (v->kind == V_BUILTIN) return v->name;
+    return arena_printf(a, "%lld", (long long)v->i);
+}
+
+/* The value of fn parameter tp from expression n (a -D value or a
+ * default): a bare name that names no function, constant or builtin is
+ * reported as such, with the parameter, rather than as an unknown name. */
+static Value eval_fn_param(Eval *e, const Node *tp, const Node *n)
+{
+    if (n->kind == N_NAME) {
+        Value v;
+        TopSym *s = e->prog ? program_lookup(e->prog, n->name) : NULL;
+        if (!s && !scope_lookup(e, n->name, &v) && !builtin_exists(n->name) && !lay_is_function(n->name)) {
+            diag_error(e->diag, n->loc, "template parameter '%s' needs a function; '%s' is not a function or builtin",
+                       tp->name, n->name);
+            return val_error();
+        }
+    }
+    return eval_static(e, n);
 }
 
 /* Binds each template parameter to, in order of precedence: the tune
@@ -30,10 +76,10 @@ static bool bind_template_params(Eval *e, Program *p, const Node *k, const Value
     }
     for (int i = 0; i < k->list2.n; i++) {
         const Node *tp = k->list2.items[i];
-        const char *kind = tp->a->name;
-        bool is_type = strcmp(kind, "type") == 0;
-        if (!is_type && strcmp(kind, "int") != 0) {
-            diag_error(e->diag, tp->a->loc, "template parameter kind must be 'int' or 'type', found '%s'", kind);
+        TParamKind kind;
+        if (!tparam_kind(tp->a->name, &kind)) {
+            diag_error(e->diag, tp->a->loc, "template parameter kind must be 'int', 'type' or 'fn', found '%s'",
+                       tp->a->name);
             ok = false;
             scope_bind(e, tp->name, val_error());
             continue;
@@ -50,10 +96,10 @@ static bool bind_template_params(Eval *e, Program *p, const Node *k, const Value
             v = point[i];
         } else if (d) {
             d->used = true;
-            v = eval_static(e, d->expr);
+            v = kind == TP_FN ? eval_fn_param(e, tp, d->expr) : eval_static(e, d->expr);
             where = d->expr->loc;
         } else if (tp->b) {
-            v = eval_static(e, tp->b);
+            v = kind == TP_FN ? eval_fn_param(e, tp, tp->b) : eval_static(e, tp->b);
             where = tp->b->loc;
         } else {
             diag_error(e->diag, tp->name_loc, "template parameter '%s' of kernel '%s' has no value; pass -D %s=VALUE",
@@ -62,10 +108,14 @@ static bool bind_template_params(Eval *e, Program *p, const Node *k, const Value
             scope_bind(e, tp->name, val_error());
             continue;
         }
-        if (v.kind != V_ERROR && is_type && v.kind != V_TYPE) {
+        if (v.kind != V_ERROR && kind == TP_TYPE && v.kind != V_TYPE) {
             diag_error(e->diag, where, "template parameter '%s' must be a type, found %s", tp->name, val_describe(e, &v));
             v = val_error();
-        } else if (v.kind != V_ERROR && !is_type && v.kind != V_INT) {
+        } else if (v.kind != V_ERROR && kind == TP_FN && !is_fn_value(&v)) {
+            diag_error(e->diag, where, "template parameter '%s' must be a function, found %s", tp->name,
+                       val_describe(e, &v));
+            v = val_error();
+        } else if (v.kind != V_ERROR && kind == TP_INT && v.kind != V_INT) {
             diag_error(e->diag, where, "template parameter '%s' must be a compile-time integer, found %s", tp->name,
                        val_describe(e, &v));
             v = val_error();
@@ -73,7 +123,7 @@ static bool bind_template_params(Eval *e, Program *p, const Node *k, const Value
         if (v.kind == V_ERROR) ok = false;
         scope_bind(e, tp->name, v);
         if (desc && v.kind != V_ERROR) {
-            const char *val = v.kind == V_TYPE ? type_name(v.ty) : arena_printf(p->arena, "%lld", (long long)v.i);
+            const char *val = tparam_text(p->arena, &v);
             ok = kdesc_put(e, desc, tp->name, tp->name_loc, &desc->pname[desc->nparams]) &&
                  kdesc_put(e, desc, val, where, &desc->pvalue[desc->nparams]) && ok;
             desc->nparams++;
@@ -126,10 +176,14 @@ static bool tune_values(Eval *e, const Node *k, const Node *var, Value **vals, i
         *n = var->list.n;
         *vals = ARENA_ARRAY(e->arena, Value, *n);
         for (int i = 0; i < *n; i++) {
-            (*vals)[i] = eval_rvalue(&sub, var->list.items[i]);
-            if ((*vals)[i].kind != V_INT && (*vals)[i].kind != V_TYPE) {
+            TParamKind kind;
+            const Node *tp = k->list2.items[idx];
+            bool fn = tparam_kind(tp->a->name, &kind) && kind == TP_FN;
+            (*vals)[i] = fn ? eval_fn_param(&sub, tp, var->list.items[i]) : eval_rvalue(&sub, var->list.items[i]);
+            if ((*vals)[i].kind != V_INT && (*vals)[i].kind != V_TYPE && !is_fn_value(&(*vals)[i])) {
                 if ((*vals)[i].kind != V_ERROR)
-                    diag_error(e->diag, var->list.items[i]->loc, "a tune value must be a compile-time integer or type");
+                    diag_error(e->diag, var->list.items[i]->loc,
+                               "a tune value must be a compile-time integer, type or function");
                 return false;
             }
         }
@@ -214,8 +268,8 @@ bool kernel_list_tune(Program *p, const Node *k, TuneList *list)
         for (int j = 0; j < nvals[i]; j++) {
             const Value *v = &vals[i][j];
             text[i][j].name = name;
-            text[i][j].value = v->kind == V_TYPE ? arena_strdup(list->keep, type_name(v->ty))
-                                                 : arena_printf(list->keep, "%lld", (long long)v->i);
+            /* a type, a function (fn parameters) or an integer, as -D spells it */
+            text[i][j].value = arena_strdup(list->keep, tparam_text(list->keep, v));
         }
     }
     int *odo = ARENA_ARRAY(p->arena, int, nv + 1);
@@ -535,7 +589,9 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, cutec_kdesc *desc)
             continue;
         }
         if (par->a->kind == N_TYPE_TMA) continue;
+        e->param_layout = true;
         Value t = eval_type(e, par->a);
+        e->param_layout = false;
         if (t.kind == V_TENSOR && t.space != SPACE_GMEM) {
             diag_error(e->diag, par->a->name_loc, "kernel parameter '%s' must be in gmem", par->name);
             t = val_error();

@@ -34,6 +34,8 @@ static const char usage[] =
     "  --stdlib=DIR        use DIR as the standard library (default: $CUTEC_STDLIB, else\n"
     "                      share/cutec/stdlib of the installation, else the source tree's)\n"
     "  -lineinfo           PTX .loc/.file line information, for profilers' source views\n"
+    "  --fast-math         approximate math builtins (ex2.approx, tanh.approx, ...), fast-math\n"
+    "                      flags, approximate division and square root, f32 subnormals flushed\n"
     "  -MD                 also write a make dependency file (OUT with .d for its extension)\n"
     "  -MF FILE            write the dependency file to FILE (implies -MD)\n"
     "  -Werror             treat warnings as errors\n"
@@ -191,6 +193,8 @@ static int parse_option(int argc, char **argv, int *i, cutec_options *o, cli_job
         o->time_report = stderr;
     } else if (strcmp(a, "-lineinfo") == 0) {
         o->lineinfo = 1;
+    } else if (strcmp(a, "--fast-math") == 0) {
+        o->fast_math = 1;
     } else if (strcmp(a, "-MD") == 0) {
         job->want_deps = 1;
     } else if (strcmp(a, "-Werror") == 0) {

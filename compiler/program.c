@@ -170,6 +170,12 @@ static void register_items(Program *p, Node *prog, bool is_main)
             /* fallthrough */
         case N_FUNC:
         case N_CONST:
+            /* the grammar shares kernels' template list; a call has no way
+             * to pass one (docs/language.md, "Functions") */
+            if (it->kind == N_FUNC && it->list2.n)
+                diag_error(p->diag, it->list2.items[0]->name_loc,
+                           "functions take no template parameters; pass '%s' as an ordinary parameter",
+                           it->list2.items[0]->name);
             add_sym(p, it->name, it);
             break;
         default: break;

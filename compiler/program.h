@@ -36,6 +36,7 @@ struct Program {
     int ninclude;
     const char *stdlib_dir;
     const struct cutec_arch_info *arch; /* the target (contract/arch.h); NULL: any */
+    bool fast_math;                 /* --fast-math: the math builtins take their fast forms */
     FILE *token_dump;               /* --emit=tokens */
     /* non-NULL: told the path of every file read, as opened (-MD) */
     void (*on_source)(void *ctx, const char *path);

@@ -229,11 +229,15 @@ tparams
     | tparams ',' tparam    { $$ = $1; ast_list_push(A, &$$, $3); }
     ;
 
-/* NAME: int = 128   |   NAME: type = bf16 */
+/* NAME: int = 128   |   NAME: type = bf16   |   NAME: fn = relu */
 tparam
     : IDENT ':' IDENT opt_default {
         $$ = mk(ctx, N_TPARAM, @$); $$->name = $1; $$->name_loc = @1;
         $$->a = mk(ctx, N_TYPE_NAME, @3); $$->a->name = $3; $$->b = $4;
+    }
+    | IDENT ':' FN opt_default {
+        $$ = mk(ctx, N_TPARAM, @$); $$->name = $1; $$->name_loc = @1;
+        $$->a = mk(ctx, N_TYPE_NAME, @3); $$->a->name = "fn"; $$->b = $4;
     }
     ;
 

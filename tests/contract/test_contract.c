@@ -38,9 +38,10 @@ static void full_desc(cutec_kdesc *d) {
   d->smem_static = 1024;
   d->smem_dynamic = 200000;
   d->cluster[0] = 2;
-  d->nparams = 2;
+  d->nparams = 3;
   d->pname[0] = S(d, "T"), d->pvalue[0] = S(d, "bf16");
   d->pname[1] = S(d, "BM"), d->pvalue[1] = S(d, "128");
+  d->pname[2] = S(d, "ACT"), d->pvalue[2] = S(d, "relu"); /* an `fn` parameter: the function's name */
   static const char *const names[] = {"M", "N", "K", "lda", "A", "B", "C", "bias", "alpha", "tmA", "tmC"};
   static const cutec_kd_role roles[] = {CUTEC_ROLE_M, CUTEC_ROLE_N, CUTEC_ROLE_K, CUTEC_ROLE_LDA,
                                         CUTEC_ROLE_A, CUTEC_ROLE_B, CUTEC_ROLE_D, CUTEC_ROLE_BIAS,
@@ -143,7 +144,8 @@ static void test_round_trip(void) {
   CHECK(cutec_kdesc_arg_index(&d2, "tmC") == 10 && strcmp(cutec_kdesc_param(&d2, "BM"), "128") == 0);
   char desc[100];
   cutec_kdesc_describe(&d2, desc, sizeof desc);
-  CHECK(strcmp(desc, "gemm_every_field T=bf16 BM=128") == 0);
+  CHECK(strcmp(desc, "gemm_every_field T=bf16 BM=128 ACT=relu") == 0);
+  CHECK(strcmp(cutec_kdesc_param(&d2, "ACT"), "relu") == 0);
   /* evaluation with argument values, the grid with and without resident() */
   cutec_kd_values v = {0};
   int32_t m = 4096, n = 4096, k = 4096;

@@ -59,6 +59,8 @@ typedef struct cutec_options {
     FILE *diagnostics;              /* NULL: stderr */
     FILE *time_report;              /* non-NULL: per-stage times written here (cutec --time) */
     int lineinfo;                   /* non-zero: PTX .loc/.file line information (-lineinfo) */
+    int fast_math;                  /* non-zero: --fast-math (approximate math builtins, fast-math
+                                       flags, subnormals flushed; docs/compiler.md) */
     cutec_warnings warnings;
     cutec_diag_format diag_format;
     /* non-NULL: called with the path of every source file read, the input
