@@ -343,8 +343,7 @@ cutec_result cutec_assemble(const char *ptx, size_t len, const char *arch, cutec
 
 cutec_result cutec_eval(const char *expr, cutec_eval_render render, cutec_output *out, FILE *diagnostics)
 {
-    out->data = NULL;
-    out->size = 0;
+    *out = (cutec_output){0}; /* every field: cutec_output_free frees kernels too */
     Diag diag;
     diag_init(&diag, diagnostics ? diagnostics : stderr);
     Arena arena;

@@ -216,6 +216,25 @@ static void check_errors(void)
     if (sink) fclose(sink);
 }
 
+/* cutec_eval fills every field of its output, whatever the caller's
+ * struct held before, so that cutec_output_free may free it (a fuzz
+ * finding: kernels was left as found) */
+static void check_eval_output(void)
+{
+    cutec_output out;
+    memset(&out, 0xAB, sizeof out);
+    FILE *diag = tmpfile();
+    CHECK(cutec_eval("(4,2):(1,4)", CUTEC_EVAL_VALUE, &out, diag) == CUTEC_COMPILE_OK, "cutec_eval of a layout");
+    CHECK(out.kernels == NULL && out.nkernels == 0, "cutec_eval left kernels %p, nkernels %d", (void *)out.kernels,
+          out.nkernels);
+    cutec_output_free(&out);
+    memset(&out, 0xAB, sizeof out);
+    CHECK(cutec_eval("(4,2", CUTEC_EVAL_VALUE, &out, diag) != CUTEC_COMPILE_OK, "cutec_eval of a bad expression");
+    CHECK(out.data == NULL && out.kernels == NULL && out.nkernels == 0, "a failed cutec_eval left its output set");
+    cutec_output_free(&out);
+    if (diag) fclose(diag);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -230,6 +249,7 @@ int main(int argc, char **argv)
     if (l.npoints) check_description(file, &l.points[0]);
     cutec_tune_point_list_free(&l);
     check_errors();
+    check_eval_output();
     if (failures) fprintf(stderr, "api: %d checks failed\n", failures);
     else puts("api: all checks passed");
     return failures ? 1 : 0;
