@@ -14,7 +14,11 @@ struct ArenaBlock {
 
 enum { ARENA_MIN_BLOCK = 64 * 1024 };
 
-void arena_init(Arena *a) { a->head = NULL; a->total = 0; }
+void arena_init(Arena *a)
+{
+    a->head = NULL;
+    a->total = 0;
+}
 
 void arena_free(Arena *a)
 {

@@ -56,17 +56,43 @@ const char *ast_op_name(int op)
 const char *ast_kind_name(NodeKind k)
 {
     static const char *names[] = {
-        [N_INT] = "int", [N_FLOAT] = "float", [N_BOOL] = "bool", [N_STRING] = "string",
-        [N_NAME] = "name", [N_UNDERSCORE] = "underscore", [N_TUPLE] = "tuple",
-        [N_LAYOUT] = "layout", [N_SWIZZLE] = "swizzle", [N_BINARY] = "binary",
-        [N_UNARY] = "unary", [N_CALL] = "call", [N_MEMBER] = "member",
-        [N_TYPE_NAME] = "type", [N_TYPE_TENSOR] = "tensor-type", [N_TYPE_TMA] = "tma-type", [N_BLOCK] = "block",
-        [N_LET] = "let", [N_ASSIGN] = "assign", [N_FOR] = "for", [N_IF] = "if",
-        [N_SHARED] = "shared", [N_LOCAL] = "local", [N_RETURN] = "return",
-        [N_EXPR_STMT] = "expr-stmt", [N_IMPORT] = "import", [N_CONST] = "const",
-        [N_KERNEL] = "kernel", [N_FUNC] = "fn", [N_PARAM] = "param", [N_TPARAM] = "tparam",
-        [N_PROGRAM] = "program", [N_TUNE] = "tune", [N_TUNE_VAR] = "tune-var",
-        [N_TUNE_REQUIRE] = "require", [N_SERVES] = "serves", [N_ROLE] = "role",
+        [N_INT] = "int",
+        [N_FLOAT] = "float",
+        [N_BOOL] = "bool",
+        [N_STRING] = "string",
+        [N_NAME] = "name",
+        [N_UNDERSCORE] = "underscore",
+        [N_TUPLE] = "tuple",
+        [N_LAYOUT] = "layout",
+        [N_SWIZZLE] = "swizzle",
+        [N_BINARY] = "binary",
+        [N_UNARY] = "unary",
+        [N_CALL] = "call",
+        [N_MEMBER] = "member",
+        [N_TYPE_NAME] = "type",
+        [N_TYPE_TENSOR] = "tensor-type",
+        [N_TYPE_TMA] = "tma-type",
+        [N_BLOCK] = "block",
+        [N_LET] = "let",
+        [N_ASSIGN] = "assign",
+        [N_FOR] = "for",
+        [N_IF] = "if",
+        [N_SHARED] = "shared",
+        [N_LOCAL] = "local",
+        [N_RETURN] = "return",
+        [N_EXPR_STMT] = "expr-stmt",
+        [N_IMPORT] = "import",
+        [N_CONST] = "const",
+        [N_KERNEL] = "kernel",
+        [N_FUNC] = "fn",
+        [N_PARAM] = "param",
+        [N_TPARAM] = "tparam",
+        [N_PROGRAM] = "program",
+        [N_TUNE] = "tune",
+        [N_TUNE_VAR] = "tune-var",
+        [N_TUNE_REQUIRE] = "require",
+        [N_SERVES] = "serves",
+        [N_ROLE] = "role",
     };
     return (unsigned)k < sizeof names / sizeof names[0] && names[k] ? names[k] : "?";
 }
@@ -86,12 +112,15 @@ static void dump(FILE *out, const Node *n, int depth, const char *role)
     case N_INT: fprintf(out, " %lld", (long long)n->ival); break;
     case N_FLOAT: fprintf(out, " %.17g", n->fval); break;
     case N_BOOL: fputs(n->ival ? " true" : " false", out); break;
-    case N_BINARY: case N_UNARY: fprintf(out, " '%s'", ast_op_name(n->op)); break;
-    case N_ASSIGN:
-        fprintf(out, " '%s%s'", n->op == '=' ? "" : ast_op_name(n->op), "=");
+    case N_BINARY:
+    case N_UNARY: fprintf(out, " '%s'", ast_op_name(n->op)); break;
+    case N_ASSIGN: fprintf(out, " '%s%s'", n->op == '=' ? "" : ast_op_name(n->op), "="); break;
+    case N_LET:
+        if (n->ival) fputs(" var", out);
         break;
-    case N_LET: if (n->ival) fputs(" var", out); break;
-    case N_FOR: if (n->ival) fputs(" unroll", out); break;
+    case N_FOR:
+        if (n->ival) fputs(" unroll", out);
+        break;
     default: break;
     }
     if (n->name) fprintf(out, " \"%s\"", n->name);

@@ -38,13 +38,13 @@ typedef bool (*MmaEmitFn)(Eval *e, const MmaOperands *op, int64_t i, int64_t j, 
  * CuTe's, written in its notation; in them N stands for the atom's N and
  * V for N / 8 (wgmma's N is any multiple of 8 in n_min..n_max). */
 struct MmaAtomInfo {
-    const char *name;    /* the PTX instruction, for descriptions */
-    unsigned features;   /* CUTEC_FEAT_* the target needs */
+    const char *name;  /* the PTX instruction, for descriptions */
+    unsigned features; /* CUTEC_FEAT_* the target needs */
     int64_t m, n_min, n_max, k;
-    ScalarType ab, c;    /* input and accumulator types */
-    int nthr;            /* threads that issue one atom: a warp, a warpgroup */
-    bool smem_ab;        /* A and B read from shared memory (wgmma SS), else register fragments */
-    const char *tv[3];   /* A, B, C */
+    ScalarType ab, c;  /* input and accumulator types */
+    int nthr;          /* threads that issue one atom: a warp, a warpgroup */
+    bool smem_ab;      /* A and B read from shared memory (wgmma SS), else register fragments */
+    const char *tv[3]; /* A, B, C */
     MmaEmitFn emit;
 };
 
@@ -52,43 +52,43 @@ struct MmaAtomInfo {
 typedef struct CopyStep {
     const Atom *atom;
     const Value *src, *dst;
-    int64_t i;             /* flat index of the first element (ldmatrix: the source element) */
-    LLVMValueRef ps, pd;   /* their addresses (ldmatrix: ps only) */
-    LLVMValueRef ok;       /* the in-bounds predicate, NULL if all are in bounds */
+    int64_t i;           /* flat index of the first element (ldmatrix: the source element) */
+    LLVMValueRef ps, pd; /* their addresses (ldmatrix: ps only) */
+    LLVMValueRef ok;     /* the in-bounds predicate, NULL if all are in bounds */
 } CopyStep;
 typedef bool (*CopyEmitFn)(Eval *e, const CopyStep *st, SrcLoc loc);
 
 /* A copy atom of the catalog: its constructor builtin, the sizes it
  * moves, and the emitter of one instruction. */
 struct CopyAtomInfo {
-    const char *builtin;   /* copy_atom_universal, ... */
-    const char *name;      /* in descriptions */
+    const char *builtin; /* copy_atom_universal, ... */
+    const char *name;    /* in descriptions */
     CopyOp op;
     unsigned features;
-    unsigned bytes;        /* bit b set: moves b bytes at once (0: counted in matrices) */
-    unsigned counts;       /* bit n set: n 8x8 matrices of a 16-bit type (ldmatrix) */
-    const char *rule;      /* the sizes, for the diagnostic */
+    unsigned bytes;   /* bit b set: moves b bytes at once (0: counted in matrices) */
+    unsigned counts;  /* bit n set: n 8x8 matrices of a 16-bit type (ldmatrix) */
+    const char *rule; /* the sizes, for the diagnostic */
     CopyEmitFn emit;
 };
 
 struct Atom {
     AtomKind kind;
-    ScalarType ty, acc;       /* element type; MMA accumulator type */
+    ScalarType ty, acc; /* element type; MMA accumulator type */
     /* MMA (an atom is a tiled MMA of 1 x 1 warps or warpgroups) */
     const MmaAtomInfo *info;
-    int64_t shp[3];           /* atom M, N, K */
-    LayLayout tv[3];          /* A, B, C: (thread, value) -> column-major index in the atom tile */
-    int64_t warps[2];         /* atoms (warps, warpgroups) along M and N (column-major) */
+    int64_t shp[3];   /* atom M, N, K */
+    LayLayout tv[3];  /* A, B, C: (thread, value) -> column-major index in the atom tile */
+    int64_t warps[2]; /* atoms (warps, warpgroups) along M and N (column-major) */
     /* copies */
     const CopyAtomInfo *cinfo;
     CopyOp op;
-    int vec;                  /* elements per instruction (ldmatrix: registers, 1/2/4) */
+    int vec; /* elements per instruction (ldmatrix: registers, 1/2/4) */
     bool trans;
-    LayLayout ctv;            /* tiled copy: (thread, value) -> column-major index in the tile */
-    LayTuple *tile;           /* tiled copy: the tile shape */
+    LayLayout ctv;  /* tiled copy: (thread, value) -> column-major index in the tile */
+    LayTuple *tile; /* tiled copy: the tile shape */
     int64_t nthr;
-    const struct Atom *mma;   /* ldmatrix copy: the tiled MMA it feeds and which operand */
-    int operand;              /* 0 = A, 1 = B */
+    const struct Atom *mma; /* ldmatrix copy: the tiled MMA it feeds and which operand */
+    int operand;            /* 0 = A, 1 = B */
 };
 
 /* the catalogs (atom_catalog.c): the atom for the call's arguments on the
@@ -97,16 +97,16 @@ const MmaAtomInfo *mma_atom_find(Eval *e, const Node *call, int64_t m, int64_t n
 const CopyAtomInfo *copy_atom_find(const char *builtin);
 
 /* the emitters the catalogs point to */
-bool mma_sync_emit(Eval *e, const MmaOperands *op, int64_t i, int64_t j, int64_t k, SrcLoc loc);   /* atom_gemm.c */
-bool wgmma_ss_emit(Eval *e, const MmaOperands *op, int64_t i, int64_t j, int64_t k, SrcLoc loc);   /* atom_gemm.c */
-bool copy_universal_emit(Eval *e, const CopyStep *st, SrcLoc loc); /* atom_copy.c */
+bool mma_sync_emit(Eval *e, const MmaOperands *op, int64_t i, int64_t j, int64_t k, SrcLoc loc); /* atom_gemm.c */
+bool wgmma_ss_emit(Eval *e, const MmaOperands *op, int64_t i, int64_t j, int64_t k, SrcLoc loc); /* atom_gemm.c */
+bool copy_universal_emit(Eval *e, const CopyStep *st, SrcLoc loc);                               /* atom_copy.c */
 bool copy_cp_async_emit(Eval *e, const CopyStep *st, SrcLoc loc);
 bool copy_ldmatrix_emit(Eval *e, const CopyStep *st, SrcLoc loc);
 
 /* the builtins of each file */
-Value partition_mma(Eval *e, const Node *call, const Value *arg, int operand);   /* atom_partition.c */
+Value partition_mma(Eval *e, const Node *call, const Value *arg, int operand); /* atom_partition.c */
 Value partition_copy(Eval *e, const Node *call, const Value *arg, bool src);
-Value atom_gemm(Eval *e, const Node *call, const Value *arg);                     /* atom_gemm.c */
+Value atom_gemm(Eval *e, const Node *call, const Value *arg); /* atom_gemm.c */
 
 /* layout helpers (atom_layout.c) */
 int lrank(const LayLayout *L);

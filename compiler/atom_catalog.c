@@ -20,10 +20,14 @@ enum { F_SM80 = CUTEC_FEAT_SM80, F_WGMMA = CUTEC_FEAT_WGMMA };
  * the whole tile, which every thread names (stride 0: CuTe's SS layouts);
  * the accumulator value i of thread t is row 16w + g + 8((i/2)%2), column
  * 2c + i%2 + 8(i/4) (CuTe's CLayout_64xN). */
-#define MMA_SYNC_TV {"((4,8),(2,2,2)):((32,1),(16,8,128))", "((4,8),(2,2)):((16,1),(8,64))", \
-                     "((4,8),(2,2)):((32,1),(16,8))"}
-#define WGMMA_SS_TV {"(128,(64,16)):(0,(1,64))", "(128,(N,16)):(0,(1,N))", \
-                     "((4,8,4),(2,2,V)):((128,1,16),(64,8,512))"}
+#define MMA_SYNC_TV                                                                                                    \
+    {                                                                                                                  \
+        "((4,8),(2,2,2)):((32,1),(16,8,128))", "((4,8),(2,2)):((16,1),(8,64))", "((4,8),(2,2)):((32,1),(16,8))"        \
+    }
+#define WGMMA_SS_TV                                                                                                    \
+    {                                                                                                                  \
+        "(128,(64,16)):(0,(1,64))", "(128,(N,16)):(0,(1,N))", "((4,8,4),(2,2,V)):((128,1,16),(64,8,512))"              \
+    }
 
 static const MmaAtomInfo mma_atoms[] = {
     /* name, features, M, N from, N to (N a multiple of 8), K, inputs, accumulator, threads, A and B in
@@ -61,7 +65,8 @@ static const char *mma_forms(Eval *e)
             types = arena_printf(e->arena, "%s or %s", types, type_name(mma_atoms[j].ab));
         const char *n = r->n_min == r->n_max ? arena_printf(e->arena, "%lld", (long long)r->n_min) : "N";
         const char *range = r->n_min == r->n_max ? ""
-                          : arena_printf(e->arena, ", N = %lld..%lld step 8", (long long)r->n_min, (long long)r->n_max);
+                                                 : arena_printf(e->arena, ", N = %lld..%lld step 8",
+                                                                (long long)r->n_min, (long long)r->n_max);
         s = arena_printf(e->arena, "%s%smma_atom(%lld, %s, %lld, %s) (%s%s, %s accumulators)", s, i ? "; " : "",
                          (long long)r->m, n, (long long)r->k, types, r->name, range, type_name(r->c));
     }

@@ -18,7 +18,8 @@ static bool contiguous(Eval *e, const Value *t, int64_t i, int vec)
     int64_t c = i % s0;
     LayInt x0;
     LayError err = {.arg = -1};
-    if (!lay_crd2idx(e->arena, lay_tuple_leaf(e->arena, lay_int_static(c)), &m0, &x0, &err) || !x0.is_static) return false;
+    if (!lay_crd2idx(e->arena, lay_tuple_leaf(e->arena, lay_int_static(c)), &m0, &x0, &err) || !x0.is_static)
+        return false;
     for (int q = 1; q < vec; q++) {
         LayInt x;
         if (!lay_crd2idx(e->arena, lay_tuple_leaf(e->arena, lay_int_static(c + q)), &m0, &x, &err) || !x.is_static ||
@@ -77,9 +78,10 @@ Value atom_copy(Eval *e, const Node *call, const Value *arg, bool pred)
     if (pred) {
         crd = arg[1];
         if (crd.space != SPACE_IDENT) {
-            diag_error(e->diag, call->list.items[1]->loc,
-                       "the coordinate tensor of 'copy_if' must be an identity tensor partitioned like the source, found %s",
-                       val_describe(e, &crd));
+            diag_error(
+                e->diag, call->list.items[1]->loc,
+                "the coordinate tensor of 'copy_if' must be an identity tensor partitioned like the source, found %s",
+                val_describe(e, &crd));
             return val_error();
         }
         Value bv = arg[2];
@@ -103,7 +105,8 @@ Value atom_copy(Eval *e, const Node *call, const Value *arg, bool pred)
         (pred && !tensor_static_size(e, &crd, call->list.items[1]->loc, &nc)))
         return val_error();
     if (s.space == SPACE_IDENT || d.space == SPACE_IDENT) {
-        diag_error(e->diag, s.space == SPACE_IDENT ? sl : dl, "an identity tensor has no memory; index it for coordinates instead");
+        diag_error(e->diag, s.space == SPACE_IDENT ? sl : dl,
+                   "an identity tensor has no memory; index it for coordinates instead");
         return val_error();
     }
     if (a->op == OP_LDSM) {
@@ -112,14 +115,17 @@ Value atom_copy(Eval *e, const Node *call, const Value *arg, bool pred)
             return val_error();
         }
         if (a->kind != AK_LDSM_COPY) {
-            diag_error(e->diag, call->list.items[0]->loc, "an ldmatrix atom copies through make_tiled_copy_A/B(atom, mma)");
+            diag_error(e->diag, call->list.items[0]->loc,
+                       "an ldmatrix atom copies through make_tiled_copy_A/B(atom, mma)");
             return val_error();
         }
         if (s.space != SPACE_SMEM || d.space != SPACE_RMEM || d.ty != a->ty || nd != ns * 2 * a->vec) {
             diag_error(e->diag, call->loc,
-                       "an ldmatrix.x%d copy takes a source from partition_S (one element per instruction) and the %lld-element register fragment it fills; got %lld x %s %s and %lld x %s %s",
-                       a->vec, (long long)(ns * 2 * a->vec), (long long)ns, type_name(s.ty), s.space == SPACE_SMEM ? "shared" : "non-shared",
-                       (long long)nd, type_name(d.ty), d.space == SPACE_RMEM ? "registers" : "memory");
+                       "an ldmatrix.x%d copy takes a source from partition_S (one element per instruction) and the "
+                       "%lld-element register fragment it fills; got %lld x %s %s and %lld x %s %s",
+                       a->vec, (long long)(ns * 2 * a->vec), (long long)ns, type_name(s.ty),
+                       s.space == SPACE_SMEM ? "shared" : "non-shared", (long long)nd, type_name(d.ty),
+                       d.space == SPACE_RMEM ? "registers" : "memory");
             return val_error();
         }
         for (int64_t g = 0; g < ns; g++) {
@@ -129,14 +135,14 @@ Value atom_copy(Eval *e, const Node *call, const Value *arg, bool pred)
         return (Value){.kind = V_VOID};
     }
     if (ns != nd || (pred && nc != ns)) {
-        diag_error(e->diag, call->loc, "'%s' needs tensors of the same size, got %lld (source) and %lld (destination)%s", name,
-                   (long long)ns, (long long)nd,
-                   pred ? arena_printf(e->arena, " and %lld coordinates", (long long)nc) : "");
+        diag_error(
+            e->diag, call->loc, "'%s' needs tensors of the same size, got %lld (source) and %lld (destination)%s", name,
+            (long long)ns, (long long)nd, pred ? arena_printf(e->arena, " and %lld coordinates", (long long)nc) : "");
         return val_error();
     }
     if (s.ty != a->ty || d.ty != a->ty) {
-        diag_error(e->diag, call->loc, "the copy atom moves %s; the source is %s and the destination %s", type_name(a->ty),
-                   type_name(s.ty), type_name(d.ty));
+        diag_error(e->diag, call->loc, "the copy atom moves %s; the source is %s and the destination %s",
+                   type_name(a->ty), type_name(s.ty), type_name(d.ty));
         return val_error();
     }
     if (a->op == OP_CP_ASYNC && (s.space != SPACE_GMEM || d.space != SPACE_SMEM)) {
@@ -150,8 +156,10 @@ Value atom_copy(Eval *e, const Node *call, const Value *arg, bool pred)
     for (int64_t i = 0; i < ns; i += a->vec) {
         if (!contiguous(e, &s, i, a->vec) || !contiguous(e, &d, i, a->vec)) {
             diag_error(e->diag, call->loc,
-                       "the atom moves %d elements at once, but elements %lld..%lld of the %s are not contiguous in memory (%s)",
-                       a->vec, (long long)i, (long long)(i + a->vec - 1), contiguous(e, &s, i, a->vec) ? "destination" : "source",
+                       "the atom moves %d elements at once, but elements %lld..%lld of the %s are not contiguous in "
+                       "memory (%s)",
+                       a->vec, (long long)i, (long long)(i + a->vec - 1),
+                       contiguous(e, &s, i, a->vec) ? "destination" : "source",
                        lay_print_value(e->arena, contiguous(e, &s, i, a->vec) ? &d.lay : &s.lay));
             return val_error();
         }

@@ -41,10 +41,15 @@ static bool gemm_operands(Eval *e, const Node *call, MmaOperands *op)
             LayLayout v = lmode(&mma->tv[tvi[i]], 1);
             const char *vals = space == SPACE_SMEM ? lay_print_tuple(e->arena, v.shape)
                                                    : arena_printf(e->arena, "%lld", (long long)frg[i]);
-            diag_error(e->diag, call->list.items[i + 1]->loc, "%s of 'gemm' must be %s of %s shaped (%s, %s), found %s%s",
-                       what[i], space == SPACE_SMEM ? "a shared partition (partition_A/B)" : "a register fragment",
-                       type_name(want[i]), vals, i == 0 ? "MI, NI" : i == 1 ? "MI[, K]" : "NI[, K]", val_describe(e, ts[i]),
-                       rk[i] > 0 ? arena_printf(e->arena, " with layout %s", lay_print_value(e->arena, &ts[i]->lay)) : "");
+            diag_error(
+                e->diag, call->list.items[i + 1]->loc, "%s of 'gemm' must be %s of %s shaped (%s, %s), found %s%s",
+                what[i], space == SPACE_SMEM ? "a shared partition (partition_A/B)" : "a register fragment",
+                type_name(want[i]), vals,
+                i == 0   ? "MI, NI"
+                : i == 1 ? "MI[, K]"
+                         : "NI[, K]",
+                val_describe(e, ts[i]),
+                rk[i] > 0 ? arena_printf(e->arena, " with layout %s", lay_print_value(e->arena, &ts[i]->lay)) : "");
             return false;
         }
     }
@@ -82,7 +87,8 @@ Value atom_gemm(Eval *e, const Node *call, const Value *arg)
 /* mma.sync: the fragments' values in PTX's register order, 4 + 8 + 4 per atom */
 bool mma_sync_emit(Eval *e, const MmaOperands *op, int64_t i, int64_t j, int64_t k, SrcLoc loc)
 {
-    return emit_mma16816(e, &op->c, 4 * (i + op->MI * j), &op->a, 8 * (i + op->MI * k), &op->b, 4 * (j + op->NI * k), loc);
+    return emit_mma16816(e, &op->c, 4 * (i + op->MI * j), &op->a, 8 * (i + op->MI * k), &op->b, 4 * (j + op->NI * k),
+                         loc);
 }
 
 /* (values, X, Y[, ...]) -> its mode 0 at (_, x, y): one atom's part */

@@ -46,7 +46,8 @@ bool ldivide(Eval *e, const LayLayout *m, int64_t k, LayLayout *inner, LayLayout
     LayValue args[2] = {{.kind = LAY_V_LAYOUT, .layout = *m}, {.kind = LAY_V_INT, .i = lay_int_static(k)}}, r;
     if (!lcall(e, "logical_divide", args, 2, &r, loc)) return false;
     if (r.kind != LAY_V_LAYOUT || lrank(&r.layout) != 2) {
-        diag_error(e->diag, loc, "internal: logical_divide by %lld gave %s", (long long)k, lay_print_value(e->arena, &r));
+        diag_error(e->diag, loc, "internal: logical_divide by %lld gave %s", (long long)k,
+                   lay_print_value(e->arena, &r));
         return false;
     }
     *inner = lmode(&r.layout, 0);

@@ -15,36 +15,50 @@ const char *atom_describe(Eval *e, const Atom *a)
     case AK_MMA: {
         const char *unit = a->info->nthr == 128 ? "warpgroups" : "warps";
         if (a->warps[0] * a->warps[1] == 1)
-            return arena_printf(e->arena, "MMA atom m%lldn%lldk%lld %s -> %s", (long long)a->shp[0], (long long)a->shp[1],
-                                (long long)a->shp[2], type_name(a->ty), type_name(a->acc));
+            return arena_printf(e->arena, "MMA atom m%lldn%lldk%lld %s -> %s", (long long)a->shp[0],
+                                (long long)a->shp[1], (long long)a->shp[2], type_name(a->ty), type_name(a->acc));
         return arena_printf(e->arena, "tiled MMA (m%lldn%lldk%lld %s -> %s, %lld x %lld %s)", (long long)a->shp[0],
                             (long long)a->shp[1], (long long)a->shp[2], type_name(a->ty), type_name(a->acc),
                             (long long)a->warps[0], (long long)a->warps[1], unit);
     }
     case AK_COPY:
         if (a->op == OP_LDSM)
-            return arena_printf(e->arena, "copy atom ldmatrix.x%d%s %s", a->vec, a->trans ? ".trans" : "", type_name(a->ty));
+            return arena_printf(e->arena, "copy atom ldmatrix.x%d%s %s", a->vec, a->trans ? ".trans" : "",
+                                type_name(a->ty));
         return arena_printf(e->arena, "copy atom %s %d x %s", op_name(a), a->vec, type_name(a->ty));
     case AK_TILED_COPY:
         return arena_printf(e->arena, "tiled copy (%s %d x %s, %lld threads, tile %s, TV %s)", op_name(a), a->vec,
                             type_name(a->ty), (long long)a->nthr, lay_print_tuple(e->arena, a->tile),
                             lay_print_layout(e->arena, &a->ctv));
     case AK_LDSM_COPY:
-        return arena_printf(e->arena, "tiled copy (ldmatrix.x%d%s for operand %c of a %s)", a->vec, a->trans ? ".trans" : "",
-                            a->operand ? 'B' : 'A', atom_describe(e, a->mma));
+        return arena_printf(e->arena, "tiled copy (ldmatrix.x%d%s for operand %c of a %s)", a->vec,
+                            a->trans ? ".trans" : "", a->operand ? 'B' : 'A', atom_describe(e, a->mma));
     }
     return "atom";
 }
 
 void atom_view(const Atom *a, AtomView *v)
 {
-    static const AtomViewKind kinds[] = {[AK_MMA] = ATOM_VIEW_MMA, [AK_COPY] = ATOM_VIEW_COPY,
-                                         [AK_TILED_COPY] = ATOM_VIEW_TILED_COPY, [AK_LDSM_COPY] = ATOM_VIEW_LDSM_COPY};
-    *v = (AtomView){.kind = kinds[a->kind], .ty = a->ty, .acc = a->acc, .mnk = {a->shp[0], a->shp[1], a->shp[2]},
-                    .instr = a->info ? a->info->name : NULL, .atom_threads = a->info ? a->info->nthr : 0,
-                    .tv = {&a->tv[0], &a->tv[1], &a->tv[2]}, .warps = {a->warps[0], a->warps[1]},
-                    .op = op_name(a), .vec = a->vec, .trans = a->trans, .ctv = &a->ctv, .tile = a->tile,
-                    .nthr = a->nthr, .mma = a->mma, .operand = a->operand};
+    static const AtomViewKind kinds[] = {[AK_MMA] = ATOM_VIEW_MMA,
+                                         [AK_COPY] = ATOM_VIEW_COPY,
+                                         [AK_TILED_COPY] = ATOM_VIEW_TILED_COPY,
+                                         [AK_LDSM_COPY] = ATOM_VIEW_LDSM_COPY};
+    *v = (AtomView){.kind = kinds[a->kind],
+                    .ty = a->ty,
+                    .acc = a->acc,
+                    .mnk = {a->shp[0], a->shp[1], a->shp[2]},
+                    .instr = a->info ? a->info->name : NULL,
+                    .atom_threads = a->info ? a->info->nthr : 0,
+                    .tv = {&a->tv[0], &a->tv[1], &a->tv[2]},
+                    .warps = {a->warps[0], a->warps[1]},
+                    .op = op_name(a),
+                    .vec = a->vec,
+                    .trans = a->trans,
+                    .ctv = &a->ctv,
+                    .tile = a->tile,
+                    .nthr = a->nthr,
+                    .mma = a->mma,
+                    .operand = a->operand};
 }
 
 static Value val_atom(Eval *e, const Atom *src)
@@ -89,7 +103,8 @@ static Value make_tiled_mma(Eval *e, const char *name, const Node *call, const V
     }
     if (!ok || ws[2] != 1 || ws[0] * ws[1] * av.atom->info->nthr > 32 * 32) {
         diag_error(e->diag, call->list.items[1]->loc,
-                   "the warp layout of 'make_tiled_mma' must be (WM, WN) or (WM, WN, 1) with static sizes and at most 32 warps, found %s",
+                   "the warp layout of 'make_tiled_mma' must be (WM, WN) or (WM, WN, 1) with static sizes and at most "
+                   "32 warps, found %s",
                    val_describe(e, &wv));
         return val_error();
     }
@@ -176,7 +191,8 @@ static Value make_tiled_copy(Eval *e, const char *name, const Node *call, const 
     }
     if (nv % a.vec != 0) {
         diag_error(e->diag, call->list.items[2]->loc,
-                   "each thread's %lld values are not a multiple of the atom's %d elements per copy", (long long)nv, a.vec);
+                   "each thread's %lld values are not a multiple of the atom's %d elements per copy", (long long)nv,
+                   a.vec);
         return val_error();
     }
     return val_atom(e, &a);
@@ -202,8 +218,8 @@ static Value make_tiled_copy_op(Eval *e, const char *name, const Node *call, con
         return val_error();
     }
     if (cv.atom->ty != mv.atom->ty) {
-        diag_error(e->diag, call->loc, "'%s': the copy atom moves %s but the MMA takes %s", name, type_name(cv.atom->ty),
-                   type_name(mv.atom->ty));
+        diag_error(e->diag, call->loc, "'%s': the copy atom moves %s but the MMA takes %s", name,
+                   type_name(cv.atom->ty), type_name(mv.atom->ty));
         return val_error();
     }
     Atom a = *cv.atom;
@@ -222,7 +238,8 @@ static Value make_fragment_like(Eval *e, const char *name, const Node *call, con
     Value t = arg[0];
     ScalarType ty = call->list.n == 2 ? arg[1].ty : t.ty;
     if (call->list.n == 1 && t.space == SPACE_IDENT) {
-        diag_error(e->diag, call->loc, "a fragment like an identity tensor needs an element type: make_fragment_like(T, f32)");
+        diag_error(e->diag, call->loc,
+                   "a fragment like an identity tensor needs an element type: make_fragment_like(T, f32)");
         return val_error();
     }
     const LayLayout *L = view_layout(&t);
@@ -230,7 +247,8 @@ static Value make_fragment_like(Eval *e, const char *name, const Node *call, con
     if (!lcall(e, "make_layout", &shape, 1, &lay, call->loc)) return val_error();
     int64_t n;
     if (!lsize(e, &lay.layout, &n)) {
-        diag_error(e->diag, call->loc, "a fragment needs a static shape, found %s", lay_print_tuple(e->arena, L->shape));
+        diag_error(e->diag, call->loc, "a fragment needs a static shape, found %s",
+                   lay_print_tuple(e->arena, L->shape));
         return val_error();
     }
     if (n * type_bytes(ty) > 64 * 1024) {

@@ -25,10 +25,10 @@ static bool get_index(Eval *e, const Node *arg, Value v, LayInt *out)
  * for one lane and warp. */
 typedef struct OpPart {
     const LayLayout *tv;
-    int64_t d[2], w[2];       /* atom extent and warps along the two modes */
-    LayInt lane, wc[2];       /* the thread: lane, warp coordinate per mode */
+    int64_t d[2], w[2]; /* atom extent and warps along the two modes */
+    LayInt lane, wc[2]; /* the thread: lane, warp coordinate per mode */
     const char *what;
-    const char *unit;         /* "warps" or "warpgroups" */
+    const char *unit; /* "warps" or "warpgroups" */
 } OpPart;
 
 static bool part_operand(Eval *e, const LayLayout *L, const void *ctx, LayLayout *out, LayInt *off, SrcLoc loc)
@@ -37,7 +37,10 @@ static bool part_operand(Eval *e, const LayLayout *L, const void *ctx, LayLayout
     int r = lrank(L);
     if (r < 2) {
         diag_error(e->diag, loc, "'%s' needs a tensor of rank 2 or more (%s), got rank %d", p->what,
-                   p->what[10] == 'B' ? "N, K" : p->what[10] == 'C' ? "M, N" : "M, K", r);
+                   p->what[10] == 'B'   ? "N, K"
+                   : p->what[10] == 'C' ? "M, N"
+                                        : "M, K",
+                   r);
         return false;
     }
     LayLayout *m = ARENA_ARRAY(e->arena, LayLayout, r + 1), at[2], rest[2];
@@ -50,8 +53,10 @@ static bool part_operand(Eval *e, const LayLayout *L, const void *ctx, LayLayout
             return false;
         }
         if (s % (p->d[i] * p->w[i]) != 0) {
-            diag_error(e->diag, loc, "'%s': mode %d of the tile has %lld elements, not a multiple of %lld (%lld per atom x %lld %s)",
-                       p->what, i, (long long)s, (long long)(p->d[i] * p->w[i]), (long long)p->d[i], (long long)p->w[i], p->unit);
+            diag_error(e->diag, loc,
+                       "'%s': mode %d of the tile has %lld elements, not a multiple of %lld (%lld per atom x %lld %s)",
+                       p->what, i, (long long)s, (long long)(p->d[i] * p->w[i]), (long long)p->d[i], (long long)p->w[i],
+                       p->unit);
             return false;
         }
         if (!ldivide(e, &mi, p->d[i], &at[i], &rest[i], loc) || !ldivide(e, &rest[i], p->w[i], &wl, &rest[i], loc) ||
@@ -59,7 +64,8 @@ static bool part_operand(Eval *e, const LayLayout *L, const void *ctx, LayLayout
             return false;
     }
     /* the atom tile (rows x cols, column-major) composed with the TV layout */
-    LayValue args[2] = {{.kind = LAY_V_LAYOUT, .layout = lmake(e, 2, at)}, {.kind = LAY_V_LAYOUT, .layout = *p->tv}}, tt;
+    LayValue args[2] = {{.kind = LAY_V_LAYOUT, .layout = lmake(e, 2, at)}, {.kind = LAY_V_LAYOUT, .layout = *p->tv}},
+             tt;
     if (!lcall(e, "composition", args, 2, &tt, loc)) return false;
     LayLayout thr = lmode(&tt.layout, 0);
     if (!add_idx(e, p->lane, &thr, off, loc)) return false;
@@ -109,7 +115,8 @@ Value partition_mma(Eval *e, const Node *call, const Value *arg, int operand)
     LayInt tid, lane, warp;
     if (!get_index(e, call->list.items[1], arg[1], &tid)) return val_error();
     if (mv.atom->kind != AK_MMA) {
-        diag_error(e->diag, call->list.items[0]->loc, "'%s' needs a tiled MMA, found %s", what[operand], val_describe(e, &mv));
+        diag_error(e->diag, call->list.items[0]->loc, "'%s' needs a tiled MMA, found %s", what[operand],
+                   val_describe(e, &mv));
         return val_error();
     }
     OpPart p;
@@ -118,7 +125,8 @@ Value partition_mma(Eval *e, const Node *call, const Value *arg, int operand)
                    atom_describe(e, mv.atom), val_describe(e, &t));
         return val_error();
     }
-    if (!split_tid(e, mv.atom, tid, &lane, &warp) || !operand_part(e, mv.atom, operand, lane, warp, &p)) return val_error();
+    if (!split_tid(e, mv.atom, tid, &lane, &warp) || !operand_part(e, mv.atom, operand, lane, warp, &p))
+        return val_error();
     Value r;
     if (!view_apply(e, t, part_operand, &p, call->loc, &r)) return val_error();
     return r;
@@ -152,7 +160,9 @@ static bool part_copy(Eval *e, const LayLayout *L, const void *ctx, LayLayout *o
         }
         if (!ldivide(e, &mi, k, &at[i], &m[i + 1], loc)) return false;
     }
-    LayValue args[2] = {{.kind = LAY_V_LAYOUT, .layout = lmake(e, tr, at)}, {.kind = LAY_V_LAYOUT, .layout = p->a->ctv}}, tv;
+    LayValue args[2] = {{.kind = LAY_V_LAYOUT, .layout = lmake(e, tr, at)},
+                        {.kind = LAY_V_LAYOUT, .layout = p->a->ctv}},
+             tv;
     if (!lcall(e, "composition", args, 2, &tv, loc)) return false;
     LayLayout thr = lmode(&tv.layout, 0);
     if (!add_idx(e, p->tid, &thr, off, loc)) return false;
@@ -167,9 +177,9 @@ static bool part_copy(Eval *e, const LayLayout *L, const void *ctx, LayLayout *o
  * instruction loads grouped into one element (see the file comment). */
 typedef struct LdsmPart {
     OpPart op;
-    int64_t frg;      /* values per atom in the fragment */
-    int n;            /* matrices per instruction */
-    LayInt in;        /* this lane's value within the instruction's group */
+    int64_t frg; /* values per atom in the fragment */
+    int n;       /* matrices per instruction */
+    LayInt in;   /* this lane's value within the instruction's group */
 } LdsmPart;
 
 static bool part_ldsm(Eval *e, const LayLayout *L, const void *ctx, LayLayout *out, LayInt *off, SrcLoc loc)
@@ -193,8 +203,8 @@ static bool part_ldsm(Eval *e, const LayLayout *L, const void *ctx, LayLayout *o
         }
         LayInt v, j, F = lay_int_static(p->frg);
         LayLayout cm;
-        if (!lay_int_mod(e->arena, p->in, F, &v) || !lay_int_div(e->arena, p->in, F, &j) || !add_idx(e, v, &m[0], off, loc) ||
-            !ldivide(e, &m[1], c, &cm, &m[1], loc) || !add_idx(e, j, &cm, off, loc))
+        if (!lay_int_mod(e->arena, p->in, F, &v) || !lay_int_div(e->arena, p->in, F, &j) ||
+            !add_idx(e, v, &m[0], off, loc) || !ldivide(e, &m[1], c, &cm, &m[1], loc) || !add_idx(e, j, &cm, off, loc))
             return false;
         m[0] = (LayLayout){lay_tuple_leaf(e->arena, lay_int_static(1)), lay_tuple_leaf(e->arena, lay_int_static(0))};
     }
@@ -223,8 +233,9 @@ static bool static_addrs(Eval *e, const Value *t, const OpPart *p, int64_t lane,
         LayTuple *crd = lay_tuple_leaf(e->arena, lay_int_static(f));
         LayError err = {.arg = -1};
         LayInt x;
-        bool ok = t->lay.kind == LAY_V_COMPOSED ? lay_composed_crd2idx(e->arena, crd, &c, &x, &err)
-                                                 : lay_crd2idx(e->arena, crd, &P, &x, &err) && lay_int_add(e->arena, x, off, &x);
+        bool ok = t->lay.kind == LAY_V_COMPOSED
+                      ? lay_composed_crd2idx(e->arena, crd, &c, &x, &err)
+                      : lay_crd2idx(e->arena, crd, &P, &x, &err) && lay_int_add(e->arena, x, off, &x);
         if (!ok || !x.is_static) {
             *stat = false;
             return true;
@@ -257,12 +268,14 @@ static bool check_ldsm(Eval *e, const Atom *a, const Value *t, const OpPart *p, 
             int64_t base = a->trans ? ad[(k / 2) * nvals + 2 * r + k % 2] : ad[(4 * k) * nvals + 2 * r];
             bool ok = base % 8 == 0;
             for (int64_t c = 0; ok && c < 8; c++) {
-                int64_t got = a->trans ? ad[(4 * c + k / 2) * nvals + 2 * r + k % 2] : ad[(4 * k + c / 2) * nvals + 2 * r + c % 2];
+                int64_t got = a->trans ? ad[(4 * c + k / 2) * nvals + 2 * r + k % 2]
+                                       : ad[(4 * k + c / 2) * nvals + 2 * r + c % 2];
                 ok = got == base + c;
             }
             if (!ok) {
                 diag_error(e->diag, loc,
-                           "ldmatrix%s cannot load operand %c from this shared layout: row %lld of matrix %lld is not 8 contiguous, 16-byte aligned elements (%s)",
+                           "ldmatrix%s cannot load operand %c from this shared layout: row %lld of matrix %lld is not "
+                           "8 contiguous, 16-byte aligned elements (%s)",
                            a->trans ? ".trans" : "", a->operand ? 'B' : 'A', (long long)k, (long long)r,
                            lay_print_value(e->arena, &t->lay));
                 return false;
@@ -291,7 +304,8 @@ Value partition_copy(Eval *e, const Node *call, const Value *arg, bool src)
     }
     if (!src) {
         diag_error(e->diag, call->loc,
-                   "an ldmatrix copy writes the MMA's own fragments: use partition_%c's fragment (make_fragment_like) as its destination",
+                   "an ldmatrix copy writes the MMA's own fragments: use partition_%c's fragment (make_fragment_like) "
+                   "as its destination",
                    a->operand ? 'B' : 'A');
         return val_error();
     }
@@ -306,7 +320,8 @@ Value partition_copy(Eval *e, const Node *call, const Value *arg, bool src)
     }
     LdsmPart p = {.n = a->vec};
     LayInt lane, warp, rowlane, grp, x;
-    if (!split_tid(e, a->mma, tid, &lane, &warp) || !operand_part(e, a->mma, a->operand, lane, warp, &p.op)) return val_error();
+    if (!split_tid(e, a->mma, tid, &lane, &warp) || !operand_part(e, a->mma, a->operand, lane, warp, &p.op))
+        return val_error();
     p.frg = a->operand ? 4 : 8;
     if (!check_ldsm(e, a, &t, &p.op, p.frg, call->loc)) return val_error();
     /* the lane whose values row (lane % 8) of matrix (lane / 8) % N holds */
@@ -314,8 +329,11 @@ Value partition_copy(Eval *e, const Node *call, const Value *arg, bool src)
     LayInt l8, two = lay_int_static(2), eight = lay_int_static(8);
     bool ok = lay_int_mod(ar, lane, eight, &l8) && lay_int_div(ar, lane, eight, &grp) &&
               lay_int_mod(ar, grp, lay_int_static(a->vec), &grp) && lay_int_mul(ar, grp, two, &p.in);
-    if (a->trans) ok = ok && lay_int_div(ar, l8, two, &rowlane) && lay_int_mod(ar, lane, two, &x) && lay_int_add(ar, p.in, x, &p.in);
-    else ok = ok && lay_int_mul(ar, l8, lay_int_static(4), &rowlane);
+    if (a->trans)
+        ok = ok && lay_int_div(ar, l8, two, &rowlane) && lay_int_mod(ar, lane, two, &x) &&
+             lay_int_add(ar, p.in, x, &p.in);
+    else
+        ok = ok && lay_int_mul(ar, l8, lay_int_static(4), &rowlane);
     if (!ok) return val_error();
     p.op.lane = rowlane;
     if (!view_apply(e, t, part_ldsm, &p, call->loc, &r)) return val_error();

@@ -19,8 +19,8 @@ enum {
 
 /* Argument lists (c3c's habit): ARGS(kinds...) or NOARGS. */
 #define ARGS(...) ((const BuiltinArg[]){__VA_ARGS__, BA_END})
-#define NOARGS ((const BuiltinArg[]){BA_END})
-#define OPT(k) ((BuiltinArg)((k) | BA_OPT))
+#define NOARGS    ((const BuiltinArg[]){BA_END})
+#define OPT(k)    ((BuiltinArg)((k) | BA_OPT))
 enum { K = true, P = true }; /* K: kernels only; P: pure */
 /* The predicates of the predicated stores: the family evaluates them in
  * its own order (a list in parentheses is combined in the PTX), up to 8. */
@@ -72,8 +72,8 @@ static const Builtin table[] = {
     {"store_vector", tensor_builtin, 0, false, ARGS(BA_EXPR, BA_TENSOR, OPT(BA_NODE), PREDS8), K},
     /* load_vector(frag, src[, pred]) evaluates src first */
     {"load_vector", tensor_builtin, 0, false, ARGS(BA_NODE, BA_NODE, OPT(BA_NODE)), K},
-    {"store_if", tensor_builtin, 0, false, ARGS(BA_EXPR, BA_EXPR, BA_NODE, OPT(BA_NODE), BA_NODE, BA_NODE, BA_NODE,
-                                                BA_NODE, BA_NODE, BA_NODE), K},
+    {"store_if", tensor_builtin, 0, false,
+     ARGS(BA_EXPR, BA_EXPR, BA_NODE, OPT(BA_NODE), BA_NODE, BA_NODE, BA_NODE, BA_NODE, BA_NODE, BA_NODE), K},
     /* eval_sm90.c: mbarriers, TMA loads, clusters, named barriers; eval_wgmma.c: wgmma, setmaxnreg */
     {"mbar_init", sm90_builtin, F_SM80, false, ARGS(BA_SMEM, BA_INT), K},
     {"mbar_arrive", sm90_builtin, F_SM80, false, ARGS(BA_SMEM), K},
@@ -242,7 +242,8 @@ bool builtin_target_has(Eval *e, SrcLoc loc, const char *what, unsigned features
     unsigned missing = arch ? features & ~arch->features : 0;
     if (!missing) return true;
     unsigned first = missing & -missing;
-    diag_error(e->diag, loc, "%s needs %s, which the target %s lacks (--arch)", what, cutec_feature_name(first), arch->name);
+    diag_error(e->diag, loc, "%s needs %s, which the target %s lacks (--arch)", what, cutec_feature_name(first),
+               arch->name);
     return false;
 }
 

@@ -19,20 +19,20 @@
 
 /* What the checker makes of one argument (the Value the family gets). */
 typedef enum BuiltinArg {
-    BA_END,       /* ends a list */
-    BA_EXPR,      /* any value, evaluated as is (an lvalue stays one); the family checks it */
-    BA_RVALUE,    /* any value, loaded */
-    BA_NODE,      /* not evaluated (V_VOID): the family evaluates the node itself */
-    BA_INT,       /* an integer, static or runtime: converted to i32 (.llvm) */
-    BA_CONST_INT, /* a compile-time integer (.i) */
-    BA_CONST_BOOL,/* true or false (.i) */
-    BA_TYPE,      /* a scalar type (.ty) */
-    BA_TENSOR,    /* a tensor view (not loaded) */
-    BA_ATOM,      /* an atom, a tiled MMA or a tiled copy */
-    BA_SMEM,      /* a shared-memory element; .llvm becomes its 32-bit shared address */
-    BA_TMAP,      /* a tma<...> kernel parameter (not loaded, so a wrong one is described as written) */
+    BA_END,        /* ends a list */
+    BA_EXPR,       /* any value, evaluated as is (an lvalue stays one); the family checks it */
+    BA_RVALUE,     /* any value, loaded */
+    BA_NODE,       /* not evaluated (V_VOID): the family evaluates the node itself */
+    BA_INT,        /* an integer, static or runtime: converted to i32 (.llvm) */
+    BA_CONST_INT,  /* a compile-time integer (.i) */
+    BA_CONST_BOOL, /* true or false (.i) */
+    BA_TYPE,       /* a scalar type (.ty) */
+    BA_TENSOR,     /* a tensor view (not loaded) */
+    BA_ATOM,       /* an atom, a tiled MMA or a tiled copy */
+    BA_SMEM,       /* a shared-memory element; .llvm becomes its 32-bit shared address */
+    BA_TMAP,       /* a tma<...> kernel parameter (not loaded, so a wrong one is described as written) */
     BA_KIND = 0xff,
-    BA_OPT = 0x100,  /* flag: this argument and the ones after it may be left out
+    BA_OPT = 0x100, /* flag: this argument and the ones after it may be left out
                         (a variadic builtin lists its most arguments) */
 } BuiltinArg;
 
@@ -43,7 +43,7 @@ typedef Value (*BuiltinFn)(Eval *e, const char *name, const Node *call, const Va
 typedef struct Builtin {
     const char *name;
     BuiltinFn eval;
-    unsigned features;      /* CUTEC_FEAT_* the target must have */
+    unsigned features; /* CUTEC_FEAT_* the target must have */
     bool pure;
     const BuiltinArg *args; /* BA_END-terminated; NULL: the family checks its arguments itself */
     bool kernel;            /* only allowed inside a kernel */
@@ -57,13 +57,13 @@ const Builtin *builtin_find(const char *name);
 bool builtin_target_has(Eval *e, SrcLoc loc, const char *what, unsigned features);
 
 /* The family functions the table points to. */
-Value core_builtin(Eval *e, const char *name, const Node *call, const Value *arg);     /* eval_builtin.c */
-Value tensor_builtin(Eval *e, const char *name, const Node *call, const Value *arg);   /* eval_tensor.c */
-Value sm90_builtin(Eval *e, const char *name, const Node *call, const Value *arg);     /* eval_sm90.c */
-Value wgmma_builtin(Eval *e, const char *name, const Node *call, const Value *arg);    /* eval_wgmma.c */
-Value sm90_store_builtin(Eval *e, const char *name, const Node *call, const Value *arg);/* eval_sm90_store.c */
-Value atomic_builtin(Eval *e, const char *name, const Node *call, const Value *arg);   /* eval_atomic.c */
-Value atom_builtin(Eval *e, const char *name, const Node *call, const Value *arg);     /* atom_make.c */
-Value math_builtin(Eval *e, const char *name, const Node *call, const Value *arg);     /* eval_math.c */
+Value core_builtin(Eval *e, const char *name, const Node *call, const Value *arg);       /* eval_builtin.c */
+Value tensor_builtin(Eval *e, const char *name, const Node *call, const Value *arg);     /* eval_tensor.c */
+Value sm90_builtin(Eval *e, const char *name, const Node *call, const Value *arg);       /* eval_sm90.c */
+Value wgmma_builtin(Eval *e, const char *name, const Node *call, const Value *arg);      /* eval_wgmma.c */
+Value sm90_store_builtin(Eval *e, const char *name, const Node *call, const Value *arg); /* eval_sm90_store.c */
+Value atomic_builtin(Eval *e, const char *name, const Node *call, const Value *arg);     /* eval_atomic.c */
+Value atom_builtin(Eval *e, const char *name, const Node *call, const Value *arg);       /* atom_make.c */
+Value math_builtin(Eval *e, const char *name, const Node *call, const Value *arg);       /* eval_math.c */
 
 #endif

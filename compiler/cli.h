@@ -22,8 +22,7 @@
  * the rename: once set (a signal arrived), the temporary file is removed
  * and nothing is replaced.  False after printing
  * "PROG: error: cannot write 'PATH': REASON". */
-bool cli_write_file(const char *prog, const char *path, const void *data, size_t size,
-                    volatile sig_atomic_t *cancel);
+bool cli_write_file(const char *prog, const char *path, const void *data, size_t size, volatile sig_atomic_t *cancel);
 
 /* Standard input, whole, malloc'ed and NUL terminated; NULL after
  * printing the error (unreadable, or more than CUTEC_SOURCE_MAX bytes,
@@ -69,7 +68,7 @@ void cli_signal_reraise(void);
 typedef struct cli_deps {
     char **paths;
     int n, cap;
-    bool failed;  /* out of memory: no dependency file */
+    bool failed; /* out of memory: no dependency file */
 } cli_deps;
 /* cutec_options.on_source: records one file read (ctx is a cli_deps). */
 void cli_deps_add(void *ctx, const char *path);

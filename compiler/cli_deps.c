@@ -36,8 +36,10 @@ void cli_deps_add(void *ctx, const char *path)
 static void put_make_word(FILE *f, const char *s)
 {
     for (; *s; s++) {
-        if (*s == ' ' || *s == '#' || *s == '\t') fputc('\\', f);
-        else if (*s == '$') fputc('$', f);
+        if (*s == ' ' || *s == '#' || *s == '\t')
+            fputc('\\', f);
+        else if (*s == '$')
+            fputc('$', f);
         fputc(*s, f);
     }
 }

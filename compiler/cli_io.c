@@ -73,8 +73,8 @@ static bool write_through(const char *prog, const char *shown, const char *path,
  * exists: whether it does, so that a directory where no temporary file
  * can be made (not writable, read-only) still lets a writable file be
  * written in place, as fopen would. */
-static bool replace(const char *prog, const char *shown, const char *target, mode_t mode, bool exists,
-                    const void *data, size_t size, volatile sig_atomic_t *cancel)
+static bool replace(const char *prog, const char *shown, const char *target, mode_t mode, bool exists, const void *data,
+                    size_t size, volatile sig_atomic_t *cancel)
 {
     size_t n = strlen(target);
     char *tmp = malloc(n + 16);
@@ -108,8 +108,7 @@ static bool replace(const char *prog, const char *shown, const char *target, mod
     return ok ? true : io_error(prog, "write", shown, err);
 }
 
-bool cli_write_file(const char *prog, const char *path, const void *data, size_t size,
-                    volatile sig_atomic_t *cancel)
+bool cli_write_file(const char *prog, const char *path, const void *data, size_t size, volatile sig_atomic_t *cancel)
 {
     if (strcmp(path, "-") == 0) {
         fflush(stdout);
@@ -203,7 +202,4 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return 0;
 }
 
-void cli_remove_tree(const char *dir)
-{
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+void cli_remove_tree(const char *dir) { nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }

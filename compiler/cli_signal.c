@@ -11,10 +11,7 @@
 
 volatile sig_atomic_t cli_signal;
 
-static void record(int sig)
-{
-    cli_signal = sig;
-}
+static void record(int sig) { cli_signal = sig; }
 
 static const int sigs[] = {SIGINT, SIGTERM};
 static bool ignored[2]; /* ignored when cutec started: left ignored */
@@ -41,10 +38,7 @@ void cli_signals_catch(void)
     set_action(record);
 }
 
-void cli_signals_default(void)
-{
-    set_action(SIG_DFL);
-}
+void cli_signals_default(void) { set_action(SIG_DFL); }
 
 void cli_signal_reraise(void)
 {

@@ -47,13 +47,14 @@ LLVMTypeRef cg_type(CG *cg, ScalarType t)
     case TY_BF16: return cg->t_bf16;
     case TY_F32: return cg->t_f32;
     case TY_F64: return cg->t_f64;
-    case TY_E4M3: case TY_E5M2: return cg->t_i8; /* bit patterns; LLVM has no fp8 type */
+    case TY_E4M3:
+    case TY_E5M2: return cg->t_i8; /* bit patterns; LLVM has no fp8 type */
     }
     return cg->t_void;
 }
 
-LLVMValueRef cg_intrinsic(CG *cg, const char *name, LLVMTypeRef *overloads, unsigned noverloads,
-                          LLVMValueRef *args, unsigned nargs)
+LLVMValueRef cg_intrinsic(CG *cg, const char *name, LLVMTypeRef *overloads, unsigned noverloads, LLVMValueRef *args,
+                          unsigned nargs)
 {
     unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
     LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, overloads, noverloads);
@@ -89,9 +90,9 @@ void cg_annotate(CG *cg, LLVMValueRef fn, const char *key, int value)
 void cg_fast_math(CG *cg)
 {
     static const char *const attrs[][2] = {
-        {"unsafe-fp-math", "true"},        {"no-nans-fp-math", "true"},
-        {"no-infs-fp-math", "true"},       {"no-signed-zeros-fp-math", "true"},
-        {"approx-func-fp-math", "true"},   {"denormal-fp-math-f32", "preserve-sign,preserve-sign"},
+        {"unsafe-fp-math", "true"},      {"no-nans-fp-math", "true"},
+        {"no-infs-fp-math", "true"},     {"no-signed-zeros-fp-math", "true"},
+        {"approx-func-fp-math", "true"}, {"denormal-fp-math-f32", "preserve-sign,preserve-sign"},
     };
     for (LLVMValueRef fn = LLVMGetFirstFunction(cg->mod); fn; fn = LLVMGetNextFunction(fn)) {
         if (!LLVMGetFirstBasicBlock(fn)) continue; /* declarations: intrinsics */
@@ -110,8 +111,7 @@ void cg_asm_void(CG *cg, const char *text)
 {
     LLVMTypeRef fty = LLVMFunctionType(cg->t_void, NULL, 0, 0);
     const char *cons = "~{memory}";
-    LLVMValueRef ia = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0,
-                                       LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef ia = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0, LLVMInlineAsmDialectATT, 0);
     LLVMValueRef call = LLVMBuildCall2(cg->b, fty, ia, NULL, 0, "");
     unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10);
     LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->ctx, kind, 0));

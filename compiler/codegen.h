@@ -11,23 +11,27 @@ struct CG {
     LLVMContextRef ctx;
     LLVMModuleRef mod;
     LLVMBuilderRef b;
-    LLVMValueRef fn;          /* the kernel being built */
-    LLVMBasicBlockRef entry;  /* allocas go here */
+    LLVMValueRef fn;         /* the kernel being built */
+    LLVMBasicBlockRef entry; /* allocas go here */
     LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64;
-    LLVMTypeRef t_ptr, t_gptr, t_sptr;  /* generic, global (1), shared (3) */
-    int nshared;              /* for unique shared-memory symbol names */
+    LLVMTypeRef t_ptr, t_gptr, t_sptr; /* generic, global (1), shared (3) */
+    int nshared;                       /* for unique shared-memory symbol names */
     /* the current kernel's shared tensors, placed at the end of the kernel:
      * statically up to 48 KiB, else in dynamic shared memory */
-    struct CGShared { LLVMValueRef global; long long bytes; long long align; } *smem;
+    struct CGShared {
+        LLVMValueRef global;
+        long long bytes;
+        long long align;
+    } * smem;
     int nsmem, capsmem;
-    struct CGDebug *dbg;      /* -lineinfo (debuginfo.c); NULL without */
+    struct CGDebug *dbg; /* -lineinfo (debuginfo.c); NULL without */
 };
 
 void cg_init(CG *cg, const char *module_name, const char *triple);
 void cg_dispose(CG *cg);
 LLVMTypeRef cg_type(CG *cg, ScalarType t);
-LLVMValueRef cg_intrinsic(CG *cg, const char *name, LLVMTypeRef *overloads, unsigned noverloads,
-                          LLVMValueRef *args, unsigned nargs);
+LLVMValueRef cg_intrinsic(CG *cg, const char *name, LLVMTypeRef *overloads, unsigned noverloads, LLVMValueRef *args,
+                          unsigned nargs);
 LLVMValueRef cg_alloca(CG *cg, LLVMTypeRef ty, const char *name);
 void cg_annotate(CG *cg, LLVMValueRef fn, const char *key, int value);
 /* --fast-math in clang's meaning: every floating-point instruction gets

@@ -100,8 +100,8 @@ bool cubin_from_ptx(const char *ptx, size_t len, const char *arch, char **out, s
         char *argv[] = {(char *)ptxas, archopt, "-O3", in, "-o", obj, NULL};
         pid_t pid;
         int st = 0;
-        ok = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ) == 0 && waitpid(pid, &st, 0) == pid &&
-             WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        ok = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ) == 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+             WEXITSTATUS(st) == 0;
         posix_spawn_file_actions_destroy(&fa);
         if (ok) *out = file_read_all(obj, out_len);
         ok = ok && *out;

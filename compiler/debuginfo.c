@@ -24,15 +24,15 @@ typedef struct CGDebug CGDebug;
 typedef struct DbgFile {
     const SourceFile *src;
     LLVMMetadataRef file;
-    LLVMMetadataRef block;  /* the current kernel's lexical block in this file, or NULL */
+    LLVMMetadataRef block; /* the current kernel's lexical block in this file, or NULL */
 } DbgFile;
 
 struct CGDebug {
     LLVMDIBuilderRef dib;
     LLVMMetadataRef cu_file;
-    const char *kernel;     /* the kernel cg_debug_kernel announced */
+    const char *kernel; /* the kernel cg_debug_kernel announced */
     SrcLoc kernel_loc;
-    LLVMValueRef fn;        /* the function the subprogram below belongs to */
+    LLVMValueRef fn; /* the function the subprogram below belongs to */
     LLVMMetadataRef sp;
     const SourceFile *sp_src;
     DbgFile *files;
@@ -137,10 +137,7 @@ void cg_debug_loc(CG *cg, SrcLoc loc)
     LLVMSetCurrentDebugLocation2(cg->b, LLVMDIBuilderCreateDebugLocation(cg->ctx, line, col, scope, NULL));
 }
 
-LLVMMetadataRef cg_debug_save(CG *cg)
-{
-    return cg && cg->dbg ? LLVMGetCurrentDebugLocation2(cg->b) : NULL;
-}
+LLVMMetadataRef cg_debug_save(CG *cg) { return cg && cg->dbg ? LLVMGetCurrentDebugLocation2(cg->b) : NULL; }
 
 void cg_debug_restore(CG *cg, LLVMMetadataRef loc)
 {

@@ -59,8 +59,10 @@ static bool diag_count(Diag *d, DiagLevel lvl)
         if (d->errors == DIAG_MAX_ERRORS) {
             char text[64];
             snprintf(text, sizeof text, "too many errors (%d), stopping", d->errors);
-            if (d->json) print_json(d, DIAG_NOTE, NULL, text);
-            else fprintf(d->out, "cutec: %s\n", text);
+            if (d->json)
+                print_json(d, DIAG_NOTE, NULL, text);
+            else
+                fprintf(d->out, "cutec: %s\n", text);
             d->stopped = true;
             return false;
         }
@@ -81,8 +83,8 @@ static void print_excerpt(FILE *out, SrcLoc loc)
     size_t len;
     const char *line = source_line(loc.file, loc.first_line, &len);
     size_t first = loc.first_column < 1 ? 0 : (size_t)loc.first_column - 1;
-    size_t last = loc.last_line == loc.first_line && loc.last_column >= loc.first_column
-                      ? (size_t)loc.last_column - 1 : first;
+    size_t last =
+        loc.last_line == loc.first_line && loc.last_column >= loc.first_column ? (size_t)loc.last_column - 1 : first;
     size_t start = first > LEAD + 20 ? first - LEAD : 0;
     size_t end = len < start + WIDTH ? len : start + WIDTH;
     const char *pre = start ? "..." : "";

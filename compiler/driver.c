@@ -105,9 +105,14 @@ static cutec_result begin(Diag *diag, Arena *arena, Program *prog, const char *p
     diag->no_warnings = o->warnings == CUTEC_WARNINGS_OFF;
     diag->werror = o->warnings == CUTEC_WARNINGS_ERROR;
     arena_init(arena);
-    *prog = (Program){.arena = arena, .diag = diag, .include_dirs = (const char **)o->include_dirs,
-                      .ninclude = o->ninclude_dirs, .stdlib_dir = o->stdlib_dir ? o->stdlib_dir : CUTEC_STDLIB_DIR,
-                      .arch = cutec_arch_find(o->arch), .fast_math = o->fast_math != 0, .on_source = o->on_source,
+    *prog = (Program){.arena = arena,
+                      .diag = diag,
+                      .include_dirs = (const char **)o->include_dirs,
+                      .ninclude = o->ninclude_dirs,
+                      .stdlib_dir = o->stdlib_dir ? o->stdlib_dir : CUTEC_STDLIB_DIR,
+                      .arch = cutec_arch_find(o->arch),
+                      .fast_math = o->fast_math != 0,
+                      .on_source = o->on_source,
                       .on_source_ctx = o->on_source_ctx};
     if (!prog->arch) {
         char known[128];
@@ -328,10 +333,7 @@ void cutec_tune_point_list_free(cutec_tune_point_list *list)
     *list = (cutec_tune_point_list){0};
 }
 
-const char *cutec_ptxas_path(void)
-{
-    return cubin_find_ptxas();
-}
+const char *cutec_ptxas_path(void) { return cubin_find_ptxas(); }
 
 cutec_result cutec_assemble(const char *ptx, size_t len, const char *arch, cutec_output *out, char **log)
 {
@@ -365,8 +367,10 @@ cutec_result cutec_eval(const char *expr, cutec_eval_render render, cutec_output
                     char *s = NULL;
                     bool ok = render == CUTEC_EVAL_TABLE ? lay_render_table(&arena, &lv, &s, &err)
                                                          : lay_render_svg(&arena, &lv, &s, &err);
-                    if (ok) text = s;
-                    else diag_error(&diag, n->loc, "%s", err.msg);
+                    if (ok)
+                        text = s;
+                    else
+                        diag_error(&diag, n->loc, "%s", err.msg);
                 }
             } else if (v.kind == V_INT) {
                 text = arena_printf(&arena, "%lld\n", (long long)v.i);

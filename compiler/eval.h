@@ -20,19 +20,29 @@
 #include "layout.h"
 
 typedef enum ScalarType {
-    TY_VOID, TY_BOOL, TY_I32, TY_I64, TY_F16, TY_BF16, TY_F32, TY_F64,
+    TY_VOID,
+    TY_BOOL,
+    TY_I32,
+    TY_I64,
+    TY_F16,
+    TY_BF16,
+    TY_F32,
+    TY_F64,
     /* fp8 (OCP/PTX e4m3 and e5m2): storage types held as i8 bit patterns;
      * arithmetic widens them to f32, narrowing to them is explicit */
-    TY_E4M3, TY_E5M2,
+    TY_E4M3,
+    TY_E5M2,
 } ScalarType;
 
 typedef enum MemSpace {
-    SPACE_GMEM, SPACE_SMEM, SPACE_RMEM,
+    SPACE_GMEM,
+    SPACE_SMEM,
+    SPACE_RMEM,
     SPACE_IDENT, /* an identity (coordinate) tensor: no memory; element = coordinate */
 } MemSpace;
 
 typedef enum VKind {
-    V_ERROR,      /* an error was reported already: propagate silently */
+    V_ERROR, /* an error was reported already: propagate silently */
     V_VOID,
     V_INT,        /* static integer (untyped until it meets a runtime value) */
     V_FLOAT,      /* static floating-point number */
@@ -62,19 +72,19 @@ typedef struct Value {
     double f;
     LLVMValueRef llvm;
     LayValue lay;
-    LayInt toff;           /* V_TENSOR: element offset of the view from llvm */
-    int ncomp;             /* SPACE_IDENT: one layout and offset per coordinate */
-    LayLayout *comp;       /* component; views transform all of them alike */
+    LayInt toff;     /* V_TENSOR: element offset of the view from llvm */
+    int ncomp;       /* SPACE_IDENT: one layout and offset per coordinate */
+    LayLayout *comp; /* component; views transform all of them alike */
     LayInt *coff;
     const Node *node;
     const char *name;
     const struct Atom *atom; /* V_ATOM (atom.h) */
-    LLVMValueRef *conj;    /* a predicate list (V_DYN bool from eval_pred): its
+    LLVMValueRef *conj;      /* a predicate list (V_DYN bool from eval_pred): its
                               ncomp runtime booleans, all of which must hold */
 } Value;
 
-typedef struct CG CG;          /* codegen.h */
-typedef struct Program Program;/* program.h */
+typedef struct CG CG;           /* codegen.h */
+typedef struct Program Program; /* program.h */
 
 /* Local names (eval_scope.c): a persistent chain, so that a copy of an
  * Eval binds without the original seeing it; frames (scope_push) with
@@ -84,13 +94,13 @@ typedef struct Scope Scope;
 typedef struct ScopeIndex ScopeIndex;
 struct Scope {
     Scope *parent;
-    const char *name;      /* NULL: a frame marker */
+    const char *name; /* NULL: a frame marker */
     Value value;
-    Scope *frame;          /* a binding's frame marker, NULL outside any */
-    ScopeIndex *index;     /* a frame marker's index, once it holds SCOPE_INDEX_MIN bindings */
-    Scope *shadow;         /* an indexed binding: the one of the same name it hides in its frame */
-    unsigned seq;          /* a binding's position in its frame, from 1 */
-    bool indexed;          /* on the chain its frame's index covers */
+    Scope *frame;      /* a binding's frame marker, NULL outside any */
+    ScopeIndex *index; /* a frame marker's index, once it holds SCOPE_INDEX_MIN bindings */
+    Scope *shadow;     /* an indexed binding: the one of the same name it hides in its frame */
+    unsigned seq;      /* a binding's position in its frame, from 1 */
+    bool indexed;      /* on the chain its frame's index covers */
 };
 
 typedef struct WgmmaGroup WgmmaGroup;
@@ -119,19 +129,19 @@ typedef struct EvalLimits {
 typedef struct Eval {
     Arena *arena;
     Diag *diag;
-    CG *cg;                /* NULL: compile-time only */
+    CG *cg; /* NULL: compile-time only */
     Program *prog;
     Scope *scope;
-    int dyn_depth;         /* nesting of runtime control flow */
-    int call_depth;        /* inlining depth, bounded against recursion */
+    int dyn_depth;  /* nesting of runtime control flow */
+    int call_depth; /* inlining depth, bounded against recursion */
     bool has_threads;
     int64_t threads[3];
-    bool maxnreg_set;      /* the kernel's maxnreg annotation is emitted (setmaxnreg) */
-    int64_t cluster_size;  /* blocks per cluster (1 without cluster()) */
+    bool maxnreg_set;        /* the kernel's maxnreg annotation is emitted (setmaxnreg) */
+    int64_t cluster_size;    /* blocks per cluster (1 without cluster()) */
     WgmmaGroup *wgmma_group; /* wgmmas being fused into one asm statement (eval_sm90.c) */
-    EvalLimits *limits;    /* NULL until first used: see eval_limits */
-    const Node *expanding; /* the outermost `unroll for` or inlined call being expanded */
-    bool param_layout;     /* binding the kernel's tensor parameters: an i64 leaf of a layout warns (eval_lay.c) */
+    EvalLimits *limits;      /* NULL until first used: see eval_limits */
+    const Node *expanding;   /* the outermost `unroll for` or inlined call being expanded */
+    bool param_layout;       /* binding the kernel's tensor parameters: an i64 leaf of a layout warns (eval_lay.c) */
     /* function-call state */
     bool in_fn;
     bool returned;
@@ -178,12 +188,12 @@ bool eval_exhausted(Eval *e);
 
 /* expressions and statements */
 Value eval_expr(Eval *e, const Node *n);
-Value eval_rvalue(Eval *e, const Node *n);   /* loads lvalues */
+Value eval_rvalue(Eval *e, const Node *n); /* loads lvalues */
 Value val_load(Eval *e, Value v, SrcLoc loc);
 void eval_block(Eval *e, const Node *block);
 void eval_stmt(Eval *e, const Node *s);
 Value eval_call(Eval *e, const Node *call);
-Value eval_type(Eval *e, const Node *type);  /* V_TYPE or V_TENSOR descriptor */
+Value eval_type(Eval *e, const Node *type); /* V_TYPE or V_TENSOR descriptor */
 
 /* conversions between scalar values */
 Value conv_to(Eval *e, Value v, ScalarType ty, SrcLoc loc, bool explicit_cast);
@@ -240,7 +250,7 @@ bool builtin_arity(Eval *e, const Node *call, const char *name, int lo, int hi);
 /* t's static size (false, reported, if dynamic), counted as work
  * (eval_work): the callers go through the elements one by one */
 bool tensor_static_size(Eval *e, const Value *t, SrcLoc loc, int64_t *n);
-LLVMValueRef tensor_elem_ptr(Eval *e, const Value *t, int64_t i, SrcLoc loc);  /* flat index i */
+LLVMValueRef tensor_elem_ptr(Eval *e, const Value *t, int64_t i, SrcLoc loc); /* flat index i */
 LLVMValueRef eval_asm(Eval *e, LLVMTypeRef ret, LLVMValueRef *args, unsigned nargs, const char *text, const char *cons);
 LLVMTypeRef eval_struct_of(Eval *e, LLVMTypeRef t, unsigned n);
 LLVMValueRef smem_addr32(Eval *e, const Value *ref);
@@ -283,21 +293,21 @@ typedef enum AtomViewKind {
 } AtomViewKind;
 typedef struct AtomView {
     AtomViewKind kind;
-    ScalarType ty, acc;      /* element type; the MMA's accumulator type */
-    const char *instr;       /* MMA: the PTX instruction, e.g. "mma.sync.aligned.m16n8k16" */
-    int64_t atom_threads;    /* MMA: threads that issue one atom (a warp, a warpgroup) */
-    int64_t mnk[3];          /* MMA: the atom's M, N, K */
-    const LayLayout *tv[3];  /* MMA: A, B, C: (lane, value) -> column-major index in
+    ScalarType ty, acc;     /* element type; the MMA's accumulator type */
+    const char *instr;      /* MMA: the PTX instruction, e.g. "mma.sync.aligned.m16n8k16" */
+    int64_t atom_threads;   /* MMA: threads that issue one atom (a warp, a warpgroup) */
+    int64_t mnk[3];         /* MMA: the atom's M, N, K */
+    const LayLayout *tv[3]; /* MMA: A, B, C: (lane, value) -> column-major index in
                                 the atom's (M, K), (N, K), (M, N) tile */
-    int64_t warps[2];        /* MMA: atoms (warps, warpgroups) along M and N */
-    const char *op;          /* copies: "universal", "cp.async" or "ldmatrix" */
-    int vec;                 /* copies: elements per instruction (ldmatrix: matrices) */
-    bool trans;              /* ldmatrix .trans */
-    const LayLayout *ctv;    /* tiled copy: (thread, value) -> column-major index in the tile */
-    const LayTuple *tile;    /* tiled copy: the tile's shape */
-    int64_t nthr;            /* tiled copies: threads */
-    const struct Atom *mma;  /* ldmatrix tiled copy: the tiled MMA it feeds, */
-    int operand;             /* and its operand: 0 = A, 1 = B */
+    int64_t warps[2];       /* MMA: atoms (warps, warpgroups) along M and N */
+    const char *op;         /* copies: "universal", "cp.async" or "ldmatrix" */
+    int vec;                /* copies: elements per instruction (ldmatrix: matrices) */
+    bool trans;             /* ldmatrix .trans */
+    const LayLayout *ctv;   /* tiled copy: (thread, value) -> column-major index in the tile */
+    const LayTuple *tile;   /* tiled copy: the tile's shape */
+    int64_t nthr;           /* tiled copies: threads */
+    const struct Atom *mma; /* ldmatrix tiled copy: the tiled MMA it feeds, */
+    int operand;            /* and its operand: 0 = A, 1 = B */
 } AtomView;
 void atom_view(const struct Atom *a, AtomView *out);
 /* `cutec eval` of an atom, tiled MMA or tiled copy (eval_render.c): render

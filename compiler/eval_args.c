@@ -9,8 +9,8 @@ bool arg_static_range(Eval *e, const Node *call, const char *name, int i, const 
                       const char *what)
 {
     if (v->kind == V_INT && v->i >= lo && v->i <= hi) return true;
-    diag_error(e->diag, call->list.items[i]->loc, "%s of '%s' must be a compile-time integer in %lld..%lld, found %s", what,
-               name, (long long)lo, (long long)hi, val_describe(e, v));
+    diag_error(e->diag, call->list.items[i]->loc, "%s of '%s' must be a compile-time integer in %lld..%lld, found %s",
+               what, name, (long long)lo, (long long)hi, val_describe(e, v));
     return false;
 }
 
@@ -18,7 +18,8 @@ bool builtin_arity(Eval *e, const Node *call, const char *name, int lo, int hi)
 {
     if (call->list.n >= lo && call->list.n <= hi) return true;
     if (lo == hi)
-        diag_error(e->diag, call->loc, "'%s' expects %d argument%s, got %d", name, lo, lo == 1 ? "" : "s", call->list.n);
+        diag_error(e->diag, call->loc, "'%s' expects %d argument%s, got %d", name, lo, lo == 1 ? "" : "s",
+                   call->list.n);
     else if (hi == lo + 1)
         diag_error(e->diag, call->loc, "'%s' expects %d or %d arguments, got %d", name, lo, hi, call->list.n);
     else

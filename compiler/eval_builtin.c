@@ -7,7 +7,6 @@
 #include "builtins.h"
 #include "eval.h"
 
-
 static bool is_scalar(const Value *v) { return v->kind == V_INT || v->kind == V_FLOAT || v->kind == V_DYN; }
 
 static Value minmax(Eval *e, const Node *call, const Value *arg, bool is_min)
@@ -15,7 +14,7 @@ static Value minmax(Eval *e, const Node *call, const Value *arg, bool is_min)
     Value a = arg[0], b = arg[1];
     Value c = binop(e, is_min ? '<' : '>', a, b, call->loc);
     if (c.kind == V_ERROR) return c;
-    if (c.kind == V_BOOL) return c.i ? a : b;  /* both static */
+    if (c.kind == V_BOOL) return c.i ? a : b; /* both static */
     if (!unify_operands(e, arena_printf(e->arena, "'%s'", call->a->name), &a, &b, call->loc)) return val_error();
     return val_dyn(LLVMBuildSelect(e->cg->b, c.llvm, a.llvm, b.llvm, ""), a.ty);
 }
@@ -134,7 +133,8 @@ Value core_builtin(Eval *e, const char *name, const Node *call, const Value *arg
             diag_error(e->diag, call->loc, "'select' expects (bool, value, value)");
             return val_error();
         }
-        if (a.kind != V_DYN && b.kind != V_DYN) a = conv_to(e, a, a.kind == V_FLOAT ? TY_F32 : TY_I32, call->loc, false);
+        if (a.kind != V_DYN && b.kind != V_DYN)
+            a = conv_to(e, a, a.kind == V_FLOAT ? TY_F32 : TY_I32, call->loc, false);
         if (a.kind == V_ERROR || !unify_operands(e, "'select'", &a, &b, call->loc)) return val_error();
         return val_dyn(LLVMBuildSelect(e->cg->b, c.llvm, a.llvm, b.llvm, ""), a.ty);
     }
@@ -156,8 +156,10 @@ Value sreg_member(Eval *e, const char *ns, const Node *member)
         diag_error(e->diag, member->loc, "'%s.%s' is only available inside a kernel", ns, m);
         return val_error();
     }
-    const char *reg = strcmp(ns, "threadIdx") == 0 ? "tid" : strcmp(ns, "blockIdx") == 0 ? "ctaid"
-                    : strcmp(ns, "blockDim") == 0 ? "ntid" : "nctaid";
+    const char *reg = strcmp(ns, "threadIdx") == 0  ? "tid"
+                      : strcmp(ns, "blockIdx") == 0 ? "ctaid"
+                      : strcmp(ns, "blockDim") == 0 ? "ntid"
+                                                    : "nctaid";
     char intr[64];
     snprintf(intr, sizeof intr, "llvm.nvvm.read.ptx.sreg.%s.%s", reg, m);
     Value v = val_dyn(cg_intrinsic(e->cg, intr, NULL, 0, NULL, 0), TY_I32);

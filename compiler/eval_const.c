@@ -123,8 +123,10 @@ static void eval_deps_first(Eval *e, TopSym *root)
         if (f->next < f->ndeps) {
             TopSym *d = f->deps[f->next++];
             if (d->state != 0 || d->walk == 2) continue;
-            if (d->walk == 1) report_cycle(e, d);
-            else next = d;
+            if (d->walk == 1)
+                report_cycle(e, d);
+            else
+                next = d;
             continue;
         }
         /* all of f's dependencies are done: evaluate it (the root is the caller's) */

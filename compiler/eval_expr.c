@@ -46,8 +46,7 @@ static Value eval_name(Eval *e, const Node *n)
     if (type_from_name(n->name, &ty)) return (Value){.kind = V_TYPE, .ty = ty};
     for (size_t i = 0; i < sizeof sreg_names / sizeof sreg_names[0]; i++)
         if (strcmp(sreg_names[i], n->name) == 0) return (Value){.kind = V_SREG, .name = sreg_names[i]};
-    if (builtin_exists(n->name) || lay_is_function(n->name))
-        return (Value){.kind = V_BUILTIN, .name = n->name};
+    if (builtin_exists(n->name) || lay_is_function(n->name)) return (Value){.kind = V_BUILTIN, .name = n->name};
     diag_error(e->diag, n->loc, "unknown name '%s'", n->name);
     return val_error();
 }
@@ -142,7 +141,8 @@ static Value eval_swizzle(Eval *e, const Node *n)
         bms[i] = v.i;
     }
     if (bms[0] < 0 || bms[0] > 16 || bms[1] < 0 || bms[1] > 32 || bms[2] < -32 || bms[2] > 32) {
-        diag_error(e->diag, n->loc, "swizzle Sw<%lld,%lld,%lld> is out of range (need 0 <= B <= 16, 0 <= M <= 32, |S| <= 32)",
+        diag_error(e->diag, n->loc,
+                   "swizzle Sw<%lld,%lld,%lld> is out of range (need 0 <= B <= 16, 0 <= M <= 32, |S| <= 32)",
                    (long long)bms[0], (long long)bms[1], (long long)bms[2]);
         return val_error();
     }
@@ -292,12 +292,8 @@ static Value eval_node(Eval *e, const Node *n)
         diag_error(e->diag, n->name_loc, "%s has no member '%s'", val_describe(e, &o), n->name);
         return val_error();
     }
-    case N_STRING:
-        diag_error(e->diag, n->loc, "a string is not a value here");
-        return val_error();
-    default:
-        diag_error(e->diag, n->loc, "expected an expression");
-        return val_error();
+    case N_STRING: diag_error(e->diag, n->loc, "a string is not a value here"); return val_error();
+    default: diag_error(e->diag, n->loc, "expected an expression"); return val_error();
     }
 }
 

@@ -51,16 +51,10 @@ bool val_to_lay(Eval *e, Value v, LayValue *out, SrcLoc loc, const char *what)
             return dyn_leaf(e, v, loc, what, &out->i);
         }
         break;
-    case V_LAY:
-        *out = v.lay;
-        return true;
-    case V_TENSOR:
-        *out = v.lay;
-        return true;
-    case V_ERROR:
-        return false;
-    default:
-        break;
+    case V_LAY: *out = v.lay; return true;
+    case V_TENSOR: *out = v.lay; return true;
+    case V_ERROR: return false;
+    default: break;
     }
     diag_error(e->diag, loc, "%s must be an integer, tuple or layout, found %s", what, val_describe(e, &v));
     return false;
@@ -171,7 +165,10 @@ static bool index_of(Eval *e, const LayValue *lay, const NodeList *args, SrcLoc 
     bool ok = true;
     for (int i = 0; i < args->n; i++) {
         Value c = eval_rvalue(e, args->items[i]);
-        if (c.kind == V_ERROR) { ok = false; continue; }
+        if (c.kind == V_ERROR) {
+            ok = false;
+            continue;
+        }
         elems[i] = coord_of(e, c, args->items[i]->loc);
         if (!elems[i]) ok = false;
     }
@@ -242,11 +239,13 @@ Value call_layout_fn(Eval *e, const char *name, const Node *call)
     bool ok = true;
     for (int i = 0; i < nt; i++) {
         Value v = eval_rvalue(e, call->list2.items[i]);
-        if (v.kind == V_ERROR) { ok = false; continue; }
+        if (v.kind == V_ERROR) {
+            ok = false;
+            continue;
+        }
         if (v.kind != V_INT) {
             diag_error(e->diag, call->list2.items[i]->loc,
-                       "template argument of '%s' must be a compile-time integer, found %s", name,
-                       val_describe(e, &v));
+                       "template argument of '%s' must be a compile-time integer, found %s", name, val_describe(e, &v));
             ok = false;
             continue;
         }
@@ -255,7 +254,10 @@ Value call_layout_fn(Eval *e, const char *name, const Node *call)
     Value tensor = {.kind = V_VOID};
     for (int i = 0; i < n; i++) {
         Value v = eval_rvalue(e, call->list.items[i]);
-        if (v.kind == V_ERROR) { ok = false; continue; }
+        if (v.kind == V_ERROR) {
+            ok = false;
+            continue;
+        }
         if (i == 0 && v.kind == V_TENSOR) tensor = v;
         const char *what = arena_printf(e->arena, "argument %d of '%s'", i + 1, name);
         if (!val_to_lay(e, v, &args[i], call->list.items[i]->loc, what)) ok = false;
@@ -294,8 +296,8 @@ bool tensor_has_slice(const NodeList *args)
 
 /* One layout sliced: fixed modes (crds[i] != NULL) add their index to
  * *off, `_` modes stay. */
-static bool slice_one(Eval *e, const LayLayout *L, LayTuple **crds, const NodeList *args, SrcLoc loc,
-                      LayLayout *out, LayInt *off)
+static bool slice_one(Eval *e, const LayLayout *L, LayTuple **crds, const NodeList *args, SrcLoc loc, LayLayout *out,
+                      LayInt *off)
 {
     int rank = L->shape->is_leaf ? 1 : L->shape->n;
     LayTuple **ks = ARENA_ARRAY(e->arena, LayTuple *, rank), **kd = ARENA_ARRAY(e->arena, LayTuple *, rank);

@@ -32,7 +32,7 @@ void eval_leave(Eval *e, int cost) { e->limits->depth -= cost; }
 bool eval_work(Eval *e, int64_t n, SrcLoc loc)
 {
     EvalLimits *l = eval_limits(e);
-    if (l->work > EVAL_MAX_WORK) return false; /* reported already */
+    if (l->work > EVAL_MAX_WORK) return false;                     /* reported already */
     l->work = n > EVAL_MAX_WORK ? EVAL_MAX_WORK + 1 : l->work + n; /* n can be near INT64_MAX */
     if (l->work <= EVAL_MAX_WORK) return true;
     /* the outermost loop or call that expands is what to change: point there */

@@ -13,7 +13,7 @@
 #include "program.h"
 
 #define LOG2E 0x1.715476p+0
-#define LN2 0x1.62e43p-1
+#define LN2   0x1.62e43p-1
 
 /* max/min as the min and max builtins pick (`a > b ? a : b`), so that
  * clamp(x, lo, hi) is min(max(x, lo), hi) exactly, statics folded */
@@ -81,15 +81,17 @@ Value math_builtin(Eval *e, const char *name, const Node *call, const Value *arg
     bool rsqrt = strcmp(base, "rsqrt") == 0;
     ScalarType ty = x.kind == V_DYN && x.ty == TY_F64 ? TY_F64 : TY_F32;
     if (ty == TY_F64 && !rsqrt) {
-        diag_error(e->diag, arg->loc, "'%s' is implemented for f32 only (f16 and bf16 compute in f32); convert with f32(...)",
-                   name);
+        diag_error(e->diag, arg->loc,
+                   "'%s' is implemented for f32 only (f16 and bf16 compute in f32); convert with f32(...)", name);
         return val_error();
     }
     Value v = conv_to(e, x, ty, arg->loc, false); /* f16, bf16, fp8 and static numbers widen */
     if (v.kind == V_ERROR) return v;
     CG *cg = e->cg;
     if (rsqrt) {
-        if (fast) return val_dyn(nvvm1(e, ty == TY_F64 ? "llvm.nvvm.rsqrt.approx.d" : "llvm.nvvm.rsqrt.approx.ftz.f", v.llvm), ty);
+        if (fast)
+            return val_dyn(nvvm1(e, ty == TY_F64 ? "llvm.nvvm.rsqrt.approx.d" : "llvm.nvvm.rsqrt.approx.ftz.f", v.llvm),
+                           ty);
         LLVMTypeRef t = cg_type(cg, ty);
         LLVMValueRef root = cg_intrinsic(cg, "llvm.sqrt", &t, 1, &v.llvm, 1);
         return val_dyn(LLVMBuildFDiv(cg->b, LLVMConstReal(t, 1.0), root, ""), ty);

@@ -107,18 +107,18 @@ static const char *mma_text(Eval *e, const AtomView *v, SrcLoc loc)
     Arena *a = e->arena;
     const char *ty = type_name(v->ty), *acc = type_name(v->acc);
     long long T = (long long)v->atom_threads;
-    const char *atom = arena_printf(a,
-                                    "MMA_Atom: %s, %s -> %s\n"
-                                    "  ThrID:         %lld:1\n"
-                                    "  Shape_MNK:     (%lld,%lld,%lld)\n",
-                                    v->instr, ty, acc, T, (long long)v->mnk[0], (long long)v->mnk[1],
-                                    (long long)v->mnk[2]);
+    const char *atom =
+        arena_printf(a,
+                     "MMA_Atom: %s, %s -> %s\n"
+                     "  ThrID:         %lld:1\n"
+                     "  Shape_MNK:     (%lld,%lld,%lld)\n",
+                     v->instr, ty, acc, T, (long long)v->mnk[0], (long long)v->mnk[1], (long long)v->mnk[2]);
     for (int op = 0; op < 3; op++)
         atom = arena_printf(a, "%s  Layout%s_TV:    %s\n", atom, OPERAND[op], lay_print_layout(a, v->tv[op]));
     int64_t wm = v->warps[0], wn = v->warps[1];
     if (wm * wn == 1)
-        return arena_printf(a, "%s  (thread, value) -> m + %lld*k, n + %lld*k, m + %lld*n\n", atom, (long long)v->mnk[0],
-                            (long long)v->mnk[1], (long long)v->mnk[0]);
+        return arena_printf(a, "%s  (thread, value) -> m + %lld*k, n + %lld*k, m + %lld*n\n", atom,
+                            (long long)v->mnk[0], (long long)v->mnk[1], (long long)v->mnk[0]);
     const char *t = arena_printf(a,
                                  "TiledMMA: %lld x %lld %s (%lld threads) of m%lldn%lldk%lld, %s -> %s\n"
                                  "  ThrLayoutVMNK: (%lld,%lld,%lld,1):(1,%lld,%lld,0)\n"
@@ -214,10 +214,10 @@ static bool ldsm_src_tv(Eval *e, const AtomView *v, const AtomView *mma, const L
     int64_t frg = v->operand ? 4 : 8, n = v->vec, W = mma->warps[0] * mma->warps[1], NT = 32 * W;
     long long ni = 2 * n < frg ? (long long)(frg / (2 * n)) : 1, dup = 32 / (8 * n);
     LayLayout g, src, prof;
-    bool ok = v->trans ? lay_text(e, &g, "((2,4,%lld,%lld,%lld),(8,%lld)):((%lld,1,%lld,0,32),(4,%lld))", (long long)n, dup,
-                                  (long long)W, ni, (long long)NT, (long long)(2 * NT), (long long)(2 * n * NT))
-                       : lay_text(e, &g, "((8,%lld,%lld,%lld),(2,4,%lld)):((4,%lld,0,32),(%lld,1,%lld))", (long long)n, dup,
-                                  (long long)W, ni, (long long)(2 * NT), (long long)NT, (long long)(2 * n * NT));
+    bool ok = v->trans ? lay_text(e, &g, "((2,4,%lld,%lld,%lld),(8,%lld)):((%lld,1,%lld,0,32),(4,%lld))", (long long)n,
+                                  dup, (long long)W, ni, (long long)NT, (long long)(2 * NT), (long long)(2 * n * NT))
+                       : lay_text(e, &g, "((8,%lld,%lld,%lld),(2,4,%lld)):((4,%lld,0,32),(%lld,1,%lld))", (long long)n,
+                                  dup, (long long)W, ni, (long long)(2 * NT), (long long)NT, (long long)(2 * n * NT));
     if (!ok || !lay_fn(e, "composition", *dst, g, &src, loc)) return false;
     LayValue args[2] = {{.kind = LAY_V_LAYOUT, .layout = src}, {.kind = LAY_V_TUPLE}}, r;
     if (!lay_text(e, &prof, "(1,1):(0,0)")) return false;
@@ -241,7 +241,8 @@ static bool copy_panels(Eval *e, const AtomView *v, LayTvPanel p[2], SrcLoc loc)
         const LayTuple *t = v->tile;
         int r = t->is_leaf ? 1 : t->n;
         if (r > 2) {
-            diag_error(e->diag, loc, "a tiled copy is drawn on a rank-2 tile; this one is %s", lay_print_tuple(e->arena, t));
+            diag_error(e->diag, loc, "a tiled copy is drawn on a rank-2 tile; this one is %s",
+                       lay_print_tuple(e->arena, t));
             return false;
         }
         rows = (t->is_leaf ? t : t->elems[0])->leaf.value;
@@ -256,11 +257,17 @@ static bool copy_panels(Eval *e, const AtomView *v, LayTvPanel p[2], SrcLoc loc)
     }
     const char *axes = v->kind == ATOM_VIEW_TILED_COPY ? "" : v->operand ? " (N x K)" : " (M x K)";
     for (int i = 0; i < 2; i++)
-        p[i] = (LayTvPanel){.title = arena_printf(e->arena, "Layout%s_TV %s: (thread, value) -> r + %lld*c in the %lld x %lld%s tile",
-                                                  i ? "D" : "S", lay_print_layout(e->arena, &tv[i]), (long long)rows,
-                                                  (long long)rows, (long long)cols, axes),
-                            .tv = tv[i], .rows = rows, .cols = cols, .x = i ? cols + 3 : 1, .y = 1,
-                            .label_rows = true, .label_cols = true};
+        p[i] = (LayTvPanel){
+            .title = arena_printf(e->arena, "Layout%s_TV %s: (thread, value) -> r + %lld*c in the %lld x %lld%s tile",
+                                  i ? "D" : "S", lay_print_layout(e->arena, &tv[i]), (long long)rows, (long long)rows,
+                                  (long long)cols, axes),
+            .tv = tv[i],
+            .rows = rows,
+            .cols = cols,
+            .x = i ? cols + 3 : 1,
+            .y = 1,
+            .label_rows = true,
+            .label_cols = true};
     return true;
 }
 
@@ -299,8 +306,7 @@ const char *atom_render(Eval *e, const Value *val, int render, SrcLoc loc)
 {
     AtomView v;
     atom_view(val->atom, &v);
-    if (render == CUTEC_EVAL_VALUE)
-        return v.kind == ATOM_VIEW_MMA ? mma_text(e, &v, loc) : copy_text(e, &v, loc);
+    if (render == CUTEC_EVAL_VALUE) return v.kind == ATOM_VIEW_MMA ? mma_text(e, &v, loc) : copy_text(e, &v, loc);
     LayTvPanel p[3];
     int np = 0;
     int64_t width = 0, height = 0;
@@ -308,7 +314,9 @@ const char *atom_render(Eval *e, const Value *val, int render, SrcLoc loc)
         if (!mma_panels(e, &v, p, &width, &height, loc)) return NULL;
         np = 3;
     } else if (v.kind == ATOM_VIEW_COPY) {
-        diag_error(e->diag, loc, "a copy atom alone has no tile to draw; draw a tiled copy, e.g. make_tiled_copy(atom, (32,4), (1,8))");
+        diag_error(
+            e->diag, loc,
+            "a copy atom alone has no tile to draw; draw a tiled copy, e.g. make_tiled_copy(atom, (32,4), (1,8))");
         return NULL;
     } else {
         if (!copy_panels(e, &v, p, loc)) return NULL;

@@ -18,10 +18,10 @@
 enum { SCOPE_INDEX_MIN = 8 };
 
 struct ScopeIndex {
-    Scope **slots;  /* open addressing: the newest indexed binding of each name */
-    unsigned cap;   /* a power of two, at least twice count */
+    Scope **slots; /* open addressing: the newest indexed binding of each name */
+    unsigned cap;  /* a power of two, at least twice count */
     unsigned count;
-    Scope *top;     /* the newest binding the index covers */
+    Scope *top; /* the newest binding the index covers */
 };
 
 static unsigned name_hash(const char *s)
@@ -49,8 +49,10 @@ static void index_add(Arena *a, ScopeIndex *ix, Scope *s)
             if (old[i]) *index_slot(ix, old[i]->name) = old[i];
     }
     Scope **slot = index_slot(ix, s->name);
-    if (*slot) s->shadow = *slot;
-    else ix->count++;
+    if (*slot)
+        s->shadow = *slot;
+    else
+        ix->count++;
     *slot = s;
     s->indexed = true;
     ix->top = s;

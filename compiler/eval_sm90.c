@@ -33,7 +33,8 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call, const Value *arg
     }
     if (strcmp(name, "mbar_wait") == 0) {
         eval_asm(e, cg->t_void, a, 2,
-                 "{\n.reg .pred p;\ncutec_wait:\nmbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n@!p bra cutec_wait;\n}",
+                 "{\n.reg .pred p;\ncutec_wait:\nmbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n@!p bra "
+                 "cutec_wait;\n}",
                  "r,r,~{memory}");
         return vvoid;
     }
@@ -47,9 +48,10 @@ Value sm90_builtin(Eval *e, const char *name, const Node *call, const Value *arg
     }
     if (strcmp(name, "tma_load") == 0) {
         /* tma_load(dst, tmap, mbar, c0, c1): coordinates innermost first */
-        eval_asm(e, cg->t_void, a, 5,
-                 "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$3, $4}], [$2];",
-                 "r,l,r,r,r,~{memory}");
+        eval_asm(
+            e, cg->t_void, a, 5,
+            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$3, $4}], [$2];",
+            "r,l,r,r,r,~{memory}");
         return vvoid;
     }
     if (strcmp(name, "tma_prefetch") == 0) {

@@ -27,7 +27,8 @@ static LLVMValueRef frag_pair(Eval *e, const Value *t, int64_t i)
             return NULL;
         LLVMValueRef idx = lower_layint(e, off);
         LLVMValueRef p = LLVMBuildGEP2(cg->b, et, t->llvm, &idx, 1, "");
-        v = LLVMBuildInsertElement(cg->b, v, LLVMBuildLoad2(cg->b, et, p, ""), LLVMConstInt(cg->t_i32, (unsigned)h, 0), "");
+        v = LLVMBuildInsertElement(cg->b, v, LLVMBuildLoad2(cg->b, et, p, ""), LLVMConstInt(cg->t_i32, (unsigned)h, 0),
+                                   "");
     }
     return LLVMBuildBitCast(cg->b, v, cg->t_i32, "");
 }
@@ -54,13 +55,13 @@ static Value stmatrix(Eval *e, const Node *call, const Value *arg)
     }
     int64_t n = r.i.value;
     if ((f.ty != TY_BF16 && f.ty != TY_F16) || (n != 2 && n != 4 && n != 8)) {
-        diag_error(e->diag, call->list.items[1]->loc, "'stmatrix' stores 2, 4 or 8 elements of bf16 or f16, got %lld x %s",
-                   (long long)n, type_name(f.ty));
+        diag_error(e->diag, call->list.items[1]->loc,
+                   "'stmatrix' stores 2, 4 or 8 elements of bf16 or f16, got %lld x %s", (long long)n, type_name(f.ty));
         return val_error();
     }
     if (dst.ty != f.ty) {
-        diag_error(e->diag, call->list.items[0]->loc, "'stmatrix' stores %s elements into a %s shared tensor", type_name(f.ty),
-                   type_name(dst.ty));
+        diag_error(e->diag, call->list.items[0]->loc, "'stmatrix' stores %s elements into a %s shared tensor",
+                   type_name(f.ty), type_name(dst.ty));
         return val_error();
     }
     unsigned x = (unsigned)(n / 2);
@@ -68,10 +69,16 @@ static Value stmatrix(Eval *e, const Node *call, const Value *arg)
         if (!(args[1 + i] = frag_pair(e, &f, i))) return val_error();
     const char *tr = trans ? ".trans" : "";
     char text[128];
-    if (x == 1) snprintf(text, sizeof text, "stmatrix.sync.aligned.m8n8.x1%s.shared.b16 [$0], {$1};", tr);
-    else if (x == 2) snprintf(text, sizeof text, "stmatrix.sync.aligned.m8n8.x2%s.shared.b16 [$0], {$1,$2};", tr);
-    else snprintf(text, sizeof text, "stmatrix.sync.aligned.m8n8.x4%s.shared.b16 [$0], {$1,$2,$3,$4};", tr);
-    eval_asm(e, e->cg->t_void, args, 1 + x, text, x == 1 ? "r,r,~{memory}" : x == 2 ? "r,r,r,~{memory}" : "r,r,r,r,r,~{memory}");
+    if (x == 1)
+        snprintf(text, sizeof text, "stmatrix.sync.aligned.m8n8.x1%s.shared.b16 [$0], {$1};", tr);
+    else if (x == 2)
+        snprintf(text, sizeof text, "stmatrix.sync.aligned.m8n8.x2%s.shared.b16 [$0], {$1,$2};", tr);
+    else
+        snprintf(text, sizeof text, "stmatrix.sync.aligned.m8n8.x4%s.shared.b16 [$0], {$1,$2,$3,$4};", tr);
+    eval_asm(e, e->cg->t_void, args, 1 + x, text,
+             x == 1   ? "r,r,~{memory}"
+             : x == 2 ? "r,r,r,~{memory}"
+                      : "r,r,r,r,r,~{memory}");
     return (Value){.kind = V_VOID};
 }
 
@@ -90,7 +97,7 @@ static Value tma_store(Eval *e, const Node *call, const Value *arg)
         return val_error();
     }
     eval_asm(e, e->cg->t_void, args, 4, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$2, $3}], [$1];",
-              "l,r,r,r,~{memory}");
+             "l,r,r,r,~{memory}");
     return (Value){.kind = V_VOID};
 }
 

@@ -18,8 +18,8 @@ Value eval_type(Eval *e, const Node *t)
         }
         ScalarType ty;
         if (type_from_name(t->name, &ty)) return (Value){.kind = V_TYPE, .ty = ty};
-        diag_error(e->diag, t->loc, "unknown type '%s' (expected i32, i64, f16, bf16, f32, f64, bool or a type parameter)",
-                   t->name);
+        diag_error(e->diag, t->loc,
+                   "unknown type '%s' (expected i32, i64, f16, bf16, f32, f64, bool or a type parameter)", t->name);
         return val_error();
     }
     /* tensor<T, space, layout> */
@@ -30,9 +30,12 @@ Value eval_type(Eval *e, const Node *t)
         return val_error();
     }
     Value r = tensor_make(NULL, et.ty, SPACE_GMEM, (LayValue){0});
-    if (strcmp(t->name, "gmem") == 0) r.space = SPACE_GMEM;
-    else if (strcmp(t->name, "smem") == 0) r.space = SPACE_SMEM;
-    else if (strcmp(t->name, "rmem") == 0) r.space = SPACE_RMEM;
+    if (strcmp(t->name, "gmem") == 0)
+        r.space = SPACE_GMEM;
+    else if (strcmp(t->name, "smem") == 0)
+        r.space = SPACE_SMEM;
+    else if (strcmp(t->name, "rmem") == 0)
+        r.space = SPACE_RMEM;
     else {
         diag_error(e->diag, t->name_loc, "unknown memory space '%s' (expected gmem, smem or rmem)", t->name);
         return val_error();
@@ -208,7 +211,9 @@ static void eval_for(Eval *e, const Node *s)
     if (lo.kind == V_INT && hi.kind == V_INT && lo.i >= hi.i) return;
     if (!require_cg(e, s->loc, "a runtime loop")) return;
     ScalarType ty = (lo.kind == V_DYN && lo.ty == TY_I64) || (hi.kind == V_DYN && hi.ty == TY_I64) ||
-                            (st.kind == V_DYN && st.ty == TY_I64) ? TY_I64 : TY_I32;
+                            (st.kind == V_DYN && st.ty == TY_I64)
+                        ? TY_I64
+                        : TY_I32;
     lo = conv_to(e, lo, ty, s->a->loc, false);
     hi = conv_to(e, hi, ty, s->b->loc, false);
     Value stv = conv_to(e, st, ty, s->loc, false);
@@ -242,8 +247,10 @@ static void eval_if(Eval *e, const Node *s)
     Value c = eval_rvalue(e, s->a);
     if (c.kind == V_ERROR) return;
     if (c.kind == V_BOOL) { /* static: only the taken branch exists */
-        if (c.i) eval_block(e, s->b);
-        else if (s->c) eval_stmt(e, s->c);
+        if (c.i)
+            eval_block(e, s->b);
+        else if (s->c)
+            eval_stmt(e, s->c);
         return;
     }
     if (c.kind != V_DYN || c.ty != TY_BOOL) {

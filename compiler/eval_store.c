@@ -80,8 +80,7 @@ int pred_ptx(Eval *e, Value p, const char *reg, const char *and_not, unsigned ba
 /* The payload (any LLVM value of `bytes` bytes) as the integer registers
  * of a PTX st: one b8/b16/b32/b64, or four b32 for 16 bytes.  Returns the
  * register count; *suffix gets the st type, *cons each operand's letter. */
-static unsigned payload_regs(Eval *e, LLVMValueRef v, int bytes, LLVMValueRef regs[4], const char **suffix,
-                             char *cons)
+static unsigned payload_regs(Eval *e, LLVMValueRef v, int bytes, LLVMValueRef regs[4], const char **suffix, char *cons)
 {
     CG *cg = e->cg;
     LLVMBuilderRef b = cg->b;
@@ -206,7 +205,8 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
         int rb = vbytes / (int)nr, per = rb / bytes;
         if (bytes >= 2 && per >= 1 && per * (int)nr == n) {
             unpacked = true;
-            if (per > 1) k += snprintf(text + k, sizeof text - (size_t)k, "\n\t.reg .b%d e<%lld>;", 8 * bytes, (long long)n);
+            if (per > 1)
+                k += snprintf(text + k, sizeof text - (size_t)k, "\n\t.reg .b%d e<%lld>;", 8 * bytes, (long long)n);
             for (unsigned r = 0; r < nr; r++) {
                 if (per == 1) {
                     snprintf(elem[r], sizeof elem[r], "$%u", r0 + r);
@@ -214,8 +214,10 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
                 }
                 k += snprintf(text + k, sizeof text - (size_t)k, "\n\tmov.b%d {", 8 * rb);
                 for (int j = 0; j < per; j++) {
-                    snprintf(elem[r * (unsigned)per + (unsigned)j], sizeof elem[0], "e%u", r * (unsigned)per + (unsigned)j);
-                    k += snprintf(text + k, sizeof text - (size_t)k, "%se%u", j ? ", " : "", r * (unsigned)per + (unsigned)j);
+                    snprintf(elem[r * (unsigned)per + (unsigned)j], sizeof elem[0], "e%u",
+                             r * (unsigned)per + (unsigned)j);
+                    k += snprintf(text + k, sizeof text - (size_t)k, "%se%u", j ? ", " : "",
+                                  r * (unsigned)per + (unsigned)j);
                 }
                 k += snprintf(text + k, sizeof text - (size_t)k, "}, $%u;", r0 + r);
             }
@@ -242,19 +244,21 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
         }
         LLVMValueRef ptr = tensor_elem_ptr(e, frag, i, loc);
         if (!ptr) return false;
-        Value v = conv_to(e, val_dyn(LLVMBuildLoad2(cg->b, cg_type(cg, frag->ty), ptr, ""), frag->ty), dst->ty, loc, false);
+        Value v =
+            conv_to(e, val_dyn(LLVMBuildLoad2(cg->b, cg_type(cg, frag->ty), ptr, ""), frag->ty), dst->ty, loc, false);
         if (v.kind == V_ERROR) return false;
         LLVMValueRef reg[4];
         const char *suffix;
         char rc;
         payload_regs(e, v.llvm, bytes, reg, &suffix, &rc);
         /* with a vector form, element i only where the vector was not stored */
-        k += pred_ptx(e, pt, preg, vec ? "pv" : NULL, 0, args, &na, text + k, sizeof text - (size_t)k, cons, sizeof cons, &kc);
+        k += pred_ptx(e, pt, preg, vec ? "pv" : NULL, 0, args, &na, text + k, sizeof text - (size_t)k, cons,
+                      sizeof cons, &kc);
         unsigned vi = na;
         args[na++] = reg[0];
         kc += snprintf(cons + kc, sizeof cons - (size_t)kc, ",%c", rc);
-        k += snprintf(text + k, sizeof text - (size_t)k, "\n\t@p%lld st.%s.%s [$0+%lld], $%u;", (long long)i, space, suffix,
-                      (long long)i * bytes, vi);
+        k += snprintf(text + k, sizeof text - (size_t)k, "\n\t@p%lld st.%s.%s [$0+%lld], $%u;", (long long)i, space,
+                      suffix, (long long)i * bytes, vi);
         stores++;
     }
     if (!vec && stores == 0) return true;
@@ -289,10 +293,11 @@ Value store_if(Eval *e, const Node *call, const Value *arg)
         if (!tensor_static_size(e, &v, call->loc, &n)) return val_error();
         if (v.space != SPACE_RMEM || n != np) {
             if (v.space != SPACE_RMEM)
-                diag_error(e->diag, call->list.items[1]->loc, "'store_if' stores a value or a register fragment, found %s",
-                           val_describe(e, &v));
+                diag_error(e->diag, call->list.items[1]->loc,
+                           "'store_if' stores a value or a register fragment, found %s", val_describe(e, &v));
             else
-                diag_error(e->diag, call->loc, "'store_if' takes one predicate per fragment element; got %lld element%s and %d predicate%s",
+                diag_error(e->diag, call->loc,
+                           "'store_if' takes one predicate per fragment element; got %lld element%s and %d predicate%s",
                            (long long)n, n == 1 ? "" : "s", np, np == 1 ? "" : "s");
             return val_error();
         }

@@ -8,10 +8,7 @@
  * unknown name. */
 #include "eval.h"
 
-static bool is_symbolic(const Value *v)
-{
-    return v->kind == V_LAY && v->lay.kind == LAY_V_INT && !v->lay.i.is_static;
-}
+static bool is_symbolic(const Value *v) { return v->kind == V_LAY && v->lay.kind == LAY_V_INT && !v->lay.i.is_static; }
 
 /* Names are looked up one by one along the scope chain: a bound keeps a
  * hostile expression of thousands of names from taking quadratic time. */
@@ -58,18 +55,23 @@ Value binop_symbolic(Eval *e, int op, Value a, Value b, SrcLoc loc)
     const Value *in[2] = {&a, &b};
     LayInt *out[2] = {&x, &y};
     for (int i = 0; i < 2; i++) {
-        if (in[i]->kind == V_INT) *out[i] = lay_int_static(in[i]->i);
-        else if (in[i]->kind == V_LAY && in[i]->lay.kind == LAY_V_INT) *out[i] = in[i]->lay.i;
+        if (in[i]->kind == V_INT)
+            *out[i] = lay_int_static(in[i]->i);
+        else if (in[i]->kind == V_LAY && in[i]->lay.kind == LAY_V_INT)
+            *out[i] = in[i]->lay.i;
         else {
-            diag_error(e->diag, loc, "operator '%s' expects integers, found %s", ast_op_name(op), val_describe(e, in[i]));
+            diag_error(e->diag, loc, "operator '%s' expects integers, found %s", ast_op_name(op),
+                       val_describe(e, in[i]));
             return val_error();
         }
     }
     const char *sym = lay_print_int(e->arena, is_symbolic(&a) ? x : y);
     if ((op == '/' || op == '%') && (!y.is_static || y.value <= 0)) {
-        if (y.is_static && y.value == 0) diag_error(e->diag, loc, "division by zero");
-        else diag_error(e->diag, loc, "operator '%s' on the symbolic value %s needs a positive static divisor, got %s",
-                        ast_op_name(op), sym, lay_print_int(e->arena, y));
+        if (y.is_static && y.value == 0)
+            diag_error(e->diag, loc, "division by zero");
+        else
+            diag_error(e->diag, loc, "operator '%s' on the symbolic value %s needs a positive static divisor, got %s",
+                       ast_op_name(op), sym, lay_print_int(e->arena, y));
         return val_error();
     }
     bool ok;

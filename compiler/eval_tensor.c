@@ -114,7 +114,8 @@ static bool tile_one(Eval *e, const Node *call, const LayLayout *L, const LayTup
         LayTuple *di = L->stride->is_leaf ? L->stride : L->stride->elems[i];
         LayTuple *ti = tt->is_leaf ? (LayTuple *)tt : tt->elems[i];
         if (!si->is_leaf || !ti->is_leaf || !ti->leaf.is_static || ti->leaf.value <= 0) {
-            diag_error(e->diag, call->loc, "'local_tile' needs a flat tensor layout and static positive tile sizes (mode %d)", i);
+            diag_error(e->diag, call->loc,
+                       "'local_tile' needs a flat tensor layout and static positive tile sizes (mode %d)", i);
             return false;
         }
         LayInt step;
@@ -166,8 +167,9 @@ static Value local_tile(Eval *e, const Node *call, const Value *arg)
     }
     int cr = cn->kind == N_TUPLE ? cn->list.n : cval->is_leaf ? 1 : cval->n;
     if (tr != rank || cr != rank) {
-        diag_error(e->diag, call->loc, "'local_tile' of a rank-%d tensor needs a rank-%d tile and coordinate, got %d and %d",
-                   rank, rank, tr, cr);
+        diag_error(e->diag, call->loc,
+                   "'local_tile' of a rank-%d tensor needs a rank-%d tile and coordinate, got %d and %d", rank, rank,
+                   tr, cr);
         return val_error();
     }
     /* the coordinates once (NULL for `_`); then the same tiling of every
@@ -210,8 +212,8 @@ static Value local_tile(Eval *e, const Node *call, const Value *arg)
 }
 
 /* One layout partitioned for thread idx by thread layout P. */
-static bool partition_one(Eval *e, const Node *call, const LayLayout *L, const LayLayout *P, LayInt idx,
-                          LayLayout *out, LayInt off0, LayInt *off)
+static bool partition_one(Eval *e, const Node *call, const LayLayout *L, const LayLayout *P, LayInt idx, LayLayout *out,
+                          LayInt off0, LayInt *off)
 {
     int rank = L->shape->is_leaf ? 1 : L->shape->n;
     LayTuple **rs = ARENA_ARRAY(e->arena, LayTuple *, rank), **rd = ARENA_ARRAY(e->arena, LayTuple *, rank);
@@ -223,7 +225,8 @@ static bool partition_one(Eval *e, const Node *call, const LayLayout *L, const L
         LayTuple *pd = P->stride->is_leaf ? P->stride : P->stride->elems[i];
         if (!si->is_leaf || !ps->is_leaf || !ps->leaf.is_static || !pd->is_leaf || !pd->leaf.is_static ||
             ps->leaf.value <= 0) {
-            diag_error(e->diag, call->loc, "'local_partition' needs flat layouts and a static thread layout (mode %d)", i);
+            diag_error(e->diag, call->loc, "'local_partition' needs flat layouts and a static thread layout (mode %d)",
+                       i);
             return false;
         }
         LayInt c, x, cnt, step;
@@ -262,8 +265,9 @@ static Value local_partition(Eval *e, const Node *call, const Value *arg)
     int rank = L->shape->is_leaf ? 1 : L->shape->n;
     int prank = P->shape->is_leaf ? 1 : P->shape->n;
     if (rank != prank) {
-        diag_error(e->diag, call->loc, "'local_partition' of a rank-%d tensor needs a rank-%d thread layout, got rank %d",
-                   rank, rank, prank);
+        diag_error(e->diag, call->loc,
+                   "'local_partition' of a rank-%d tensor needs a rank-%d thread layout, got rank %d", rank, rank,
+                   prank);
         return val_error();
     }
     Value r = t;
@@ -304,10 +308,12 @@ static Value copy(Eval *e, const Node *call, const Value *arg)
                    val_describe(e, &d));
         return val_error();
     }
-    if (!builtin_arity(e, call, "copy", 2, 2) || !has_memory(e, &d, call->list.items[0]) || !has_memory(e, &s, call->list.items[1]))
+    if (!builtin_arity(e, call, "copy", 2, 2) || !has_memory(e, &d, call->list.items[0]) ||
+        !has_memory(e, &s, call->list.items[1]))
         return val_error();
     int64_t nd, ns;
-    if (!tensor_static_size(e, &d, call->list.items[0]->loc, &nd) || !tensor_static_size(e, &s, call->list.items[1]->loc, &ns))
+    if (!tensor_static_size(e, &d, call->list.items[0]->loc, &nd) ||
+        !tensor_static_size(e, &s, call->list.items[1]->loc, &ns))
         return val_error();
     if (nd != ns) {
         diag_error(e->diag, call->loc, "'copy' needs tensors of the same size, got %lld and %lld", (long long)nd,
@@ -325,8 +331,7 @@ static Value copy(Eval *e, const Node *call, const Value *arg)
     return (Value){.kind = V_VOID};
 }
 
-LLVMValueRef eval_asm(Eval *e, LLVMTypeRef ret, LLVMValueRef *args, unsigned nargs, const char *text,
-                             const char *cons)
+LLVMValueRef eval_asm(Eval *e, LLVMTypeRef ret, LLVMValueRef *args, unsigned nargs, const char *text, const char *cons)
 {
     CG *cg = e->cg;
     LLVMTypeRef *tys = ARENA_ARRAY(e->arena, LLVMTypeRef, nargs > 0 ? nargs : 1);
@@ -390,9 +395,10 @@ bool emit_mma16816(Eval *e, const Value *c, int64_t cb, const Value *a, int64_t 
     for (int i = 0; i < 6; i++)
         if (!args[i]) return false;
     char text[160];
-    snprintf(text, sizeof text,
-             "mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};",
-             type_name(a->ty), type_name(a->ty));
+    snprintf(
+        text, sizeof text,
+        "mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};",
+        type_name(a->ty), type_name(a->ty));
     LLVMValueRef r = eval_asm(e, eval_struct_of(e, e->cg->t_f32, 4), args, 10, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3");
     for (unsigned i = 0; i < 4; i++) LLVMBuildStore(e->cg->b, LLVMBuildExtractValue(e->cg->b, r, i, ""), cp[i]);
     return true;
@@ -403,16 +409,18 @@ bool emit_mma16816(Eval *e, const Value *c, int64_t cb, const Value *a, int64_t 
 static Value mma(Eval *e, const Node *call, const Value *arg)
 {
     Value c = arg[0], a = arg[1], b = arg[2];
-    if (!has_memory(e, &c, call->list.items[0]) ||
-        !has_memory(e, &a, call->list.items[1]) || !has_memory(e, &b, call->list.items[2]))
+    if (!has_memory(e, &c, call->list.items[0]) || !has_memory(e, &a, call->list.items[1]) ||
+        !has_memory(e, &b, call->list.items[2]))
         return val_error();
     int64_t nc, na, nb;
-    if (!tensor_static_size(e, &c, call->list.items[0]->loc, &nc) || !tensor_static_size(e, &a, call->list.items[1]->loc, &na) ||
+    if (!tensor_static_size(e, &c, call->list.items[0]->loc, &nc) ||
+        !tensor_static_size(e, &a, call->list.items[1]->loc, &na) ||
         !tensor_static_size(e, &b, call->list.items[2]->loc, &nb))
         return val_error();
     if (c.ty != TY_F32 || nc != 4 || !is16(a.ty) || na != 8 || b.ty != a.ty || nb != 4) {
         diag_error(e->diag, call->loc,
-                   "'mma_m16n8k16' needs (acc: 4 x f32, a: 8 x bf16|f16, b: 4 x the same type), got (%lld x %s, %lld x %s, %lld x %s)",
+                   "'mma_m16n8k16' needs (acc: 4 x f32, a: 8 x bf16|f16, b: 4 x the same type), got (%lld x %s, %lld x "
+                   "%s, %lld x %s)",
                    (long long)nc, type_name(c.ty), (long long)na, type_name(a.ty), (long long)nb, type_name(b.ty));
         return val_error();
     }
@@ -420,20 +428,24 @@ static Value mma(Eval *e, const Node *call, const Value *arg)
     return (Value){.kind = V_VOID};
 }
 
-LLVMValueRef smem_addr32(Eval *e, const Value *ref)
-{
-    return LLVMBuildPtrToInt(e->cg->b, ref->llvm, e->cg->t_i32, "");
-}
+LLVMValueRef smem_addr32(Eval *e, const Value *ref) { return LLVMBuildPtrToInt(e->cg->b, ref->llvm, e->cg->t_i32, ""); }
 
 /* One ldmatrix .x1/.x2/.x4 (x = 1, 2, 4) from the 32-bit shared address
  * addr into registers that unpack to d[db .. db + 2x) (flat indices). */
 bool emit_ldmatrix(Eval *e, const Value *d, int64_t db, int x, bool trans, LLVMValueRef addr, SrcLoc loc)
 {
     char text[128], cons[64];
-    if (x == 1) snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x1%s.shared.b16 {$0}, [$1];", trans ? ".trans" : "");
-    else if (x == 2) snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x2%s.shared.b16 {$0,$1}, [$2];", trans ? ".trans" : "");
-    else snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x4%s.shared.b16 {$0,$1,$2,$3}, [$4];", trans ? ".trans" : "");
-    snprintf(cons, sizeof cons, "%s", x == 1 ? "=r,r,~{memory}" : x == 2 ? "=r,=r,r,~{memory}" : "=r,=r,=r,=r,r,~{memory}");
+    if (x == 1)
+        snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x1%s.shared.b16 {$0}, [$1];", trans ? ".trans" : "");
+    else if (x == 2)
+        snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x2%s.shared.b16 {$0,$1}, [$2];", trans ? ".trans" : "");
+    else
+        snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x4%s.shared.b16 {$0,$1,$2,$3}, [$4];",
+                 trans ? ".trans" : "");
+    snprintf(cons, sizeof cons, "%s",
+             x == 1   ? "=r,r,~{memory}"
+             : x == 2 ? "=r,=r,r,~{memory}"
+                      : "=r,=r,=r,=r,r,~{memory}");
     LLVMTypeRef rt = x == 1 ? e->cg->t_i32 : eval_struct_of(e, e->cg->t_i32, (unsigned)x);
     LLVMValueRef r = eval_asm(e, rt, &addr, 1, text, cons);
     for (int i = 0; i < x; i++) {
@@ -453,8 +465,8 @@ static Value ldmatrix(Eval *e, const Node *call, const Value *arg)
     int64_t n;
     if (!tensor_static_size(e, &d, call->list.items[0]->loc, &n)) return val_error();
     if (!is16(d.ty) || (n != 2 && n != 4 && n != 8)) {
-        diag_error(e->diag, call->list.items[0]->loc, "'ldmatrix' loads 2, 4 or 8 elements of bf16 or f16, got %lld x %s",
-                   (long long)n, type_name(d.ty));
+        diag_error(e->diag, call->list.items[0]->loc,
+                   "'ldmatrix' loads 2, 4 or 8 elements of bf16 or f16, got %lld x %s", (long long)n, type_name(d.ty));
         return val_error();
     }
     if (!emit_ldmatrix(e, &d, 0, (int)(n / 2), trans, arg[1].llvm, call->loc)) return val_error();
@@ -479,18 +491,18 @@ static Value cp_async(Eval *e, const Node *call, const Value *arg)
 {
     Value d = arg[0], s = arg[1], nb = arg[2];
     if (d.kind != V_REF || d.space != SPACE_SMEM) {
-        diag_error(e->diag, call->list.items[0]->loc, "the destination of 'cp_async' must be a shared-memory element, found %s",
-                   val_describe(e, &d));
+        diag_error(e->diag, call->list.items[0]->loc,
+                   "the destination of 'cp_async' must be a shared-memory element, found %s", val_describe(e, &d));
         return val_error();
     }
     if (s.kind != V_REF || s.space != SPACE_GMEM) {
-        diag_error(e->diag, call->list.items[1]->loc, "the source of 'cp_async' must be a global-memory element, found %s",
-                   val_describe(e, &s));
+        diag_error(e->diag, call->list.items[1]->loc,
+                   "the source of 'cp_async' must be a global-memory element, found %s", val_describe(e, &s));
         return val_error();
     }
     if (nb.kind != V_INT || (nb.i != 4 && nb.i != 8 && nb.i != 16)) {
-        diag_error(e->diag, call->list.items[2]->loc, "'cp_async' copies 4, 8 or 16 bytes (a compile-time integer), found %s",
-                   val_describe(e, &nb));
+        diag_error(e->diag, call->list.items[2]->loc,
+                   "'cp_async' copies 4, 8 or 16 bytes (a compile-time integer), found %s", val_describe(e, &nb));
         return val_error();
     }
     LLVMValueRef size = LLVMConstInt(e->cg->t_i32, (unsigned long long)nb.i, 0);
@@ -517,13 +529,15 @@ static Value store_vector_or_elems(Eval *e, const Node *call, const Value *dst, 
     int np = call->list.n - 3;
     if (np != n) {
         diag_error(e->diag, call->loc,
-                   "'store_vector' with element predicates takes one per fragment element; got %lld element%s and %d predicate%s",
+                   "'store_vector' with element predicates takes one per fragment element; got %lld element%s and %d "
+                   "predicate%s",
                    (long long)n, n == 1 ? "" : "s", np, np == 1 ? "" : "s");
         return val_error();
     }
     SrcLoc vloc = call->list.items[2]->loc;
     if (pred.kind != V_BOOL && (pred.kind != V_DYN || pred.ty != TY_BOOL)) {
-        diag_error(e->diag, vloc, "the predicate of 'store_vector' must be a boolean, found %s", val_describe(e, &pred));
+        diag_error(e->diag, vloc, "the predicate of 'store_vector' must be a boolean, found %s",
+                   val_describe(e, &pred));
         return val_error();
     }
     Value preds[8];
@@ -559,8 +573,8 @@ static LLVMValueRef load_pred(Eval *e, const Node *call, const Value *src, LLVMT
         return NULL;
     }
     if (src->space != SPACE_GMEM && src->space != SPACE_SMEM) {
-        diag_error(e->diag, call->list.items[1]->loc, "a predicated 'load_vector' reads global or shared memory, found %s",
-                   val_describe(e, src));
+        diag_error(e->diag, call->list.items[1]->loc,
+                   "a predicated 'load_vector' reads global or shared memory, found %s", val_describe(e, src));
         return NULL;
     }
     CG *cg = e->cg;
@@ -582,13 +596,15 @@ static LLVMValueRef load_pred(Eval *e, const Node *call, const Value *src, LLVMT
     LLVMValueRef args[6];
     unsigned na = 0;
     int t = snprintf(text, sizeof text, "{\n.reg .pred p;"), kc = 0;
-    for (int i = 0; i < nw; i++) kc += snprintf(cons + kc, sizeof cons - (size_t)kc, "%s=%s", i ? "," : "", half ? "h" : "r");
+    for (int i = 0; i < nw; i++)
+        kc += snprintf(cons + kc, sizeof cons - (size_t)kc, "%s=%s", i ? "," : "", half ? "h" : "r");
     t += pred_ptx(e, p, "p", NULL, (unsigned)nw, args, &na, text + t, sizeof text - (size_t)t, cons, sizeof cons, &kc);
     unsigned addr = (unsigned)nw + na;
     args[na++] = gm ? LLVMBuildPtrToInt(cg->b, src->llvm, cg->t_i64, "") : smem_addr32(e, src);
     snprintf(cons + kc, sizeof cons - (size_t)kc, ",%s,~{memory}", gm ? "l" : "r");
     t += snprintf(text + t, sizeof text - (size_t)t, "\n");
-    for (int i = 0; i < nw; i++) t += snprintf(text + t, sizeof text - (size_t)t, "mov.b%d $%d, 0;\n", half ? 16 : 32, i);
+    for (int i = 0; i < nw; i++)
+        t += snprintf(text + t, sizeof text - (size_t)t, "mov.b%d $%d, 0;\n", half ? 16 : 32, i);
     t += snprintf(text + t, sizeof text - (size_t)t, "@p ld.%s%s.b%d %s", gm ? "global" : "shared",
                   nw > 1 ? (nw == 2 ? ".v2" : ".v4") : "", half ? 16 : 32, nw > 1 ? "{" : "");
     for (int i = 0; i < nw; i++) t += snprintf(text + t, sizeof text - (size_t)t, "%s$%d", i ? ", " : "", i);
@@ -627,15 +643,16 @@ static Value vector_access(Eval *e, const Node *call, const Value *arg, bool sto
     }
     if (!has_memory(e, &f, call->list.items[store ? 1 : 0])) return val_error();
     if (r.kind != V_REF) {
-        diag_error(e->diag, call->list.items[store ? 0 : 1]->loc, "'%s' needs a tensor element as its address, found %s",
-                   name, val_describe(e, &r));
+        diag_error(e->diag, call->list.items[store ? 0 : 1]->loc,
+                   "'%s' needs a tensor element as its address, found %s", name, val_describe(e, &r));
         return val_error();
     }
     int64_t n;
     if (!tensor_static_size(e, &f, call->loc, &n)) return val_error();
     int64_t bytes = n * type_bytes(f.ty);
     if (f.ty != r.ty || (bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) || f.space != SPACE_RMEM) {
-        diag_error(e->diag, call->loc, "'%s' moves a register fragment of 2, 4, 8 or 16 bytes of the element's type; got %lld x %s for %s",
+        diag_error(e->diag, call->loc,
+                   "'%s' moves a register fragment of 2, 4, 8 or 16 bytes of the element's type; got %lld x %s for %s",
                    name, (long long)n, type_name(f.ty), type_name(r.ty));
         return val_error();
     }
@@ -653,7 +670,8 @@ static Value vector_access(Eval *e, const Node *call, const Value *arg, bool sto
         if (call->list.n >= 3) pred = eval_pred(e, call->list.items[2], name);
         if (pred.kind == V_ERROR) return val_error();
         if (call->list.n > 3) return store_vector_or_elems(e, call, &r, &f, n, v, (int)bytes, pred);
-        if (!emit_store_pred(e, &r, v, (int)bytes, pred, name, call->list.items[2 < call->list.n ? 2 : 1]->loc, call->loc))
+        if (!emit_store_pred(e, &r, v, (int)bytes, pred, name, call->list.items[2 < call->list.n ? 2 : 1]->loc,
+                             call->loc))
             return val_error();
     } else {
         LLVMValueRef v;
@@ -667,7 +685,8 @@ static Value vector_access(Eval *e, const Node *call, const Value *arg, bool sto
         for (int64_t i = 0; i < n; i++) {
             LLVMValueRef p = tensor_elem_ptr(e, &f, i, call->loc);
             if (!p) return val_error();
-            LLVMBuildStore(b, LLVMBuildExtractElement(b, v, LLVMConstInt(e->cg->t_i32, (unsigned long long)i, 0), ""), p);
+            LLVMBuildStore(b, LLVMBuildExtractElement(b, v, LLVMConstInt(e->cg->t_i32, (unsigned long long)i, 0), ""),
+                           p);
         }
     }
     return (Value){.kind = V_VOID};

@@ -13,9 +13,12 @@ Value val_float(double f) { return (Value){.kind = V_FLOAT, .f = f}; }
 Value val_bool(bool b) { return (Value){.kind = V_BOOL, .i = b}; }
 Value val_dyn(LLVMValueRef v, ScalarType ty) { return (Value){.kind = V_DYN, .llvm = v, .ty = ty}; }
 
-static const struct { const char *name; ScalarType ty; } type_names[] = {
-    {"bool", TY_BOOL}, {"i32", TY_I32}, {"i64", TY_I64}, {"f16", TY_F16},
-    {"bf16", TY_BF16}, {"f32", TY_F32}, {"f64", TY_F64}, {"e4m3", TY_E4M3}, {"e5m2", TY_E5M2},
+static const struct {
+    const char *name;
+    ScalarType ty;
+} type_names[] = {
+    {"bool", TY_BOOL}, {"i32", TY_I32}, {"i64", TY_I64},   {"f16", TY_F16},   {"bf16", TY_BF16},
+    {"f32", TY_F32},   {"f64", TY_F64}, {"e4m3", TY_E4M3}, {"e5m2", TY_E5M2},
 };
 
 /* "an i32", "a bf16": for messages that name a type after an article */
@@ -43,19 +46,21 @@ bool type_from_name(const char *name, ScalarType *out)
 }
 
 bool type_is_fp8(ScalarType t) { return t == TY_E4M3 || t == TY_E5M2; }
-bool type_is_float(ScalarType t)
-{
-    return t == TY_F16 || t == TY_BF16 || t == TY_F32 || t == TY_F64 || type_is_fp8(t);
-}
+bool type_is_float(ScalarType t) { return t == TY_F16 || t == TY_BF16 || t == TY_F32 || t == TY_F64 || type_is_fp8(t); }
 bool type_is_int(ScalarType t) { return t == TY_I32 || t == TY_I64; }
 
 int type_bytes(ScalarType t)
 {
     switch (t) {
-    case TY_BOOL: case TY_E4M3: case TY_E5M2: return 1;
-    case TY_F16: case TY_BF16: return 2;
-    case TY_I32: case TY_F32: return 4;
-    case TY_I64: case TY_F64: return 8;
+    case TY_BOOL:
+    case TY_E4M3:
+    case TY_E5M2: return 1;
+    case TY_F16:
+    case TY_BF16: return 2;
+    case TY_I32:
+    case TY_F32: return 4;
+    case TY_I64:
+    case TY_F64: return 8;
     default: return 0;
     }
 }
@@ -70,10 +75,14 @@ const char *val_describe(Eval *e, const Value *v)
     case V_BOOL: return v->i ? "boolean true" : "boolean false";
     case V_DYN: return arena_printf(e->arena, "runtime %s value", type_name(v->ty));
     case V_LAY: {
-        const char *what = v->lay.kind == LAY_V_TUPLE ? "tuple" : v->lay.kind == LAY_V_LAYOUT ? "layout"
-                         : v->lay.kind == LAY_V_SWIZZLE ? "swizzle" : v->lay.kind == LAY_V_COMPOSED ? "composed layout"
-                         : v->lay.kind == LAY_V_TILER ? "tiler" : v->lay.kind == LAY_V_LIST ? "tuple"
-                         : v->lay.i.is_static ? "integer" : "symbolic integer";
+        const char *what = v->lay.kind == LAY_V_TUPLE      ? "tuple"
+                           : v->lay.kind == LAY_V_LAYOUT   ? "layout"
+                           : v->lay.kind == LAY_V_SWIZZLE  ? "swizzle"
+                           : v->lay.kind == LAY_V_COMPOSED ? "composed layout"
+                           : v->lay.kind == LAY_V_TILER    ? "tiler"
+                           : v->lay.kind == LAY_V_LIST     ? "tuple"
+                           : v->lay.i.is_static            ? "integer"
+                                                           : "symbolic integer";
         return arena_printf(e->arena, "%s %s", what, lay_print_value(e->arena, &v->lay));
     }
     case V_TENSOR:
@@ -114,20 +123,23 @@ static LLVMValueRef const_of(Eval *e, Value v, ScalarType ty)
 static unsigned fp8_encode(double x, ScalarType ty)
 {
     int mbits = ty == TY_E4M3 ? 3 : 2, bias = ty == TY_E4M3 ? 7 : 15;
-    unsigned maxcode = ty == TY_E4M3 ? 0x7E : 0x7B;   /* 448 and 57344 */
+    unsigned maxcode = ty == TY_E4M3 ? 0x7E : 0x7B; /* 448 and 57344 */
     double maxval = ty == TY_E4M3 ? 448.0 : 57344.0;
     unsigned sign = signbit(x) ? 0x80 : 0;
     double a = fabs(x);
     if (isnan(x)) return 0x7F;
     if (a >= maxval) return sign | maxcode;
     int ex;
-    frexp(a, &ex);                                     /* a = f * 2^ex, f in [0.5, 1) */
-    ex -= 1;                                           /* a = 1.x * 2^ex */
-    if (a == 0 || ex < 1 - bias) ex = 1 - bias;        /* subnormal: fixed quantum */
-    double m = nearbyint(ldexp(a, mbits - ex));        /* the mantissa with its leading bit */
-    if (m >= (double)(2 << mbits)) { m /= 2; ex++; }
-    unsigned code = m < (double)(1 << mbits) ? (unsigned)m   /* subnormal (or zero) */
-                  : ((unsigned)(ex + bias) << mbits) | ((unsigned)m - (1u << mbits));
+    frexp(a, &ex);                              /* a = f * 2^ex, f in [0.5, 1) */
+    ex -= 1;                                    /* a = 1.x * 2^ex */
+    if (a == 0 || ex < 1 - bias) ex = 1 - bias; /* subnormal: fixed quantum */
+    double m = nearbyint(ldexp(a, mbits - ex)); /* the mantissa with its leading bit */
+    if (m >= (double)(2 << mbits)) {
+        m /= 2;
+        ex++;
+    }
+    unsigned code = m < (double)(1 << mbits) ? (unsigned)m /* subnormal (or zero) */
+                                             : ((unsigned)(ex + bias) << mbits) | ((unsigned)m - (1u << mbits));
     return sign | (code > maxcode ? maxcode : code);
 }
 
@@ -138,7 +150,8 @@ static LLVMValueRef fp8_to_f16(CG *cg, LLVMValueRef bits, ScalarType from)
 {
     LLVMBuilderRef b = cg->b;
     LLVMValueRef w = LLVMBuildZExt(b, bits, cg->t_i16, "");
-    if (from == TY_E5M2) return LLVMBuildBitCast(b, LLVMBuildShl(b, w, LLVMConstInt(cg->t_i16, 8, 0), ""), cg->t_f16, "");
+    if (from == TY_E5M2)
+        return LLVMBuildBitCast(b, LLVMBuildShl(b, w, LLVMConstInt(cg->t_i16, 8, 0), ""), cg->t_f16, "");
     LLVMValueRef r = cg_asm_pure(cg, cg->t_i32, &w, 1, "cvt.rn.f16x2.e4m3x2 $0, $1;", "=r,h");
     return LLVMBuildBitCast(b, LLVMBuildTrunc(b, r, cg->t_i16, ""), cg->t_f16, "");
 }
@@ -148,7 +161,8 @@ static LLVMValueRef fp8_to_f16(CG *cg, LLVMValueRef bits, ScalarType from)
 static LLVMValueRef f32_to_fp8(CG *cg, LLVMValueRef x, ScalarType to)
 {
     LLVMValueRef args[2] = {LLVMConstReal(cg->t_f32, 0.0), x};
-    const char *text = to == TY_E4M3 ? "cvt.rn.satfinite.e4m3x2.f32 $0, $1, $2;" : "cvt.rn.satfinite.e5m2x2.f32 $0, $1, $2;";
+    const char *text =
+        to == TY_E4M3 ? "cvt.rn.satfinite.e4m3x2.f32 $0, $1, $2;" : "cvt.rn.satfinite.e5m2x2.f32 $0, $1, $2;";
     LLVMValueRef r = cg_asm_pure(cg, cg->t_i16, args, 2, text, "=h,f,f");
     return LLVMBuildTrunc(cg->b, r, cg->t_i8, "");
 }
@@ -180,8 +194,8 @@ Value conv_to(Eval *e, Value v, ScalarType ty, SrcLoc loc, bool explicit_cast)
     if (v.kind == V_INT || v.kind == V_FLOAT || v.kind == V_BOOL) {
         if (v.kind == V_FLOAT && type_is_int(ty)) {
             if (!explicit_cast) {
-                diag_error(e->diag, loc, "cannot use number %g as %s; convert explicitly with %s(...)",
-                           v.f, type_name(ty), type_name(ty));
+                diag_error(e->diag, loc, "cannot use number %g as %s; convert explicitly with %s(...)", v.f,
+                           type_name(ty), type_name(ty));
                 return val_error();
             }
             /* out of range (or NaN), the C conversion would be undefined */
@@ -214,8 +228,7 @@ Value conv_to(Eval *e, Value v, ScalarType ty, SrcLoc loc, bool explicit_cast)
         bool widen = type_bytes(ty) > type_bytes(v.ty) || (v.ty == TY_F16 && ty == TY_BF16);
         if (v.ty == TY_F16 && ty == TY_BF16) /* no direct path: through f32 */
             return conv_to(e, conv_to(e, v, TY_F32, loc, true), TY_BF16, loc, true);
-        if (v.ty == TY_BF16 && ty == TY_F16)
-            return conv_to(e, conv_to(e, v, TY_F32, loc, true), TY_F16, loc, true);
+        if (v.ty == TY_BF16 && ty == TY_F16) return conv_to(e, conv_to(e, v, TY_F32, loc, true), TY_F16, loc, true);
         return val_dyn(widen ? LLVMBuildFPExt(b, v.llvm, t, "") : LLVMBuildFPTrunc(b, v.llvm, t, ""), ty);
     }
     if (!fi && !fo) {
@@ -231,8 +244,8 @@ Value conv_to(Eval *e, Value v, ScalarType ty, SrcLoc loc, bool explicit_cast)
         return val_dyn(LLVMBuildTrunc(b, v.llvm, t, ""), ty);
     }
     if (!explicit_cast) {
-        diag_error(e->diag, loc, "cannot use %s %s value as %s; convert explicitly with %s(...)",
-                   article(v.ty), type_name(v.ty), type_name(ty), type_name(ty));
+        diag_error(e->diag, loc, "cannot use %s %s value as %s; convert explicitly with %s(...)", article(v.ty),
+                   type_name(v.ty), type_name(ty), type_name(ty));
         return val_error();
     }
     if (fi) return val_dyn(LLVMBuildFPToSI(b, v.llvm, t, ""), ty);
@@ -253,18 +266,23 @@ static Value fold_int(Eval *e, int op, int64_t a, int64_t b, SrcLoc loc)
     case '+': ovf = __builtin_add_overflow(a, b, &r); break;
     case '-': ovf = __builtin_sub_overflow(a, b, &r); break;
     case '*': ovf = __builtin_mul_overflow(a, b, &r); break;
-    case '/': case '%':
+    case '/':
+    case '%':
         if (b == 0) {
             diag_error(e->diag, loc, "division by zero");
             return val_error();
         }
-        if (a == INT64_MIN && b == -1) { ovf = true; break; }
+        if (a == INT64_MIN && b == -1) {
+            ovf = true;
+            break;
+        }
         r = op == '/' ? a / b : a % b;
         break;
     case '&': r = a & b; break;
     case '|': r = a | b; break;
     case '^': r = a ^ b; break;
-    case OP_SHL: case OP_SHR:
+    case OP_SHL:
+    case OP_SHR:
         if (b < 0 || b > 63) {
             diag_error(e->diag, loc, "shift by %lld is out of range", (long long)b);
             return val_error();
@@ -285,9 +303,7 @@ static Value fold_int(Eval *e, int op, int64_t a, int64_t b, SrcLoc loc)
     case OP_NE: return val_bool(a != b);
     case OP_AND: return val_bool(a && b);
     case OP_OR: return val_bool(a || b);
-    default:
-        diag_error(e->diag, loc, "operator '%s' does not apply to integers", ast_op_name(op));
-        return val_error();
+    default: diag_error(e->diag, loc, "operator '%s' does not apply to integers", ast_op_name(op)); return val_error();
     }
     if (ovf) {
         diag_error(e->diag, loc, "integer overflow in '%s' (%lld %s %lld)", ast_op_name(op), (long long)a,
@@ -310,9 +326,7 @@ static Value fold_float(Eval *e, int op, double a, double b, SrcLoc loc)
     case OP_GE: return val_bool(a >= b);
     case OP_EQ: return val_bool(a == b);
     case OP_NE: return val_bool(a != b);
-    default:
-        diag_error(e->diag, loc, "operator '%s' does not apply to numbers", ast_op_name(op));
-        return val_error();
+    default: diag_error(e->diag, loc, "operator '%s' does not apply to numbers", ast_op_name(op)); return val_error();
     }
 }
 
@@ -323,20 +337,19 @@ static bool is_static_scalar(const Value *v) { return v->kind == V_INT || v->kin
  * floats never mix implicitly. */
 static bool common_type(Eval *e, const char *what, const Value *a, const Value *b, ScalarType *out, SrcLoc loc)
 {
-    const Value *d = a->kind == V_DYN ? a : b;          /* at least one is runtime */
+    const Value *d = a->kind == V_DYN ? a : b; /* at least one is runtime */
     const Value *o = d == a ? b : a;
     ScalarType t = d->ty;
     if (o->kind == V_DYN) {
         if (type_is_float(o->ty) != type_is_float(t) || (o->ty == TY_BOOL) != (t == TY_BOOL)) {
-            diag_error(e->diag, loc, "operands of %s have different types (%s and %s); convert one explicitly",
-                       what, type_name(a->ty), type_name(b->ty));
+            diag_error(e->diag, loc, "operands of %s have different types (%s and %s); convert one explicitly", what,
+                       type_name(a->ty), type_name(b->ty));
             return false;
         }
         if (type_bytes(o->ty) > type_bytes(t)) t = o->ty;
     } else if ((o->kind == V_FLOAT && !type_is_float(t)) || (o->kind == V_BOOL) != (t == TY_BOOL)) {
-        diag_error(e->diag, loc, "operands of %s have different types (%s and %s); convert one explicitly",
-                   what, d == a ? type_name(t) : val_describe(e, o),
-                   d == a ? val_describe(e, o) : type_name(t));
+        diag_error(e->diag, loc, "operands of %s have different types (%s and %s); convert one explicitly", what,
+                   d == a ? type_name(t) : val_describe(e, o), d == a ? val_describe(e, o) : type_name(t));
         return false;
     }
     if (t == TY_F16 || t == TY_BF16 || type_is_fp8(t)) t = TY_F32;
@@ -362,7 +375,8 @@ Value binop(Eval *e, int op, Value a, Value b, SrcLoc loc)
     if (a.kind == V_ERROR || b.kind == V_ERROR) return val_error();
     if (a.kind == V_INT && b.kind == V_INT) return fold_int(e, op, a.i, b.i, loc);
     /* types compare for equality, so a `require` can restrict a type parameter */
-    if (a.kind == V_TYPE && b.kind == V_TYPE && (op == OP_EQ || op == OP_NE)) return val_bool((a.ty == b.ty) == (op == OP_EQ));
+    if (a.kind == V_TYPE && b.kind == V_TYPE && (op == OP_EQ || op == OP_NE))
+        return val_bool((a.ty == b.ty) == (op == OP_EQ));
     if (a.kind == V_BOOL && b.kind == V_BOOL) {
         if (op == OP_AND || op == OP_OR || op == OP_EQ || op == OP_NE || op == '&' || op == '|' || op == '^')
             return fold_int(e, op, a.i, b.i, loc);
@@ -411,13 +425,14 @@ Value binop(Eval *e, int op, Value a, Value b, SrcLoc loc)
     }
     if (t == TY_BOOL) {
         switch (op) {
-        case OP_AND: case '&': r = LLVMBuildAnd(B, x, y, ""); break;
-        case OP_OR: case '|': r = LLVMBuildOr(B, x, y, ""); break;
-        case '^': case OP_NE: r = LLVMBuildXor(B, x, y, ""); break;
+        case OP_AND:
+        case '&': r = LLVMBuildAnd(B, x, y, ""); break;
+        case OP_OR:
+        case '|': r = LLVMBuildOr(B, x, y, ""); break;
+        case '^':
+        case OP_NE: r = LLVMBuildXor(B, x, y, ""); break;
         case OP_EQ: r = LLVMBuildICmp(B, LLVMIntEQ, x, y, ""); break;
-        default:
-            diag_error(e->diag, loc, "operator '%s' does not apply to bool", ast_op_name(op));
-            return val_error();
+        default: diag_error(e->diag, loc, "operator '%s' does not apply to bool", ast_op_name(op)); return val_error();
         }
         return val_dyn(r, TY_BOOL);
     }

@@ -33,9 +33,12 @@ static LLVMValueRef frag_ptr_at(Eval *e, const Value *t, int64_t i, int64_t *off
     LayInt off;
     LayError err = {.arg = -1};
     LayTuple *crd = lay_tuple_leaf(e->arena, lay_int_static(i));
-    if (!lay_crd2idx(e->arena, crd, &t->lay.layout, &off, &err) || !lay_int_add(e->arena, t->toff, off, &off)) return NULL;
-    if (off.is_static) *off_out = off.value;
-    else *is_static = false;
+    if (!lay_crd2idx(e->arena, crd, &t->lay.layout, &off, &err) || !lay_int_add(e->arena, t->toff, off, &off))
+        return NULL;
+    if (off.is_static)
+        *off_out = off.value;
+    else
+        *is_static = false;
     LLVMValueRef idx = lower_layint(e, off);
     return LLVMBuildGEP2(e->cg->b, cg_type(e->cg, t->ty), t->llvm, &idx, 1, "");
 }
@@ -53,12 +56,14 @@ static LLVMValueRef frag_ptr(Eval *e, const Value *t, int64_t i)
 static bool acc_check(Eval *e, const Node *arg, const Value *acc, int64_t *n, bool several)
 {
     if (acc->kind != V_TENSOR || acc->space != SPACE_RMEM || acc->ty != TY_F32 || acc->lay.kind != LAY_V_LAYOUT) {
-        diag_error(e->diag, arg->loc, "a wgmma accumulator must be a register tensor of f32, found %s", val_describe(e, acc));
+        diag_error(e->diag, arg->loc, "a wgmma accumulator must be a register tensor of f32, found %s",
+                   val_describe(e, acc));
         return false;
     }
     if (!static_size(e, acc, arg->loc, n)) return false;
     if (several && (*n < 4 || *n > 256 || *n % 4)) {
-        diag_error(e->diag, arg->loc, "the accumulators of a wgmma fence or wait are 4 to 256 f32 per thread, a multiple of 4; got %lld",
+        diag_error(e->diag, arg->loc,
+                   "the accumulators of a wgmma fence or wait are 4 to 256 f32 per thread, a multiple of 4; got %lld",
                    (long long)*n);
         return false;
     }
@@ -85,18 +90,23 @@ static bool afrag_check(Eval *e, const Node *arg, const Value *f)
     bool ok_ty = t == TY_BF16 || t == TY_F16 || type_is_fp8(t);
     if (f->kind == V_TENSOR && f->space != SPACE_RMEM) {
         diag_error(e->diag, arg->loc, "a wgmma A fragment must be a register tensor ('local'), found a %s tensor of %s",
-                   f->space == SPACE_GMEM ? "global" : f->space == SPACE_SMEM ? "shared" : "coordinate", type_name(t));
+                   f->space == SPACE_GMEM   ? "global"
+                   : f->space == SPACE_SMEM ? "shared"
+                                            : "coordinate",
+                   type_name(t));
         return false;
     }
     if (f->kind != V_TENSOR || !ok_ty || f->lay.kind != LAY_V_LAYOUT) {
-        diag_error(e->diag, arg->loc, "a wgmma A fragment must be a register tensor of bf16, f16, e4m3 or e5m2, found %s",
+        diag_error(e->diag, arg->loc,
+                   "a wgmma A fragment must be a register tensor of bf16, f16, e4m3 or e5m2, found %s",
                    val_describe(e, f));
         return false;
     }
     int64_t n;
     if (!static_size(e, f, arg->loc, &n)) return false;
     if (n * type_bytes(t) != 16) {
-        diag_error(e->diag, arg->loc, "a wgmma A fragment of %s holds %d elements per thread (four 32-bit registers); got %lld",
+        diag_error(e->diag, arg->loc,
+                   "a wgmma A fragment of %s holds %d elements per thread (four 32-bit registers); got %lld",
                    type_name(t), 16 / type_bytes(t), (long long)n);
         return false;
     }
@@ -134,7 +144,8 @@ static bool afrag_unpack(Eval *e, const Value *f, LLVMValueRef regs[4])
         for (int j = 0; j < per; j++) {
             LLVMValueRef p = frag_ptr(e, f, r * per + j);
             if (!p) return false;
-            LLVMBuildStore(cg->b, LLVMBuildExtractElement(cg->b, v, LLVMConstInt(cg->t_i32, (unsigned long long)j, 0), ""), p);
+            LLVMBuildStore(cg->b,
+                           LLVMBuildExtractElement(cg->b, v, LLVMConstInt(cg->t_i32, (unsigned long long)j, 0), ""), p);
         }
     }
     return true;
@@ -158,14 +169,16 @@ static bool thread_acc(Eval *e, const Value *acc, int64_t n, const Value *afrag,
     size_t cap = (size_t)nt * 12 + 32;
     char *cons = arena_alloc(e->arena, cap);
     size_t len = 0;
-    for (int64_t i = 0; i < nt; i++) len += (size_t)snprintf(cons + len, cap - len, "%s=%c", i ? "," : "", i < n ? 'f' : 'r');
+    for (int64_t i = 0; i < nt; i++)
+        len += (size_t)snprintf(cons + len, cap - len, "%s=%c", i ? "," : "", i < n ? 'f' : 'r');
     for (int64_t i = 0; i < nt; i++) len += (size_t)snprintf(cons + len, cap - len, ",%lld", (long long)i);
     snprintf(cons + len, cap - len, ",~{memory}");
     LLVMTypeRef *el = ARENA_ARRAY(e->arena, LLVMTypeRef, nt);
     for (int64_t i = 0; i < nt; i++) el[i] = i < n ? e->cg->t_f32 : e->cg->t_i32;
     LLVMTypeRef st = LLVMStructTypeInContext(e->cg->ctx, el, (unsigned)nt, 0);
     LLVMValueRef r = eval_asm(e, st, vals, (unsigned)nt, text, cons);
-    for (int64_t i = 0; i < n; i++) LLVMBuildStore(e->cg->b, LLVMBuildExtractValue(e->cg->b, r, (unsigned)i, ""), ptrs[i]);
+    for (int64_t i = 0; i < n; i++)
+        LLVMBuildStore(e->cg->b, LLVMBuildExtractValue(e->cg->b, r, (unsigned)i, ""), ptrs[i]);
     if (afrag) {
         LLVMValueRef regs[4];
         for (int j = 0; j < 4; j++) regs[j] = LLVMBuildExtractValue(e->cg->b, r, (unsigned)(n + j), "");
@@ -210,9 +223,13 @@ static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
 {
     if (t.kind != V_TENSOR || t.space != SPACE_SMEM || t.lay.kind != LAY_V_COMPOSED) {
         const char *what = t.kind != V_TENSOR ? val_describe(e, &t)
-                         : t.space != SPACE_SMEM ? arena_printf(e->arena, "a %s tensor of %s", t.space == SPACE_GMEM ? "global"
-                                                                : t.space == SPACE_RMEM ? "register" : "coordinate", type_name(t.ty))
-                         : arena_printf(e->arena, "an unswizzled shared tensor of %s", type_name(t.ty));
+                           : t.space != SPACE_SMEM
+                               ? arena_printf(e->arena, "a %s tensor of %s",
+                                              t.space == SPACE_GMEM   ? "global"
+                                              : t.space == SPACE_RMEM ? "register"
+                                                                      : "coordinate",
+                                              type_name(t.ty))
+                               : arena_printf(e->arena, "an unswizzled shared tensor of %s", type_name(t.ty));
         diag_error(e->diag, loc, "'smem_desc' needs a swizzled shared tensor view, found %s", what);
         return val_error();
     }
@@ -222,8 +239,8 @@ static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
     const char *lp = lay_print_value(e->arena, &t.lay);
     if (sw.m + lg != 4 || sw.s != 3 || sw.b < 1 || sw.b > 3) {
         diag_error(e->diag, loc,
-                   "'smem_desc' needs a layout swizzled in 16-byte units (Sw<B,%d,3> for %s, B = 1..3), found %s", 4 - lg,
-                   type_name(t.ty), lp);
+                   "'smem_desc' needs a layout swizzled in 16-byte units (Sw<B,%d,3> for %s, B = 1..3), found %s",
+                   4 - lg, type_name(t.ty), lp);
         return val_error();
     }
     int64_t mn, ks;
@@ -231,7 +248,7 @@ static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
         diag_error(e->diag, loc, "'smem_desc' needs a static rank-2 (MN, K) view, found %s", lp);
         return val_error();
     }
-    int swb = 16 << sw.b;          /* bytes in one swizzle row */
+    int swb = 16 << sw.b;               /* bytes in one swizzle row */
     int64_t W = swb / eb, atom = 8 * W; /* elements per row, per swizzle pattern */
     int64_t k1 = 0, m1 = 0;
     if ((ks > 1 && !offset_at(e, L, 0, 1, &k1)) || (mn > 1 && !offset_at(e, L, 1, 0, &m1))) {
@@ -245,8 +262,8 @@ static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
         return val_error();
     }
     if (mn_major && eb != 2) {
-        diag_error(e->diag, loc,
-                   "'smem_desc': wgmma reads %s tiles only K-major (K contiguous); %s is MN-major", type_name(t.ty), lp);
+        diag_error(e->diag, loc, "'smem_desc': wgmma reads %s tiles only K-major (K contiguous); %s is MN-major",
+                   type_name(t.ty), lp);
         return val_error();
     }
     /* the strides between atoms, from the first coordinate past an atom */
@@ -258,15 +275,17 @@ static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
         int64_t ext = m ? ks : mn;
         for (int64_t i = 0; i < ext; i++) {
             int64_t want;
-            if (!mn_major) want = m ? i % W + i / W * kat : (i % 8) * W + i / 8 * sbo;
-            else want = m ? (i % 8) * W + i / 8 * sbo : i % W + i / W * lbo;
+            if (!mn_major)
+                want = m ? i % W + i / W * kat : (i % 8) * W + i / 8 * sbo;
+            else
+                want = m ? (i % 8) * W + i / 8 * sbo : i % W + i / W * lbo;
             if (!offset_at(e, L, m ? 0 : i, m ? i : 0, &got)) return val_error();
             if (got != want) {
                 diag_error(e->diag, loc,
                            "'smem_desc': no wgmma descriptor expresses %s: as %s-major tile with %d-byte swizzle rows, "
                            "element (%lld, %lld) would be at offset %lld, not %lld",
-                           lp, mn_major ? "an MN" : "a K", swb, (long long)(m ? 0 : i), (long long)(m ? i : 0), (long long)want,
-                           (long long)got);
+                           lp, mn_major ? "an MN" : "a K", swb, (long long)(m ? 0 : i), (long long)(m ? i : 0),
+                           (long long)want, (long long)got);
                 return val_error();
             }
         }
@@ -275,15 +294,18 @@ static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
     int64_t rep[2] = {mn_major ? lbo : sbo, mn_major ? sbo : kat};
     for (int i = 0; i < 2; i++)
         if (rep[i] % atom) {
-            diag_error(e->diag, loc,
-                       "'smem_desc': in %s, swizzle atoms %lld elements apart along %s do not start on the %lld-byte period "
-                       "of the swizzle",
-                       lp, (long long)rep[i], i ? "K" : "MN", (long long)(atom * eb));
+            diag_error(
+                e->diag, loc,
+                "'smem_desc': in %s, swizzle atoms %lld elements apart along %s do not start on the %lld-byte period "
+                "of the swizzle",
+                lp, (long long)rep[i], i ? "K" : "MN", (long long)(atom * eb));
             return val_error();
         }
     Value ref = {.kind = V_REF};
-    if (call) ref = tensor_index(e, t, &(NodeList){.items = (Node **)&call->list.items[1], .n = 2}, call->loc);
-    else ref.llvm = tensor_elem_ptr(e, &t, 0, loc);
+    if (call)
+        ref = tensor_index(e, t, &(NodeList){.items = (Node **)&call->list.items[1], .n = 2}, call->loc);
+    else
+        ref.llvm = tensor_elem_ptr(e, &t, 0, loc);
     if (ref.kind == V_ERROR || !ref.llvm) return val_error();
     CG *cg = e->cg;
     LLVMBuilderRef b = cg->b;
@@ -294,8 +316,8 @@ static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
     /* K-major swizzled tiles have no leading offset: the field is "assumed 1" */
     uint64_t lbo_f = mn_major ? (uint64_t)(lbo * eb) >> 4 : 1, sbo_f = (uint64_t)(sbo * eb) >> 4;
     uint64_t bits = ((lbo_f & 0x3FFF) << 16) | ((sbo_f & 0x3FFF) << 32) | (mode << 62);
-    Value d = {.kind = V_DESC, .llvm = LLVMBuildOr(b, lo, LLVMConstInt(cg->t_i64, bits, 0), ""), .ty = t.ty,
-               .i = mn_major};
+    Value d = {
+        .kind = V_DESC, .llvm = LLVMBuildOr(b, lo, LLVMConstInt(cg->t_i64, bits, 0), ""), .ty = t.ty, .i = mn_major};
     return d;
 }
 
@@ -343,7 +365,7 @@ typedef struct WgmmaOp {
  * sm90_wgmma_group_begin): the accumulator registers they touch, each once
  * (keyed by the fragment's base and static element offset), as slots. */
 #define GROUP_SLOTS 256
-#define GROUP_OPS 64
+#define GROUP_OPS   64
 struct WgmmaGroup {
     int nslot, nop;
     LLVMValueRef *slot_ptr, *slot_base;
@@ -355,7 +377,6 @@ struct WgmmaGroup {
     Value fence_acc;
     int64_t fence_n, *fence_off;
 };
-
 
 static bool thread_acc(Eval *e, const Value *acc, int64_t n, const Value *afrag, const char *text);
 
@@ -401,11 +422,13 @@ static void emit_group(Eval *e, WgmmaGroup *g)
     int na = S;
     for (int j = 0; j < g->nop; j++) {
         const WgmmaOp *o = &g->op[j];
-        tl += (size_t)snprintf(text + tl, cap - tl, "%swgmma.mma_async.sync.aligned.m64n%lldk%d.f32.%s.%s {", j ? "\n\t" : "",
-                               (long long)(2 * o->n), o->k, o->tya, o->tyb);
-        for (int64_t i = 0; i < o->n; i++) tl += (size_t)snprintf(text + tl, cap - tl, "%s$%d", i ? "," : "", o->slot[i]);
+        tl += (size_t)snprintf(text + tl, cap - tl, "%swgmma.mma_async.sync.aligned.m64n%lldk%d.f32.%s.%s {",
+                               j ? "\n\t" : "", (long long)(2 * o->n), o->k, o->tya, o->tyb);
+        for (int64_t i = 0; i < o->n; i++)
+            tl += (size_t)snprintf(text + tl, cap - tl, "%s$%d", i ? "," : "", o->slot[i]);
         if (o->rs) {
-            tl += (size_t)snprintf(text + tl, cap - tl, "}, {$%lld,$%lld,$%lld,$%lld}, $%lld", x, x + 1, x + 2, x + 3, x + 4);
+            tl += (size_t)snprintf(text + tl, cap - tl, "}, {$%lld,$%lld,$%lld,$%lld}, $%lld", x, x + 1, x + 2, x + 3,
+                                   x + 4);
             for (int i = 0; i < 4; i++) args[na++] = o->a[i];
             x += 5;
         } else {
@@ -416,9 +439,12 @@ static void emit_group(Eval *e, WgmmaGroup *g)
         args[na++] = o->b;
         /* scale-d = 1 (acc += A*B), no negation; transposes exist only for
          * 16-bit types, and only for descriptor operands */
-        if (o->fp8) tl += (size_t)snprintf(text + tl, cap - tl, ", 1, 1, 1;");
-        else if (o->rs) tl += (size_t)snprintf(text + tl, cap - tl, ", 1, 1, 1, %d;", o->tb);
-        else tl += (size_t)snprintf(text + tl, cap - tl, ", 1, 1, 1, %d, %d;", o->ta, o->tb);
+        if (o->fp8)
+            tl += (size_t)snprintf(text + tl, cap - tl, ", 1, 1, 1;");
+        else if (o->rs)
+            tl += (size_t)snprintf(text + tl, cap - tl, ", 1, 1, 1, %d;", o->tb);
+        else
+            tl += (size_t)snprintf(text + tl, cap - tl, ", 1, 1, 1, %d, %d;", o->ta, o->tb);
     }
     size_t cl = 0;
     for (int i = 0; i < S; i++) cl += (size_t)snprintf(cons + cl, ccap - cl, "%s=f", i ? "," : "");
@@ -427,7 +453,8 @@ static void emit_group(Eval *e, WgmmaGroup *g)
     snprintf(cons + cl, ccap - cl, ",~{memory}");
     LLVMTypeRef *el = ARENA_ARRAY(e->arena, LLVMTypeRef, S);
     for (int i = 0; i < S; i++) el[i] = cg->t_f32;
-    LLVMValueRef r = eval_asm(e, LLVMStructTypeInContext(cg->ctx, el, (unsigned)S, 0), args, (unsigned)(S + nextra), text, cons);
+    LLVMValueRef r =
+        eval_asm(e, LLVMStructTypeInContext(cg->ctx, el, (unsigned)S, 0), args, (unsigned)(S + nextra), text, cons);
     for (int i = 0; i < S; i++) LLVMBuildStore(cg->b, LLVMBuildExtractValue(cg->b, r, (unsigned)i, ""), g->slot_ptr[i]);
 }
 
@@ -477,7 +504,12 @@ static bool pure_callee(Eval *e, const Node *callee)
 static bool pure_expr(Eval *e, const Node *n)
 {
     switch (n->kind) {
-    case N_INT: case N_FLOAT: case N_BOOL: case N_NAME: case N_UNDERSCORE: case N_MEMBER: return true;
+    case N_INT:
+    case N_FLOAT:
+    case N_BOOL:
+    case N_NAME:
+    case N_UNDERSCORE:
+    case N_MEMBER: return true;
     case N_UNARY: return pure_expr(e, n->a);
     case N_BINARY: return pure_expr(e, n->a) && pure_expr(e, n->b);
     case N_TUPLE:
@@ -499,7 +531,8 @@ static bool wgmma_only(Eval *e, const Node *blk, int *count)
     for (int i = 0; i < blk->list.n; i++) {
         const Node *st = blk->list.items[i];
         if (st->kind == N_FOR && st->ival) {
-            if (!pure_expr(e, st->a) || !pure_expr(e, st->b) || (st->c && !pure_expr(e, st->c)) || !wgmma_only(e, st->d, count))
+            if (!pure_expr(e, st->a) || !pure_expr(e, st->b) || (st->c && !pure_expr(e, st->c)) ||
+                !wgmma_only(e, st->d, count))
                 return false;
             continue;
         }
@@ -594,8 +627,15 @@ bool wgmma_issue(Eval *e, const Value *acc, int64_t n, const LLVMValueRef *afrag
     bool rs = afrag != NULL, fp8 = type_is_fp8(ty[0]);
     LLVMValueRef aops[4] = {da};
     for (int i = 0; rs && i < 4; i++) aops[i] = afrag[i];
-    WgmmaOp op = {.n = n, .k = fp8 ? 32 : 16, .rs = rs, .fp8 = fp8, .ta = ta, .tb = tb, .b = db,
-                  .tya = type_name(ty[0]), .tyb = type_name(ty[1])};
+    WgmmaOp op = {.n = n,
+                  .k = fp8 ? 32 : 16,
+                  .rs = rs,
+                  .fp8 = fp8,
+                  .ta = ta,
+                  .tb = tb,
+                  .b = db,
+                  .tya = type_name(ty[0]),
+                  .tyb = type_name(ty[1])};
     for (int i = 0; i < (rs ? 4 : 1); i++) op.a[i] = aops[i];
     op.slot = ARENA_ARRAY(e->arena, int, n);
     LLVMValueRef *ptrs = ARENA_ARRAY(e->arena, LLVMValueRef, n);
@@ -657,8 +697,8 @@ static Value wgmma(Eval *e, const Node *call, const Value *arg)
     if (rs) {
         if (!afrag_check(e, an, &a)) return val_error();
         if (a.ty != ty[0]) {
-            diag_error(e->diag, an->loc, "the A fragment of 'wgmma' holds %s, but its input type is %s", type_name(a.ty),
-                       type_name(ty[0]));
+            diag_error(e->diag, an->loc, "the A fragment of 'wgmma' holds %s, but its input type is %s",
+                       type_name(a.ty), type_name(ty[0]));
             return val_error();
         }
         if (!afrag_pack(e, &a, aops)) return val_error();
@@ -670,7 +710,6 @@ static Value wgmma(Eval *e, const Node *call, const Value *arg)
 
     return wgmma_issue(e, &acc, n, rs ? aops : NULL, aops[0], db, ta, tb, ty) ? (Value){.kind = V_VOID} : val_error();
 }
-
 
 /* smem_desc, wgmma, wgmma_fence/commit/wait, setmaxnreg_inc/dec (builtins.c) */
 Value wgmma_builtin(Eval *e, const char *name, const Node *call, const Value *arg)
@@ -684,13 +723,16 @@ Value wgmma_builtin(Eval *e, const char *name, const Node *call, const Value *ar
         bool wait = name[6] == 'w';
         int64_t n;
         int base = wait ? 1 : 0;
-        if (wait && !arg_static_range(e, call, name, 0, &arg[0], 0, 7, "the number of pending groups")) return val_error();
+        if (wait && !arg_static_range(e, call, name, 0, &arg[0], 0, 7, "the number of pending groups"))
+            return val_error();
         if (!acc_check(e, call->list.items[base], &arg[base], &n, true)) return val_error();
         bool has_a = call->list.n == base + 2;
         if (has_a && !afrag_check(e, call->list.items[base + 1], &arg[base + 1])) return val_error();
         char text[64];
-        if (wait) snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %lld;", (long long)arg[0].i);
-        else snprintf(text, sizeof text, "wgmma.fence.sync.aligned;");
+        if (wait)
+            snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %lld;", (long long)arg[0].i);
+        else
+            snprintf(text, sizeof text, "wgmma.fence.sync.aligned;");
         return thread_acc(e, &arg[base], n, has_a ? &arg[base + 1] : NULL, text) ? vvoid : val_error();
     }
     if (strcmp(name, "wgmma_commit") == 0) {
@@ -705,7 +747,8 @@ Value wgmma_builtin(Eval *e, const char *name, const Node *call, const Value *ar
             return val_error();
         }
         char text[64];
-        snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %lld;", name[11] == 'i' ? "inc" : "dec", (long long)n);
+        snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %lld;", name[11] == 'i' ? "inc" : "dec",
+                 (long long)n);
         /* ptxas honours setmaxnreg only when it knows the register count at
          * the kernel's entry, which .maxnreg pins: the block's share of the
          * 64K registers (168 for 384 threads).  Without it ptxas may pick

@@ -12,9 +12,9 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     if (c > 0xF4 || len == 0 || len > n) return 0;
     for (size_t i = 1; i < len; i++)
         if ((s[i] & 0xC0) != 0x80) return 0;
-    if (len == 3 && c == 0xE0 && s[1] < 0xA0) return 0; /* overlong */
+    if (len == 3 && c == 0xE0 && s[1] < 0xA0) return 0;  /* overlong */
     if (len == 3 && c == 0xED && s[1] >= 0xA0) return 0; /* surrogate */
-    if (len == 4 && c == 0xF0 && s[1] < 0x90) return 0; /* overlong */
+    if (len == 4 && c == 0xF0 && s[1] < 0x90) return 0;  /* overlong */
     if (len == 4 && c == 0xF4 && s[1] >= 0x90) return 0; /* above U+10FFFF */
     return len;
 }

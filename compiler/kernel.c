@@ -24,8 +24,13 @@ typedef enum TParamKind { TP_INT, TP_TYPE, TP_FN } TParamKind;
 
 static bool tparam_kind(const char *name, TParamKind *out)
 {
-    static const struct { const char *name; TParamKind kind; } kinds[] = {
-        {"int", TP_INT}, {"type", TP_TYPE}, {"fn", TP_FN},
+    static const struct {
+        const char *name;
+        TParamKind kind;
+    } kinds[] = {
+        {"int", TP_INT},
+        {"type", TP_TYPE},
+        {"fn", TP_FN},
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(kinds[i].name, name) == 0) {
@@ -70,8 +75,8 @@ static bool bind_template_params(Eval *e, Program *p, const Node *k, const Value
 {
     bool ok = true;
     if (desc && k->list2.n > CUTEC_KD_MAX_PARAMS) {
-        diag_error(e->diag, k->list2.items[CUTEC_KD_MAX_PARAMS]->name_loc, "a kernel has at most %d template parameters",
-                   CUTEC_KD_MAX_PARAMS);
+        diag_error(e->diag, k->list2.items[CUTEC_KD_MAX_PARAMS]->name_loc,
+                   "a kernel has at most %d template parameters", CUTEC_KD_MAX_PARAMS);
         return false;
     }
     for (int i = 0; i < k->list2.n; i++) {
@@ -109,7 +114,8 @@ static bool bind_template_params(Eval *e, Program *p, const Node *k, const Value
             continue;
         }
         if (v.kind != V_ERROR && kind == TP_TYPE && v.kind != V_TYPE) {
-            diag_error(e->diag, where, "template parameter '%s' must be a type, found %s", tp->name, val_describe(e, &v));
+            diag_error(e->diag, where, "template parameter '%s' must be a type, found %s", tp->name,
+                       val_describe(e, &v));
             v = val_error();
         } else if (v.kind != V_ERROR && kind == TP_FN && !is_fn_value(&v)) {
             diag_error(e->diag, where, "template parameter '%s' must be a function, found %s", tp->name,
@@ -152,7 +158,8 @@ static bool check_requires(Eval *e, const Node *k, bool report)
             return false;
         }
         if (!v.i) {
-            if (report) diag_error(e->diag, r->a->loc, "this point of kernel '%s' violates its tune constraint", k->name);
+            if (report)
+                diag_error(e->diag, r->a->loc, "this point of kernel '%s' violates its tune constraint", k->name);
             ok = false;
         }
     }
@@ -191,7 +198,8 @@ static bool tune_values(Eval *e, const Node *k, const Node *var, Value **vals, i
     }
     Value lo = eval_rvalue(&sub, var->a), hi = eval_rvalue(&sub, var->b);
     if (lo.kind != V_INT || hi.kind != V_INT || hi.i <= lo.i || (uint64_t)hi.i - (uint64_t)lo.i > 4096) {
-        diag_error(e->diag, var->loc, "a tune range a..b needs compile-time integers with a < b and at most 4096 values");
+        diag_error(e->diag, var->loc,
+                   "a tune range a..b needs compile-time integers with a < b and at most 4096 values");
         return false;
     }
     *n = (int)(hi.i - lo.i);
@@ -210,10 +218,14 @@ static bool count_points(Program *p, const Node *k, const int *nvals, int nv, Tu
         if (*total > left) { /* checked before each product: nvals < 2^31, so it cannot overflow */
             SrcLoc at = k->c ? k->c->loc : k->name_loc;
             if (list->declared)
-                diag_error(p->diag, at, "kernel '%s' declares more tune points than the %lld left of the limit of %d per file (the kernels before it declare %lld)",
+                diag_error(p->diag, at,
+                           "kernel '%s' declares more tune points than the %lld left of the limit of %d per file (the "
+                           "kernels before it declare %lld)",
                            k->name, left, CUTEC_TUNE_POINTS_MAX, list->declared);
             else
-                diag_error(p->diag, at, "kernel '%s' declares more than %d tune points, the limit per file (the product of its variables' numbers of values)",
+                diag_error(p->diag, at,
+                           "kernel '%s' declares more than %d tune points, the limit per file (the product of its "
+                           "variables' numbers of values)",
                            k->name, CUTEC_TUNE_POINTS_MAX);
             return false;
         }
@@ -315,8 +327,9 @@ static bool eval_threads(Eval *e, const Node *k)
         if (v.kind == V_ERROR) return false;
         int64_t lim = i == 2 ? 64 : 1024; /* the hardware's block limits */
         if (v.kind != V_INT || v.i <= 0 || v.i > lim) {
-            diag_error(e->diag, k->list3.items[i]->loc, "threads() dimension %c must be a compile-time integer in 1..%lld, found %s",
-                       "xyz"[i], (long long)lim, val_describe(e, &v));
+            diag_error(e->diag, k->list3.items[i]->loc,
+                       "threads() dimension %c must be a compile-time integer in 1..%lld, found %s", "xyz"[i],
+                       (long long)lim, val_describe(e, &v));
             return false;
         }
         e->threads[i] = v.i;
@@ -352,8 +365,8 @@ static long long place_shared(CG *cg, Eval *e, const Node *k)
         if (a > maxalign) maxalign = a;
     }
     if (total > CUTEC_SMEM_MAX) {
-        diag_error(e->diag, k->name_loc, "kernel '%s' needs %lld bytes of shared memory; the limit is %d", k->name, total,
-                   CUTEC_SMEM_MAX);
+        diag_error(e->diag, k->name_loc, "kernel '%s' needs %lld bytes of shared memory; the limit is %d", k->name,
+                   total, CUTEC_SMEM_MAX);
         cg->nsmem = 0;
         return -1;
     }
@@ -381,11 +394,11 @@ static long long place_shared(CG *cg, Eval *e, const Node *k)
  * built by the launcher from tensor A as the `// cutec.tma` line says. */
 typedef struct TmaParam {
     bool set;
-    int tensor;          /* index of the parameter the map describes */
+    int tensor; /* index of the parameter the map describes */
     char *dims[2], *stride;
     unsigned box[2];
     int swizzle;
-    LLVMValueRef val;    /* the map's address, to see whether the body used it */
+    LLVMValueRef val; /* the map's address, to see whether the body used it */
 } TmaParam;
 
 static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn, const Value *ptypes, TmaParam *tmas)
@@ -406,8 +419,10 @@ static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn,
                                 LLVMCreateEnumAttribute(cg->ctx, LLVMGetEnumAttributeKindForName("align", 5), 64));
         gc[ngc++] = LLVMValueAsMetadata(LLVMConstInt(cg->t_i32, (unsigned long long)i + 1, 0));
         Value t;
-        if (!scope_lookup(e, ty->name, &t) || t.kind != V_TENSOR || t.space != SPACE_GMEM || t.lay.kind != LAY_V_LAYOUT) {
-            diag_error(e->diag, ty->name_loc, "tma<%s, ...> needs a global tensor parameter named '%s'", ty->name, ty->name);
+        if (!scope_lookup(e, ty->name, &t) || t.kind != V_TENSOR || t.space != SPACE_GMEM ||
+            t.lay.kind != LAY_V_LAYOUT) {
+            diag_error(e->diag, ty->name_loc, "tma<%s, ...> needs a global tensor parameter named '%s'", ty->name,
+                       ty->name);
             ok = false;
             scope_bind(e, par->name, val_error());
             continue;
@@ -417,14 +432,16 @@ static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn,
         sub.cg = NULL;
         Value box = eval_rvalue(&sub, ty->a), sw = eval_rvalue(&sub, ty->b);
         LayTuple *bt = box.kind == V_LAY && box.lay.kind == LAY_V_TUPLE ? box.lay.tuple : NULL;
-        bool flat2 = !L->shape->is_leaf && L->shape->n == 2 && L->shape->elems[0]->is_leaf && L->shape->elems[1]->is_leaf;
+        bool flat2 =
+            !L->shape->is_leaf && L->shape->n == 2 && L->shape->elems[0]->is_leaf && L->shape->elems[1]->is_leaf;
         int inner = -1;
         if (flat2)
             for (int m = 0; m < 2; m++)
                 if (L->stride->elems[m]->leaf.is_static && L->stride->elems[m]->leaf.value == 1) inner = m;
         if (!flat2 || inner < 0) {
-            diag_error(e->diag, ty->name_loc, "tma<%s, ...>: TMA needs a rank-2 tensor with one mode of stride 1, found %s",
-                       ty->name, lay_print_layout(e->arena, L));
+            diag_error(e->diag, ty->name_loc,
+                       "tma<%s, ...>: TMA needs a rank-2 tensor with one mode of stride 1, found %s", ty->name,
+                       lay_print_layout(e->arena, L));
             ok = false;
             continue;
         }
@@ -438,24 +455,32 @@ static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn,
         }
         int64_t b0 = bt->elems[inner]->leaf.value, b1 = bt->elems[1 - inner]->leaf.value;
         int eb = type_bytes(t.ty);
-        if (sw.kind != V_INT || (sw.i != 0 && sw.i != 32 && sw.i != 64 && sw.i != 128) ||
-            (sw.i && b0 * eb > sw.i) || (b0 * eb) % 16) {
+        if (sw.kind != V_INT || (sw.i != 0 && sw.i != 32 && sw.i != 64 && sw.i != 128) || (sw.i && b0 * eb > sw.i) ||
+            (b0 * eb) % 16) {
             diag_error(e->diag, ty->b->loc,
-                       "TMA swizzle must be 0, 32, 64 or 128 bytes, at least the box's inner row (%lld bytes, a multiple of 16)",
+                       "TMA swizzle must be 0, 32, 64 or 128 bytes, at least the box's inner row (%lld bytes, a "
+                       "multiple of 16)",
                        (long long)(b0 * eb));
             ok = false;
             continue;
         }
-        Value tv = {.kind = V_TMAP, .llvm = LLVMBuildPtrToInt(cg->b, pv, cg->t_i64, par->name), .i = b0 * b1 * eb,
-                    .ty = t.ty, .lay = box.lay, .name = par->name};
+        Value tv = {.kind = V_TMAP,
+                    .llvm = LLVMBuildPtrToInt(cg->b, pv, cg->t_i64, par->name),
+                    .i = b0 * b1 * eb,
+                    .ty = t.ty,
+                    .lay = box.lay,
+                    .name = par->name};
         scope_bind(e, par->name, tv);
         int tensor = 0;
         while (strcmp(k->list.items[tensor]->name, ty->name) != 0) tensor++;
-        tmas[i] = (TmaParam){.set = true, .tensor = tensor,
+        tmas[i] = (TmaParam){.set = true,
+                             .tensor = tensor,
                              .dims = {lay_print_int(e->arena, L->shape->elems[inner]->leaf),
                                       lay_print_int(e->arena, L->shape->elems[1 - inner]->leaf)},
                              .stride = lay_print_int(e->arena, L->stride->elems[1 - inner]->leaf),
-                             .box = {(unsigned)b0, (unsigned)b1}, .swizzle = (int)sw.i, .val = tv.llvm};
+                             .box = {(unsigned)b0, (unsigned)b1},
+                             .swizzle = (int)sw.i,
+                             .val = tv.llvm};
     }
     if (ngc) {
         LLVMMetadataRef md[3] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(cg->ctx, "grid_constant", 13),
@@ -476,7 +501,8 @@ static bool describe_args(Eval *e, const Node *k, const Value *ptypes, const Tma
         if (ptypes[i].kind == V_TYPE)
             ok = kdesc_scalar_arg(e, desc, par, ptypes[i].ty);
         else if (ptypes[i].kind == V_TMAP && tmas[i].set)
-            ok = kdesc_tma_arg(e, desc, par, tmas[i].tensor, tmas[i].dims, tmas[i].stride, tmas[i].box, tmas[i].swizzle);
+            ok =
+                kdesc_tma_arg(e, desc, par, tmas[i].tensor, tmas[i].dims, tmas[i].stride, tmas[i].box, tmas[i].swizzle);
         else if (scope_lookup(e, par->name, &t) && t.kind == V_TENSOR && t.lay.kind == LAY_V_LAYOUT)
             ok = kdesc_tensor_arg(e, desc, par, t.ty, &t.lay.layout);
         else
@@ -510,8 +536,9 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, cutec_kdesc *desc)
             Value v = eval_static(e, k->a->list.items[i]);
             if (i >= 3 || v.kind != V_INT || v.i < 1 || v.i > 16) {
                 if (v.kind != V_ERROR)
-                    diag_error(e->diag, k->a->list.items[i]->loc, i >= 3 ? "cluster() takes at most 3 dimensions"
-                                                                           : "a cluster dimension must be a compile-time integer in 1..16");
+                    diag_error(e->diag, k->a->list.items[i]->loc,
+                               i >= 3 ? "cluster() takes at most 3 dimensions"
+                                      : "a cluster dimension must be a compile-time integer in 1..16");
                 ok = false;
                 break;
             }
@@ -596,8 +623,10 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, cutec_kdesc *desc)
             diag_error(e->diag, par->a->name_loc, "kernel parameter '%s' must be in gmem", par->name);
             t = val_error();
         }
-        if (t.kind == V_TENSOR) t.llvm = LLVMGetParam(fn, (unsigned)i);
-        else ok = false;
+        if (t.kind == V_TENSOR)
+            t.llvm = LLVMGetParam(fn, (unsigned)i);
+        else
+            ok = false;
         scope_bind(e, par->name, t);
     }
     ok = bind_tma_params(e, p, k, fn, ptypes, tmas) && ok;
@@ -609,8 +638,10 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, cutec_kdesc *desc)
         }
         for (int i = 0; i < 3; i++) {
             char *t = "1";
-            if (i < k->b->list.n && !kdesc_expr_text(e, k->b->list.items[i], "grid()", &t)) ok = false;
-            else ok = kdesc_put(e, desc, t, k->b->loc, &desc->grid[i]) && ok;
+            if (i < k->b->list.n && !kdesc_expr_text(e, k->b->list.items[i], "grid()", &t))
+                ok = false;
+            else
+                ok = kdesc_put(e, desc, t, k->b->loc, &desc->grid[i]) && ok;
         }
         desc->has_grid = 1;
     }

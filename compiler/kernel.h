@@ -13,7 +13,6 @@ typedef struct CG CG;
 
 enum { CUTEC_STATIC_SMEM_MAX = 48 * 1024, CUTEC_SMEM_MAX = 232448 /* 227 KiB, sm_90 opt-in */ };
 
-
 /* Emits kernel k and fills its contract (desc, never NULL): everything a
  * launcher needs, checked with the runtime's own checker. */
 bool kernel_emit(Program *p, CG *cg, const Node *k, cutec_kdesc *desc);
@@ -23,7 +22,7 @@ typedef struct TuneList {
     Arena *keep;
     cutec_tune_point *points;
     size_t n, cap;
-    long long declared;  /* points the kernels so far declare, against CUTEC_TUNE_POINTS_MAX */
+    long long declared; /* points the kernels so far declare, against CUTEC_TUNE_POINTS_MAX */
 } TuneList;
 /* Appends kernel k's points that meet its requires; false after a
  * diagnostic. */

@@ -9,8 +9,10 @@
 bool kdesc_put(Eval *e, cutec_kdesc *d, const char *s, SrcLoc loc, cutec_kd_str *out)
 {
     if (cutec_kdesc_intern(d, s, out) == 0) return true;
-    diag_error(e->diag, loc, "the description of kernel '%s' outgrows the contract's %d-byte string pool "
-               "(at '%.40s')", d->kernel, CUTEC_KD_POOL, s);
+    diag_error(e->diag, loc,
+               "the description of kernel '%s' outgrows the contract's %d-byte string pool "
+               "(at '%.40s')",
+               d->kernel, CUTEC_KD_POOL, s);
     return false;
 }
 
@@ -31,16 +33,28 @@ static bool name_text(Eval *e, const Node *n, const char *what, char **out)
         return true;
     }
     if (v.kind != V_ERROR)
-        diag_error(e->diag, n->loc, "%s may use integers, template parameters and integer kernel parameters; '%s' is %s",
-                   what, n->name, val_describe(e, &v));
+        diag_error(e->diag, n->loc,
+                   "%s may use integers, template parameters and integer kernel parameters; '%s' is %s", what, n->name,
+                   val_describe(e, &v));
     return false;
 }
 
 static bool is_text_op(int op)
 {
     switch (op) {
-    case '+': case '-': case '*': case '/': case '%': case '<': case '>':
-    case OP_LE: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR: return true;
+    case '+':
+    case '-':
+    case '*':
+    case '/':
+    case '%':
+    case '<':
+    case '>':
+    case OP_LE:
+    case OP_GE:
+    case OP_EQ:
+    case OP_NE:
+    case OP_AND:
+    case OP_OR: return true;
     default: return false;
     }
 }
@@ -49,14 +63,9 @@ bool kdesc_expr_text(Eval *e, const Node *n, const char *what, char **out)
 {
     bool grid = strcmp(what, "grid()") == 0;
     switch (n->kind) {
-    case N_INT:
-        *out = arena_printf(e->arena, "%lld", (long long)n->ival);
-        return true;
-    case N_BOOL:
-        *out = arena_strdup(e->arena, n->ival ? "1" : "0");
-        return true;
-    case N_NAME:
-        return name_text(e, n, what, out);
+    case N_INT: *out = arena_printf(e->arena, "%lld", (long long)n->ival); return true;
+    case N_BOOL: *out = arena_strdup(e->arena, n->ival ? "1" : "0"); return true;
+    case N_NAME: return name_text(e, n, what, out);
     case N_UNARY: {
         char *a;
         if (n->op != OP_NEG && n->op != OP_NOT) break;
@@ -66,7 +75,8 @@ bool kdesc_expr_text(Eval *e, const Node *n, const char *what, char **out)
     }
     case N_BINARY: {
         char *a, *b;
-        if (!is_text_op(n->op) || (grid && n->op != '+' && n->op != '-' && n->op != '*' && n->op != '/' && n->op != '%'))
+        if (!is_text_op(n->op) ||
+            (grid && n->op != '+' && n->op != '-' && n->op != '*' && n->op != '/' && n->op != '%'))
             break;
         if (!kdesc_expr_text(e, n->a, what, &a) || !kdesc_expr_text(e, n->b, what, &b)) return false;
         *out = arena_printf(e->arena, "(%s%s%s)", a, ast_op_name(n->op), b);
@@ -95,8 +105,10 @@ bool kdesc_expr_text(Eval *e, const Node *n, const char *what, char **out)
     if (grid)
         diag_error(e->diag, n->loc, "grid() expressions may use only + - * / %%, ceil_div, min, max and resident");
     else
-        diag_error(e->diag, n->loc, "%s conditions may use only integers, + - * / %%, comparisons, && || !, "
-                   "ceil_div, min and max", what);
+        diag_error(e->diag, n->loc,
+                   "%s conditions may use only integers, + - * / %%, comparisons, && || !, "
+                   "ceil_div, min and max",
+                   what);
     return false;
 }
 
@@ -162,7 +174,8 @@ bool kdesc_tma_arg(Eval *e, cutec_kdesc *d, const Node *par, int tensor, char *c
     a->box[0] = box[0];
     a->box[1] = box[1];
     a->swizzle = swizzle;
-    return kdesc_put(e, d, dims[0], par->name_loc, &a->dims[0]) && kdesc_put(e, d, dims[1], par->name_loc, &a->dims[1]) &&
+    return kdesc_put(e, d, dims[0], par->name_loc, &a->dims[0]) &&
+           kdesc_put(e, d, dims[1], par->name_loc, &a->dims[1]) &&
            kdesc_put(e, d, stride, par->name_loc, &a->tstride[0]);
 }
 
@@ -179,7 +192,8 @@ static bool serve_role(Eval *e, const Node *item, cutec_kdesc *d)
         char known[400] = "";
         size_t n = 0;
         for (int r = 1; r < CUTEC_ROLE_COUNT && n < sizeof known; r++)
-            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", r > 1 ? ", " : "", cutec_kd_role_name((cutec_kd_role)r));
+            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", r > 1 ? ", " : "",
+                                  cutec_kd_role_name((cutec_kd_role)r));
         diag_error(e->diag, item->name_loc, "unknown role '%s' (roles: %s)", item->name, known);
         return false;
     }
@@ -197,7 +211,8 @@ static bool serve_role(Eval *e, const Node *item, cutec_kdesc *d)
         return false;
     }
     if (a->role != CUTEC_ROLE_NONE) {
-        diag_error(e->diag, item->a->loc, "parameter '%s' already has role %s", item->a->name, cutec_kd_role_name(a->role));
+        diag_error(e->diag, item->a->loc, "parameter '%s' already has role %s", item->a->name,
+                   cutec_kd_role_name(a->role));
         return false;
     }
     const cutec_dtype_info *t = cutec_dtype_info_of(a->dtype);
@@ -205,8 +220,9 @@ static bool serve_role(Eval *e, const Node *item, cutec_kdesc *d)
     const char *want = rv == CUTEC_KD_VALUE_INT     ? "an integer scalar parameter"
                        : rv == CUTEC_KD_VALUE_FLOAT ? "a floating-point scalar parameter"
                                                     : "a global tensor parameter";
-    bool fits = rv == CUTEC_KD_VALUE_TENSOR ? a->kind == CUTEC_KD_TENSOR
-                                            : a->kind == CUTEC_KD_SCALAR && t && (rv == CUTEC_KD_VALUE_INT ? t->is_int : t->is_float);
+    bool fits = rv == CUTEC_KD_VALUE_TENSOR
+                    ? a->kind == CUTEC_KD_TENSOR
+                    : a->kind == CUTEC_KD_SCALAR && t && (rv == CUTEC_KD_VALUE_INT ? t->is_int : t->is_float);
     if (!fits) {
         diag_error(e->diag, item->a->loc, "role %s (%s) needs %s; '%s' is not one", item->name,
                    cutec_kd_role_what((cutec_kd_role)role), want, item->a->name);
@@ -230,8 +246,9 @@ static bool serve_role(Eval *e, const Node *item, cutec_kdesc *d)
         Value v = eval_rvalue(&sub, item->b);
         if (v.kind != V_INT || v.i < t->bytes || v.i > 256 || (v.i & (v.i - 1))) {
             if (v.kind != V_ERROR)
-                diag_error(e->diag, item->b->loc, "the alignment of '%s' must be a power of two from %d to 256 bytes, found %s",
-                           item->a->name, t->bytes, val_describe(e, &v));
+                diag_error(e->diag, item->b->loc,
+                           "the alignment of '%s' must be a power of two from %d to 256 bytes, found %s", item->a->name,
+                           t->bytes, val_describe(e, &v));
             return false;
         }
         a->align = (int)v.i;
@@ -271,7 +288,8 @@ bool kdesc_serves(Eval *e, const Node *k, cutec_kdesc *d)
         ok = kdesc_put(e, d, text, item->a->loc, &d->requires[d->nrequires++]) && ok;
     }
     if (!ok) return false;
-    static const cutec_kd_role need[] = {CUTEC_ROLE_M, CUTEC_ROLE_N, CUTEC_ROLE_K, CUTEC_ROLE_A, CUTEC_ROLE_B, CUTEC_ROLE_D};
+    static const cutec_kd_role need[] = {CUTEC_ROLE_M, CUTEC_ROLE_N, CUTEC_ROLE_K,
+                                         CUTEC_ROLE_A, CUTEC_ROLE_B, CUTEC_ROLE_D};
     for (size_t r = 0; r < sizeof need / sizeof need[0]; r++)
         if (cutec_kdesc_role_arg(d, need[r]) < 0) {
             diag_error(e->diag, s->name_loc, "a kernel that serves gemm needs a parameter of role %s (%s)",
@@ -281,8 +299,10 @@ bool kdesc_serves(Eval *e, const Node *k, cutec_kdesc *d)
     for (int i = 0; i < d->nargs && i < k->list.n; i++)
         if (d->args[i].kind != CUTEC_KD_TMA && d->args[i].role == CUTEC_ROLE_NONE) {
             const Node *par = k->list.items[i];
-            diag_error(e->diag, par->name_loc, "parameter '%s' of kernel '%s', which serves gemm, has no role "
-                       "(add 'ROLE = %s;' to its serves clause)", par->name, d->kernel, par->name);
+            diag_error(e->diag, par->name_loc,
+                       "parameter '%s' of kernel '%s', which serves gemm, has no role "
+                       "(add 'ROLE = %s;' to its serves clause)",
+                       par->name, d->kernel, par->name);
             ok = false;
         }
     return ok;

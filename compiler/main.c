@@ -54,10 +54,10 @@ static const char usage[] =
 /* What the command line asked for beyond the library's options. */
 typedef struct cli_job {
     const char *input, *output;
-    const char *depfile;  /* -MF */
-    int want_deps;        /* -MD or -MF */
-    int json;             /* --json: --list-tune as JSON too */
-    int list_tune;        /* --list-tune: the tune points, not a compilation */
+    const char *depfile; /* -MF */
+    int want_deps;       /* -MD or -MF */
+    int json;            /* --json: --list-tune as JSON too */
+    int list_tune;       /* --list-tune: the tune points, not a compilation */
 } cli_job;
 
 /* FILE.cute -> FILE + ext, malloc'ed; NULL when out of memory */
@@ -114,8 +114,10 @@ static char *render_tune_points(const cutec_tune_point_list *l, int json, size_t
             fputs(j ? ", " : "", f);
             json_string(f, pt->defines[j].name);
             fputs(": ", f);
-            if (*d && strspn(d, "0123456789") == strlen(d)) fputs(v, f); /* an integer; else a type's name */
-            else json_string(f, v);
+            if (*d && strspn(d, "0123456789") == strlen(d))
+                fputs(v, f); /* an integer; else a type's name */
+            else
+                json_string(f, v);
         }
         fputs("}}", f);
     }
@@ -131,8 +133,8 @@ static char *render_tune_points(const cutec_tune_point_list *l, int json, size_t
 static int list_tune(const cli_job *job, const cutec_options *o, const char *text, size_t len, cutec_output *out)
 {
     cutec_tune_point_list l;
-    int rc = text ? (int)cutec_tune_points_source("<stdin>", text, len, o, &l)
-                  : (int)cutec_tune_points(job->input, o, &l);
+    int rc =
+        text ? (int)cutec_tune_points_source("<stdin>", text, len, o, &l) : (int)cutec_tune_points(job->input, o, &l);
     if (rc == CUTEC_COMPILE_OK) {
         out->data = render_tune_points(&l, job->json, &out->size);
         if (!out->data) {
@@ -146,8 +148,11 @@ static int list_tune(const cli_job *job, const cutec_options *o, const char *tex
 
 static int parse_emit(const char *k, cutec_emit *emit)
 {
-    static const struct { const char *name; cutec_emit emit; } kinds[] = {
-        {"tokens", CUTEC_EMIT_TOKENS}, {"ast", CUTEC_EMIT_AST}, {"ll", CUTEC_EMIT_LL},
+    static const struct {
+        const char *name;
+        cutec_emit emit;
+    } kinds[] = {
+        {"tokens", CUTEC_EMIT_TOKENS}, {"ast", CUTEC_EMIT_AST},     {"ll", CUTEC_EMIT_LL},
         {"ptx", CUTEC_EMIT_PTX},       {"cubin", CUTEC_EMIT_CUBIN},
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
@@ -176,9 +181,12 @@ static int parse_option(int argc, char **argv, int *i, cutec_options *o, cli_job
         o->stdlib_dir = v;
     } else if ((r = cli_opt(argc, argv, i, "--diagnostics-format", &v)) != CLI_OPT_NO) {
         if (r == CLI_OPT_MISSING) return usage_error("%s needs text or json", a);
-        if (strcmp(v, "json") == 0) o->diag_format = CUTEC_DIAG_JSON;
-        else if (strcmp(v, "text") == 0) o->diag_format = CUTEC_DIAG_TEXT;
-        else return usage_error("unknown diagnostics format '%s' (expected text or json)", v);
+        if (strcmp(v, "json") == 0)
+            o->diag_format = CUTEC_DIAG_JSON;
+        else if (strcmp(v, "text") == 0)
+            o->diag_format = CUTEC_DIAG_TEXT;
+        else
+            return usage_error("unknown diagnostics format '%s' (expected text or json)", v);
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "-MF") == 0) {
         if (*i + 1 >= argc) return usage_error("%s needs an argument", a);
         if (a[1] == 'o') {
@@ -209,8 +217,10 @@ static int parse_option(int argc, char **argv, int *i, cutec_options *o, cli_job
     } else if (strncmp(a, "-D", 2) == 0 || strncmp(a, "-I", 2) == 0) {
         const char *d = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : NULL);
         if (!d) return usage_error(a[1] == 'D' ? "%s needs NAME=VALUE" : "%s needs a directory", a);
-        if (a[1] == 'D') defs[o->ndefines++] = d;
-        else incs[o->ninclude_dirs++] = d;
+        if (a[1] == 'D')
+            defs[o->ndefines++] = d;
+        else
+            incs[o->ninclude_dirs++] = d;
     } else if (a[0] == '-' && a[1]) {
         return usage_error("unknown option '%s'", a);
     } else if (job->input) {
@@ -228,8 +238,7 @@ static int deps_names(const cli_job *job, char **depfile, char **target)
 {
     const char *out = job->output && strcmp(job->output, "-") != 0 ? job->output : NULL;
     *target = out ? strdup(out) : strcmp(job->input, "-") != 0 ? default_output(job->input, CUTEC_EMIT_PTX) : NULL;
-    if (!*target && !job->depfile)
-        return usage_error("%s", "-MD with standard input and output needs -MF FILE");
+    if (!*target && !job->depfile) return usage_error("%s", "-MD with standard input and output needs -MF FILE");
     if (!*target) *target = strdup("-");
     *depfile = job->depfile ? strdup(job->depfile) : with_extension(*target, ".d");
     return *depfile && *target ? 0 : CUTEC_COMPILE_INTERNAL;
@@ -255,7 +264,8 @@ static int run(const cli_job *job, cutec_options *o)
     if (!rc && job->list_tune)
         rc = list_tune(job, o, text, len, &out);
     else if (!rc)
-        rc = text ? (int)cutec_compile_source("<stdin>", text, len, o, &out) : (int)cutec_compile_file(job->input, o, &out);
+        rc = text ? (int)cutec_compile_source("<stdin>", text, len, o, &out)
+                  : (int)cutec_compile_file(job->input, o, &out);
     int partial = (o->emit == CUTEC_EMIT_TOKENS || o->emit == CUTEC_EMIT_AST) && out.data;
     if (rc == CUTEC_COMPILE_OK || partial) {
         char *def = job->output || job->list_tune ? NULL : default_output(job->input, o->emit);

@@ -14,10 +14,10 @@ static const float EXP_TAYLOR[] = {0x1.a01a02p-13f, 0x1.6c16c2p-10f, 0x1.111112p
 static const float EXP2_TAYLOR[] = {0x1.ffcbfcp-17f, 0x1.430912p-13f, 0x1.5d87fep-10f, 0x1.3b2ab6p-7f,
                                     0x1.c6b08ep-5f,  0x1.ebfbep-3f,   0x1.62e43p-1f,   0x1p+0f};
 static const float LOG_ATANH[] = {0x1.c71c72p-3f, 0x1.24924ap-2f, 0x1.99999ap-2f, 0x1.555556p-1f};
-static const float TANH_SMALL[] = {-0x1.988704p-8f, 0x1.58b0acp-6f, -0x1.b91388p-5f,
+static const float TANH_SMALL[] = {-0x1.988704p-8f, 0x1.58b0acp-6f,  -0x1.b91388p-5f,
                                    0x1.110c78p-3f,  -0x1.555546p-2f, -0x1.03d068p-30f};
-static const float ERF_SMALL[] = {0x1.4a569p-14f,  -0x1.a45088p-11f, 0x1.54127p-8f, -0x1.b7fabap-6f,
-                                  0x1.ce2d1p-4f,   -0x1.81273ep-2f,  0x1.06eba8p-3f};
+static const float ERF_SMALL[] = {0x1.4a569p-14f, -0x1.a45088p-11f, 0x1.54127p-8f, -0x1.b7fabap-6f,
+                                  0x1.ce2d1p-4f,  -0x1.81273ep-2f,  0x1.06eba8p-3f};
 static const float ERF_LARGE[] = {-0x1.45ac78p-24f, 0x1.b1ade4p-20f, -0x1.b1b6e2p-17f, 0x1.44964ep-14f,
                                   -0x1.b93b66p-12f, 0x1.1bcb0cp-9f,  -0x1.63cc74p-7f,  -0x1.e34608p-1f,
                                   -0x1.569252p+2f,  -0x1.f3a2dcp+2f};
@@ -27,7 +27,7 @@ static const float ERF_LARGE[] = {-0x1.45ac78p-24f, 0x1.b1ade4p-20f, -0x1.b1b6e2
  * multiple of 2^-17 below 1/2), so only the tiny LN2_LO term rounds */
 #define LN2_HI 0x1.62e4p-1
 #define LN2_LO 0x1.7f7d1cp-20
-#define LOG2E 0x1.715476p+0
+#define LOG2E  0x1.715476p+0
 
 #define NCOEF(c) ((int)(sizeof c / sizeof c[0]))
 
@@ -227,8 +227,8 @@ static LLVMValueRef emit_erf(MathIR *m, LLVMValueRef x)
 }
 
 static const MathFn table[] = {
-    {"exp", emit_exp}, {"exp2", emit_exp2}, {"log", emit_log},
-    {"tanh", emit_tanh}, {"erf", emit_erf}, {"sigmoid", emit_sigmoid},
+    {"exp", emit_exp},   {"exp2", emit_exp2}, {"log", emit_log},
+    {"tanh", emit_tanh}, {"erf", emit_erf},   {"sigmoid", emit_sigmoid},
 };
 
 void mathir_init(MathIR *m, LLVMModuleRef mod, LLVMBuilderRef b)

@@ -299,8 +299,7 @@ static void stop_workers(pid_t *pids, const int *running, int n)
         if (running[i] && kill(-pids[i], SIGKILL) != 0) kill(pids[i], SIGKILL); /* no group yet */
     for (int i = 0; i < n; i++)
         if (running[i]) {
-            while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR) {
-            }
+            while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR) {}
         }
 }
 
@@ -376,12 +375,15 @@ static char *manifest_of(const pack_job *job, int i, size_t *mlen, char *why, si
     }
     cutec_kdesc *d = malloc(sizeof *d);
     char *man = NULL;
-    if (!d) snprintf(why, why_len, "out of memory");
+    if (!d)
+        snprintf(why, why_len, "out of memory");
     else if (cutec_kdesc_read(text, len, d, why, why_len) == 0) {
         *mlen = cutec_kdesc_write(d, NULL, 0);
         man = malloc(*mlen + 1);
-        if (man) cutec_kdesc_write(d, man, *mlen + 1);
-        else snprintf(why, why_len, "out of memory");
+        if (man)
+            cutec_kdesc_write(d, man, *mlen + 1);
+        else
+            snprintf(why, why_len, "out of memory");
     }
     free(d);
     free(text);
@@ -449,13 +451,17 @@ static int assemble(const pack_job *job, const cli_deps *sources, point *pts, in
             cubin = cli_read_file(path, &clen);
             bufs[3 * i + 2] = cubin;
         }
-        ents[i] = (cutec_packfmt_entry){.manifest = man, .manifest_size = mlen, .ptx = ptx, .ptx_size = plen,
-                                        .cubin = (const unsigned char *)cubin, .cubin_size = cubin ? clen : 0};
+        ents[i] = (cutec_packfmt_entry){.manifest = man,
+                                        .manifest_size = mlen,
+                                        .ptx = ptx,
+                                        .ptx_size = plen,
+                                        .cubin = (const unsigned char *)cubin,
+                                        .cubin_size = cubin ? clen : 0};
     }
     unsigned char *data = NULL;
     size_t size = 0;
-    if (!rc && cutec_packfmt_write(job->arch, version_number(CUTEC_COMPILER_VERSION), hash, ents, (uint32_t)n,
-                                   &data, &size) != 0)
+    if (!rc && cutec_packfmt_write(job->arch, version_number(CUTEC_COMPILER_VERSION), hash, ents, (uint32_t)n, &data,
+                                   &size) != 0)
         rc = pack_error("%s", "cannot serialise the pack (out of memory)");
     if (!rc && !cli_write_file("cutec pack", outpath, data, size, &cli_signal)) rc = 1;
     free(data);
@@ -503,16 +509,17 @@ static int parse_args(int argc, char **argv, pack_job *job, const char **defs, c
         } else if (strncmp(a, "-D", 2) == 0 || strncmp(a, "-I", 2) == 0) {
             v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
             if (!v) return pack_usage_error(a[1] == 'D' ? "%s needs NAME=VALUE" : "%s needs a directory", a);
-            if (a[1] == 'D') defs[job->nuser++] = v;
-            else incs[job->nincs++] = v;
+            if (a[1] == 'D')
+                defs[job->nuser++] = v;
+            else
+                incs[job->nincs++] = v;
         } else if (strcmp(a, "--no-cubin") == 0) {
             job->want_cubin = 0;
         } else if (strcmp(a, "--json") == 0) {
             job->json = 1;
         } else if (strcmp(a, "-") == 0) {
-            return pack_usage_error("%s",
-                                    "pack reads FILE.cute by name (its workers and the source hash reopen it); "
-                                    "standard input ('-') is not supported");
+            return pack_usage_error("%s", "pack reads FILE.cute by name (its workers and the source hash reopen it); "
+                                          "standard input ('-') is not supported");
         } else if (a[0] == '-' && a[1]) {
             return pack_usage_error("unknown option '%s'", a);
         } else if (job->input) {
@@ -657,8 +664,10 @@ int cmd_pack(int argc, char **argv)
         goto done;
     }
     int failures = run_workers(&job, pts, n, (int)(jobs < n ? jobs : n));
-    if (failures > 0) rc = report_failures(&job, pts, n);
-    else if (failures == 0) rc = assemble(&job, &sources, pts, n, output);
+    if (failures > 0)
+        rc = report_failures(&job, pts, n);
+    else if (failures == 0)
+        rc = assemble(&job, &sources, pts, n, output);
     cli_remove_tree(job.tmpdir);
     if (cli_signal && (failures != 0 || rc != 0)) { /* one after the pack was written changes nothing */
         fprintf(stderr, "cutec pack: interrupted (%s); work directory removed, no pack written\n",
@@ -698,6 +707,7 @@ int cmd_tune_exec(int argc, char **argv)
     }
     argv[0] = "cutec-tune";
     execvp("cutec-tune", argv);
-    fprintf(stderr, "cutec: error: cannot run cutec-tune (the runtime's tool for '%s'): %s\n", argv[1], strerror(errno));
+    fprintf(stderr, "cutec: error: cannot run cutec-tune (the runtime's tool for '%s'): %s\n", argv[1],
+            strerror(errno));
     return 2;
 }

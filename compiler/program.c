@@ -59,8 +59,10 @@ static void add_sym(Program *p, const char *name, Node *n)
         p->capsyms = cap;
     }
     p->syms[p->nsyms++] = (TopSym){.name = name, .node = n};
-    if (2 * p->nsyms > p->capsymtab) grow_symtab(p); /* inserts every symbol, this one too */
-    else *sym_slot(p, name) = p->nsyms;
+    if (2 * p->nsyms > p->capsymtab)
+        grow_symtab(p); /* inserts every symbol, this one too */
+    else
+        *sym_slot(p, name) = p->nsyms;
 }
 
 TopSym *program_lookup(Program *p, const char *name)
@@ -98,8 +100,7 @@ static bool already_loaded(Program *p, const char *given)
 
 static Node *parse_file(Program *p, const SourceFile *f)
 {
-    ParseCtx ctx = {.arena = p->arena, .diag = p->diag, .file = f, .mode = PARSE_PROGRAM,
-                    .token_dump = p->token_dump};
+    ParseCtx ctx = {.arena = p->arena, .diag = p->diag, .file = f, .mode = PARSE_PROGRAM, .token_dump = p->token_dump};
     parse_source(&ctx);
     return ctx.result;
 }

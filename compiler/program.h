@@ -14,38 +14,38 @@
 
 typedef struct Define {
     const char *name;
-    const char *text;   /* the VALUE of -D NAME=VALUE */
-    Node *expr;         /* parsed VALUE */
+    const char *text; /* the VALUE of -D NAME=VALUE */
+    Node *expr;       /* parsed VALUE */
     bool used;
 } Define;
 
 typedef struct TopSym {
     const char *name;
-    Node *node;         /* N_KERNEL, N_FUNC or N_CONST */
-    int state;          /* N_CONST: 0 not evaluated, 1 evaluating, 2 done */
-    int walk;           /* N_CONST: eval_const.c's dependency walk: 0, 1 on its stack, 2 done */
+    Node *node; /* N_KERNEL, N_FUNC or N_CONST */
+    int state;  /* N_CONST: 0 not evaluated, 1 evaluating, 2 done */
+    int walk;   /* N_CONST: eval_const.c's dependency walk: 0, 1 on its stack, 2 done */
     Value value;
 } TopSym;
 
 struct Program {
     Arena *arena;
     Diag *diag;
-    Node *main;                     /* N_PROGRAM of the main file */
+    Node *main; /* N_PROGRAM of the main file */
     const SourceFile *main_file;
     const char **include_dirs;
     int ninclude;
     const char *stdlib_dir;
     const struct cutec_arch_info *arch; /* the target (contract/arch.h); NULL: any */
-    bool fast_math;                 /* --fast-math: the math builtins take their fast forms */
-    FILE *token_dump;               /* --emit=tokens */
+    bool fast_math;                     /* --fast-math: the math builtins take their fast forms */
+    FILE *token_dump;                   /* --emit=tokens */
     /* non-NULL: told the path of every file read, as opened (-MD) */
     void (*on_source)(void *ctx, const char *path);
     void *on_source_ctx;
     TopSym *syms;
     int nsyms, capsyms;
-    int *symtab;                    /* open addressing: index into syms + 1, 0 empty */
-    int capsymtab;                  /* a power of two, at least twice nsyms */
-    const char **loaded;            /* resolved paths already parsed */
+    int *symtab;         /* open addressing: index into syms + 1, 0 empty */
+    int capsymtab;       /* a power of two, at least twice nsyms */
+    const char **loaded; /* resolved paths already parsed */
     int nloaded, caploaded;
     Define *defines;
     int ndefines;

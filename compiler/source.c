@@ -36,10 +36,7 @@ SourceFile *source_from_string(Arena *a, const char *name, const char *text, siz
     return f;
 }
 
-static const char *too_large(void)
-{
-    return "larger than 64 MiB, the limit for a source file";
-}
+static const char *too_large(void) { return "larger than 64 MiB, the limit for a source file"; }
 
 /* The whole of fd, a regular file of `size` bytes when it was checked: it
  * can grow since, so the limit holds while reading too. */
@@ -96,13 +93,19 @@ SourceFile *source_load(Arena *a, const char *path, const char **err)
     }
     struct stat st;
     const char *bad = NULL;
-    if (fstat(fd, &st) != 0) bad = strerror(errno);
-    else if (S_ISDIR(st.st_mode)) bad = strerror(EISDIR);
-    else if (!S_ISREG(st.st_mode)) bad = "not a regular file";
-    else if ((uint64_t)st.st_size > SOURCE_MAX_BYTES) bad = too_large();
+    if (fstat(fd, &st) != 0)
+        bad = strerror(errno);
+    else if (S_ISDIR(st.st_mode))
+        bad = strerror(EISDIR);
+    else if (!S_ISREG(st.st_mode))
+        bad = "not a regular file";
+    else if ((uint64_t)st.st_size > SOURCE_MAX_BYTES)
+        bad = too_large();
     SourceFile *f = NULL;
-    if (bad) *err = bad;
-    else f = read_regular(a, path, fd, (size_t)st.st_size, err);
+    if (bad)
+        *err = bad;
+    else
+        f = read_regular(a, path, fd, (size_t)st.st_size, err);
     close(fd);
     return f;
 }

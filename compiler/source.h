@@ -8,10 +8,10 @@
 #include "arena.h"
 
 typedef struct SourceFile {
-    const char *name;     /* as given on the command line or resolved by import */
+    const char *name; /* as given on the command line or resolved by import */
     const char *text;
     size_t len;
-    size_t *line_starts;  /* offsets of each line's first byte */
+    size_t *line_starts; /* offsets of each line's first byte */
     int nlines;
 } SourceFile;
 

@@ -62,16 +62,19 @@ bool target_emit(LLVMModuleRef m, const char *arch, int opt, bool want_ptx, char
      * (ptxas output compared for every sm90 and sampled sm80 GEMM point,
      * docs/performance.md), so -O2 and -O3 both use the cheaper one.
      * CUTEC_CODEGEN_OPT=0..3 overrides it, for experiments. */
-    LLVMCodeGenOptLevel lvl = opt <= 0 ? LLVMCodeGenLevelNone : opt == 1 ? LLVMCodeGenLevelLess
-                            : LLVMCodeGenLevelDefault;
+    LLVMCodeGenOptLevel lvl = opt <= 0   ? LLVMCodeGenLevelNone
+                              : opt == 1 ? LLVMCodeGenLevelLess
+                                         : LLVMCodeGenLevelDefault;
     const char *cgenv = getenv("CUTEC_CODEGEN_OPT");
     if (cgenv && cgenv[0] >= '0' && cgenv[0] <= '3')
-        lvl = cgenv[0] == '0' ? LLVMCodeGenLevelNone : cgenv[0] == '1' ? LLVMCodeGenLevelLess
-            : cgenv[0] == '2' ? LLVMCodeGenLevelDefault : LLVMCodeGenLevelAggressive;
+        lvl = cgenv[0] == '0'   ? LLVMCodeGenLevelNone
+              : cgenv[0] == '1' ? LLVMCodeGenLevelLess
+              : cgenv[0] == '2' ? LLVMCodeGenLevelDefault
+                                : LLVMCodeGenLevelAggressive;
     /* PTX 8.0 is the newest ISA every supported driver (r525+) accepts and
      * the minimum for sm_90a */
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, CUTEC_TRIPLE, arch, cutec_arch_find(arch)->ptx_feature, lvl, LLVMRelocDefault,
-                                                      LLVMCodeModelDefault);
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, CUTEC_TRIPLE, arch, cutec_arch_find(arch)->ptx_feature, lvl,
+                                                      LLVMRelocDefault, LLVMCodeModelDefault);
     LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(m, td);
     LLVMDisposeTargetData(td);
@@ -100,8 +103,9 @@ bool target_emit(LLVMModuleRef m, const char *arch, int opt, bool want_ptx, char
     if (custom)
         ;
     else if (opt == 2)
-        snprintf(pbuf, sizeof pbuf, "function(nvvm-intr-range,sroa,early-cse<memssa>,instcombine,simplifycfg,"
-                                            "loop-mssa(loop-rotate,licm),gvn,instcombine,adce,simplifycfg)");
+        snprintf(pbuf, sizeof pbuf,
+                 "function(nvvm-intr-range,sroa,early-cse<memssa>,instcombine,simplifycfg,"
+                 "loop-mssa(loop-rotate,licm),gvn,instcombine,adce,simplifycfg)");
     else
         snprintf(pbuf, sizeof pbuf, "default<O%d>", opt < 0 ? 0 : opt > 3 ? 3 : opt);
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();

@@ -7,19 +7,19 @@
 #include <stdio.h>
 
 typedef enum TimeStage {
-    TIME_PARSE,     /* reading, scanning and parsing the input and its imports */
-    TIME_EVAL,      /* evaluation = LLVM IR construction, every kernel */
-    TIME_INIT,      /* NVPTX target set-up (once per process) and the target machine */
-    TIME_VERIFY,    /* the IR verifier */
-    TIME_PASSES,    /* LLVMRunPasses */
-    TIME_CODEGEN,   /* NVPTX instruction selection, register allocation, PTX printing */
-    TIME_PTXAS,     /* ptxas (--emit=cubin) */
+    TIME_PARSE,   /* reading, scanning and parsing the input and its imports */
+    TIME_EVAL,    /* evaluation = LLVM IR construction, every kernel */
+    TIME_INIT,    /* NVPTX target set-up (once per process) and the target machine */
+    TIME_VERIFY,  /* the IR verifier */
+    TIME_PASSES,  /* LLVMRunPasses */
+    TIME_CODEGEN, /* NVPTX instruction selection, register allocation, PTX printing */
+    TIME_PTXAS,   /* ptxas (--emit=cubin) */
     TIME_NSTAGES
 } TimeStage;
 
 typedef struct Timing {
-    double t[TIME_NSTAGES];  /* seconds spent in each stage */
-    double mark;             /* when the current stage began */
+    double t[TIME_NSTAGES]; /* seconds spent in each stage */
+    double mark;            /* when the current stage began */
 } Timing;
 
 double timing_now(void);

@@ -14,35 +14,35 @@
 /* The first three equal the public cutec_dtype values (cutec/gemm.h), so
  * a public dtype converts by a cast. */
 typedef enum cutec_ct {
-  CUTEC_CT_NONE = 0,
-  CUTEC_CT_BF16 = 1,
-  CUTEC_CT_F16 = 2,
-  CUTEC_CT_F32 = 3,
-  CUTEC_CT_E4M3 = 4,
-  CUTEC_CT_E5M2 = 5,
-  CUTEC_CT_F64 = 6,
-  CUTEC_CT_I32 = 7,
-  CUTEC_CT_I64 = 8,
-  CUTEC_CT_U32 = 9,
-  CUTEC_CT_U64 = 10,
-  CUTEC_CT_I16 = 11,
-  CUTEC_CT_U16 = 12,
-  CUTEC_CT_I8 = 13,
-  CUTEC_CT_U8 = 14,
-  CUTEC_CT_BOOL = 15,
-  CUTEC_CT_COUNT
+    CUTEC_CT_NONE = 0,
+    CUTEC_CT_BF16 = 1,
+    CUTEC_CT_F16 = 2,
+    CUTEC_CT_F32 = 3,
+    CUTEC_CT_E4M3 = 4,
+    CUTEC_CT_E5M2 = 5,
+    CUTEC_CT_F64 = 6,
+    CUTEC_CT_I32 = 7,
+    CUTEC_CT_I64 = 8,
+    CUTEC_CT_U32 = 9,
+    CUTEC_CT_U64 = 10,
+    CUTEC_CT_I16 = 11,
+    CUTEC_CT_U16 = 12,
+    CUTEC_CT_I8 = 13,
+    CUTEC_CT_U8 = 14,
+    CUTEC_CT_BOOL = 15,
+    CUTEC_CT_COUNT
 } cutec_ct;
 
 typedef struct cutec_dtype_info {
-  const char *name;  /* the language's spelling: "bf16", "i32", "e4m3" */
-  int bytes;
-  int is_float;      /* floating point (fp8 included) */
-  int is_int;        /* integer or bool: usable in size expressions */
-  int is_signed;
-  int tmap;          /* CUtensorMapDataType (cuda.h); -1: TMA cannot move it */
-  int cuda;          /* cudaDataType (library_types.h); -1: none */
-  double eps;        /* one unit in the last place at 1.0 (0 for integers) */
-  double tol;        /* the unit of result checks: eps, or 2^-16 for f32 and f64
+    const char *name; /* the language's spelling: "bf16", "i32", "e4m3" */
+    int bytes;
+    int is_float; /* floating point (fp8 included) */
+    int is_int;   /* integer or bool: usable in size expressions */
+    int is_signed;
+    int tmap;   /* CUtensorMapDataType (cuda.h); -1: TMA cannot move it */
+    int cuda;   /* cudaDataType (library_types.h); -1: none */
+    double eps; /* one unit in the last place at 1.0 (0 for integers) */
+    double tol; /* the unit of result checks: eps, or 2^-16 for f32 and f64
                         results, whose error is the f32 accumulation's */
 } cutec_dtype_info;
 

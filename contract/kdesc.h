@@ -22,32 +22,32 @@
 /* Bump when a line changes meaning; a reader refuses other versions. */
 #define CUTEC_KDESC_VERSION 1
 
-#define CUTEC_KD_NAME 64      /* kernel, parameter and template names */
-#define CUTEC_KD_MAX_ARGS 32
-#define CUTEC_KD_MAX_PARAMS 32
-#define CUTEC_KD_MAX_RANK 4
+#define CUTEC_KD_NAME         64 /* kernel, parameter and template names */
+#define CUTEC_KD_MAX_ARGS     32
+#define CUTEC_KD_MAX_PARAMS   32
+#define CUTEC_KD_MAX_RANK     4
 #define CUTEC_KD_MAX_TMA_RANK 3
 #define CUTEC_KD_MAX_REQUIRES 16
-#define CUTEC_KD_POOL 8192
+#define CUTEC_KD_POOL         8192
 
 /* Problem classes a kernel can serve. */
 typedef enum cutec_kd_class {
-  CUTEC_KD_PLAIN = 0, /* launched by the caller's own arguments */
-  CUTEC_KD_GEMM = 1   /* D = A B (and its epilogue), launched by cutec_gemm */
+    CUTEC_KD_PLAIN = 0, /* launched by the caller's own arguments */
+    CUTEC_KD_GEMM = 1   /* D = A B (and its epilogue), launched by cutec_gemm */
 } cutec_kd_class;
 
 typedef enum cutec_kd_kind {
-  CUTEC_KD_SCALAR = 1, /* by value, its dtype's size */
-  CUTEC_KD_TENSOR = 2, /* a 64-bit device pointer */
-  CUTEC_KD_TMA = 3     /* a 128-byte TMA descriptor of another (tensor) argument */
+    CUTEC_KD_SCALAR = 1, /* by value, its dtype's size */
+    CUTEC_KD_TENSOR = 2, /* a 64-bit device pointer */
+    CUTEC_KD_TMA = 3     /* a 128-byte TMA descriptor of another (tensor) argument */
 } cutec_kd_kind;
 
 /* What value a role takes. */
 typedef enum cutec_kd_value {
-  CUTEC_KD_VALUE_NONE = 0,
-  CUTEC_KD_VALUE_INT = 1,   /* an integer scalar: a size or a leading dimension */
-  CUTEC_KD_VALUE_FLOAT = 2, /* a floating-point scalar */
-  CUTEC_KD_VALUE_TENSOR = 3 /* a global tensor (a device pointer) */
+    CUTEC_KD_VALUE_NONE = 0,
+    CUTEC_KD_VALUE_INT = 1,   /* an integer scalar: a size or a leading dimension */
+    CUTEC_KD_VALUE_FLOAT = 2, /* a floating-point scalar */
+    CUTEC_KD_VALUE_TENSOR = 3 /* a global tensor (a device pointer) */
 } cutec_kd_value;
 
 /* Roles: what an argument is to the problem its kernel serves.  One row
@@ -56,76 +56,76 @@ typedef enum cutec_kd_value {
  * indexed (m, k) for A, (n, k) for B, (m, n) for C and D.  Adding a role
  * is a row here and, where the runtime can supply it, a case in
  * runtime/gemm_bind.c. */
-#define CUTEC_KD_ROLES(X)                                                                \
-  X(NONE, "none", CUTEC_KD_VALUE_NONE, "no role")                                        \
-  X(M, "m", CUTEC_KD_VALUE_INT, "rows of A, C and D")                                    \
-  X(N, "n", CUTEC_KD_VALUE_INT, "columns of B, C and D")                                 \
-  X(K, "k", CUTEC_KD_VALUE_INT, "the reduction length")                                  \
-  X(BATCH, "batch", CUTEC_KD_VALUE_INT, "the number of problems of a batch")            \
-  X(LDA, "lda", CUTEC_KD_VALUE_INT, "the leading dimension of A")                        \
-  X(LDB, "ldb", CUTEC_KD_VALUE_INT, "the leading dimension of B")                        \
-  X(LDC, "ldc", CUTEC_KD_VALUE_INT, "the leading dimension of C")                        \
-  X(LDD, "ldd", CUTEC_KD_VALUE_INT, "the leading dimension of D")                        \
-  X(A, "a", CUTEC_KD_VALUE_TENSOR, "the left operand, indexed (m, k)")                   \
-  X(B, "b", CUTEC_KD_VALUE_TENSOR, "the right operand, indexed (n, k)")                  \
-  X(C, "c", CUTEC_KD_VALUE_TENSOR, "the source of beta * C, indexed (m, n)")             \
-  X(D, "d", CUTEC_KD_VALUE_TENSOR, "the output, indexed (m, n)")                         \
-  X(BIAS, "bias", CUTEC_KD_VALUE_TENSOR, "an epilogue bias vector")                      \
-  X(SCALE_A, "scale_a", CUTEC_KD_VALUE_TENSOR, "scales of A")                            \
-  X(SCALE_B, "scale_b", CUTEC_KD_VALUE_TENSOR, "scales of B")                            \
-  X(SCALE_D, "scale_d", CUTEC_KD_VALUE_TENSOR, "the scale of an fp8 output")            \
-  X(AUX, "aux", CUTEC_KD_VALUE_TENSOR, "an auxiliary epilogue output")                   \
-  X(AMAX, "amax", CUTEC_KD_VALUE_TENSOR, "the absolute maximum of the output")          \
-  X(WORKSPACE, "workspace", CUTEC_KD_VALUE_TENSOR, "scratch memory from the caller")    \
-  X(ALPHA, "alpha", CUTEC_KD_VALUE_FLOAT, "the scale of A B")                            \
-  X(BETA, "beta", CUTEC_KD_VALUE_FLOAT, "the scale of C")
+#define CUTEC_KD_ROLES(X)                                                                                              \
+    X(NONE, "none", CUTEC_KD_VALUE_NONE, "no role")                                                                    \
+    X(M, "m", CUTEC_KD_VALUE_INT, "rows of A, C and D")                                                                \
+    X(N, "n", CUTEC_KD_VALUE_INT, "columns of B, C and D")                                                             \
+    X(K, "k", CUTEC_KD_VALUE_INT, "the reduction length")                                                              \
+    X(BATCH, "batch", CUTEC_KD_VALUE_INT, "the number of problems of a batch")                                         \
+    X(LDA, "lda", CUTEC_KD_VALUE_INT, "the leading dimension of A")                                                    \
+    X(LDB, "ldb", CUTEC_KD_VALUE_INT, "the leading dimension of B")                                                    \
+    X(LDC, "ldc", CUTEC_KD_VALUE_INT, "the leading dimension of C")                                                    \
+    X(LDD, "ldd", CUTEC_KD_VALUE_INT, "the leading dimension of D")                                                    \
+    X(A, "a", CUTEC_KD_VALUE_TENSOR, "the left operand, indexed (m, k)")                                               \
+    X(B, "b", CUTEC_KD_VALUE_TENSOR, "the right operand, indexed (n, k)")                                              \
+    X(C, "c", CUTEC_KD_VALUE_TENSOR, "the source of beta * C, indexed (m, n)")                                         \
+    X(D, "d", CUTEC_KD_VALUE_TENSOR, "the output, indexed (m, n)")                                                     \
+    X(BIAS, "bias", CUTEC_KD_VALUE_TENSOR, "an epilogue bias vector")                                                  \
+    X(SCALE_A, "scale_a", CUTEC_KD_VALUE_TENSOR, "scales of A")                                                        \
+    X(SCALE_B, "scale_b", CUTEC_KD_VALUE_TENSOR, "scales of B")                                                        \
+    X(SCALE_D, "scale_d", CUTEC_KD_VALUE_TENSOR, "the scale of an fp8 output")                                         \
+    X(AUX, "aux", CUTEC_KD_VALUE_TENSOR, "an auxiliary epilogue output")                                               \
+    X(AMAX, "amax", CUTEC_KD_VALUE_TENSOR, "the absolute maximum of the output")                                       \
+    X(WORKSPACE, "workspace", CUTEC_KD_VALUE_TENSOR, "scratch memory from the caller")                                 \
+    X(ALPHA, "alpha", CUTEC_KD_VALUE_FLOAT, "the scale of A B")                                                        \
+    X(BETA, "beta", CUTEC_KD_VALUE_FLOAT, "the scale of C")
 
 typedef enum cutec_kd_role {
 #define CUTEC_KD_ROLE_ENUM(id, name, value, what) CUTEC_ROLE_##id,
-  CUTEC_KD_ROLES(CUTEC_KD_ROLE_ENUM)
+    CUTEC_KD_ROLES(CUTEC_KD_ROLE_ENUM)
 #undef CUTEC_KD_ROLE_ENUM
-      CUTEC_ROLE_COUNT
+        CUTEC_ROLE_COUNT
 } cutec_kd_role;
 
 /* A string in the description's pool (0 is ""). */
 typedef uint16_t cutec_kd_str;
 
 typedef struct cutec_kd_arg {
-  cutec_kd_str name;
-  cutec_kd_kind kind;
-  cutec_ct dtype;      /* the scalar's type, the tensor's element, or (TMA) its tensor's element */
-  cutec_kd_role role;  /* CUTEC_ROLE_NONE for arguments of plain kernels */
-  /* CUTEC_KD_TENSOR: the layout as expressions of the scalar arguments */
-  int rank;
-  cutec_kd_str shape[CUTEC_KD_MAX_RANK], stride[CUTEC_KD_MAX_RANK];
-  int align;           /* bytes the pointer must be aligned to */
-  /* CUTEC_KD_TMA: the map over argument `tensor`; dims[0] is contiguous,
+    cutec_kd_str name;
+    cutec_kd_kind kind;
+    cutec_ct dtype;     /* the scalar's type, the tensor's element, or (TMA) its tensor's element */
+    cutec_kd_role role; /* CUTEC_ROLE_NONE for arguments of plain kernels */
+    /* CUTEC_KD_TENSOR: the layout as expressions of the scalar arguments */
+    int rank;
+    cutec_kd_str shape[CUTEC_KD_MAX_RANK], stride[CUTEC_KD_MAX_RANK];
+    int align; /* bytes the pointer must be aligned to */
+    /* CUTEC_KD_TMA: the map over argument `tensor`; dims[0] is contiguous,
    * stride[i] (elements) is the step of dims[i + 1] */
-  int tensor;
-  int tma_rank;
-  cutec_kd_str dims[CUTEC_KD_MAX_TMA_RANK], tstride[CUTEC_KD_MAX_TMA_RANK - 1];
-  unsigned box[CUTEC_KD_MAX_TMA_RANK];
-  int swizzle;         /* bytes: 0, 32, 64 or 128 */
-  int unused;          /* the kernel never reads the map: any 128 bytes will do */
+    int tensor;
+    int tma_rank;
+    cutec_kd_str dims[CUTEC_KD_MAX_TMA_RANK], tstride[CUTEC_KD_MAX_TMA_RANK - 1];
+    unsigned box[CUTEC_KD_MAX_TMA_RANK];
+    int swizzle; /* bytes: 0, 32, 64 or 128 */
+    int unused;  /* the kernel never reads the map: any 128 bytes will do */
 } cutec_kd_arg;
 
 typedef struct cutec_kdesc {
-  int version;
-  char kernel[128];
-  cutec_kd_class cls;
-  unsigned threads[3]; /* 0 0 0: the kernel declares no threads() */
-  unsigned smem_static, smem_dynamic;
-  unsigned cluster[3]; /* 1 1 1 without cluster() */
-  int has_grid;
-  cutec_kd_str grid[3];
-  int nparams;         /* template parameters and their values */
-  cutec_kd_str pname[CUTEC_KD_MAX_PARAMS], pvalue[CUTEC_KD_MAX_PARAMS];
-  int nargs;
-  cutec_kd_arg args[CUTEC_KD_MAX_ARGS];
-  int nrequires;       /* conditions on the arguments, each must be nonzero */
-  cutec_kd_str requires[CUTEC_KD_MAX_REQUIRES];
-  unsigned pool_used;
-  char pool[CUTEC_KD_POOL];
+    int version;
+    char kernel[128];
+    cutec_kd_class cls;
+    unsigned threads[3]; /* 0 0 0: the kernel declares no threads() */
+    unsigned smem_static, smem_dynamic;
+    unsigned cluster[3]; /* 1 1 1 without cluster() */
+    int has_grid;
+    cutec_kd_str grid[3];
+    int nparams; /* template parameters and their values */
+    cutec_kd_str pname[CUTEC_KD_MAX_PARAMS], pvalue[CUTEC_KD_MAX_PARAMS];
+    int nargs;
+    cutec_kd_arg args[CUTEC_KD_MAX_ARGS];
+    int nrequires; /* conditions on the arguments, each must be nonzero */
+    cutec_kd_str requires[CUTEC_KD_MAX_REQUIRES];
+    unsigned pool_used;
+    char pool[CUTEC_KD_POOL];
 } cutec_kdesc;
 
 /* ---- building (the compiler) ---- */
@@ -178,21 +178,20 @@ void cutec_kdesc_describe(const cutec_kdesc *d, char *buf, size_t len);
  * scalars only are read; set[i] says which are known), and the blocks the
  * device holds at once for resident() (0: unknown). */
 typedef struct cutec_kd_values {
-  long long v[CUTEC_KD_MAX_ARGS];
-  unsigned char set[CUTEC_KD_MAX_ARGS];
-  long long resident;
+    long long v[CUTEC_KD_MAX_ARGS];
+    unsigned char set[CUTEC_KD_MAX_ARGS];
+    long long resident;
 } cutec_kd_values;
 
 /* Evaluates expression s of d: 0 and *v, or -1 with a reason. */
-int cutec_kdesc_eval(const cutec_kdesc *d, cutec_kd_str s, const cutec_kd_values *vals, long long *v,
-                     char *why, size_t why_len);
+int cutec_kdesc_eval(const cutec_kdesc *d, cutec_kd_str s, const cutec_kd_values *vals, long long *v, char *why,
+                     size_t why_len);
 /* Reads integer scalar arguments from launch arguments (one pointer per
  * argument, as cuLaunchKernel takes them) into vals. */
 void cutec_kdesc_values_from_args(const cutec_kdesc *d, void *const *args, cutec_kd_values *vals);
 /* The grid: each component evaluated and checked to lie in 1 .. 2^31 - 1
  * (y and z at most 65535) and to be a multiple of the cluster.  0, or -1
  * with a reason. */
-int cutec_kdesc_grid(const cutec_kdesc *d, const cutec_kd_values *vals, unsigned grid[3], char *why,
-                     size_t why_len);
+int cutec_kdesc_grid(const cutec_kdesc *d, const cutec_kd_values *vals, unsigned grid[3], char *why, size_t why_len);
 
 #endif /* CUTEC_CONTRACT_KDESC_H */

@@ -28,13 +28,11 @@
 typedef int (*cutec_kexpr_lookup)(void *user, const char *name, size_t len, long long *v);
 
 /* Evaluates expr: 0 and *v, or -1 with a reason in why. */
-int cutec_kexpr_eval(const char *expr, cutec_kexpr_lookup lookup, void *user, long long *v,
-                     char *why, size_t why_len);
+int cutec_kexpr_eval(const char *expr, cutec_kexpr_lookup lookup, void *user, long long *v, char *why, size_t why_len);
 /* Checks expr's syntax and that every name is known to lookup (whose
  * values are ignored: overflow and division by zero are not errors here).
  * 0, or -1 with a reason. */
-int cutec_kexpr_check(const char *expr, cutec_kexpr_lookup lookup, void *user, char *why,
-                      size_t why_len);
+int cutec_kexpr_check(const char *expr, cutec_kexpr_lookup lookup, void *user, char *why, size_t why_len);
 /* Whether expr uses resident() (a persistent kernel's grid). */
 int cutec_kexpr_uses_resident(const char *expr);
 

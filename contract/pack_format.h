@@ -38,15 +38,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CUTEC_PACK_MAGIC "CUTECPAK"
+#define CUTEC_PACK_MAGIC     "CUTECPAK"
 #define CUTEC_PACK_MAGIC_LEN 8
 /* 2: manifests are kernel contracts (contract/kdesc.h) */
-#define CUTEC_PACK_FORMAT_VERSION 2u
-#define CUTEC_PACK_HEADER_SIZE 96u
-#define CUTEC_PACK_ENTRY_SIZE 64u
-#define CUTEC_PACK_ARCH_LEN 16u
+#define CUTEC_PACK_FORMAT_VERSION  2u
+#define CUTEC_PACK_HEADER_SIZE     96u
+#define CUTEC_PACK_ENTRY_SIZE      64u
+#define CUTEC_PACK_ARCH_LEN        16u
 #define CUTEC_PACK_CHECKSUM_OFFSET 88u
-#define CUTEC_PACK_MAX_ENTRIES 100000u
+#define CUTEC_PACK_MAX_ENTRIES     100000u
 
 /* FNV-1a 64-bit: start with CUTEC_FNV_OFFSET, feed bytes. */
 #define CUTEC_FNV_OFFSET 0xcbf29ce484222325ull
@@ -54,36 +54,35 @@ uint64_t cutec_fnv1a(uint64_t h, const void *data, size_t len);
 
 /* One entry as written or as read (pointers into the caller's buffers). */
 typedef struct cutec_packfmt_entry {
-  const char *manifest;
-  size_t manifest_size;
-  const char *ptx;
-  size_t ptx_size;
-  const unsigned char *cubin; /* NULL when there is none */
-  size_t cubin_size;
+    const char *manifest;
+    size_t manifest_size;
+    const char *ptx;
+    size_t ptx_size;
+    const unsigned char *cubin; /* NULL when there is none */
+    size_t cubin_size;
 } cutec_packfmt_entry;
 
 typedef struct cutec_packfmt_header {
-  uint32_t format_version;
-  uint32_t cutec_version;
-  uint32_t entry_count;
-  char arch[CUTEC_PACK_ARCH_LEN + 1]; /* NUL-terminated */
-  uint64_t source_hash;
-  uint64_t file_size;
+    uint32_t format_version;
+    uint32_t cutec_version;
+    uint32_t entry_count;
+    char arch[CUTEC_PACK_ARCH_LEN + 1]; /* NUL-terminated */
+    uint64_t source_hash;
+    uint64_t file_size;
 } cutec_packfmt_header;
 
 /* Serialises a pack into a malloc'ed buffer (*out, *out_size).  Returns 0, or
  * -1 when memory is exhausted or arch does not fit. */
 int cutec_packfmt_write(const char *arch, uint32_t cutec_version, uint64_t source_hash,
-                        const cutec_packfmt_entry *entries, uint32_t count,
-                        unsigned char **out, size_t *out_size);
+                        const cutec_packfmt_entry *entries, uint32_t count, unsigned char **out, size_t *out_size);
 
 /* What is wrong with a buffer that claims to be a pack. */
 typedef enum cutec_packfmt_error {
-  CUTEC_PACKFMT_OK = 0,
-  CUTEC_PACKFMT_BAD_MAGIC,   /* not a pack at all */
-  CUTEC_PACKFMT_VERSION,     /* a pack of another format version */
-  CUTEC_PACKFMT_TRUNCATED,   /* shorter than its header says */
-  CUTEC_PACKFMT_CORRUPT      /* checksum mismatch or inconsistent table */
+    CUTEC_PACKFMT_OK = 0,
+    CUTEC_PACKFMT_BAD_MAGIC, /* not a pack at all */
+    CUTEC_PACKFMT_VERSION,   /* a pack of another format version */
+    CUTEC_PACKFMT_TRUNCATED, /* shorter than its header says */
+    CUTEC_PACKFMT_CORRUPT    /* checksum mismatch or inconsistent table */
 } cutec_packfmt_error;
 
 /*
@@ -93,8 +92,7 @@ typedef enum cutec_packfmt_error {
  * entries != NULL (the caller sizes it from a first call with entries ==
  * NULL, or from h->entry_count).  On failure writes a sentence to why.
  */
-cutec_packfmt_error cutec_packfmt_parse(const unsigned char *data, size_t size,
-                                        cutec_packfmt_header *h, cutec_packfmt_entry *entries,
-                                        char *why, size_t why_len);
+cutec_packfmt_error cutec_packfmt_parse(const unsigned char *data, size_t size, cutec_packfmt_header *h,
+                                        cutec_packfmt_entry *entries, char *why, size_t why_len);
 
 #endif /* CUTEC_CONTRACT_PACK_FORMAT_H */

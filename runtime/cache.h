@@ -15,16 +15,16 @@
 
 /* Where a decision lives: "<dir>/<kind>-<env hash>-<problem hash>.txt". */
 typedef struct cutec_cache_key {
-  const char *dir;     /* the directory (created when a decision is stored) */
-  const char *kind;    /* the file name's prefix, e.g. "gemm" */
-  const char *env;     /* the environment it holds for (device, versions, ...) */
-  const char *problem; /* the problem class */
+    const char *dir;     /* the directory (created when a decision is stored) */
+    const char *kind;    /* the file name's prefix, e.g. "gemm" */
+    const char *env;     /* the environment it holds for (device, versions, ...) */
+    const char *problem; /* the problem class */
 } cutec_cache_key;
 
 /* What was decided. */
 typedef struct cutec_cache_value {
-  char choice[CUTEC_CACHE_LINE_MAX]; /* the layer's own line, no newline */
-  double ms;                         /* the choice's time */
+    char choice[CUTEC_CACHE_LINE_MAX]; /* the layer's own line, no newline */
+    double ms;                         /* the choice's time */
 } cutec_cache_value;
 
 /* The default directory: $CUTEC_CACHE_DIR, else $XDG_CACHE_HOME/cutec,
@@ -38,8 +38,7 @@ int cutec_cache_store(cutec_runtime *rt, const cutec_cache_key *k, const cutec_c
  * there is none; -1 when a file is there but unusable (truncated, corrupt,
  * another environment or problem: logged "tuning cache: ignoring ...").
  * path receives the file's path either way. */
-int cutec_cache_load(cutec_runtime *rt, const cutec_cache_key *k, cutec_cache_value *v, char *path,
-                     size_t path_len);
+int cutec_cache_load(cutec_runtime *rt, const cutec_cache_key *k, cutec_cache_value *v, char *path, size_t path_len);
 /* The layer's refusal of a value cutec_cache_load gave (its choice no longer
  * resolves), logged as the cache's own refusals are. */
 void cutec_cache_reject(cutec_runtime *rt, const char *path, const char *why);

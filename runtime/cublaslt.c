@@ -13,189 +13,181 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int resolve(void *lib, const char *symbol, void *slot, size_t slot_size) {
-  void *p = dlsym(lib, symbol);
-  if (p == NULL)
-    return 0;
-  memcpy(slot, &p, slot_size);
-  return 1;
+static int resolve(void *lib, const char *symbol, void *slot, size_t slot_size)
+{
+    void *p = dlsym(lib, symbol);
+    if (p == NULL) return 0;
+    memcpy(slot, &p, slot_size);
+    return 1;
 }
 
-int cutec_cublaslt_load(cutec_cublaslt *lt, char *why, size_t why_len) {
-  memset(lt, 0, sizeof *lt);
-  const char *env = getenv(CUTEC_CUBLASLT_ENV);
-  const char *names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"};
-  void *lib = NULL;
-  char tried[512] = "";
-  if (env != NULL && env[0] != '\0') {
-    lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
-    if (lib == NULL) {
-      const char *e = dlerror();
-      snprintf(why, why_len, "cannot load cuBLASLt from '%s' (" CUTEC_CUBLASLT_ENV "): %s", env,
-               e != NULL ? e : "unknown error");
-      return 0;
-    }
-  } else {
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && lib == NULL; i++) {
-      lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-      size_t n = strlen(tried);
-      snprintf(tried + n, sizeof tried - n, "%s%s", n ? ", " : "", names[i]);
-    }
-    if (lib == NULL) {
-      snprintf(why, why_len, "cuBLASLt not found (tried %s)", tried);
-      return 0;
-    }
-  }
-#define CUTEC_CUBLASLT_RESOLVE(field, symbol, ret, params)                     \
-  if (!resolve(lib, symbol, &lt->field, sizeof lt->field)) {                  \
-    snprintf(why, why_len, "the cuBLASLt library lacks %s", symbol);           \
-    dlclose(lib);                                                              \
-    memset(lt, 0, sizeof *lt);                                                 \
-    return 0;                                                                  \
-  }
-  CUTEC_CUBLASLT_FUNCTIONS(CUTEC_CUBLASLT_RESOLVE)
-#undef CUTEC_CUBLASLT_RESOLVE
-  lt->lib = lib;
-  cublasStatus_t st = lt->create(&lt->handle);
-  if (st != CUBLAS_STATUS_SUCCESS) {
-    snprintf(why, why_len, "cublasLtCreate failed with status %d", st);
-    dlclose(lib);
+int cutec_cublaslt_load(cutec_cublaslt *lt, char *why, size_t why_len)
+{
     memset(lt, 0, sizeof *lt);
-    return 0;
-  }
-  lt->version = lt->get_version();
-  return 1;
+    const char *env = getenv(CUTEC_CUBLASLT_ENV);
+    const char *names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"};
+    void *lib = NULL;
+    char tried[512] = "";
+    if (env != NULL && env[0] != '\0') {
+        lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        if (lib == NULL) {
+            const char *e = dlerror();
+            snprintf(why, why_len, "cannot load cuBLASLt from '%s' (" CUTEC_CUBLASLT_ENV "): %s", env,
+                     e != NULL ? e : "unknown error");
+            return 0;
+        }
+    } else {
+        for (size_t i = 0; i < sizeof names / sizeof names[0] && lib == NULL; i++) {
+            lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+            size_t n = strlen(tried);
+            snprintf(tried + n, sizeof tried - n, "%s%s", n ? ", " : "", names[i]);
+        }
+        if (lib == NULL) {
+            snprintf(why, why_len, "cuBLASLt not found (tried %s)", tried);
+            return 0;
+        }
+    }
+#define CUTEC_CUBLASLT_RESOLVE(field, symbol, ret, params)                                                             \
+    if (!resolve(lib, symbol, &lt->field, sizeof lt->field)) {                                                         \
+        snprintf(why, why_len, "the cuBLASLt library lacks %s", symbol);                                               \
+        dlclose(lib);                                                                                                  \
+        memset(lt, 0, sizeof *lt);                                                                                     \
+        return 0;                                                                                                      \
+    }
+    CUTEC_CUBLASLT_FUNCTIONS(CUTEC_CUBLASLT_RESOLVE)
+#undef CUTEC_CUBLASLT_RESOLVE
+    lt->lib = lib;
+    cublasStatus_t st = lt->create(&lt->handle);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        snprintf(why, why_len, "cublasLtCreate failed with status %d", st);
+        dlclose(lib);
+        memset(lt, 0, sizeof *lt);
+        return 0;
+    }
+    lt->version = lt->get_version();
+    return 1;
 }
 
-void cutec_cublaslt_unload(cutec_cublaslt *lt) {
-  if (lt->lib == NULL)
-    return;
-  if (lt->handle != NULL)
-    (void)lt->destroy(lt->handle);
-  dlclose(lt->lib);
-  memset(lt, 0, sizeof *lt);
+void cutec_cublaslt_unload(cutec_cublaslt *lt)
+{
+    if (lt->lib == NULL) return;
+    if (lt->handle != NULL) (void)lt->destroy(lt->handle);
+    dlclose(lt->lib);
+    memset(lt, 0, sizeof *lt);
 }
 
-static int lt_type(cutec_dtype t) {
-  return t == CUTEC_DTYPE_BF16 ? CUDA_R_16BF : t == CUTEC_DTYPE_F16 ? CUDA_R_16F : CUDA_R_32F;
+static int lt_type(cutec_dtype t)
+{
+    return t == CUTEC_DTYPE_BF16 ? CUDA_R_16BF : t == CUTEC_DTYPE_F16 ? CUDA_R_16F : CUDA_R_32F;
 }
 
 /* The column-major view of an r x c matrix stored with layout l. */
-static cublasStatus_t make_layout(cutec_cublaslt *lt, cublasLtMatrixLayout_t *out, cutec_dtype t,
-                                  cutec_layout l, long long r, long long c, long long ld) {
-  uint64_t rows = (uint64_t)(l == CUTEC_LAYOUT_COL ? r : c);
-  uint64_t cols = (uint64_t)(l == CUTEC_LAYOUT_COL ? c : r);
-  return lt->layout_create(out, lt_type(t), rows, cols, (int64_t)ld);
+static cublasStatus_t make_layout(cutec_cublaslt *lt, cublasLtMatrixLayout_t *out, cutec_dtype t, cutec_layout l,
+                                  long long r, long long c, long long ld)
+{
+    uint64_t rows = (uint64_t)(l == CUTEC_LAYOUT_COL ? r : c);
+    uint64_t cols = (uint64_t)(l == CUTEC_LAYOUT_COL ? c : r);
+    return lt->layout_create(out, lt_type(t), rows, cols, (int64_t)ld);
 }
 
-void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan) {
-  if (plan->la != NULL)
-    lt->layout_destroy(plan->la);
-  if (plan->lb != NULL)
-    lt->layout_destroy(plan->lb);
-  if (plan->lc != NULL)
-    lt->layout_destroy(plan->lc);
-  if (plan->desc != NULL)
-    lt->desc_destroy(plan->desc);
-  memset(plan, 0, sizeof *plan);
+void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan)
+{
+    if (plan->la != NULL) lt->layout_destroy(plan->la);
+    if (plan->lb != NULL) lt->layout_destroy(plan->lb);
+    if (plan->lc != NULL) lt->layout_destroy(plan->lc);
+    if (plan->desc != NULL) lt->desc_destroy(plan->desc);
+    memset(plan, 0, sizeof *plan);
 }
 
-int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_lt_plan *plan,
-                         char *why, size_t why_len) {
-  memset(plan, 0, sizeof *plan);
-  plan->swap = p->c_layout == CUTEC_LAYOUT_ROW;
-  int32_t ta, tb;
-  if (plan->swap) {
-    ta = p->b_layout == CUTEC_LAYOUT_COL ? CUBLAS_OP_T : CUBLAS_OP_N;
-    tb = p->a_layout == CUTEC_LAYOUT_COL ? CUBLAS_OP_T : CUBLAS_OP_N;
-  } else {
-    ta = p->a_layout == CUTEC_LAYOUT_ROW ? CUBLAS_OP_T : CUBLAS_OP_N;
-    tb = p->b_layout == CUTEC_LAYOUT_ROW ? CUBLAS_OP_T : CUBLAS_OP_N;
-  }
-  cublasStatus_t st = lt->desc_create(&plan->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
-  /* The library's first operand: B with swap, else A. */
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = plan->swap ? make_layout(lt, &plan->la, p->b_type, p->b_layout, p->k, p->n, p->ldb)
-                    : make_layout(lt, &plan->la, p->a_type, p->a_layout, p->m, p->k, p->lda);
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = plan->swap ? make_layout(lt, &plan->lb, p->a_type, p->a_layout, p->m, p->k, p->lda)
-                    : make_layout(lt, &plan->lb, p->b_type, p->b_layout, p->k, p->n, p->ldb);
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = make_layout(lt, &plan->lc, p->c_type, p->c_layout, p->m, p->n, p->ldc);
-  if (st != CUBLAS_STATUS_SUCCESS) {
-    snprintf(why, why_len, "cuBLASLt rejected the problem's descriptors (status %d)", st);
-    cutec_lt_plan_destroy(lt, plan);
-    return 0;
-  }
-  return 1;
+int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_lt_plan *plan, char *why,
+                         size_t why_len)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->swap = p->c_layout == CUTEC_LAYOUT_ROW;
+    int32_t ta, tb;
+    if (plan->swap) {
+        ta = p->b_layout == CUTEC_LAYOUT_COL ? CUBLAS_OP_T : CUBLAS_OP_N;
+        tb = p->a_layout == CUTEC_LAYOUT_COL ? CUBLAS_OP_T : CUBLAS_OP_N;
+    } else {
+        ta = p->a_layout == CUTEC_LAYOUT_ROW ? CUBLAS_OP_T : CUBLAS_OP_N;
+        tb = p->b_layout == CUTEC_LAYOUT_ROW ? CUBLAS_OP_T : CUBLAS_OP_N;
+    }
+    cublasStatus_t st = lt->desc_create(&plan->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+    if (st == CUBLAS_STATUS_SUCCESS) st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
+    if (st == CUBLAS_STATUS_SUCCESS) st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
+    /* The library's first operand: B with swap, else A. */
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = plan->swap ? make_layout(lt, &plan->la, p->b_type, p->b_layout, p->k, p->n, p->ldb)
+                        : make_layout(lt, &plan->la, p->a_type, p->a_layout, p->m, p->k, p->lda);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = plan->swap ? make_layout(lt, &plan->lb, p->a_type, p->a_layout, p->m, p->k, p->lda)
+                        : make_layout(lt, &plan->lb, p->b_type, p->b_layout, p->k, p->n, p->ldb);
+    if (st == CUBLAS_STATUS_SUCCESS) st = make_layout(lt, &plan->lc, p->c_type, p->c_layout, p->m, p->n, p->ldc);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        snprintf(why, why_len, "cuBLASLt rejected the problem's descriptors (status %d)", st);
+        cutec_lt_plan_destroy(lt, plan);
+        return 0;
+    }
+    return 1;
 }
 
 int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, size_t workspace_bytes,
-                        cublasLtMatmulHeuristicResult_t *out, int max, char *why,
-                        size_t why_len) {
-  cublasLtMatmulPreference_t pref = NULL;
-  uint64_t ws = workspace_bytes;
-  int n = 0;
-  cublasStatus_t st = lt->pref_create(&pref);
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = lt->heuristic(lt->handle, plan->desc, plan->la, plan->lb, plan->lc, plan->lc, pref, max,
-                       out, &n);
-  if (pref != NULL)
-    lt->pref_destroy(pref);
-  if (st != CUBLAS_STATUS_SUCCESS) {
-    snprintf(why, why_len, "cublasLtMatmulAlgoGetHeuristic failed with status %d", st);
-    return 0;
-  }
-  /* keep the ones the heuristic marked usable */
-  int kept = 0;
-  for (int i = 0; i < n; i++)
-    if (out[i].state == CUBLAS_STATUS_SUCCESS && out[i].workspaceSize <= workspace_bytes)
-      out[kept++] = out[i];
-  if (kept == 0)
-    snprintf(why, why_len, "cuBLASLt's heuristic offers no algorithm for this problem");
-  return kept;
+                        cublasLtMatmulHeuristicResult_t *out, int max, char *why, size_t why_len)
+{
+    cublasLtMatmulPreference_t pref = NULL;
+    uint64_t ws = workspace_bytes;
+    int n = 0;
+    cublasStatus_t st = lt->pref_create(&pref);
+    if (st == CUBLAS_STATUS_SUCCESS) st = lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = lt->heuristic(lt->handle, plan->desc, plan->la, plan->lb, plan->lc, plan->lc, pref, max, out, &n);
+    if (pref != NULL) lt->pref_destroy(pref);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        snprintf(why, why_len, "cublasLtMatmulAlgoGetHeuristic failed with status %d", st);
+        return 0;
+    }
+    /* keep the ones the heuristic marked usable */
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (out[i].state == CUBLAS_STATUS_SUCCESS && out[i].workspaceSize <= workspace_bytes) out[kept++] = out[i];
+    if (kept == 0) snprintf(why, why_len, "cuBLASLt's heuristic offers no algorithm for this problem");
+    return kept;
 }
 
 cublasStatus_t cutec_lt_run(cutec_cublaslt *lt, cutec_lt_plan *plan, const cutec_gemm_problem *p,
-                            const cublasLtMatmulAlgo_t *algo, const void *A, const void *B,
-                            void *C, void *workspace, size_t workspace_bytes, void *stream) {
-  float alpha = p->alpha, beta = p->beta;
-  const void *first = plan->swap ? B : A, *second = plan->swap ? A : B;
-  return lt->matmul(lt->handle, plan->desc, &alpha, first, plan->la, second, plan->lb, &beta, C,
-                    plan->lc, C, plan->lc, algo, workspace, workspace_bytes, stream);
+                            const cublasLtMatmulAlgo_t *algo, const void *A, const void *B, void *C, void *workspace,
+                            size_t workspace_bytes, void *stream)
+{
+    float alpha = p->alpha, beta = p->beta;
+    const void *first = plan->swap ? B : A, *second = plan->swap ? A : B;
+    return lt->matmul(lt->handle, plan->desc, &alpha, first, plan->la, second, plan->lb, &beta, C, plan->lc, C,
+                      plan->lc, algo, workspace, workspace_bytes, stream);
 }
 
-void cutec_lt_algo_describe(cutec_cublaslt *lt, const cublasLtMatmulAlgo_t *algo, char *out, size_t len) {
-  static const struct {
-    int attr;
-    const char *name;
-  } attrs[] = {{CUBLASLT_ALGO_CONFIG_ID, "id"},
-               {CUBLASLT_ALGO_CONFIG_TILE_ID, "tile"},
-               {CUBLASLT_ALGO_CONFIG_STAGES_ID, "stages"},
-               {CUBLASLT_ALGO_CONFIG_SPLITK_NUM, "split-K"},
-               {CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, "swizzle"},
-               {CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, "cluster"}};
-  size_t n = 0;
-  if (len > 0)
-    out[0] = '\0';
-  for (size_t i = 0; i < sizeof attrs / sizeof attrs[0] && n < len; i++) {
-    /* cuBLASLt wants the attribute's exact size: ask for it first (size 0),
+void cutec_lt_algo_describe(cutec_cublaslt *lt, const cublasLtMatmulAlgo_t *algo, char *out, size_t len)
+{
+    static const struct {
+        int attr;
+        const char *name;
+    } attrs[] = {{CUBLASLT_ALGO_CONFIG_ID, "id"},
+                 {CUBLASLT_ALGO_CONFIG_TILE_ID, "tile"},
+                 {CUBLASLT_ALGO_CONFIG_STAGES_ID, "stages"},
+                 {CUBLASLT_ALGO_CONFIG_SPLITK_NUM, "split-K"},
+                 {CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, "swizzle"},
+                 {CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, "cluster"}};
+    size_t n = 0;
+    if (len > 0) out[0] = '\0';
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0] && n < len; i++) {
+        /* cuBLASLt wants the attribute's exact size: ask for it first (size 0),
      * then read it into a zeroed 8-byte buffer (little-endian) */
-    uint64_t v = 0;
-    size_t need = 0, got = 0;
-    int ok = lt->algo_config_get(algo, attrs[i].attr, NULL, 0, &need) == CUBLAS_STATUS_SUCCESS && need > 0 &&
-             need <= sizeof v &&
-             lt->algo_config_get(algo, attrs[i].attr, &v, need, &got) == CUBLAS_STATUS_SUCCESS && got == need;
-    int w = ok ? snprintf(out + n, len - n, "%s%s %llu", i ? ", " : "", attrs[i].name, (unsigned long long)v)
-               : snprintf(out + n, len - n, "%s%s ?", i ? ", " : "", attrs[i].name);
-    if (w < 0)
-      break;
-    n += (size_t)w;
-  }
+        uint64_t v = 0;
+        size_t need = 0, got = 0;
+        int ok = lt->algo_config_get(algo, attrs[i].attr, NULL, 0, &need) == CUBLAS_STATUS_SUCCESS && need > 0 &&
+                 need <= sizeof v &&
+                 lt->algo_config_get(algo, attrs[i].attr, &v, need, &got) == CUBLAS_STATUS_SUCCESS && got == need;
+        int w = ok ? snprintf(out + n, len - n, "%s%s %llu", i ? ", " : "", attrs[i].name, (unsigned long long)v)
+                   : snprintf(out + n, len - n, "%s%s ?", i ? ", " : "", attrs[i].name);
+        if (w < 0) break;
+        n += (size_t)w;
+    }
 }

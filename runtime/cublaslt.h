@@ -21,73 +21,69 @@ typedef struct cublasLtMatmulDescOpaque *cublasLtMatmulDesc_t;
 typedef struct cublasLtMatrixLayoutOpaque *cublasLtMatrixLayout_t;
 typedef struct cublasLtMatmulPreferenceOpaque *cublasLtMatmulPreference_t;
 typedef struct {
-  uint64_t data[8];
+    uint64_t data[8];
 } cublasLtMatmulAlgo_t;
 typedef struct {
-  cublasLtMatmulAlgo_t algo;
-  size_t workspaceSize;
-  cublasStatus_t state;
-  float wavesCount;
-  int reserved[4];
+    cublasLtMatmulAlgo_t algo;
+    size_t workspaceSize;
+    cublasStatus_t state;
+    float wavesCount;
+    int reserved[4];
 } cublasLtMatmulHeuristicResult_t;
 
 enum {
-  CUBLAS_STATUS_SUCCESS = 0,
-  CUBLAS_OP_N = 0,
-  CUBLAS_OP_T = 1,
-  CUBLAS_COMPUTE_32F = 68,
-  CUDA_R_32F = 0,
-  CUDA_R_16F = 2,
-  CUDA_R_16BF = 14,
-  CUBLASLT_MATMUL_DESC_TRANSA = 3,
-  CUBLASLT_MATMUL_DESC_TRANSB = 4,
-  CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1,
-  /* cublasLtMatmulAlgoConfigAttributes_t */
-  CUBLASLT_ALGO_CONFIG_ID = 0,
-  CUBLASLT_ALGO_CONFIG_TILE_ID = 1,
-  CUBLASLT_ALGO_CONFIG_SPLITK_NUM = 2,
-  CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING = 4,
-  CUBLASLT_ALGO_CONFIG_STAGES_ID = 6,
-  CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID = 8
+    CUBLAS_STATUS_SUCCESS = 0,
+    CUBLAS_OP_N = 0,
+    CUBLAS_OP_T = 1,
+    CUBLAS_COMPUTE_32F = 68,
+    CUDA_R_32F = 0,
+    CUDA_R_16F = 2,
+    CUDA_R_16BF = 14,
+    CUBLASLT_MATMUL_DESC_TRANSA = 3,
+    CUBLASLT_MATMUL_DESC_TRANSB = 4,
+    CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1,
+    /* cublasLtMatmulAlgoConfigAttributes_t */
+    CUBLASLT_ALGO_CONFIG_ID = 0,
+    CUBLASLT_ALGO_CONFIG_TILE_ID = 1,
+    CUBLASLT_ALGO_CONFIG_SPLITK_NUM = 2,
+    CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING = 4,
+    CUBLASLT_ALGO_CONFIG_STAGES_ID = 6,
+    CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID = 8
 };
 
-#define CUTEC_CUBLASLT_FUNCTIONS(X)                                                          \
-  X(create, "cublasLtCreate", cublasStatus_t, (cublasLtHandle_t * h))                       \
-  X(destroy, "cublasLtDestroy", cublasStatus_t, (cublasLtHandle_t h))                       \
-  X(get_version, "cublasLtGetVersion", size_t, (void))                                      \
-  X(desc_create, "cublasLtMatmulDescCreate", cublasStatus_t,                                 \
-    (cublasLtMatmulDesc_t * d, int compute, int scale))                                      \
-  X(desc_destroy, "cublasLtMatmulDescDestroy", cublasStatus_t, (cublasLtMatmulDesc_t d))     \
-  X(desc_set, "cublasLtMatmulDescSetAttribute", cublasStatus_t,                              \
-    (cublasLtMatmulDesc_t d, int attr, const void *buf, size_t size))                        \
-  X(layout_create, "cublasLtMatrixLayoutCreate", cublasStatus_t,                             \
-    (cublasLtMatrixLayout_t * l, int type, uint64_t rows, uint64_t cols, int64_t ld))        \
-  X(layout_destroy, "cublasLtMatrixLayoutDestroy", cublasStatus_t, (cublasLtMatrixLayout_t l)) \
-  X(pref_create, "cublasLtMatmulPreferenceCreate", cublasStatus_t,                           \
-    (cublasLtMatmulPreference_t * p))                                                        \
-  X(pref_destroy, "cublasLtMatmulPreferenceDestroy", cublasStatus_t,                         \
-    (cublasLtMatmulPreference_t p))                                                          \
-  X(pref_set, "cublasLtMatmulPreferenceSetAttribute", cublasStatus_t,                        \
-    (cublasLtMatmulPreference_t p, int attr, const void *buf, size_t size))                  \
-  X(heuristic, "cublasLtMatmulAlgoGetHeuristic", cublasStatus_t,                             \
-    (cublasLtHandle_t h, cublasLtMatmulDesc_t d, cublasLtMatrixLayout_t a,                   \
-     cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t dd,          \
-     cublasLtMatmulPreference_t p, int requested, cublasLtMatmulHeuristicResult_t *results,  \
-     int *returned))                                                                         \
-  X(algo_config_get, "cublasLtMatmulAlgoConfigGetAttribute", cublasStatus_t,                 \
-    (const cublasLtMatmulAlgo_t *algo, int attr, void *buf, size_t size, size_t *written))   \
-  X(matmul, "cublasLtMatmul", cublasStatus_t,                                                \
-    (cublasLtHandle_t h, cublasLtMatmulDesc_t d, const void *alpha, const void *A,           \
-     cublasLtMatrixLayout_t la, const void *B, cublasLtMatrixLayout_t lb, const void *beta,  \
-     const void *C, cublasLtMatrixLayout_t lc, void *D, cublasLtMatrixLayout_t ld,           \
-     const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspace_size, void *stream))
+#define CUTEC_CUBLASLT_FUNCTIONS(X)                                                                                    \
+    X(create, "cublasLtCreate", cublasStatus_t, (cublasLtHandle_t * h))                                                \
+    X(destroy, "cublasLtDestroy", cublasStatus_t, (cublasLtHandle_t h))                                                \
+    X(get_version, "cublasLtGetVersion", size_t, (void))                                                               \
+    X(desc_create, "cublasLtMatmulDescCreate", cublasStatus_t, (cublasLtMatmulDesc_t * d, int compute, int scale))     \
+    X(desc_destroy, "cublasLtMatmulDescDestroy", cublasStatus_t, (cublasLtMatmulDesc_t d))                             \
+    X(desc_set, "cublasLtMatmulDescSetAttribute", cublasStatus_t,                                                      \
+      (cublasLtMatmulDesc_t d, int attr, const void *buf, size_t size))                                                \
+    X(layout_create, "cublasLtMatrixLayoutCreate", cublasStatus_t,                                                     \
+      (cublasLtMatrixLayout_t * l, int type, uint64_t rows, uint64_t cols, int64_t ld))                                \
+    X(layout_destroy, "cublasLtMatrixLayoutDestroy", cublasStatus_t, (cublasLtMatrixLayout_t l))                       \
+    X(pref_create, "cublasLtMatmulPreferenceCreate", cublasStatus_t, (cublasLtMatmulPreference_t * p))                 \
+    X(pref_destroy, "cublasLtMatmulPreferenceDestroy", cublasStatus_t, (cublasLtMatmulPreference_t p))                 \
+    X(pref_set, "cublasLtMatmulPreferenceSetAttribute", cublasStatus_t,                                                \
+      (cublasLtMatmulPreference_t p, int attr, const void *buf, size_t size))                                          \
+    X(heuristic, "cublasLtMatmulAlgoGetHeuristic", cublasStatus_t,                                                     \
+      (cublasLtHandle_t h, cublasLtMatmulDesc_t d, cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,                 \
+       cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t dd, cublasLtMatmulPreference_t p, int requested,               \
+       cublasLtMatmulHeuristicResult_t *results, int *returned))                                                       \
+    X(algo_config_get, "cublasLtMatmulAlgoConfigGetAttribute", cublasStatus_t,                                         \
+      (const cublasLtMatmulAlgo_t *algo, int attr, void *buf, size_t size, size_t *written))                           \
+    X(matmul, "cublasLtMatmul", cublasStatus_t,                                                                        \
+      (cublasLtHandle_t h, cublasLtMatmulDesc_t d, const void *alpha, const void *A, cublasLtMatrixLayout_t la,        \
+       const void *B, cublasLtMatrixLayout_t lb, const void *beta, const void *C, cublasLtMatrixLayout_t lc, void *D,  \
+       cublasLtMatrixLayout_t ld, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspace_size,            \
+       void *stream))
 
 #define CUTEC_CUBLASLT_FIELD(field, symbol, ret, params) ret(*field) params;
 typedef struct cutec_cublaslt {
-  void *lib;
-  cublasLtHandle_t handle;
-  size_t version;
-  CUTEC_CUBLASLT_FUNCTIONS(CUTEC_CUBLASLT_FIELD)
+    void *lib;
+    cublasLtHandle_t handle;
+    size_t version;
+    CUTEC_CUBLASLT_FUNCTIONS(CUTEC_CUBLASLT_FIELD)
 } cutec_cublaslt;
 #undef CUTEC_CUBLASLT_FIELD
 
@@ -100,14 +96,14 @@ void cutec_cublaslt_unload(cutec_cublaslt *lt);
 /* One problem in cuBLASLt terms (row-major problems are computed as the
  * transposed column-major product). */
 typedef struct cutec_lt_plan {
-  cublasLtMatmulDesc_t desc;
-  cublasLtMatrixLayout_t la, lb, lc;
-  int swap; /* 1: the library's A is our B (C row-major) */
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t la, lb, lc;
+    int swap; /* 1: the library's A is our B (C row-major) */
 } cutec_lt_plan;
 
 /* 0 with why filled on failure (the plan is then empty). */
-int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_lt_plan *plan,
-                         char *why, size_t why_len);
+int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_lt_plan *plan, char *why,
+                         size_t why_len);
 void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan);
 /* What an algorithm is, for logs: "id 66, tile 23, stages 17, split-K 1,
  * swizzle 0, cluster 2" (cuBLASLt's configuration attributes: its
@@ -119,7 +115,7 @@ int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, size_t workspac
                         cublasLtMatmulHeuristicResult_t *out, int max, char *why, size_t why_len);
 /* Runs D = alpha A B + beta C with one algorithm (C and D the same buffer). */
 cublasStatus_t cutec_lt_run(cutec_cublaslt *lt, cutec_lt_plan *plan, const cutec_gemm_problem *p,
-                            const cublasLtMatmulAlgo_t *algo, const void *A, const void *B,
-                            void *C, void *workspace, size_t workspace_bytes, void *stream);
+                            const cublasLtMatmulAlgo_t *algo, const void *A, const void *B, void *C, void *workspace,
+                            size_t workspace_bytes, void *stream);
 
 #endif /* CUTEC_RUNTIME_CUBLASLT_H */

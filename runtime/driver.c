@@ -15,72 +15,69 @@
 
 /* dlsym returns void *; converting it to a function pointer is what POSIX
  * requires to work, but ISO C does not define it, so go through memcpy. */
-static int resolve(void *lib, const char *symbol, void *slot, size_t slot_size) {
-  void *p = dlsym(lib, symbol);
-  if (p == NULL)
-    return 0;
-  memcpy(slot, &p, slot_size);
-  return 1;
+static int resolve(void *lib, const char *symbol, void *slot, size_t slot_size)
+{
+    void *p = dlsym(lib, symbol);
+    if (p == NULL) return 0;
+    memcpy(slot, &p, slot_size);
+    return 1;
 }
 
 /* The first of two names that resolves (alt may be NULL). */
-static int resolve_either(void *lib, const char *symbol, const char *alt, void *slot,
-                          size_t slot_size) {
-  return resolve(lib, symbol, slot, slot_size) ||
-         (alt != NULL && resolve(lib, alt, slot, slot_size));
+static int resolve_either(void *lib, const char *symbol, const char *alt, void *slot, size_t slot_size)
+{
+    return resolve(lib, symbol, slot, slot_size) || (alt != NULL && resolve(lib, alt, slot, slot_size));
 }
 
-int cutec_rt_driver_load(cutec_rt_driver *drv, char *err, size_t err_len) {
-  memset(drv, 0, sizeof *drv);
-  const char *path = getenv(CUTEC_DRIVER_ENV);
-  int from_env = path != NULL && path[0] != '\0';
-  if (!from_env)
-    path = CUTEC_DRIVER_DEFAULT_LIB;
+int cutec_rt_driver_load(cutec_rt_driver *drv, char *err, size_t err_len)
+{
+    memset(drv, 0, sizeof *drv);
+    const char *path = getenv(CUTEC_DRIVER_ENV);
+    int from_env = path != NULL && path[0] != '\0';
+    if (!from_env) path = CUTEC_DRIVER_DEFAULT_LIB;
 
-  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (lib == NULL) {
-    const char *why = dlerror();
-    snprintf(err, err_len, "could not load the CUDA driver library '%s'%s: %s",
-             path, from_env ? " (from " CUTEC_DRIVER_ENV ")" : "",
-             why != NULL ? why : "unknown dlopen error");
-    return 0;
-  }
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) {
+        const char *why = dlerror();
+        snprintf(err, err_len, "could not load the CUDA driver library '%s'%s: %s", path,
+                 from_env ? " (from " CUTEC_DRIVER_ENV ")" : "", why != NULL ? why : "unknown dlopen error");
+        return 0;
+    }
 
-#define CUTEC_DRIVER_RESOLVE(field, symbol, params)                            \
-  if (!resolve(lib, symbol, &drv->field, sizeof drv->field)) {                 \
-    snprintf(err, err_len,                                                     \
-             "the CUDA driver library '%s' lacks the symbol %s "               \
-             "(not a CUDA driver, or one too old)",                            \
-             path, symbol);                                                    \
-    dlclose(lib);                                                              \
-    memset(drv, 0, sizeof *drv);                                               \
-    return 0;                                                                  \
-  }
-  CUTEC_DRIVER_FUNCTIONS(CUTEC_DRIVER_RESOLVE)
+#define CUTEC_DRIVER_RESOLVE(field, symbol, params)                                                                    \
+    if (!resolve(lib, symbol, &drv->field, sizeof drv->field)) {                                                       \
+        snprintf(err, err_len,                                                                                         \
+                 "the CUDA driver library '%s' lacks the symbol %s "                                                   \
+                 "(not a CUDA driver, or one too old)",                                                                \
+                 path, symbol);                                                                                        \
+        dlclose(lib);                                                                                                  \
+        memset(drv, 0, sizeof *drv);                                                                                   \
+        return 0;                                                                                                      \
+    }
+    CUTEC_DRIVER_FUNCTIONS(CUTEC_DRIVER_RESOLVE)
 #undef CUTEC_DRIVER_RESOLVE
 
-#define CUTEC_DRIVER_RESOLVE_OPTIONAL(field, symbol, alt, params)              \
-  if (!resolve_either(lib, symbol, alt, &drv->field, sizeof drv->field) &&     \
-      drv->missing_optional == NULL)                                           \
-    drv->missing_optional = symbol;
-  CUTEC_DRIVER_OPTIONAL_FUNCTIONS(CUTEC_DRIVER_RESOLVE_OPTIONAL)
+#define CUTEC_DRIVER_RESOLVE_OPTIONAL(field, symbol, alt, params)                                                      \
+    if (!resolve_either(lib, symbol, alt, &drv->field, sizeof drv->field) && drv->missing_optional == NULL)            \
+        drv->missing_optional = symbol;
+    CUTEC_DRIVER_OPTIONAL_FUNCTIONS(CUTEC_DRIVER_RESOLVE_OPTIONAL)
 #undef CUTEC_DRIVER_RESOLVE_OPTIONAL
 
-  drv->lib = lib;
-  return 1;
+    drv->lib = lib;
+    return 1;
 }
 
-void cutec_rt_driver_unload(cutec_rt_driver *drv) {
-  if (drv->lib != NULL)
-    dlclose(drv->lib);
-  memset(drv, 0, sizeof *drv);
+void cutec_rt_driver_unload(cutec_rt_driver *drv)
+{
+    if (drv->lib != NULL) dlclose(drv->lib);
+    memset(drv, 0, sizeof *drv);
 }
 
 /* Names for the codes most likely to reach a user, for when the driver cannot
  * name them itself.  Values from cuda.h (cudaError_enum). */
 static const struct {
-  CUresult code;
-  const char *name;
+    CUresult code;
+    const char *name;
 } fallback_names[] = {
     {0, "CUDA_SUCCESS"},
     {1, "CUDA_ERROR_INVALID_VALUE"},
@@ -137,21 +134,19 @@ static const struct {
     {999, "CUDA_ERROR_UNKNOWN"},
 };
 
-const char *cutec_rt_driver_error_name(const cutec_rt_driver *drv, CUresult r) {
-  const char *s = NULL;
-  if (drv != NULL && drv->get_error_name != NULL &&
-      drv->get_error_name(r, &s) == CUDA_SUCCESS && s != NULL)
-    return s;
-  for (size_t i = 0; i < sizeof fallback_names / sizeof fallback_names[0]; i++)
-    if (fallback_names[i].code == r)
-      return fallback_names[i].name;
-  return "CUDA_ERROR_(unlisted)";
+const char *cutec_rt_driver_error_name(const cutec_rt_driver *drv, CUresult r)
+{
+    const char *s = NULL;
+    if (drv != NULL && drv->get_error_name != NULL && drv->get_error_name(r, &s) == CUDA_SUCCESS && s != NULL) return s;
+    for (size_t i = 0; i < sizeof fallback_names / sizeof fallback_names[0]; i++)
+        if (fallback_names[i].code == r) return fallback_names[i].name;
+    return "CUDA_ERROR_(unlisted)";
 }
 
-const char *cutec_rt_driver_error_string(const cutec_rt_driver *drv, CUresult r) {
-  const char *s = NULL;
-  if (drv != NULL && drv->get_error_string != NULL &&
-      drv->get_error_string(r, &s) == CUDA_SUCCESS && s != NULL)
-    return s;
-  return "";
+const char *cutec_rt_driver_error_string(const cutec_rt_driver *drv, CUresult r)
+{
+    const char *s = NULL;
+    if (drv != NULL && drv->get_error_string != NULL && drv->get_error_string(r, &s) == CUDA_SUCCESS && s != NULL)
+        return s;
+    return "";
 }

@@ -16,9 +16,9 @@
 #define CUTEC_FILE_MAX_BYTES ((size_t)1 << 30)
 
 typedef enum cutec_file_error {
-  CUTEC_FILE_OK,
-  CUTEC_FILE_IO,        /* cannot open or read; not a regular file; over the limit */
-  CUTEC_FILE_NO_MEMORY, /* the buffer cannot be allocated */
+    CUTEC_FILE_OK,
+    CUTEC_FILE_IO,        /* cannot open or read; not a regular file; over the limit */
+    CUTEC_FILE_NO_MEMORY, /* the buffer cannot be allocated */
 } cutec_file_error;
 
 /* Reads the regular file `path` of at most `max` bytes (max < SIZE_MAX / 2)

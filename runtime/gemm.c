@@ -19,16 +19,17 @@
 
 size_t cutec_dtype_size(cutec_dtype t) { return t == CUTEC_DTYPE_F32 ? 4 : 2; }
 
-const char *cutec_dtype_name(cutec_dtype t) {
-  return t == CUTEC_DTYPE_BF16 ? "bf16" : t == CUTEC_DTYPE_F16 ? "f16" : "f32";
+const char *cutec_dtype_name(cutec_dtype t)
+{
+    return t == CUTEC_DTYPE_BF16 ? "bf16" : t == CUTEC_DTYPE_F16 ? "f16" : "f32";
 }
 
 /* ---- options: one row each (adding one: an enum value, a field, a row) ---- */
 
 static const struct gemm_option_row {
-  cutec_option opt;
-  size_t field; /* an int of the handle */
-  long long lo, hi, def;
+    cutec_option opt;
+    size_t field; /* an int of the handle */
+    long long lo, hi, def;
 } gemm_options[] = {
     {CUTEC_OPT_TUNE_RUNS, offsetof(cutec_gemm_handle, runs), 20, 10000, 25},
     {CUTEC_OPT_TUNE_WARMUP, offsetof(cutec_gemm_handle, warmup), 1, 10000, 3},
@@ -38,132 +39,129 @@ static const struct gemm_option_row {
     {CUTEC_OPT_TUNE_FINALISTS, offsetof(cutec_gemm_handle, finalists), 0, 10000, 8},
 };
 
-static const struct gemm_option_row *option_row(cutec_option opt) {
-  for (size_t i = 0; i < sizeof gemm_options / sizeof gemm_options[0]; i++)
-    if (gemm_options[i].opt == opt)
-      return &gemm_options[i];
-  return NULL;
+static const struct gemm_option_row *option_row(cutec_option opt)
+{
+    for (size_t i = 0; i < sizeof gemm_options / sizeof gemm_options[0]; i++)
+        if (gemm_options[i].opt == opt) return &gemm_options[i];
+    return NULL;
 }
 
-static int *option_field(cutec_gemm_handle *g, const struct gemm_option_row *row) {
-  return (int *)(void *)((char *)g + row->field);
+static int *option_field(cutec_gemm_handle *g, const struct gemm_option_row *row)
+{
+    return (int *)(void *)((char *)g + row->field);
 }
 
 /* ---- the handle ---- */
 
-void cutec_gemm_decision_free(cutec_gemm_handle *g, gemm_decision *d) {
-  if (d == NULL)
-    return;
-  if (d->has_plan && g->lt_ok)
-    cutec_lt_plan_destroy(&g->lt, &d->plan);
-  free(d);
+void cutec_gemm_decision_free(cutec_gemm_handle *g, gemm_decision *d)
+{
+    if (d == NULL) return;
+    if (d->has_plan && g->lt_ok) cutec_lt_plan_destroy(&g->lt, &d->plan);
+    free(d);
 }
 
-static void table_clear(cutec_gemm_handle *g) {
-  for (size_t i = 0; i < g->cap; i++)
-    cutec_gemm_decision_free(g, g->table[i]);
-  free(g->table);
-  g->table = NULL;
-  g->cap = g->used = 0;
-  g->env_ready = 0;
+static void table_clear(cutec_gemm_handle *g)
+{
+    for (size_t i = 0; i < g->cap; i++) cutec_gemm_decision_free(g, g->table[i]);
+    free(g->table);
+    g->table = NULL;
+    g->cap = g->used = 0;
+    g->env_ready = 0;
 }
 
 /* Everything the handle holds of the runtime: decisions (into packs, with
  * cuBLASLt plans), its own workspace, cuBLASLt; the caller made the
  * context current where it could. */
-static void handle_release(cutec_gemm_handle *g) {
-  table_clear(g);
-  cutec_runtime *rt = g->rt;
-  if (g->workspace_owned && g->workspace != 0 && rt->init_status == CUTEC_OK)
-    (void)rt->drv.mem_free(g->workspace);
-  g->workspace = 0;
-  g->workspace_owned = 0;
-  cutec_cublaslt_unload(&g->lt);
-  g->lt_tried = g->lt_ok = 0;
-  g->npacks = 0;
+static void handle_release(cutec_gemm_handle *g)
+{
+    table_clear(g);
+    cutec_runtime *rt = g->rt;
+    if (g->workspace_owned && g->workspace != 0 && rt->init_status == CUTEC_OK) (void)rt->drv.mem_free(g->workspace);
+    g->workspace = 0;
+    g->workspace_owned = 0;
+    cutec_cublaslt_unload(&g->lt);
+    g->lt_tried = g->lt_ok = 0;
+    g->npacks = 0;
 }
 
-static cutec_gemm_handle *handle_of(cutec_rt_layer *l) {
-  return (cutec_gemm_handle *)(void *)((char *)l - offsetof(cutec_gemm_handle, layer));
+static cutec_gemm_handle *handle_of(cutec_rt_layer *l)
+{
+    return (cutec_gemm_handle *)(void *)((char *)l - offsetof(cutec_gemm_handle, layer));
 }
 
 /* The runtime is going (it made its context current): release, detach. */
-static void on_runtime_destroy(cutec_rt_layer *l) {
-  cutec_gemm_handle *g = handle_of(l);
-  handle_release(g);
-  g->rt = NULL;
+static void on_runtime_destroy(cutec_rt_layer *l)
+{
+    cutec_gemm_handle *g = handle_of(l);
+    handle_release(g);
+    g->rt = NULL;
 }
 
 /* A pack is going: withdraw it (decisions may point into it; the key
  * changed too). */
-static void on_pack_unload(cutec_rt_layer *l, cutec_pack *pack) {
-  cutec_gemm_handle *g = handle_of(l);
-  for (int i = 0; i < g->npacks; i++) {
-    if (g->packs[i] != pack)
-      continue;
-    memmove(&g->packs[i], &g->packs[i + 1], sizeof g->packs[0] * (size_t)(g->npacks - i - 1));
-    g->npacks--;
-    table_clear(g);
-    return;
-  }
+static void on_pack_unload(cutec_rt_layer *l, cutec_pack *pack)
+{
+    cutec_gemm_handle *g = handle_of(l);
+    for (int i = 0; i < g->npacks; i++) {
+        if (g->packs[i] != pack) continue;
+        memmove(&g->packs[i], &g->packs[i + 1], sizeof g->packs[0] * (size_t)(g->npacks - i - 1));
+        g->npacks--;
+        table_clear(g);
+        return;
+    }
 }
 
-cutec_status cutec_gemm_create(cutec_runtime *rt, cutec_gemm_handle **out) {
-  if (out != NULL)
-    *out = NULL;
-  if (rt == NULL)
-    return CUTEC_ERR_INVALID_ARGUMENT;
-  if (out == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_create: out is NULL");
-  cutec_gemm_handle *g = calloc(1, sizeof *g);
-  if (g == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm_create: out of host memory");
-  g->rt = rt;
-  for (size_t i = 0; i < sizeof gemm_options / sizeof gemm_options[0]; i++)
-    *option_field(g, &gemm_options[i]) = (int)gemm_options[i].def;
-  g->layer.pack_unload = on_pack_unload;
-  g->layer.runtime_destroy = on_runtime_destroy;
-  cutec_rt_layer_add(rt, &g->layer);
-  *out = g;
-  return CUTEC_OK;
+cutec_status cutec_gemm_create(cutec_runtime *rt, cutec_gemm_handle **out)
+{
+    if (out != NULL) *out = NULL;
+    if (rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    if (out == NULL) return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_create: out is NULL");
+    cutec_gemm_handle *g = calloc(1, sizeof *g);
+    if (g == NULL) return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm_create: out of host memory");
+    g->rt = rt;
+    for (size_t i = 0; i < sizeof gemm_options / sizeof gemm_options[0]; i++)
+        *option_field(g, &gemm_options[i]) = (int)gemm_options[i].def;
+    g->layer.pack_unload = on_pack_unload;
+    g->layer.runtime_destroy = on_runtime_destroy;
+    cutec_rt_layer_add(rt, &g->layer);
+    *out = g;
+    return CUTEC_OK;
 }
 
-void cutec_gemm_destroy(cutec_gemm_handle *g) {
-  if (g == NULL)
-    return;
-  if (g->rt != NULL) {
-    if (g->rt->init_status == CUTEC_OK)
-      (void)cutec_rt_enter(g->rt); /* for the workspace's cuMemFree */
-    handle_release(g);
-    cutec_rt_layer_remove(g->rt, &g->layer);
-  }
-  free(g);
+void cutec_gemm_destroy(cutec_gemm_handle *g)
+{
+    if (g == NULL) return;
+    if (g->rt != NULL) {
+        if (g->rt->init_status == CUTEC_OK) (void)cutec_rt_enter(g->rt); /* for the workspace's cuMemFree */
+        handle_release(g);
+        cutec_rt_layer_remove(g->rt, &g->layer);
+    }
+    free(g);
 }
 
 cutec_runtime *cutec_gemm_runtime(const cutec_gemm_handle *g) { return g != NULL ? g->rt : NULL; }
 
-cutec_status cutec_gemm_use_pack(cutec_gemm_handle *g, cutec_pack *pack) {
-  if (g == NULL || g->rt == NULL)
-    return CUTEC_ERR_INVALID_ARGUMENT;
-  cutec_runtime *rt = g->rt;
-  if (pack == NULL || pack->rt != rt)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_use_pack: %s",
-                         pack == NULL ? "pack is NULL" : "the pack belongs to another runtime");
-  for (int i = 0; i < g->npacks; i++)
-    if (g->packs[i] == pack)
-      return CUTEC_OK;
-  if (g->npacks == CUTEC_GEMM_MAX_PACKS)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_use_pack: at most %d packs",
-                         CUTEC_GEMM_MAX_PACKS);
-  g->packs[g->npacks++] = pack;
-  table_clear(g);
-  return CUTEC_OK;
+cutec_status cutec_gemm_use_pack(cutec_gemm_handle *g, cutec_pack *pack)
+{
+    if (g == NULL || g->rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    cutec_runtime *rt = g->rt;
+    if (pack == NULL || pack->rt != rt)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_use_pack: %s",
+                             pack == NULL ? "pack is NULL" : "the pack belongs to another runtime");
+    for (int i = 0; i < g->npacks; i++)
+        if (g->packs[i] == pack) return CUTEC_OK;
+    if (g->npacks == CUTEC_GEMM_MAX_PACKS)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_use_pack: at most %d packs",
+                             CUTEC_GEMM_MAX_PACKS);
+    g->packs[g->npacks++] = pack;
+    table_clear(g);
+    return CUTEC_OK;
 }
 
-size_t cutec_gemm_matrix_bytes(cutec_dtype t, cutec_layout l, long long r, long long c,
-                               long long ld) {
-  long long outer = l == CUTEC_LAYOUT_ROW ? r : c, inner = l == CUTEC_LAYOUT_ROW ? c : r;
-  return (size_t)((outer - 1) * ld + inner) * cutec_dtype_size(t);
+size_t cutec_gemm_matrix_bytes(cutec_dtype t, cutec_layout l, long long r, long long c, long long ld)
+{
+    long long outer = l == CUTEC_LAYOUT_ROW ? r : c, inner = l == CUTEC_LAYOUT_ROW ? c : r;
+    return (size_t)((outer - 1) * ld + inner) * cutec_dtype_size(t);
 }
 
 static int dtype_ok(int t) { return t >= CUTEC_DTYPE_BF16 && t <= CUTEC_DTYPE_F32; }
@@ -179,394 +177,383 @@ static int layout_ok(int l) { return l == CUTEC_LAYOUT_ROW || l == CUTEC_LAYOUT_
  * struct_size, the later ones zero (their defaults); the bytes past this
  * library's fields must be zero (a newer caller asking nothing new). */
 static cutec_status problem_read(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *user,
-                                 cutec_gemm_problem *p) {
-  size_t size;
-  memcpy(&size, user, sizeof size); /* the caller's struct may be a smaller one */
-  if (size < PROBLEM_MIN_SIZE)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
-                         "%s: the problem's struct_size is %zu, less than its mandatory fields' %zu "
-                         "(initialise it with cutec_gemm_problem_init)",
-                         fn, size, (size_t)PROBLEM_MIN_SIZE);
-  if (size > CUTEC_GEMM_PROBLEM_MAX_SIZE)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: the problem's struct_size %zu is over %d bytes", fn,
-                         size, CUTEC_GEMM_PROBLEM_MAX_SIZE);
-  for (size_t i = sizeof *p; i < size; i++)
-    if (((const unsigned char *)user)[i] != 0)
-      return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
-                           "%s: the problem sets byte %zu of %zu, past the %zu bytes of fields this library "
-                           "knows (a newer header's field, which this library cannot honour)",
-                           fn, i, size, sizeof *p);
-  memset(p, 0, sizeof *p);
-  memcpy(p, user, size < sizeof *p ? size : sizeof *p);
-  p->struct_size = sizeof *p;
-  return CUTEC_OK;
+                                 cutec_gemm_problem *p)
+{
+    size_t size;
+    memcpy(&size, user, sizeof size); /* the caller's struct may be a smaller one */
+    if (size < PROBLEM_MIN_SIZE)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "%s: the problem's struct_size is %zu, less than its mandatory fields' %zu "
+                             "(initialise it with cutec_gemm_problem_init)",
+                             fn, size, (size_t)PROBLEM_MIN_SIZE);
+    if (size > CUTEC_GEMM_PROBLEM_MAX_SIZE)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: the problem's struct_size %zu is over %d bytes", fn,
+                             size, CUTEC_GEMM_PROBLEM_MAX_SIZE);
+    for (size_t i = sizeof *p; i < size; i++)
+        if (((const unsigned char *)user)[i] != 0)
+            return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                                 "%s: the problem sets byte %zu of %zu, past the %zu bytes of fields this library "
+                                 "knows (a newer header's field, which this library cannot honour)",
+                                 fn, i, size, sizeof *p);
+    memset(p, 0, sizeof *p);
+    memcpy(p, user, size < sizeof *p ? size : sizeof *p);
+    p->struct_size = sizeof *p;
+    return CUTEC_OK;
 }
 
-cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *user,
-                              const void *A, const void *B, const void *C,
-                              cutec_gemm_problem *out, gemm_class *cls) {
-  if (user == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: the problem is NULL", fn);
-  cutec_gemm_problem whole;
-  cutec_status rs = problem_read(rt, fn, user, &whole);
-  if (rs != CUTEC_OK)
-    return rs;
-  const cutec_gemm_problem *p = &whole;
-  if (!dtype_ok(p->a_type) || !dtype_ok(p->b_type) || !dtype_ok(p->c_type))
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
-                         "%s: element types (%d, %d, %d) are not cutec_dtype values", fn,
-                         (int)p->a_type, (int)p->b_type, (int)p->c_type);
-  if (!layout_ok(p->a_layout) || !layout_ok(p->b_layout) || !layout_ok(p->c_layout))
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
-                         "%s: layouts (%d, %d, %d) are not cutec_layout values", fn,
-                         (int)p->a_layout, (int)p->b_layout, (int)p->c_layout);
-  if (p->epilogue != CUTEC_EPILOGUE_NONE)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: epilogue %d is not a cutec_epilogue value",
-                         fn, (int)p->epilogue);
-  /* NaN or infinite scales would make every candidate fail its check and
+cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *user, const void *A,
+                              const void *B, const void *C, cutec_gemm_problem *out, gemm_class *cls)
+{
+    if (user == NULL) return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: the problem is NULL", fn);
+    cutec_gemm_problem whole;
+    cutec_status rs = problem_read(rt, fn, user, &whole);
+    if (rs != CUTEC_OK) return rs;
+    const cutec_gemm_problem *p = &whole;
+    if (!dtype_ok(p->a_type) || !dtype_ok(p->b_type) || !dtype_ok(p->c_type))
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "%s: element types (%d, %d, %d) are not cutec_dtype values", fn, (int)p->a_type,
+                             (int)p->b_type, (int)p->c_type);
+    if (!layout_ok(p->a_layout) || !layout_ok(p->b_layout) || !layout_ok(p->c_layout))
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: layouts (%d, %d, %d) are not cutec_layout values", fn,
+                             (int)p->a_layout, (int)p->b_layout, (int)p->c_layout);
+    if (p->epilogue != CUTEC_EPILOGUE_NONE)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: epilogue %d is not a cutec_epilogue value", fn,
+                             (int)p->epilogue);
+    /* NaN or infinite scales would make every candidate fail its check and
    * the tuning end in CUTEC_ERR_NO_CANDIDATE, blaming the kernels */
-  if (!isfinite(p->alpha) || !isfinite(p->beta))
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: %s = %g is not a finite number", fn,
-                         isfinite(p->alpha) ? "beta" : "alpha",
-                         (double)(isfinite(p->alpha) ? p->beta : p->alpha));
-  if (A == NULL || B == NULL || C == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_NULL_POINTER, "%s: matrix %s is a NULL pointer", fn,
-                         A == NULL ? "A" : B == NULL ? "B" : "C");
-  const struct {
-    const char *what;
-    long long v;
-  } dims[] = {{"M", p->m}, {"N", p->n}, {"K", p->k}};
-  for (int i = 0; i < 3; i++) {
-    if (dims[i].v <= 0)
-      return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: %s = %lld; M, N and K must be >= 1", fn,
-                           dims[i].what, dims[i].v);
-    if (dims[i].v > 0x7fffffffLL)
-      return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: %s = %lld is larger than 2^31 - 1", fn,
-                           dims[i].what, dims[i].v);
-  }
-  *out = *p;
-  const struct {
-    const char *name;
-    cutec_layout l;
-    long long rows, cols, *ld;
-    const void *ptr;
-    cutec_dtype t;
-  } mats[] = {{"A", p->a_layout, p->m, p->k, &out->lda, A, p->a_type},
-              {"B", p->b_layout, p->k, p->n, &out->ldb, B, p->b_type},
-              {"C", p->c_layout, p->m, p->n, &out->ldc, C, p->c_type}};
-  for (int i = 0; i < 3; i++) {
-    long long need = mats[i].l == CUTEC_LAYOUT_ROW ? mats[i].cols : mats[i].rows;
-    long long outer = mats[i].l == CUTEC_LAYOUT_ROW ? mats[i].rows : mats[i].cols;
-    if (*mats[i].ld == 0)
-      *mats[i].ld = need;
-    if (*mats[i].ld < need)
-      return cutec_rt_fail(rt, CUTEC_ERR_BAD_LEADING_DIM,
-                           "%s: ld%c = %lld is smaller than %lld, the %s length of the %s-major "
-                           "%lld x %lld matrix %s",
-                           fn, "abc"[i], *mats[i].ld, need,
-                           mats[i].l == CUTEC_LAYOUT_ROW ? "row" : "column",
-                           mats[i].l == CUTEC_LAYOUT_ROW ? "row" : "column", mats[i].rows,
-                           mats[i].cols, mats[i].name);
-    if (*mats[i].ld > GEMM_MAX_ELEMS || (outer - 1) > GEMM_MAX_ELEMS / *mats[i].ld)
-      return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: matrix %s spans more than 2^40 elements",
-                           fn, mats[i].name);
-  }
-  for (int i = 0; i < 3; i++) {
-    size_t esize = cutec_dtype_size(mats[i].t);
-    if ((uintptr_t)mats[i].ptr % esize != 0)
-      return cutec_rt_fail(rt, CUTEC_ERR_MISALIGNED,
-                           "%s: matrix %s at %p is not aligned to its %zu-byte %s elements", fn,
-                           mats[i].name, mats[i].ptr, esize, cutec_dtype_name(mats[i].t));
-  }
-  memset(cls, 0, sizeof *cls);
-  cls->m = out->m;
-  cls->n = out->n;
-  cls->k = out->k;
-  cls->lda = out->lda;
-  cls->ldb = out->ldb;
-  cls->ldc = out->ldc;
-  cls->a_type = (int)p->a_type;
-  cls->b_type = (int)p->b_type;
-  cls->c_type = (int)p->c_type;
-  cls->a_layout = (int)p->a_layout;
-  cls->b_layout = (int)p->b_layout;
-  cls->c_layout = (int)p->c_layout;
-  cls->alpha_one = p->alpha == 1.0f;
-  cls->beta_zero = p->beta == 0.0f;
-  cls->epilogue = (int)p->epilogue;
-  cls->align[0] = cutec_gemm_ptr_align(A);
-  cls->align[1] = cutec_gemm_ptr_align(B);
-  cls->align[2] = cutec_gemm_ptr_align(C);
-  return CUTEC_OK;
-}
-
-uint64_t cutec_gemm_class_hash(const gemm_class *c) {
-  uint64_t h = cutec_fnv1a(CUTEC_FNV_OFFSET, c, sizeof *c);
-  return h != 0 ? h : 1; /* 0 marks nothing */
-}
-
-void cutec_gemm_class_key(const gemm_class *c, char *buf, size_t len) {
-  static const char *const lay[] = {"row", "col"};
-  snprintf(buf, len,
-           "gemm m=%lld n=%lld k=%lld a=%s:%s:%lld b=%s:%s:%lld c=%s:%s:%lld alpha=%s beta=%s "
-           "epilogue=none align=%d:%d:%d",
-           c->m, c->n, c->k, cutec_dtype_name((cutec_dtype)c->a_type), lay[c->a_layout], c->lda,
-           cutec_dtype_name((cutec_dtype)c->b_type), lay[c->b_layout], c->ldb,
-           cutec_dtype_name((cutec_dtype)c->c_type), lay[c->c_layout], c->ldc,
-           c->alpha_one ? "1" : "any", c->beta_zero ? "0" : "any", c->align[0], c->align[1],
-           c->align[2]);
-}
-
-gemm_decision *cutec_gemm_table_find(cutec_gemm_handle *g, const gemm_class *c, uint64_t h) {
-  if (g->cap == 0)
-    return NULL;
-  for (size_t i = (size_t)h & (g->cap - 1);; i = (i + 1) & (g->cap - 1)) {
-    gemm_decision *d = g->table[i];
-    if (d == NULL)
-      return NULL;
-    if (d->hash == h && memcmp(&d->cls, c, sizeof *c) == 0)
-      return d;
-  }
-}
-
-static void table_insert(gemm_decision **table, size_t cap, gemm_decision *d) {
-  size_t i = (size_t)d->hash & (cap - 1);
-  while (table[i] != NULL)
-    i = (i + 1) & (cap - 1);
-  table[i] = d;
-}
-
-int cutec_gemm_table_put(cutec_gemm_handle *g, gemm_decision *d) {
-  for (size_t i = 0; g->cap != 0 && i < g->cap; i++) {
-    gemm_decision *old = g->table[i];
-    if (old != NULL && old->hash == d->hash && memcmp(&old->cls, &d->cls, sizeof d->cls) == 0) {
-      g->table[i] = d;
-      cutec_gemm_decision_free(g, old);
-      return 0;
+    if (!isfinite(p->alpha) || !isfinite(p->beta))
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: %s = %g is not a finite number", fn,
+                             isfinite(p->alpha) ? "beta" : "alpha", (double)(isfinite(p->alpha) ? p->beta : p->alpha));
+    if (A == NULL || B == NULL || C == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_NULL_POINTER, "%s: matrix %s is a NULL pointer", fn,
+                             A == NULL   ? "A"
+                             : B == NULL ? "B"
+                                         : "C");
+    const struct {
+        const char *what;
+        long long v;
+    } dims[] = {{"M", p->m}, {"N", p->n}, {"K", p->k}};
+    for (int i = 0; i < 3; i++) {
+        if (dims[i].v <= 0)
+            return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: %s = %lld; M, N and K must be >= 1", fn, dims[i].what,
+                                 dims[i].v);
+        if (dims[i].v > 0x7fffffffLL)
+            return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: %s = %lld is larger than 2^31 - 1", fn, dims[i].what,
+                                 dims[i].v);
     }
-  }
-  if ((g->used + 1) * 2 > g->cap) {
-    size_t ncap = g->cap ? g->cap * 2 : 64;
-    gemm_decision **nt = calloc(ncap, sizeof *nt);
-    if (nt == NULL)
-      return -1;
-    for (size_t i = 0; i < g->cap; i++)
-      if (g->table[i] != NULL)
-        table_insert(nt, ncap, g->table[i]);
-    free(g->table);
-    g->table = nt;
-    g->cap = ncap;
-  }
-  table_insert(g->table, g->cap, d);
-  g->used++;
-  return 0;
+    *out = *p;
+    const struct {
+        const char *name;
+        cutec_layout l;
+        long long rows, cols, *ld;
+        const void *ptr;
+        cutec_dtype t;
+    } mats[] = {{"A", p->a_layout, p->m, p->k, &out->lda, A, p->a_type},
+                {"B", p->b_layout, p->k, p->n, &out->ldb, B, p->b_type},
+                {"C", p->c_layout, p->m, p->n, &out->ldc, C, p->c_type}};
+    for (int i = 0; i < 3; i++) {
+        long long need = mats[i].l == CUTEC_LAYOUT_ROW ? mats[i].cols : mats[i].rows;
+        long long outer = mats[i].l == CUTEC_LAYOUT_ROW ? mats[i].rows : mats[i].cols;
+        if (*mats[i].ld == 0) *mats[i].ld = need;
+        if (*mats[i].ld < need)
+            return cutec_rt_fail(rt, CUTEC_ERR_BAD_LEADING_DIM,
+                                 "%s: ld%c = %lld is smaller than %lld, the %s length of the %s-major "
+                                 "%lld x %lld matrix %s",
+                                 fn, "abc"[i], *mats[i].ld, need, mats[i].l == CUTEC_LAYOUT_ROW ? "row" : "column",
+                                 mats[i].l == CUTEC_LAYOUT_ROW ? "row" : "column", mats[i].rows, mats[i].cols,
+                                 mats[i].name);
+        if (*mats[i].ld > GEMM_MAX_ELEMS || (outer - 1) > GEMM_MAX_ELEMS / *mats[i].ld)
+            return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: matrix %s spans more than 2^40 elements", fn,
+                                 mats[i].name);
+    }
+    for (int i = 0; i < 3; i++) {
+        size_t esize = cutec_dtype_size(mats[i].t);
+        if ((uintptr_t)mats[i].ptr % esize != 0)
+            return cutec_rt_fail(rt, CUTEC_ERR_MISALIGNED,
+                                 "%s: matrix %s at %p is not aligned to its %zu-byte %s elements", fn, mats[i].name,
+                                 mats[i].ptr, esize, cutec_dtype_name(mats[i].t));
+    }
+    memset(cls, 0, sizeof *cls);
+    cls->m = out->m;
+    cls->n = out->n;
+    cls->k = out->k;
+    cls->lda = out->lda;
+    cls->ldb = out->ldb;
+    cls->ldc = out->ldc;
+    cls->a_type = (int)p->a_type;
+    cls->b_type = (int)p->b_type;
+    cls->c_type = (int)p->c_type;
+    cls->a_layout = (int)p->a_layout;
+    cls->b_layout = (int)p->b_layout;
+    cls->c_layout = (int)p->c_layout;
+    cls->alpha_one = p->alpha == 1.0f;
+    cls->beta_zero = p->beta == 0.0f;
+    cls->epilogue = (int)p->epilogue;
+    cls->align[0] = cutec_gemm_ptr_align(A);
+    cls->align[1] = cutec_gemm_ptr_align(B);
+    cls->align[2] = cutec_gemm_ptr_align(C);
+    return CUTEC_OK;
 }
 
-int cutec_gemm_lt(cutec_gemm_handle *g) {
-  if (!g->lt_tried) {
-    g->lt_tried = 1;
-    g->lt_ok = cutec_cublaslt_load(&g->lt, g->lt_why, sizeof g->lt_why);
-    if (!g->lt_ok)
-      cutec_rt_log(g->rt, CUTEC_LOG_WARNING, "cuBLASLt unavailable: %s", g->lt_why);
-  }
-  return g->lt_ok;
+uint64_t cutec_gemm_class_hash(const gemm_class *c)
+{
+    uint64_t h = cutec_fnv1a(CUTEC_FNV_OFFSET, c, sizeof *c);
+    return h != 0 ? h : 1; /* 0 marks nothing */
 }
 
-int cutec_gemm_cublas_version(cutec_gemm_handle *g) {
-  if (g == NULL || g->rt == NULL || !cutec_gemm_lt(g))
+void cutec_gemm_class_key(const gemm_class *c, char *buf, size_t len)
+{
+    static const char *const lay[] = {"row", "col"};
+    snprintf(buf, len,
+             "gemm m=%lld n=%lld k=%lld a=%s:%s:%lld b=%s:%s:%lld c=%s:%s:%lld alpha=%s beta=%s "
+             "epilogue=none align=%d:%d:%d",
+             c->m, c->n, c->k, cutec_dtype_name((cutec_dtype)c->a_type), lay[c->a_layout], c->lda,
+             cutec_dtype_name((cutec_dtype)c->b_type), lay[c->b_layout], c->ldb,
+             cutec_dtype_name((cutec_dtype)c->c_type), lay[c->c_layout], c->ldc, c->alpha_one ? "1" : "any",
+             c->beta_zero ? "0" : "any", c->align[0], c->align[1], c->align[2]);
+}
+
+gemm_decision *cutec_gemm_table_find(cutec_gemm_handle *g, const gemm_class *c, uint64_t h)
+{
+    if (g->cap == 0) return NULL;
+    for (size_t i = (size_t)h & (g->cap - 1);; i = (i + 1) & (g->cap - 1)) {
+        gemm_decision *d = g->table[i];
+        if (d == NULL) return NULL;
+        if (d->hash == h && memcmp(&d->cls, c, sizeof *c) == 0) return d;
+    }
+}
+
+static void table_insert(gemm_decision **table, size_t cap, gemm_decision *d)
+{
+    size_t i = (size_t)d->hash & (cap - 1);
+    while (table[i] != NULL) i = (i + 1) & (cap - 1);
+    table[i] = d;
+}
+
+int cutec_gemm_table_put(cutec_gemm_handle *g, gemm_decision *d)
+{
+    for (size_t i = 0; g->cap != 0 && i < g->cap; i++) {
+        gemm_decision *old = g->table[i];
+        if (old != NULL && old->hash == d->hash && memcmp(&old->cls, &d->cls, sizeof d->cls) == 0) {
+            g->table[i] = d;
+            cutec_gemm_decision_free(g, old);
+            return 0;
+        }
+    }
+    if ((g->used + 1) * 2 > g->cap) {
+        size_t ncap = g->cap ? g->cap * 2 : 64;
+        gemm_decision **nt = calloc(ncap, sizeof *nt);
+        if (nt == NULL) return -1;
+        for (size_t i = 0; i < g->cap; i++)
+            if (g->table[i] != NULL) table_insert(nt, ncap, g->table[i]);
+        free(g->table);
+        g->table = nt;
+        g->cap = ncap;
+    }
+    table_insert(g->table, g->cap, d);
+    g->used++;
     return 0;
-  return (int)g->lt.version;
 }
 
-void cutec_gemm_device_facts(cutec_gemm_handle *g) {
-  cutec_runtime *rt = g->rt;
-  if (g->facts_read)
-    return;
-  g->facts_read = 1;
-  if (rt->drv.device_get_attribute(&g->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                                   rt->dev) != CUDA_SUCCESS)
-    g->smem_optin = 0;
-  if (rt->drv.device_get_attribute(&g->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, rt->dev) !=
-      CUDA_SUCCESS)
-    g->cc_major = 0;
+int cutec_gemm_lt(cutec_gemm_handle *g)
+{
+    if (!g->lt_tried) {
+        g->lt_tried = 1;
+        g->lt_ok = cutec_cublaslt_load(&g->lt, g->lt_why, sizeof g->lt_why);
+        if (!g->lt_ok) cutec_rt_log(g->rt, CUTEC_LOG_WARNING, "cuBLASLt unavailable: %s", g->lt_why);
+    }
+    return g->lt_ok;
 }
 
-cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, const cutec_gemm_problem *p,
-                                     const void *A, const void *B, void *C, void *stream) {
-  cutec_runtime *rt = g->rt;
-  if (d->kind == DECISION_DSL)
-    return cutec_gemm_dsl_launch(rt, d, p, A, B, C, stream);
-  if (!d->has_plan) {
-    char why[256];
-    if (!cutec_lt_plan_create(&g->lt, p, &d->plan, why, sizeof why))
-      return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "cuBLASLt: %s", why);
-    d->has_plan = 1;
-  }
-  cublasStatus_t st = cutec_lt_run(&g->lt, &d->plan, p, &d->algo, A, B, C,
-                                   (void *)(uintptr_t)g->workspace, g->workspace_bytes, stream);
-  if (st != CUBLAS_STATUS_SUCCESS)
-    return cutec_rt_fail(rt, CUTEC_ERR_LAUNCH, "cublasLtMatmul (%s) failed with status %d", d->name,
-                         st);
-  return CUTEC_OK;
+int cutec_gemm_cublas_version(cutec_gemm_handle *g)
+{
+    if (g == NULL || g->rt == NULL || !cutec_gemm_lt(g)) return 0;
+    return (int)g->lt.version;
+}
+
+void cutec_gemm_device_facts(cutec_gemm_handle *g)
+{
+    cutec_runtime *rt = g->rt;
+    if (g->facts_read) return;
+    g->facts_read = 1;
+    if (rt->drv.device_get_attribute(&g->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, rt->dev) !=
+        CUDA_SUCCESS)
+        g->smem_optin = 0;
+    if (rt->drv.device_get_attribute(&g->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, rt->dev) !=
+        CUDA_SUCCESS)
+        g->cc_major = 0;
+}
+
+cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, const cutec_gemm_problem *p, const void *A,
+                                     const void *B, void *C, void *stream)
+{
+    cutec_runtime *rt = g->rt;
+    if (d->kind == DECISION_DSL) return cutec_gemm_dsl_launch(rt, d, p, A, B, C, stream);
+    if (!d->has_plan) {
+        char why[256];
+        if (!cutec_lt_plan_create(&g->lt, p, &d->plan, why, sizeof why))
+            return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "cuBLASLt: %s", why);
+        d->has_plan = 1;
+    }
+    cublasStatus_t st = cutec_lt_run(&g->lt, &d->plan, p, &d->algo, A, B, C, (void *)(uintptr_t)g->workspace,
+                                     g->workspace_bytes, stream);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return cutec_rt_fail(rt, CUTEC_ERR_LAUNCH, "cublasLtMatmul (%s) failed with status %d", d->name, st);
+    return CUTEC_OK;
 }
 
 /* The decision for a class: memory, then disk, then tuning. */
 static cutec_status decide(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls, uint64_t h,
-                           const void *A, const void *B, void *stream, gemm_decision **out) {
-  gemm_decision *d = NULL;
-  if (g->disk_cache)
-    d = cutec_gemm_cache_load(g, p, cls);
-  if (d == NULL) {
-    cutec_status s = cutec_gemm_tune_class(g, p, cls, A, B, stream, NULL, &d);
-    if (s != CUTEC_OK)
-      return s;
-  }
-  d->hash = h;
-  if (cutec_gemm_table_put(g, d) != 0) {
-    cutec_gemm_decision_free(g, d);
-    return cutec_rt_fail(g->rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm: out of host memory");
-  }
-  *out = d;
-  return CUTEC_OK;
+                           const void *A, const void *B, void *stream, gemm_decision **out)
+{
+    gemm_decision *d = NULL;
+    if (g->disk_cache) d = cutec_gemm_cache_load(g, p, cls);
+    if (d == NULL) {
+        cutec_status s = cutec_gemm_tune_class(g, p, cls, A, B, stream, NULL, &d);
+        if (s != CUTEC_OK) return s;
+    }
+    d->hash = h;
+    if (cutec_gemm_table_put(g, d) != 0) {
+        cutec_gemm_decision_free(g, d);
+        return cutec_rt_fail(g->rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm: out of host memory");
+    }
+    *out = d;
+    return CUTEC_OK;
 }
 
 /* What both entry points do first: check the problem, enter the runtime. */
 static cutec_status gemm_begin(cutec_gemm_handle *g, const char *fn, const cutec_gemm_problem *p, const void *A,
-                               const void *B, const void *C, cutec_gemm_problem *np, gemm_class *cls) {
-  if (g == NULL || g->rt == NULL)
-    return CUTEC_ERR_INVALID_ARGUMENT;
-  cutec_status s = cutec_gemm_check(g->rt, fn, p, A, B, C, np, cls);
-  if (s != CUTEC_OK)
-    return s;
-  return cutec_rt_enter(g->rt);
+                               const void *B, const void *C, cutec_gemm_problem *np, gemm_class *cls)
+{
+    if (g == NULL || g->rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    cutec_status s = cutec_gemm_check(g->rt, fn, p, A, B, C, np, cls);
+    if (s != CUTEC_OK) return s;
+    return cutec_rt_enter(g->rt);
 }
 
 cutec_status cutec_gemm(cutec_gemm_handle *g, const cutec_gemm_problem *p, const void *A, const void *B, void *C,
-                        void *stream) {
-  cutec_gemm_problem np;
-  gemm_class cls;
-  cutec_status s = gemm_begin(g, "cutec_gemm", p, A, B, C, &np, &cls);
-  if (s != CUTEC_OK)
-    return s;
-  uint64_t h = cutec_gemm_class_hash(&cls);
-  gemm_decision *d = cutec_gemm_table_find(g, &cls, h);
-  if (d == NULL) {
-    s = decide(g, &np, &cls, h, A, B, stream, &d);
-    if (s != CUTEC_OK)
-      return s;
-  }
-  return cutec_gemm_run_decision(g, d, &np, A, B, C, stream);
+                        void *stream)
+{
+    cutec_gemm_problem np;
+    gemm_class cls;
+    cutec_status s = gemm_begin(g, "cutec_gemm", p, A, B, C, &np, &cls);
+    if (s != CUTEC_OK) return s;
+    uint64_t h = cutec_gemm_class_hash(&cls);
+    gemm_decision *d = cutec_gemm_table_find(g, &cls, h);
+    if (d == NULL) {
+        s = decide(g, &np, &cls, h, A, B, stream, &d);
+        if (s != CUTEC_OK) return s;
+    }
+    return cutec_gemm_run_decision(g, d, &np, A, B, C, stream);
 }
 
 cutec_status cutec_gemm_tune(cutec_gemm_handle *g, const cutec_gemm_problem *p, const void *A, const void *B,
-                             const void *C, void *stream, cutec_tune_report **report) {
-  if (report != NULL)
-    *report = NULL;
-  cutec_gemm_problem np;
-  gemm_class cls;
-  cutec_status s = gemm_begin(g, "cutec_gemm_tune", p, A, B, C, &np, &cls);
-  if (s != CUTEC_OK)
-    return s;
-  gemm_decision *d = NULL;
-  s = cutec_gemm_tune_class(g, &np, &cls, A, B, stream, report, &d);
-  if (s != CUTEC_OK)
-    return s;
-  d->hash = cutec_gemm_class_hash(&cls);
-  if (cutec_gemm_table_put(g, d) != 0) {
-    cutec_gemm_decision_free(g, d);
-    return cutec_rt_fail(g->rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm_tune: out of host memory");
-  }
-  return CUTEC_OK;
+                             const void *C, void *stream, cutec_tune_report **report)
+{
+    if (report != NULL) *report = NULL;
+    cutec_gemm_problem np;
+    gemm_class cls;
+    cutec_status s = gemm_begin(g, "cutec_gemm_tune", p, A, B, C, &np, &cls);
+    if (s != CUTEC_OK) return s;
+    gemm_decision *d = NULL;
+    s = cutec_gemm_tune_class(g, &np, &cls, A, B, stream, report, &d);
+    if (s != CUTEC_OK) return s;
+    d->hash = cutec_gemm_class_hash(&cls);
+    if (cutec_gemm_table_put(g, d) != 0) {
+        cutec_gemm_decision_free(g, d);
+        return cutec_rt_fail(g->rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm_tune: out of host memory");
+    }
+    return CUTEC_OK;
 }
 
-void cutec_tune_report_free(cutec_tune_report *report) {
-  if (report == NULL)
-    return;
-  free(report->candidates);
-  free(report);
+void cutec_tune_report_free(cutec_tune_report *report)
+{
+    if (report == NULL) return;
+    free(report->candidates);
+    free(report);
 }
 
-cutec_status cutec_gemm_choice(cutec_gemm_handle *g, const cutec_gemm_problem *p, char *name, size_t name_len) {
-  if (g == NULL || g->rt == NULL)
-    return CUTEC_ERR_INVALID_ARGUMENT;
-  cutec_runtime *rt = g->rt;
-  if (name == NULL || name_len == 0 || p == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_choice: %s is NULL",
-                         p == NULL ? "the problem" : "name");
-  name[0] = '\0';
-  /* Pointers only decide the alignment class: assume 16-byte aligned ones. */
-  static const char dummy[16] __attribute__((aligned(16))) = {0};
-  cutec_gemm_problem np;
-  gemm_class cls;
-  cutec_status s = cutec_gemm_check(rt, "cutec_gemm_choice", p, dummy, dummy, dummy, &np, &cls);
-  if (s != CUTEC_OK)
-    return s;
-  gemm_decision *d = cutec_gemm_table_find(g, &cls, cutec_gemm_class_hash(&cls));
-  if (d == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_KERNEL_NOT_FOUND,
-                         "cutec_gemm_choice: this problem class has not been tuned by this handle");
-  snprintf(name, name_len, "%s", d->name);
-  return CUTEC_OK;
+cutec_status cutec_gemm_choice(cutec_gemm_handle *g, const cutec_gemm_problem *p, char *name, size_t name_len)
+{
+    if (g == NULL || g->rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    cutec_runtime *rt = g->rt;
+    if (name == NULL || name_len == 0 || p == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_choice: %s is NULL",
+                             p == NULL ? "the problem" : "name");
+    name[0] = '\0';
+    /* Pointers only decide the alignment class: assume 16-byte aligned ones. */
+    static const char dummy[16] __attribute__((aligned(16))) = {0};
+    cutec_gemm_problem np;
+    gemm_class cls;
+    cutec_status s = cutec_gemm_check(rt, "cutec_gemm_choice", p, dummy, dummy, dummy, &np, &cls);
+    if (s != CUTEC_OK) return s;
+    gemm_decision *d = cutec_gemm_table_find(g, &cls, cutec_gemm_class_hash(&cls));
+    if (d == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_KERNEL_NOT_FOUND,
+                             "cutec_gemm_choice: this problem class has not been tuned by this handle");
+    snprintf(name, name_len, "%s", d->name);
+    return CUTEC_OK;
 }
 
-cutec_status cutec_gemm_set_option(cutec_gemm_handle *g, cutec_option opt, long long value) {
-  if (g == NULL || g->rt == NULL)
-    return CUTEC_ERR_INVALID_ARGUMENT;
-  const struct gemm_option_row *row = option_row(opt);
-  if (row == NULL)
-    return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_set_option: unknown option %d", (int)opt);
-  if (value < row->lo || value > row->hi)
-    return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT,
-                         "cutec_gemm_set_option: %lld is out of range for option %d (%lld to %lld)", value,
-                         (int)opt, row->lo, row->hi);
-  *option_field(g, row) = (int)value;
-  return CUTEC_OK;
+cutec_status cutec_gemm_set_option(cutec_gemm_handle *g, cutec_option opt, long long value)
+{
+    if (g == NULL || g->rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    const struct gemm_option_row *row = option_row(opt);
+    if (row == NULL)
+        return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_set_option: unknown option %d", (int)opt);
+    if (value < row->lo || value > row->hi)
+        return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "cutec_gemm_set_option: %lld is out of range for option %d (%lld to %lld)", value,
+                             (int)opt, row->lo, row->hi);
+    *option_field(g, row) = (int)value;
+    return CUTEC_OK;
 }
 
-cutec_status cutec_gemm_get_option(const cutec_gemm_handle *g, cutec_option opt, long long *value) {
-  if (g == NULL || g->rt == NULL)
-    return CUTEC_ERR_INVALID_ARGUMENT;
-  const struct gemm_option_row *row = option_row(opt);
-  if (row == NULL || value == NULL)
-    return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_get_option: %s",
-                         row == NULL ? "unknown option" : "value is NULL");
-  *value = *option_field((cutec_gemm_handle *)g, row);
-  return CUTEC_OK;
+cutec_status cutec_gemm_get_option(const cutec_gemm_handle *g, cutec_option opt, long long *value)
+{
+    if (g == NULL || g->rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    const struct gemm_option_row *row = option_row(opt);
+    if (row == NULL || value == NULL)
+        return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_get_option: %s",
+                             row == NULL ? "unknown option" : "value is NULL");
+    *value = *option_field((cutec_gemm_handle *)g, row);
+    return CUTEC_OK;
 }
 
-cutec_status cutec_gemm_set_cache_dir(cutec_gemm_handle *g, const char *dir) {
-  if (g == NULL || g->rt == NULL)
-    return CUTEC_ERR_INVALID_ARGUMENT;
-  if (dir != NULL && (dir[0] == '\0' || strlen(dir) >= sizeof g->cache_dir - 64))
-    return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_set_cache_dir: %s",
-                         dir[0] == '\0' ? "the directory is empty" : "the path is too long");
-  snprintf(g->cache_dir, sizeof g->cache_dir, "%s", dir != NULL ? dir : "");
-  return CUTEC_OK;
+cutec_status cutec_gemm_set_cache_dir(cutec_gemm_handle *g, const char *dir)
+{
+    if (g == NULL || g->rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    if (dir != NULL && (dir[0] == '\0' || strlen(dir) >= sizeof g->cache_dir - 64))
+        return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_set_cache_dir: %s",
+                             dir[0] == '\0' ? "the directory is empty" : "the path is too long");
+    snprintf(g->cache_dir, sizeof g->cache_dir, "%s", dir != NULL ? dir : "");
+    return CUTEC_OK;
 }
 
-const char *cutec_gemm_cache_dir(cutec_gemm_handle *g) {
-  return g != NULL && g->rt != NULL ? cutec_gemm_cache_dir_of(g) : "";
+const char *cutec_gemm_cache_dir(cutec_gemm_handle *g)
+{
+    return g != NULL && g->rt != NULL ? cutec_gemm_cache_dir_of(g) : "";
 }
 
-cutec_status cutec_gemm_set_workspace(cutec_gemm_handle *g, void *workspace, size_t bytes) {
-  if (g == NULL || g->rt == NULL)
-    return CUTEC_ERR_INVALID_ARGUMENT;
-  cutec_runtime *rt = g->rt;
-  if (workspace != NULL && bytes == 0)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_set_workspace: size is 0");
-  if (g->workspace_owned && g->workspace != 0 && rt->init_status == CUTEC_OK && cutec_rt_enter(rt) == CUTEC_OK)
-    (void)rt->drv.mem_free(g->workspace);
-  g->workspace = (CUdeviceptr)(uintptr_t)workspace;
-  g->workspace_bytes = workspace != NULL ? bytes : 0;
-  g->workspace_owned = 0;
-  /* cuBLASLt decisions were tuned for the old workspace size */
-  table_clear(g);
-  return CUTEC_OK;
+cutec_status cutec_gemm_set_workspace(cutec_gemm_handle *g, void *workspace, size_t bytes)
+{
+    if (g == NULL || g->rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    cutec_runtime *rt = g->rt;
+    if (workspace != NULL && bytes == 0)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_set_workspace: size is 0");
+    if (g->workspace_owned && g->workspace != 0 && rt->init_status == CUTEC_OK && cutec_rt_enter(rt) == CUTEC_OK)
+        (void)rt->drv.mem_free(g->workspace);
+    g->workspace = (CUdeviceptr)(uintptr_t)workspace;
+    g->workspace_bytes = workspace != NULL ? bytes : 0;
+    g->workspace_owned = 0;
+    /* cuBLASLt decisions were tuned for the old workspace size */
+    table_clear(g);
+    return CUTEC_OK;
 }
 
-void cutec_gemm_set_progress(cutec_gemm_handle *g, cutec_progress_fn fn, void *user) {
-  if (g == NULL || g->rt == NULL)
-    return;
-  g->progress = fn;
-  g->progress_user = fn != NULL ? user : NULL;
+void cutec_gemm_set_progress(cutec_gemm_handle *g, cutec_progress_fn fn, void *user)
+{
+    if (g == NULL || g->rt == NULL) return;
+    g->progress = fn;
+    g->progress_user = fn != NULL ? user : NULL;
 }

@@ -18,257 +18,260 @@
 
 /* The problem's value of an integer role; 0 and *v, or -1 when the
  * problem has none. */
-static int role_int(const cutec_gemm_problem *p, cutec_kd_role r, long long *v) {
-  switch (r) {
-  case CUTEC_ROLE_M: *v = p->m; return 0;
-  case CUTEC_ROLE_N: *v = p->n; return 0;
-  case CUTEC_ROLE_K: *v = p->k; return 0;
-  case CUTEC_ROLE_LDA: *v = p->lda; return 0;
-  case CUTEC_ROLE_LDB: *v = p->ldb; return 0;
-  case CUTEC_ROLE_LDC:
-  case CUTEC_ROLE_LDD: *v = p->ldc; return 0; /* C and D are one matrix */
-  default: return -1;
-  }
+static int role_int(const cutec_gemm_problem *p, cutec_kd_role r, long long *v)
+{
+    switch (r) {
+    case CUTEC_ROLE_M: *v = p->m; return 0;
+    case CUTEC_ROLE_N: *v = p->n; return 0;
+    case CUTEC_ROLE_K: *v = p->k; return 0;
+    case CUTEC_ROLE_LDA: *v = p->lda; return 0;
+    case CUTEC_ROLE_LDB: *v = p->ldb; return 0;
+    case CUTEC_ROLE_LDC:
+    case CUTEC_ROLE_LDD: *v = p->ldc; return 0; /* C and D are one matrix */
+    default: return -1;
+    }
 }
 
 /* Extents and strides of the matrix a tensor role names, in the role's
  * index order: A (m, k), B (n, k), C and D (m, n).  The problem's B is
  * K x N, so its row-major form steps 1 along n. */
-static int role_matrix(const cutec_gemm_problem *p, cutec_kd_role r, long long ext[2], long long str[2],
-                       cutec_dtype *t, const char **what) {
-  int row;
-  long long ld;
-  switch (r) {
-  case CUTEC_ROLE_A: ext[0] = p->m, ext[1] = p->k, row = p->a_layout == CUTEC_LAYOUT_ROW, ld = p->lda, *t = p->a_type;
-    *what = row ? "A (row-major M x K)" : "A (column-major M x K)";
-    break;
-  case CUTEC_ROLE_B: ext[0] = p->n, ext[1] = p->k, row = p->b_layout != CUTEC_LAYOUT_ROW, ld = p->ldb, *t = p->b_type;
-    *what = row ? "B (column-major K x N)" : "B (row-major K x N)";
-    break;
-  case CUTEC_ROLE_C:
-  case CUTEC_ROLE_D: ext[0] = p->m, ext[1] = p->n, row = p->c_layout == CUTEC_LAYOUT_ROW, ld = p->ldc, *t = p->c_type;
-    *what = row ? "C (row-major M x N)" : "C (column-major M x N)";
-    break;
-  default: return -1;
-  }
-  str[0] = row ? ld : 1;
-  str[1] = row ? 1 : ld;
-  return 0;
+static int role_matrix(const cutec_gemm_problem *p, cutec_kd_role r, long long ext[2], long long str[2], cutec_dtype *t,
+                       const char **what)
+{
+    int row;
+    long long ld;
+    switch (r) {
+    case CUTEC_ROLE_A:
+        ext[0] = p->m, ext[1] = p->k, row = p->a_layout == CUTEC_LAYOUT_ROW, ld = p->lda, *t = p->a_type;
+        *what = row ? "A (row-major M x K)" : "A (column-major M x K)";
+        break;
+    case CUTEC_ROLE_B:
+        ext[0] = p->n, ext[1] = p->k, row = p->b_layout != CUTEC_LAYOUT_ROW, ld = p->ldb, *t = p->b_type;
+        *what = row ? "B (column-major K x N)" : "B (row-major K x N)";
+        break;
+    case CUTEC_ROLE_C:
+    case CUTEC_ROLE_D:
+        ext[0] = p->m, ext[1] = p->n, row = p->c_layout == CUTEC_LAYOUT_ROW, ld = p->ldc, *t = p->c_type;
+        *what = row ? "C (row-major M x N)" : "C (column-major M x N)";
+        break;
+    default: return -1;
+    }
+    str[0] = row ? ld : 1;
+    str[1] = row ? 1 : ld;
+    return 0;
 }
 
 /* The largest power of two dividing the address, at most 16: problem
  * classes (and cache keys) tell pointers apart up to 16-byte alignment, as
  * vector loads and TMA need; a kernel that declares more is not served. */
-int cutec_gemm_ptr_align(const void *ptr) {
-  uintptr_t u = (uintptr_t)ptr;
-  int a = 1;
-  while (a < 16 && u % (uintptr_t)(2 * a) == 0)
-    a *= 2;
-  return a;
+int cutec_gemm_ptr_align(const void *ptr)
+{
+    uintptr_t u = (uintptr_t)ptr;
+    int a = 1;
+    while (a < 16 && u % (uintptr_t)(2 * a) == 0) a *= 2;
+    return a;
 }
 
-static int role_align(const gemm_class *cls, cutec_kd_role r) {
-  return r == CUTEC_ROLE_A ? cls->align[0] : r == CUTEC_ROLE_B ? cls->align[1] : cls->align[2];
+static int role_align(const gemm_class *cls, cutec_kd_role r)
+{
+    return r == CUTEC_ROLE_A ? cls->align[0] : r == CUTEC_ROLE_B ? cls->align[1] : cls->align[2];
 }
 
 /* The values the description's expressions see: every integer argument
  * with a role the problem gives. */
-void cutec_gemm_kd_values(const cutec_kdesc *d, const cutec_gemm_problem *p, cutec_kd_values *vals) {
-  memset(vals, 0, sizeof *vals);
-  for (int i = 0; i < d->nargs; i++)
-    vals->set[i] = d->args[i].kind == CUTEC_KD_SCALAR && role_int(p, d->args[i].role, &vals->v[i]) == 0;
+void cutec_gemm_kd_values(const cutec_kdesc *d, const cutec_gemm_problem *p, cutec_kd_values *vals)
+{
+    memset(vals, 0, sizeof *vals);
+    for (int i = 0; i < d->nargs; i++)
+        vals->set[i] = d->args[i].kind == CUTEC_KD_SCALAR && role_int(p, d->args[i].role, &vals->v[i]) == 0;
 }
 
 static const char *unfit(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static const char *unfit(char *why, size_t len, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(why, len, fmt, ap);
-  va_end(ap);
-  return why;
+static const char *unfit(char *why, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+    return why;
 }
 
 /* Whether argument a's tensor reads the problem's matrix as it is stored. */
 static const char *tensor_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, const cutec_gemm_problem *p,
-                                const gemm_class *cls, const cutec_kd_values *vals, char *why, size_t len) {
-  long long ext[2], str[2], got[4];
-  cutec_dtype t;
-  const char *what;
-  const char *an = cutec_kd_s(d, a->name), *rn = cutec_kd_role_name(a->role);
-  if (role_matrix(p, a->role, ext, str, &t, &what) != 0)
-    return unfit(why, len, "argument '%s' has role %s (%s), which cutec_gemm's problem does not supply", an, rn,
-                 cutec_kd_role_what(a->role));
-  if ((int)a->dtype != (int)t)
-    return unfit(why, len, "'%s' (role %s) is %s in the kernel, %s in the problem", an, rn, cutec_dtype_str(a->dtype),
-                 cutec_dtype_str((cutec_ct)t));
-  char sub[200];
-  for (int m = 0; m < 2; m++)
-    if (cutec_kdesc_eval(d, a->shape[m], vals, &got[m], sub, sizeof sub) != 0 ||
-        cutec_kdesc_eval(d, a->stride[m], vals, &got[2 + m], sub, sizeof sub) != 0)
-      return unfit(why, len, "the layout of '%s' cannot be evaluated for this problem: %s", an, sub);
-  int same = got[0] == ext[0] && got[1] == ext[1];
-  for (int m = 0; m < 2 && same; m++)
-    same = ext[m] == 1 || got[2 + m] == str[m]; /* a mode of one element has no step */
-  if (!same)
-    return unfit(why, len,
-                 "'%s' (role %s) is read as (%s,%s):(%s,%s) = (%lld,%lld):(%lld,%lld); the problem's %s, ld %lld, "
-                 "is (%lld,%lld):(%lld,%lld)",
-                 an, rn, cutec_kd_s(d, a->shape[0]), cutec_kd_s(d, a->shape[1]), cutec_kd_s(d, a->stride[0]),
-                 cutec_kd_s(d, a->stride[1]), got[0], got[1], got[2], got[3], what,
-                 str[0] == 1 ? str[1] : str[0], ext[0], ext[1], str[0], str[1]);
-  if (role_align(cls, a->role) < a->align)
-    return unfit(why, len, "'%s' (role %s) must be %d-byte aligned; the problem's pointer is %d-byte aligned", an, rn,
-                 a->align, role_align(cls, a->role));
-  return NULL;
+                                const gemm_class *cls, const cutec_kd_values *vals, char *why, size_t len)
+{
+    long long ext[2], str[2], got[4];
+    cutec_dtype t;
+    const char *what;
+    const char *an = cutec_kd_s(d, a->name), *rn = cutec_kd_role_name(a->role);
+    if (role_matrix(p, a->role, ext, str, &t, &what) != 0)
+        return unfit(why, len, "argument '%s' has role %s (%s), which cutec_gemm's problem does not supply", an, rn,
+                     cutec_kd_role_what(a->role));
+    if ((int)a->dtype != (int)t)
+        return unfit(why, len, "'%s' (role %s) is %s in the kernel, %s in the problem", an, rn,
+                     cutec_dtype_str(a->dtype), cutec_dtype_str((cutec_ct)t));
+    char sub[200];
+    for (int m = 0; m < 2; m++)
+        if (cutec_kdesc_eval(d, a->shape[m], vals, &got[m], sub, sizeof sub) != 0 ||
+            cutec_kdesc_eval(d, a->stride[m], vals, &got[2 + m], sub, sizeof sub) != 0)
+            return unfit(why, len, "the layout of '%s' cannot be evaluated for this problem: %s", an, sub);
+    int same = got[0] == ext[0] && got[1] == ext[1];
+    for (int m = 0; m < 2 && same; m++)
+        same = ext[m] == 1 || got[2 + m] == str[m]; /* a mode of one element has no step */
+    if (!same)
+        return unfit(why, len,
+                     "'%s' (role %s) is read as (%s,%s):(%s,%s) = (%lld,%lld):(%lld,%lld); the problem's %s, ld %lld, "
+                     "is (%lld,%lld):(%lld,%lld)",
+                     an, rn, cutec_kd_s(d, a->shape[0]), cutec_kd_s(d, a->shape[1]), cutec_kd_s(d, a->stride[0]),
+                     cutec_kd_s(d, a->stride[1]), got[0], got[1], got[2], got[3], what, str[0] == 1 ? str[1] : str[0],
+                     ext[0], ext[1], str[0], str[1]);
+    if (role_align(cls, a->role) < a->align)
+        return unfit(why, len, "'%s' (role %s) must be %d-byte aligned; the problem's pointer is %d-byte aligned", an,
+                     rn, a->align, role_align(cls, a->role));
+    return NULL;
 }
 
 const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
-                                 const gemm_class *cls, gemm_decision *dec, char *why, size_t len) {
-  const cutec_kdesc *d = &pack->entries[i].desc;
-  if (d->cls != CUTEC_KD_GEMM)
-    return unfit(why, len, "not a GEMM kernel (it has no 'serves gemm' clause)");
-  cutec_kd_values vals;
-  cutec_gemm_kd_values(d, p, &vals);
-  int has_alpha = 0, has_beta = 0, has_c = 0, has_tma = 0;
-  for (int a = 0; a < d->nargs; a++) {
-    const cutec_kd_arg *arg = &d->args[a];
-    const char *an = cutec_kd_s(d, arg->name);
-    const char *w;
-    switch (cutec_kd_role_value(arg->role)) {
-    case CUTEC_KD_VALUE_INT: {
-      long long v;
-      if (role_int(p, arg->role, &v) != 0)
-        return unfit(why, len, "argument '%s' has role %s (%s), which cutec_gemm's problem does not supply", an,
-                     cutec_kd_role_name(arg->role), cutec_kd_role_what(arg->role));
-      const cutec_dtype_info *t = cutec_dtype_info_of(arg->dtype);
-      long long max = t->bytes >= 8 ? INT64_MAX : (long long)(((unsigned long long)1 << (8 * t->bytes - t->is_signed)) - 1);
-      if (v > max)
-        return unfit(why, len, "'%s' (role %s) = %lld does not fit the kernel's %s", an, cutec_kd_role_name(arg->role),
-                     v, t->name);
-      break;
+                                 const gemm_class *cls, gemm_decision *dec, char *why, size_t len)
+{
+    const cutec_kdesc *d = &pack->entries[i].desc;
+    if (d->cls != CUTEC_KD_GEMM) return unfit(why, len, "not a GEMM kernel (it has no 'serves gemm' clause)");
+    cutec_kd_values vals;
+    cutec_gemm_kd_values(d, p, &vals);
+    int has_alpha = 0, has_beta = 0, has_c = 0, has_tma = 0;
+    for (int a = 0; a < d->nargs; a++) {
+        const cutec_kd_arg *arg = &d->args[a];
+        const char *an = cutec_kd_s(d, arg->name);
+        const char *w;
+        switch (cutec_kd_role_value(arg->role)) {
+        case CUTEC_KD_VALUE_INT: {
+            long long v;
+            if (role_int(p, arg->role, &v) != 0)
+                return unfit(why, len, "argument '%s' has role %s (%s), which cutec_gemm's problem does not supply", an,
+                             cutec_kd_role_name(arg->role), cutec_kd_role_what(arg->role));
+            const cutec_dtype_info *t = cutec_dtype_info_of(arg->dtype);
+            long long max =
+                t->bytes >= 8 ? INT64_MAX : (long long)(((unsigned long long)1 << (8 * t->bytes - t->is_signed)) - 1);
+            if (v > max)
+                return unfit(why, len, "'%s' (role %s) = %lld does not fit the kernel's %s", an,
+                             cutec_kd_role_name(arg->role), v, t->name);
+            break;
+        }
+        case CUTEC_KD_VALUE_FLOAT:
+            has_alpha |= arg->role == CUTEC_ROLE_ALPHA;
+            has_beta |= arg->role == CUTEC_ROLE_BETA;
+            break;
+        case CUTEC_KD_VALUE_TENSOR:
+            has_c |= arg->role == CUTEC_ROLE_C;
+            if ((w = tensor_unfit(d, arg, p, cls, &vals, why, len)) != NULL) return w;
+            break;
+        default: has_tma |= arg->kind == CUTEC_KD_TMA; break;
+        }
     }
-    case CUTEC_KD_VALUE_FLOAT:
-      has_alpha |= arg->role == CUTEC_ROLE_ALPHA;
-      has_beta |= arg->role == CUTEC_ROLE_BETA;
-      break;
-    case CUTEC_KD_VALUE_TENSOR:
-      has_c |= arg->role == CUTEC_ROLE_C;
-      if ((w = tensor_unfit(d, arg, p, cls, &vals, why, len)) != NULL)
-        return w;
-      break;
-    default:
-      has_tma |= arg->kind == CUTEC_KD_TMA;
-      break;
+    if (!has_alpha && !cls->alpha_one) return unfit(why, len, "computes alpha = 1 only (no argument of role alpha)");
+    if ((!has_beta || !has_c) && !cls->beta_zero)
+        return unfit(why, len, "computes beta = 0 only (no arguments of roles beta and c)");
+    char sub[200];
+    for (int r = 0; r < d->nrequires; r++) {
+        long long v;
+        if (cutec_kdesc_eval(d, d->requires[r], &vals, &v, sub, sizeof sub) != 0)
+            return unfit(why, len, "its condition %s cannot be evaluated: %s", cutec_kd_s(d, d->requires[r]), sub);
+        if (v == 0)
+            return unfit(why, len, "its condition %s does not hold for M=%lld N=%lld K=%lld",
+                         cutec_kd_s(d, d->requires[r]), p->m, p->n, p->k);
     }
-  }
-  if (!has_alpha && !cls->alpha_one)
-    return unfit(why, len, "computes alpha = 1 only (no argument of role alpha)");
-  if ((!has_beta || !has_c) && !cls->beta_zero)
-    return unfit(why, len, "computes beta = 0 only (no arguments of roles beta and c)");
-  char sub[200];
-  for (int r = 0; r < d->nrequires; r++) {
-    long long v;
-    if (cutec_kdesc_eval(d, d->requires[r], &vals, &v, sub, sizeof sub) != 0)
-      return unfit(why, len, "its condition %s cannot be evaluated: %s", cutec_kd_s(d, d->requires[r]), sub);
-    if (v == 0)
-      return unfit(why, len, "its condition %s does not hold for M=%lld N=%lld K=%lld", cutec_kd_s(d, d->requires[r]),
-                   p->m, p->n, p->k);
-  }
-  if (d->threads[0] == 0)
-    return unfit(why, len, "the kernel declares no threads()");
-  if (g->smem_optin > 0 && (long long)d->smem_dynamic + d->smem_static > (long long)g->smem_optin)
-    return unfit(why, len, "needs %u bytes of shared memory; the device allows %d per block",
-                 d->smem_dynamic + d->smem_static, g->smem_optin);
-  unsigned grid[3];
-  if (cutec_kdesc_grid(d, &vals, grid, sub, sizeof sub) != 0)
-    return unfit(why, len, "%s", sub);
-  if (has_tma && g->cc_major < 9)
-    return unfit(why, len, "uses TMA, which needs compute capability 9.0");
-  if (cutec_rt_kdesc_maps_unfit(d, &vals, sub, sizeof sub) != NULL)
-    return unfit(why, len, "%s", sub);
-  if (dec != NULL) {
-    memset(dec, 0, sizeof *dec);
-    dec->kind = DECISION_DSL;
-    dec->pack = pack;
-    dec->entry = i;
-    memcpy(dec->launch.grid, grid, sizeof grid);
-    memcpy(dec->launch.block, d->threads, sizeof dec->launch.block);
-    memcpy(dec->launch.cluster, d->cluster, sizeof dec->launch.cluster);
-    dec->launch.smem = d->smem_dynamic;
-    dec->cls = *cls;
-    cutec_kdesc_describe(d, dec->name, sizeof dec->name);
-  }
-  return NULL;
+    if (d->threads[0] == 0) return unfit(why, len, "the kernel declares no threads()");
+    if (g->smem_optin > 0 && (long long)d->smem_dynamic + d->smem_static > (long long)g->smem_optin)
+        return unfit(why, len, "needs %u bytes of shared memory; the device allows %d per block",
+                     d->smem_dynamic + d->smem_static, g->smem_optin);
+    unsigned grid[3];
+    if (cutec_kdesc_grid(d, &vals, grid, sub, sizeof sub) != 0) return unfit(why, len, "%s", sub);
+    if (has_tma && g->cc_major < 9) return unfit(why, len, "uses TMA, which needs compute capability 9.0");
+    if (cutec_rt_kdesc_maps_unfit(d, &vals, sub, sizeof sub) != NULL) return unfit(why, len, "%s", sub);
+    if (dec != NULL) {
+        memset(dec, 0, sizeof *dec);
+        dec->kind = DECISION_DSL;
+        dec->pack = pack;
+        dec->entry = i;
+        memcpy(dec->launch.grid, grid, sizeof grid);
+        memcpy(dec->launch.block, d->threads, sizeof dec->launch.block);
+        memcpy(dec->launch.cluster, d->cluster, sizeof dec->launch.cluster);
+        dec->launch.smem = d->smem_dynamic;
+        dec->cls = *cls;
+        cutec_kdesc_describe(d, dec->name, sizeof dec->name);
+    }
+    return NULL;
 }
 
 /* A scalar argument's bytes from a float role. */
-static void store_float(cutec_ct t, void *dst, double v) {
-  if (t == CUTEC_CT_F32) {
-    float f = (float)v;
-    memcpy(dst, &f, sizeof f);
-  } else {
-    cutec_dtype_store(t, dst, v);
-  }
+static void store_float(cutec_ct t, void *dst, double v)
+{
+    if (t == CUTEC_CT_F32) {
+        float f = (float)v;
+        memcpy(dst, &f, sizeof f);
+    } else {
+        cutec_dtype_store(t, dst, v);
+    }
 }
 
-static void store_int(const cutec_dtype_info *t, void *dst, long long v) {
-  int32_t i32 = (int32_t)v;
-  int16_t i16 = (int16_t)v;
-  int8_t i8 = (int8_t)v;
-  switch (t->bytes) {
-  case 1: memcpy(dst, &i8, 1); break;
-  case 2: memcpy(dst, &i16, 2); break;
-  case 4: memcpy(dst, &i32, 4); break;
-  default: memcpy(dst, &v, 8); break;
-  }
+static void store_int(const cutec_dtype_info *t, void *dst, long long v)
+{
+    int32_t i32 = (int32_t)v;
+    int16_t i16 = (int16_t)v;
+    int8_t i8 = (int8_t)v;
+    switch (t->bytes) {
+    case 1: memcpy(dst, &i8, 1); break;
+    case 2: memcpy(dst, &i16, 2); break;
+    case 4: memcpy(dst, &i32, 4); break;
+    default: memcpy(dst, &v, 8); break;
+    }
 }
 
 cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *dec, const cutec_gemm_problem *p, const void *A,
-                                   const void *B, void *C, void *stream) {
-  const cutec_kdesc *d = &dec->pack->entries[dec->entry].desc;
-  void *args[CUTEC_KD_MAX_ARGS];
-  cutec_kd_values vals;
-  cutec_gemm_kd_values(d, p, &vals);
-  /* tensor maps depend on the pointers and sizes: rebuilt only when they change */
-  long long key[6] = {p->m, p->n, p->k, p->lda, p->ldb, p->ldc};
-  int same_sizes = memcmp(key, dec->map_key, sizeof key) == 0;
-  for (int a = 0; a < d->nargs; a++) {
-    const cutec_kd_arg *arg = &d->args[a];
-    args[a] = &dec->argv[a];
-    if (arg->kind == CUTEC_KD_SCALAR) {
-      if (cutec_kd_role_value(arg->role) == CUTEC_KD_VALUE_INT)
-        store_int(cutec_dtype_info_of(arg->dtype), &dec->argv[a], vals.v[a]);
-      else
-        store_float(arg->dtype, &dec->argv[a], arg->role == CUTEC_ROLE_ALPHA ? (double)p->alpha : (double)p->beta);
-    } else if (arg->kind == CUTEC_KD_TENSOR) {
-      const void *ptr = arg->role == CUTEC_ROLE_A ? A : arg->role == CUTEC_ROLE_B ? B : C;
-      dec->argv[a] = (unsigned long long)(uintptr_t)ptr;
+                                   const void *B, void *C, void *stream)
+{
+    const cutec_kdesc *d = &dec->pack->entries[dec->entry].desc;
+    void *args[CUTEC_KD_MAX_ARGS];
+    cutec_kd_values vals;
+    cutec_gemm_kd_values(d, p, &vals);
+    /* tensor maps depend on the pointers and sizes: rebuilt only when they change */
+    long long key[6] = {p->m, p->n, p->k, p->lda, p->ldb, p->ldc};
+    int same_sizes = memcmp(key, dec->map_key, sizeof key) == 0;
+    for (int a = 0; a < d->nargs; a++) {
+        const cutec_kd_arg *arg = &d->args[a];
+        args[a] = &dec->argv[a];
+        if (arg->kind == CUTEC_KD_SCALAR) {
+            if (cutec_kd_role_value(arg->role) == CUTEC_KD_VALUE_INT)
+                store_int(cutec_dtype_info_of(arg->dtype), &dec->argv[a], vals.v[a]);
+            else
+                store_float(arg->dtype, &dec->argv[a],
+                            arg->role == CUTEC_ROLE_ALPHA ? (double)p->alpha : (double)p->beta);
+        } else if (arg->kind == CUTEC_KD_TENSOR) {
+            const void *ptr = arg->role == CUTEC_ROLE_A ? A : arg->role == CUTEC_ROLE_B ? B : C;
+            dec->argv[a] = (unsigned long long)(uintptr_t)ptr;
+        }
     }
-  }
-  for (int a = 0; a < d->nargs; a++) {
-    const cutec_kd_arg *arg = &d->args[a];
-    if (arg->kind != CUTEC_KD_TMA)
-      continue;
-    unsigned long long ptr = dec->argv[arg->tensor];
-    args[a] = &dec->tma[a];
-    if (same_sizes && dec->tma_ptr[a] == ptr)
-      continue;
-    cutec_status s = cutec_rt_kdesc_tensor_map(rt, d, a, &vals, ptr, &dec->tma[a]);
-    if (s != CUTEC_OK) {
-      dec->map_key[0] = -1; /* rebuild them all next time */
-      return s;
+    for (int a = 0; a < d->nargs; a++) {
+        const cutec_kd_arg *arg = &d->args[a];
+        if (arg->kind != CUTEC_KD_TMA) continue;
+        unsigned long long ptr = dec->argv[arg->tensor];
+        args[a] = &dec->tma[a];
+        if (same_sizes && dec->tma_ptr[a] == ptr) continue;
+        cutec_status s = cutec_rt_kdesc_tensor_map(rt, d, a, &vals, ptr, &dec->tma[a]);
+        if (s != CUTEC_OK) {
+            dec->map_key[0] = -1; /* rebuild them all next time */
+            return s;
+        }
+        dec->tma_ptr[a] = ptr;
     }
-    dec->tma_ptr[a] = ptr;
-  }
-  memcpy(dec->map_key, key, sizeof key);
-  /* A persistent kernel's resident() grid is capped by the blocks the
+    memcpy(dec->map_key, key, sizeof key);
+    /* A persistent kernel's resident() grid is capped by the blocks the
    * device holds at once, once its kernel is loaded: on the H100 only 30
    * clusters of 4 fit at once, not 132 / 4 (docs/performance.md). */
-  if (!dec->grid_resident) {
-    cutec_launch_plan plan;
-    if (cutec_rt_kdesc_plan(rt, dec->kernel, d, &vals, NULL, &plan) == CUTEC_OK)
-      dec->launch = plan;
-    dec->grid_resident = 1;
-  }
-  return cutec_rt_kdesc_launch(dec->kernel, d, &dec->launch, stream, args);
+    if (!dec->grid_resident) {
+        cutec_launch_plan plan;
+        if (cutec_rt_kdesc_plan(rt, dec->kernel, d, &vals, NULL, &plan) == CUTEC_OK) dec->launch = plan;
+        dec->grid_resident = 1;
+    }
+    return cutec_rt_kdesc_launch(dec->kernel, d, &dec->launch, stream, args);
 }

@@ -15,79 +15,78 @@
 #include "cutec/cluster.h"
 #include "cutec/tensor_map.h"
 
-#define CUTEC_GEMM_MAX_PACKS 16
+#define CUTEC_GEMM_MAX_PACKS    16
 #define CUTEC_DEFAULT_WORKSPACE (32u << 20)
-#define CUTEC_KEY_MAX 512
+#define CUTEC_KEY_MAX           512
 
 /* A problem class: everything that decides which candidate may run and how
  * fast it is.  Zero-initialised before filling, so it can be hashed as bytes. */
 typedef struct gemm_class {
-  long long m, n, k, lda, ldb, ldc;
-  int a_type, b_type, c_type;
-  int a_layout, b_layout, c_layout;
-  int alpha_one, beta_zero; /* alpha == 1, beta == 0 */
-  int epilogue;
-  int align[3];             /* of A, B and C: the largest power of two dividing the pointer, <= 16 */
+    long long m, n, k, lda, ldb, ldc;
+    int a_type, b_type, c_type;
+    int a_layout, b_layout, c_layout;
+    int alpha_one, beta_zero; /* alpha == 1, beta == 0 */
+    int epilogue;
+    int align[3]; /* of A, B and C: the largest power of two dividing the pointer, <= 16 */
 } gemm_class;
 
 typedef enum { DECISION_DSL = 1, DECISION_CUBLAS = 2 } decision_kind;
 
 typedef struct gemm_decision {
-  uint64_t hash;
-  gemm_class cls;
-  decision_kind kind;
-  cutec_pack *pack;         /* DSL */
-  int entry;
-  cutec_kernel *kernel;
-  cutec_launch_plan launch; /* grid, block, cluster, shared memory (gemm_bind.c) */
-  int grid_resident;        /* the grid capped by the device's resident blocks (a resident() rule), once */
-  cublasLtMatmulAlgo_t algo; /* cuBLASLt */
-  cutec_lt_plan plan;
-  int has_plan;
-  double ms;
-  char name[192];
-  /* the kernel's arguments (gemm_bind.c): scalars' and pointers' bytes, and
+    uint64_t hash;
+    gemm_class cls;
+    decision_kind kind;
+    cutec_pack *pack; /* DSL */
+    int entry;
+    cutec_kernel *kernel;
+    cutec_launch_plan launch;  /* grid, block, cluster, shared memory (gemm_bind.c) */
+    int grid_resident;         /* the grid capped by the device's resident blocks (a resident() rule), once */
+    cublasLtMatmulAlgo_t algo; /* cuBLASLt */
+    cutec_lt_plan plan;
+    int has_plan;
+    double ms;
+    char name[192];
+    /* the kernel's arguments (gemm_bind.c): scalars' and pointers' bytes, and
    * the tensor maps, per argument index, kept while the pointers (tma_ptr)
    * and sizes (map_key: m, n, k, lda, ldb, ldc) stay the same */
-  unsigned long long argv[CUTEC_KD_MAX_ARGS];
-  cutec_tensor_map tma[CUTEC_KD_MAX_ARGS];
-  unsigned long long tma_ptr[CUTEC_KD_MAX_ARGS];
-  long long map_key[6];
+    unsigned long long argv[CUTEC_KD_MAX_ARGS];
+    cutec_tensor_map tma[CUTEC_KD_MAX_ARGS];
+    unsigned long long tma_ptr[CUTEC_KD_MAX_ARGS];
+    long long map_key[6];
 } gemm_decision;
 
 struct cutec_gemm_handle {
-  cutec_rt_layer layer;     /* first: the runtime tells it of pack unloads and of its destruction */
-  cutec_runtime *rt;        /* NULL once the runtime was destroyed (the handle is detached) */
-  cutec_pack *packs[CUTEC_GEMM_MAX_PACKS];
-  int npacks;
-  /* options (gemm.c's table) */
-  int runs, warmup, cublas_algos, disk_cache, flush_l2, finalists;
-  char cache_dir[1024];     /* "" : the default */
-  char cache_dir_buf[1024]; /* what cutec_gemm_cache_dir returns */
-  CUdeviceptr workspace;
-  size_t workspace_bytes;
-  int workspace_owned;
-  cutec_cublaslt lt;
-  int lt_tried, lt_ok;
-  char lt_why[256];
-  cutec_progress_fn progress;
-  void *progress_user;
-  gemm_decision **table;    /* open addressing, power-of-two capacity */
-  size_t cap, used;
-  char env_key[CUTEC_KEY_MAX];
-  int env_ready;
-  int facts_read;           /* the two device facts below were asked for */
-  int smem_optin;           /* device's opt-in shared memory per block; 0 unknown */
-  int cc_major;             /* device's compute capability major; 0 unknown */
+    cutec_rt_layer layer; /* first: the runtime tells it of pack unloads and of its destruction */
+    cutec_runtime *rt;    /* NULL once the runtime was destroyed (the handle is detached) */
+    cutec_pack *packs[CUTEC_GEMM_MAX_PACKS];
+    int npacks;
+    /* options (gemm.c's table) */
+    int runs, warmup, cublas_algos, disk_cache, flush_l2, finalists;
+    char cache_dir[1024];     /* "" : the default */
+    char cache_dir_buf[1024]; /* what cutec_gemm_cache_dir returns */
+    CUdeviceptr workspace;
+    size_t workspace_bytes;
+    int workspace_owned;
+    cutec_cublaslt lt;
+    int lt_tried, lt_ok;
+    char lt_why[256];
+    cutec_progress_fn progress;
+    void *progress_user;
+    gemm_decision **table; /* open addressing, power-of-two capacity */
+    size_t cap, used;
+    char env_key[CUTEC_KEY_MAX];
+    int env_ready;
+    int facts_read; /* the two device facts below were asked for */
+    int smem_optin; /* device's opt-in shared memory per block; 0 unknown */
+    int cc_major;   /* device's compute capability major; 0 unknown */
 };
 
 /* gemm.c */
 /* Checks p (through its struct_size) and the pointers and fills *out with
  * the normalised problem (every field this library knows; packed leading
  * dimensions filled in) and *cls with its class. */
-cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *p,
-                              const void *A, const void *B, const void *C,
-                              cutec_gemm_problem *out, gemm_class *cls);
+cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *p, const void *A,
+                              const void *B, const void *C, cutec_gemm_problem *out, gemm_class *cls);
 uint64_t cutec_gemm_class_hash(const gemm_class *c);
 void cutec_gemm_class_key(const gemm_class *c, char *buf, size_t len);
 gemm_decision *cutec_gemm_table_find(cutec_gemm_handle *g, const gemm_class *c, uint64_t h);
@@ -99,11 +98,10 @@ int cutec_gemm_lt(cutec_gemm_handle *g);
 /* Reads the device facts candidates' fit depends on, once. */
 void cutec_gemm_device_facts(cutec_gemm_handle *g);
 /* Runs a decision once (no checks). */
-cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, const cutec_gemm_problem *p,
-                                     const void *A, const void *B, void *C, void *stream);
+cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, const cutec_gemm_problem *p, const void *A,
+                                     const void *B, void *C, void *stream);
 /* Bytes of a matrix of r x c elements of type t stored with layout l and ld. */
-size_t cutec_gemm_matrix_bytes(cutec_dtype t, cutec_layout l, long long r, long long c,
-                               long long ld);
+size_t cutec_gemm_matrix_bytes(cutec_dtype t, cutec_layout l, long long r, long long c, long long ld);
 size_t cutec_dtype_size(cutec_dtype t);
 const char *cutec_dtype_name(cutec_dtype t);
 
@@ -111,12 +109,11 @@ const char *cutec_dtype_name(cutec_dtype t);
 /* Why DSL entry i of pack cannot compute p (written to why and returned;
  * NULL when it can); fills the decision's launch fields when it can and
  * d != NULL. */
-const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i,
-                                 const cutec_gemm_problem *p, const gemm_class *cls,
-                                 gemm_decision *d, char *why, size_t len);
+const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
+                                 const gemm_class *cls, gemm_decision *d, char *why, size_t len);
 /* Launches a DSL decision: arguments by role, tensor maps, grid. */
-cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *d, const cutec_gemm_problem *p,
-                                   const void *A, const void *B, void *C, void *stream);
+cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *d, const cutec_gemm_problem *p, const void *A,
+                                   const void *B, void *C, void *stream);
 /* The values of d's integer arguments for problem p. */
 void cutec_gemm_kd_values(const cutec_kdesc *d, const cutec_gemm_problem *p, cutec_kd_values *vals);
 /* The largest power of two dividing ptr, at most 16. */
@@ -124,8 +121,8 @@ int cutec_gemm_ptr_align(const void *ptr);
 
 /* tune.c */
 cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
-                                   const void *A, const void *B, void *stream,
-                                   cutec_tune_report **report, gemm_decision **out);
+                                   const void *A, const void *B, void *stream, cutec_tune_report **report,
+                                   gemm_decision **out);
 
 /* gemm_cache.c: the decisions on disk (through cache.h) */
 /* The directory in use (resolving the default). */

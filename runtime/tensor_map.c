@@ -17,61 +17,60 @@ enum { TMAP_L2_128B = 2, TMAP_L2_256B = 3 };
 
 cutec_status cutec_rt_tensor_map(cutec_runtime *rt, cutec_tensor_map *map, cutec_ct elem, unsigned long long addr,
                                  int rank, const uint64_t *dims, const uint64_t *strides_bytes, const uint32_t *box,
-                                 int swizzle_bytes) {
-  const cutec_dtype_info *t = cutec_dtype_info_of(elem);
-  if (t == NULL || t->tmap < 0)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "tensor map: TMA cannot move elements of type %s",
-                         cutec_dtype_str(elem));
-  uint64_t esize = (uint64_t)t->bytes;
-  int sw = swizzle_bytes == 0 ? 0 : swizzle_bytes == 32 ? 1 : swizzle_bytes == 64 ? 2 : swizzle_bytes == 128 ? 3 : -1;
-  int bad = sw < 0 || rank < 1 || rank > 5 || addr % 16 || box[0] * esize % 16 ||
-            (swizzle_bytes && box[0] * esize > (uint64_t)swizzle_bytes);
-  for (int i = 0; i < rank && !bad; i++)
-    bad = dims[i] == 0 || dims[i] > (1ull << 32) || box[i] == 0 || box[i] > 256 ||
-          (i > 0 && (strides_bytes[i - 1] % 16 || strides_bytes[i - 1] >= (1ull << 40)));
-  if (bad)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
-                         "tensor map: invalid map (address %#llx, dims %llu x %llu, stride %llu bytes, box %u x %u, "
-                         "swizzle %d): addresses and strides must be 16-byte aligned, boxes 1..256 with 16-byte rows "
-                         "no wider than the swizzle",
-                         addr, (unsigned long long)dims[0], rank > 1 ? (unsigned long long)dims[1] : 1ull,
-                         rank > 1 ? (unsigned long long)strides_bytes[0] : 0ull, box[0], rank > 1 ? box[1] : 1u,
-                         swizzle_bytes);
-  cutec_status st = cutec_rt_enter(rt);
-  if (st != CUTEC_OK)
-    return st;
-  encode_tiled_fn encode = (encode_tiled_fn)(uintptr_t)dlsym(rt->drv.lib, "cuTensorMapEncodeTiled");
-  if (encode == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_DRIVER, "the CUDA driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12 or newer)");
-  uint32_t estr[5] = {1, 1, 1, 1, 1};
-  /* L2 promotion: 256-byte where every row starts on a 128-byte line, else
+                                 int swizzle_bytes)
+{
+    const cutec_dtype_info *t = cutec_dtype_info_of(elem);
+    if (t == NULL || t->tmap < 0)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "tensor map: TMA cannot move elements of type %s",
+                             cutec_dtype_str(elem));
+    uint64_t esize = (uint64_t)t->bytes;
+    int sw = swizzle_bytes == 0 ? 0 : swizzle_bytes == 32 ? 1 : swizzle_bytes == 64 ? 2 : swizzle_bytes == 128 ? 3 : -1;
+    int bad = sw < 0 || rank < 1 || rank > 5 || addr % 16 || box[0] * esize % 16 ||
+              (swizzle_bytes && box[0] * esize > (uint64_t)swizzle_bytes);
+    for (int i = 0; i < rank && !bad; i++)
+        bad = dims[i] == 0 || dims[i] > (1ull << 32) || box[i] == 0 || box[i] > 256 ||
+              (i > 0 && (strides_bytes[i - 1] % 16 || strides_bytes[i - 1] >= (1ull << 40)));
+    if (bad)
+        return cutec_rt_fail(
+            rt, CUTEC_ERR_INVALID_ARGUMENT,
+            "tensor map: invalid map (address %#llx, dims %llu x %llu, stride %llu bytes, box %u x %u, "
+            "swizzle %d): addresses and strides must be 16-byte aligned, boxes 1..256 with 16-byte rows "
+            "no wider than the swizzle",
+            addr, (unsigned long long)dims[0], rank > 1 ? (unsigned long long)dims[1] : 1ull,
+            rank > 1 ? (unsigned long long)strides_bytes[0] : 0ull, box[0], rank > 1 ? box[1] : 1u, swizzle_bytes);
+    cutec_status st = cutec_rt_enter(rt);
+    if (st != CUTEC_OK) return st;
+    encode_tiled_fn encode = (encode_tiled_fn)(uintptr_t)dlsym(rt->drv.lib, "cuTensorMapEncodeTiled");
+    if (encode == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_DRIVER,
+                             "the CUDA driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12 or newer)");
+    uint32_t estr[5] = {1, 1, 1, 1, 1};
+    /* L2 promotion: 256-byte where every row starts on a 128-byte line, else
    * 128-byte.  With rows that straddle lines (K = 3000: 6000-byte rows)
    * 256-byte promotion cost the sm90 GEMM 10% at 3000^3 on the H100
    * (545 -> 604 TFLOP/s with 128-byte; none and 64-byte measured like
    * 128-byte), while on aligned shapes the two measured alike
    * (docs/performance.md). */
-  int l2 = addr % 128 == 0 && (rank < 2 || strides_bytes[0] % 128 == 0) ? TMAP_L2_256B : TMAP_L2_128B;
-  int r = encode(map->bytes, t->tmap, (unsigned)rank, (void *)(uintptr_t)addr, dims, strides_bytes, box, estr, 0, sw,
-                 l2, 0);
-  if (r != 0)
-    return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuTensorMapEncodeTiled");
-  return CUTEC_OK;
+    int l2 = addr % 128 == 0 && (rank < 2 || strides_bytes[0] % 128 == 0) ? TMAP_L2_256B : TMAP_L2_128B;
+    int r = encode(map->bytes, t->tmap, (unsigned)rank, (void *)(uintptr_t)addr, dims, strides_bytes, box, estr, 0, sw,
+                   l2, 0);
+    if (r != 0) return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuTensorMapEncodeTiled");
+    return CUTEC_OK;
 }
 
-cutec_status cutec_tensor_map_2d(cutec_runtime *rt, cutec_tensor_map *map, const char *elem,
-                                 unsigned long long addr, uint64_t dim0, uint64_t dim1,
-                                 uint64_t stride1_bytes, uint32_t box0, uint32_t box1,
-                                 int swizzle_bytes) {
-  if (rt == NULL)
-    return CUTEC_ERR_INVALID_ARGUMENT;
-  if (map == NULL || elem == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_tensor_map_2d: NULL map or element type");
-  cutec_ct t = cutec_dtype_from_name(elem, strlen(elem));
-  const cutec_dtype_info *info = cutec_dtype_info_of(t);
-  if (info == NULL || !info->is_float || info->tmap < 0 || info->bytes > 4)
-    return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
-                         "cutec_tensor_map_2d: element type '%s' is not bf16, f16, f32, e4m3 or e5m2", elem);
-  uint64_t dims[2] = {dim0, dim1}, strides[1] = {stride1_bytes};
-  uint32_t box[2] = {box0, box1};
-  return cutec_rt_tensor_map(rt, map, t, addr, 2, dims, strides, box, swizzle_bytes);
+cutec_status cutec_tensor_map_2d(cutec_runtime *rt, cutec_tensor_map *map, const char *elem, unsigned long long addr,
+                                 uint64_t dim0, uint64_t dim1, uint64_t stride1_bytes, uint32_t box0, uint32_t box1,
+                                 int swizzle_bytes)
+{
+    if (rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    if (map == NULL || elem == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_tensor_map_2d: NULL map or element type");
+    cutec_ct t = cutec_dtype_from_name(elem, strlen(elem));
+    const cutec_dtype_info *info = cutec_dtype_info_of(t);
+    if (info == NULL || !info->is_float || info->tmap < 0 || info->bytes > 4)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "cutec_tensor_map_2d: element type '%s' is not bf16, f16, f32, e4m3 or e5m2", elem);
+    uint64_t dims[2] = {dim0, dim1}, strides[1] = {stride1_bytes};
+    uint32_t box[2] = {box0, box1};
+    return cutec_rt_tensor_map(rt, map, t, addr, 2, dims, strides, box, swizzle_bytes);
 }

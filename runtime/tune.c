@@ -21,146 +21,150 @@
 
 /* One tuning in progress. */
 typedef struct tuning {
-  cutec_runtime *rt;
-  cutec_gemm_handle *g;
-  const cutec_gemm_problem *p;
-  const gemm_class *cls;
-  double t0;
-  candidate *cands; /* pack kernels first (ndsl), then cuBLASLt algorithms */
-  int n, ndsl, cap;
-  char pruned[300]; /* why the first pack kernel was skipped, for the error */
-  int lt;           /* cuBLASLt usable */
-  cutec_lt_plan ref_plan;
-  int have_plan, nalgo;
-  cublasLtMatmulHeuristicResult_t *heur;
-  char ltwhy[256];
-  harness h;
-  int step, total;  /* progress */
+    cutec_runtime *rt;
+    cutec_gemm_handle *g;
+    const cutec_gemm_problem *p;
+    const gemm_class *cls;
+    double t0;
+    candidate *cands; /* pack kernels first (ndsl), then cuBLASLt algorithms */
+    int n, ndsl, cap;
+    char pruned[300]; /* why the first pack kernel was skipped, for the error */
+    int lt;           /* cuBLASLt usable */
+    cutec_lt_plan ref_plan;
+    int have_plan, nalgo;
+    cublasLtMatmulHeuristicResult_t *heur;
+    char ltwhy[256];
+    harness h;
+    int step, total; /* progress */
 } tuning;
 
-static void progress(tuning *t, const char *name) {
-  cutec_gemm_handle *g = t->g;
-  t->step++;
-  if (g->progress != NULL)
-    g->progress(g->progress_user, t->step, t->total, name);
+static void progress(tuning *t, const char *name)
+{
+    cutec_gemm_handle *g = t->g;
+    t->step++;
+    if (g->progress != NULL) g->progress(g->progress_user, t->step, t->total, name);
 }
 
 /* Step 1: the pack kernels that can serve the problem; the others are
  * skipped with the reason at the info level. */
-static void pack_candidates(tuning *t) {
-  cutec_runtime *rt = t->rt;
-  cutec_gemm_handle *g = t->g;
-  char why[300];
-  int quarantined = 0;
-  char *quarantine = cutec_gemm_quarantine_load(g);
-  for (int pi = 0; pi < g->npacks; pi++)
-    for (int i = 0; i < g->packs[pi]->count; i++) {
-      const char *unfit = cutec_gemm_dsl_unfit(g, g->packs[pi], i, t->p, t->cls, &t->cands[t->ndsl].d, why, sizeof why);
-      if (unfit == NULL && cutec_gemm_quarantined(quarantine, &t->cands[t->ndsl].d)) {
-        quarantined++; /* faulted in an earlier tuning: its slot is reused */
-      } else if (unfit == NULL) {
-        t->ndsl++;
-      } else {
-        char name[192];
-        cutec_pack_entry_describe(g->packs[pi], i, name, sizeof name);
-        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: skipping %s: %s", name, unfit);
-        if (t->pruned[0] == '\0' && strncmp(unfit, "not a GEMM", 10) != 0)
-          snprintf(t->pruned, sizeof t->pruned, "%s", unfit);
-      }
-    }
-  free(quarantine);
-  if (quarantined > 0)
-    cutec_rt_log(rt, CUTEC_LOG_WARNING,
-                 "tuning: skipping %d pack kernel%s that faulted in an earlier tuning (listed in %s/quarantine.txt)",
-                 quarantined, quarantined == 1 ? "" : "s", cutec_gemm_cache_dir_of(g));
-  t->n = t->ndsl;
+static void pack_candidates(tuning *t)
+{
+    cutec_runtime *rt = t->rt;
+    cutec_gemm_handle *g = t->g;
+    char why[300];
+    int quarantined = 0;
+    char *quarantine = cutec_gemm_quarantine_load(g);
+    for (int pi = 0; pi < g->npacks; pi++)
+        for (int i = 0; i < g->packs[pi]->count; i++) {
+            const char *unfit =
+                cutec_gemm_dsl_unfit(g, g->packs[pi], i, t->p, t->cls, &t->cands[t->ndsl].d, why, sizeof why);
+            if (unfit == NULL && cutec_gemm_quarantined(quarantine, &t->cands[t->ndsl].d)) {
+                quarantined++; /* faulted in an earlier tuning: its slot is reused */
+            } else if (unfit == NULL) {
+                t->ndsl++;
+            } else {
+                char name[192];
+                cutec_pack_entry_describe(g->packs[pi], i, name, sizeof name);
+                cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: skipping %s: %s", name, unfit);
+                if (t->pruned[0] == '\0' && strncmp(unfit, "not a GEMM", 10) != 0)
+                    snprintf(t->pruned, sizeof t->pruned, "%s", unfit);
+            }
+        }
+    free(quarantine);
+    if (quarantined > 0)
+        cutec_rt_log(
+            rt, CUTEC_LOG_WARNING,
+            "tuning: skipping %d pack kernel%s that faulted in an earlier tuning (listed in %s/quarantine.txt)",
+            quarantined, quarantined == 1 ? "" : "s", cutec_gemm_cache_dir_of(g));
+    t->n = t->ndsl;
 }
 
 /* Step 2: cuBLASLt's plan for the problem and its heuristic's first
  * algorithms, each a candidate (the workspace allocated on first use). */
-static cutec_status cublas_candidates(tuning *t) {
-  cutec_runtime *rt = t->rt;
-  cutec_gemm_handle *g = t->g;
-  t->lt = cutec_gemm_lt(g);
-  if (t->lt && g->workspace == 0) {
-    CUresult r = rt->drv.mem_alloc(&g->workspace, CUTEC_DEFAULT_WORKSPACE);
-    if (r != CUDA_SUCCESS) {
-      g->workspace = 0;
-      return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemAlloc_v2(%u bytes of cuBLASLt workspace)",
-                                  CUTEC_DEFAULT_WORKSPACE);
+static cutec_status cublas_candidates(tuning *t)
+{
+    cutec_runtime *rt = t->rt;
+    cutec_gemm_handle *g = t->g;
+    t->lt = cutec_gemm_lt(g);
+    if (t->lt && g->workspace == 0) {
+        CUresult r = rt->drv.mem_alloc(&g->workspace, CUTEC_DEFAULT_WORKSPACE);
+        if (r != CUDA_SUCCESS) {
+            g->workspace = 0;
+            return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemAlloc_v2(%u bytes of cuBLASLt workspace)",
+                                        CUTEC_DEFAULT_WORKSPACE);
+        }
+        g->workspace_bytes = CUTEC_DEFAULT_WORKSPACE;
+        g->workspace_owned = 1;
     }
-    g->workspace_bytes = CUTEC_DEFAULT_WORKSPACE;
-    g->workspace_owned = 1;
-  }
-  if (t->lt && cutec_lt_plan_create(&g->lt, t->p, &t->ref_plan, t->ltwhy, sizeof t->ltwhy)) {
-    t->have_plan = 1;
-    int want = g->cublas_algos > 0 ? g->cublas_algos : 1;
-    t->heur = calloc((size_t)want, sizeof *t->heur);
-    if (t->heur != NULL)
-      t->nalgo = cutec_lt_heuristics(&g->lt, &t->ref_plan, g->workspace_bytes, t->heur, want, t->ltwhy,
-                                     sizeof t->ltwhy);
-    for (int a = 0; a < t->nalgo && a < g->cublas_algos; a++) {
-      candidate *c = &t->cands[t->n++];
-      c->d.kind = DECISION_CUBLAS;
-      c->d.cls = *t->cls;
-      c->d.algo = t->heur[a].algo;
-      c->algo_rank = a;
-      snprintf(c->d.name, sizeof c->d.name, "cublasLt algo #%d", a);
-      char what[160];
-      cutec_lt_algo_describe(&g->lt, &c->d.algo, what, sizeof what);
-      cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: %s is %s (cublasLt.h's values)", c->d.name, what);
+    if (t->lt && cutec_lt_plan_create(&g->lt, t->p, &t->ref_plan, t->ltwhy, sizeof t->ltwhy)) {
+        t->have_plan = 1;
+        int want = g->cublas_algos > 0 ? g->cublas_algos : 1;
+        t->heur = calloc((size_t)want, sizeof *t->heur);
+        if (t->heur != NULL)
+            t->nalgo =
+                cutec_lt_heuristics(&g->lt, &t->ref_plan, g->workspace_bytes, t->heur, want, t->ltwhy, sizeof t->ltwhy);
+        for (int a = 0; a < t->nalgo && a < g->cublas_algos; a++) {
+            candidate *c = &t->cands[t->n++];
+            c->d.kind = DECISION_CUBLAS;
+            c->d.cls = *t->cls;
+            c->d.algo = t->heur[a].algo;
+            c->algo_rank = a;
+            snprintf(c->d.name, sizeof c->d.name, "cublasLt algo #%d", a);
+            char what[160];
+            cutec_lt_algo_describe(&g->lt, &c->d.algo, what, sizeof what);
+            cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: %s is %s (cublasLt.h's values)", c->d.name, what);
+        }
     }
-  }
-  if (!t->lt)
-    snprintf(t->ltwhy, sizeof t->ltwhy, "%s", g->lt_why);
-  return CUTEC_OK;
+    if (!t->lt) snprintf(t->ltwhy, sizeof t->ltwhy, "%s", g->lt_why);
+    return CUTEC_OK;
 }
 
 /* The error when there is no candidate at all. */
-static cutec_status no_candidate(tuning *t) {
-  char key[CUTEC_KEY_MAX];
-  cutec_gemm_class_key(t->cls, key, sizeof key);
-  return cutec_rt_fail(t->rt, t->lt || t->ndsl > 0 ? CUTEC_ERR_UNSUPPORTED : CUTEC_ERR_NO_CUBLAS,
-                       "no candidate for %s: pack kernels: %s; cuBLASLt: %s", key,
-                       t->g->npacks == 0 ? "no pack in use (cutec_gemm_use_pack)"
-                       : t->pruned[0]    ? t->pruned
-                                         : "none is a GEMM kernel",
-                       t->ltwhy[0] ? t->ltwhy : "no algorithm");
+static cutec_status no_candidate(tuning *t)
+{
+    char key[CUTEC_KEY_MAX];
+    cutec_gemm_class_key(t->cls, key, sizeof key);
+    return cutec_rt_fail(t->rt, t->lt || t->ndsl > 0 ? CUTEC_ERR_UNSUPPORTED : CUTEC_ERR_NO_CUBLAS,
+                         "no candidate for %s: pack kernels: %s; cuBLASLt: %s", key,
+                         t->g->npacks == 0 ? "no pack in use (cutec_gemm_use_pack)"
+                         : t->pruned[0]    ? t->pruned
+                                           : "none is a GEMM kernel",
+                         t->ltwhy[0] ? t->ltwhy : "no algorithm");
 }
 
 /* Step 3: the reference the candidates are judged against: cuBLASLt's
  * first algorithm, itself checked against the float64 samples (else the
  * samples alone). */
-static cutec_status reference(tuning *t) {
-  cutec_runtime *rt = t->rt;
-  harness *h = &t->h;
-  cutec_status s = CUTEC_OK;
-  if (t->nalgo > 0) {
-    candidate ref = {.d = {.kind = DECISION_CUBLAS, .algo = t->heur[0].algo, .plan = t->ref_plan, .has_plan = 1}};
-    snprintf(ref.d.name, sizeof ref.d.name, "cublasLt reference");
-    s = tune_run_once(h, &ref);
-    char why[160] = "";
-    if (s == CUTEC_OK && (h->ha == NULL || tune_compare_samples(h, h->host_c, why, sizeof why) == 0)) {
-      h->ref = h->host_c;
-      h->host_c = malloc(h->c_bytes);
-      h->have_ref = h->host_c != NULL;
-      if (h->host_c == NULL)
-        s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
-    } else if (s == CUTEC_OK) {
-      cutec_rt_log(rt, CUTEC_LOG_WARNING,
-                   "tuning: cuBLASLt's result disagrees with float64 samples (%s); checking "
-                   "against the samples instead",
-                   why);
-    } else if (s != CUTEC_ERR_KERNEL_FAULT) {
-      cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: the cuBLASLt reference failed: %s", cutec_runtime_message(rt));
-      s = CUTEC_OK;
+static cutec_status reference(tuning *t)
+{
+    cutec_runtime *rt = t->rt;
+    harness *h = &t->h;
+    cutec_status s = CUTEC_OK;
+    if (t->nalgo > 0) {
+        candidate ref = {.d = {.kind = DECISION_CUBLAS, .algo = t->heur[0].algo, .plan = t->ref_plan, .has_plan = 1}};
+        snprintf(ref.d.name, sizeof ref.d.name, "cublasLt reference");
+        s = tune_run_once(h, &ref);
+        char why[160] = "";
+        if (s == CUTEC_OK && (h->ha == NULL || tune_compare_samples(h, h->host_c, why, sizeof why) == 0)) {
+            h->ref = h->host_c;
+            h->host_c = malloc(h->c_bytes);
+            h->have_ref = h->host_c != NULL;
+            if (h->host_c == NULL) s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+        } else if (s == CUTEC_OK) {
+            cutec_rt_log(rt, CUTEC_LOG_WARNING,
+                         "tuning: cuBLASLt's result disagrees with float64 samples (%s); checking "
+                         "against the samples instead",
+                         why);
+        } else if (s != CUTEC_ERR_KERNEL_FAULT) {
+            cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: the cuBLASLt reference failed: %s", cutec_runtime_message(rt));
+            s = CUTEC_OK;
+        }
     }
-  }
-  if (s == CUTEC_OK && !h->have_ref && h->ha == NULL)
-    s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY,
-                      "tuning: no reference to check candidates against (cuBLASLt unavailable "
-                      "and no host memory for A and B)");
-  return s;
+    if (s == CUTEC_OK && !h->have_ref && h->ha == NULL)
+        s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY,
+                          "tuning: no reference to check candidates against (cuBLASLt unavailable "
+                          "and no host memory for A and B)");
+    return s;
 }
 
 /* Step 4: every candidate loaded and checked, or (with many pack
@@ -170,63 +174,59 @@ static cutec_status reference(tuning *t) {
  * runs: checking 8 points instead of 160 is most of the saving.  A point
  * far behind in 5 runs does not win in 25; one that is not checked cannot
  * win. */
-static cutec_status check_all(tuning *t, candidate **timed) {
-  cutec_runtime *rt = t->rt;
-  cutec_gemm_handle *g = t->g;
-  int screen = g->finalists > 0 && t->ndsl > g->finalists && g->runs > 5;
-  t->total = t->n + (screen ? 1 + g->finalists : 0) + 1;
-  cutec_status s = CUTEC_OK;
-  for (int i = 0; i < t->n && s == CUTEC_OK; i++) {
-    candidate *c = &t->cands[i];
-    c->screened = screen && c->d.kind != DECISION_CUBLAS;
-    s = tune_fault_quarantine(g, c->screened ? tune_load_candidate(c) : tune_check_candidate(&t->h, c), c);
-    if (s == CUTEC_OK && isinf(c->ms))
-      cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: candidate %s scores +inf: %s", c->d.name, c->note);
-    progress(t, c->d.name);
-  }
-  if (!screen || s != CUTEC_OK)
-    return s;
-  int nt = 0;
-  for (int i = 0; i < t->ndsl; i++)
-    if (!isinf(t->cands[i].ms))
-      timed[nt++] = &t->cands[i];
-  s = tune_timing_rounds(&t->h, timed, nt, 1, 5, " (screening: 5 runs, not checked)");
-  progress(t, "screening rounds");
-  /* the pack candidates come first in cands: rank them, then check the
+static cutec_status check_all(tuning *t, candidate **timed)
+{
+    cutec_runtime *rt = t->rt;
+    cutec_gemm_handle *g = t->g;
+    int screen = g->finalists > 0 && t->ndsl > g->finalists && g->runs > 5;
+    t->total = t->n + (screen ? 1 + g->finalists : 0) + 1;
+    cutec_status s = CUTEC_OK;
+    for (int i = 0; i < t->n && s == CUTEC_OK; i++) {
+        candidate *c = &t->cands[i];
+        c->screened = screen && c->d.kind != DECISION_CUBLAS;
+        s = tune_fault_quarantine(g, c->screened ? tune_load_candidate(c) : tune_check_candidate(&t->h, c), c);
+        if (s == CUTEC_OK && isinf(c->ms))
+            cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: candidate %s scores +inf: %s", c->d.name, c->note);
+        progress(t, c->d.name);
+    }
+    if (!screen || s != CUTEC_OK) return s;
+    int nt = 0;
+    for (int i = 0; i < t->ndsl; i++)
+        if (!isinf(t->cands[i].ms)) timed[nt++] = &t->cands[i];
+    s = tune_timing_rounds(&t->h, timed, nt, 1, 5, " (screening: 5 runs, not checked)");
+    progress(t, "screening rounds");
+    /* the pack candidates come first in cands: rank them, then check the
    * best, which the timed rounds time in full */
-  if (s == CUTEC_OK)
-    qsort(t->cands, (size_t)t->ndsl, sizeof *t->cands, tune_cmp_candidate);
-  for (int i = 0; i < g->finalists && s == CUTEC_OK && !isinf(t->cands[i].ms); i++) {
-    candidate *c = &t->cands[i];
-    c->ms = 0;
-    c->screened = 0;
-    s = tune_fault_quarantine(g, tune_check_candidate(&t->h, c), c);
-    if (s == CUTEC_OK && isinf(c->ms))
-      cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: finalist %s scores +inf: %s", c->d.name, c->note);
-    progress(t, c->d.name);
-  }
-  for (int i = 0; i < t->ndsl; i++)
-    if (t->cands[i].screened && t->cands[i].note[0] == '\0')
-      snprintf(t->cands[i].note, sizeof t->cands[i].note, "screened (5 runs), not among the %d finalists",
-               g->finalists);
-  return s;
+    if (s == CUTEC_OK) qsort(t->cands, (size_t)t->ndsl, sizeof *t->cands, tune_cmp_candidate);
+    for (int i = 0; i < g->finalists && s == CUTEC_OK && !isinf(t->cands[i].ms); i++) {
+        candidate *c = &t->cands[i];
+        c->ms = 0;
+        c->screened = 0;
+        s = tune_fault_quarantine(g, tune_check_candidate(&t->h, c), c);
+        if (s == CUTEC_OK && isinf(c->ms))
+            cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: finalist %s scores +inf: %s", c->d.name, c->note);
+        progress(t, c->d.name);
+    }
+    for (int i = 0; i < t->ndsl; i++)
+        if (t->cands[i].screened && t->cands[i].note[0] == '\0')
+            snprintf(t->cands[i].note, sizeof t->cands[i].note, "screened (5 runs), not among the %d finalists",
+                     g->finalists);
+    return s;
 }
 
 /* Step 5: every checked candidate, pack kernels and cuBLASLt algorithms,
  * timed in the same rounds; then ranked. */
-static cutec_status common_rounds(tuning *t, candidate **timed) {
-  int nt = 0;
-  for (int i = 0; i < t->n; i++)
-    t->cands[i].round_ms = INFINITY;
-  for (int i = 0; i < t->n; i++)
-    if (!t->cands[i].screened && !isinf(t->cands[i].ms))
-      timed[nt++] = &t->cands[i];
-  cutec_status s = tune_timing_rounds(&t->h, timed, nt, t->g->warmup, t->g->runs, "");
-  progress(t, "timed rounds");
-  for (int j = 0; j < nt; j++)
-    timed[j]->round_ms = timed[j]->ms;
-  qsort(t->cands, (size_t)t->n, sizeof *t->cands, tune_cmp_candidate);
-  return s;
+static cutec_status common_rounds(tuning *t, candidate **timed)
+{
+    int nt = 0;
+    for (int i = 0; i < t->n; i++) t->cands[i].round_ms = INFINITY;
+    for (int i = 0; i < t->n; i++)
+        if (!t->cands[i].screened && !isinf(t->cands[i].ms)) timed[nt++] = &t->cands[i];
+    cutec_status s = tune_timing_rounds(&t->h, timed, nt, t->g->warmup, t->g->runs, "");
+    progress(t, "timed rounds");
+    for (int j = 0; j < nt; j++) timed[j]->round_ms = timed[j]->ms;
+    qsort(t->cands, (size_t)t->n, sizeof *t->cands, tune_cmp_candidate);
+    return s;
 }
 
 /* Step 6: the best pack kernel and the best cuBLASLt algorithm, the
@@ -236,179 +236,165 @@ static cutec_status common_rounds(tuning *t, candidate **timed) {
  * They go first, the faster one leading; the rest keep the order of the
  * rounds, whose times may be lower than the pair's (taken a moment
  * earlier), but never against a time of the same round. */
-static cutec_status head_to_head(tuning *t) {
-  candidate *cands = t->cands;
-  int n = t->n, bd = -1, bc = -1;
-  for (int i = 0; i < n && !isinf(cands[i].ms); i++) {
-    if (cands[i].d.kind == DECISION_CUBLAS && bc < 0)
-      bc = i;
-    else if (cands[i].d.kind != DECISION_CUBLAS && !cands[i].screened && bd < 0)
-      bd = i;
-  }
-  if (bd < 0 || bc < 0)
+static cutec_status head_to_head(tuning *t)
+{
+    candidate *cands = t->cands;
+    int n = t->n, bd = -1, bc = -1;
+    for (int i = 0; i < n && !isinf(cands[i].ms); i++) {
+        if (cands[i].d.kind == DECISION_CUBLAS && bc < 0)
+            bc = i;
+        else if (cands[i].d.kind != DECISION_CUBLAS && !cands[i].screened && bd < 0)
+            bd = i;
+    }
+    if (bd < 0 || bc < 0) return CUTEC_OK;
+    candidate *pair[2] = {&cands[bd], &cands[bc]};
+    int fault = -1;
+    cutec_status s = tune_time_candidates(&t->h, pair, 2, t->g->warmup, t->g->runs, &fault);
+    if (fault >= 0) s = tune_fault_quarantine(t->g, s, pair[fault]);
+    if (s != CUTEC_OK) return s;
+    cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: head to head, in alternation: %s %.4f ms, %s %.4f ms",
+                 cands[bd].d.name, cands[bd].ms, cands[bc].d.name, cands[bc].ms);
+    candidate x = cands[bd], y = cands[bc];
+    int lo = bd < bc ? bd : bc, hi = bd < bc ? bc : bd;
+    /* remove both (hi first), then put them in front */
+    memmove(&cands[hi], &cands[hi + 1], sizeof *cands * (size_t)(n - hi - 1));
+    memmove(&cands[lo], &cands[lo + 1], sizeof *cands * (size_t)(n - lo - 2));
+    memmove(&cands[2], &cands[0], sizeof *cands * (size_t)(n - 2));
+    int dsl_first = x.ms < y.ms; /* a tie goes to cuBLASLt, the reference */
+    cands[0] = dsl_first ? x : y;
+    cands[1] = dsl_first ? y : x;
     return CUTEC_OK;
-  candidate *pair[2] = {&cands[bd], &cands[bc]};
-  int fault = -1;
-  cutec_status s = tune_time_candidates(&t->h, pair, 2, t->g->warmup, t->g->runs, &fault);
-  if (fault >= 0)
-    s = tune_fault_quarantine(t->g, s, pair[fault]);
-  if (s != CUTEC_OK)
-    return s;
-  cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: head to head, in alternation: %s %.4f ms, %s %.4f ms",
-               cands[bd].d.name, cands[bd].ms, cands[bc].d.name, cands[bc].ms);
-  candidate x = cands[bd], y = cands[bc];
-  int lo = bd < bc ? bd : bc, hi = bd < bc ? bc : bd;
-  /* remove both (hi first), then put them in front */
-  memmove(&cands[hi], &cands[hi + 1], sizeof *cands * (size_t)(n - hi - 1));
-  memmove(&cands[lo], &cands[lo + 1], sizeof *cands * (size_t)(n - lo - 2));
-  memmove(&cands[2], &cands[0], sizeof *cands * (size_t)(n - 2));
-  int dsl_first = x.ms < y.ms; /* a tie goes to cuBLASLt, the reference */
-  cands[0] = dsl_first ? x : y;
-  cands[1] = dsl_first ? y : x;
-  return CUTEC_OK;
 }
 
 /* Step 7: the fastest candidate that passes its check once more wins and
  * moves to the front (a screened-only candidate may have a smaller,
  * unchecked time); -1 when none passes. */
-static cutec_status final_check(tuning *t, int *win) {
-  candidate *cands = t->cands;
-  cutec_status s = CUTEC_OK;
-  *win = -1;
-  for (int i = 0; i < t->n && s == CUTEC_OK && *win < 0 && !isinf(cands[i].ms); i++) {
-    if (cands[i].screened)
-      continue;
-    double ms = cands[i].ms;
-    cands[i].ms = 0;
-    s = tune_fault_quarantine(t->g, tune_check_candidate(&t->h, &cands[i]), &cands[i]);
-    if (s == CUTEC_OK && cands[i].ms == 0) {
-      cands[i].ms = ms;
-      *win = i;
-    } else if (s == CUTEC_OK) {
-      cutec_rt_log(t->rt, CUTEC_LOG_WARNING, "tuning: %s failed its final check: %s", cands[i].d.name,
-                   cands[i].note);
+static cutec_status final_check(tuning *t, int *win)
+{
+    candidate *cands = t->cands;
+    cutec_status s = CUTEC_OK;
+    *win = -1;
+    for (int i = 0; i < t->n && s == CUTEC_OK && *win < 0 && !isinf(cands[i].ms); i++) {
+        if (cands[i].screened) continue;
+        double ms = cands[i].ms;
+        cands[i].ms = 0;
+        s = tune_fault_quarantine(t->g, tune_check_candidate(&t->h, &cands[i]), &cands[i]);
+        if (s == CUTEC_OK && cands[i].ms == 0) {
+            cands[i].ms = ms;
+            *win = i;
+        } else if (s == CUTEC_OK) {
+            cutec_rt_log(t->rt, CUTEC_LOG_WARNING, "tuning: %s failed its final check: %s", cands[i].d.name,
+                         cands[i].note);
+        }
     }
-  }
-  if (s == CUTEC_OK && *win < 0)
-    return cutec_rt_fail(t->rt, CUTEC_ERR_NO_CANDIDATE, "tuning: all %d candidates failed (first: %s: %s)", t->n,
-                         cands[0].d.name, cands[0].note);
-  if (s == CUTEC_OK && *win > 0) {
-    candidate tmp = cands[*win];
-    memmove(&cands[1], &cands[0], sizeof *cands * (size_t)*win);
-    cands[0] = tmp;
-  }
-  *win = 0;
-  return s;
+    if (s == CUTEC_OK && *win < 0)
+        return cutec_rt_fail(t->rt, CUTEC_ERR_NO_CANDIDATE, "tuning: all %d candidates failed (first: %s: %s)", t->n,
+                             cands[0].d.name, cands[0].note);
+    if (s == CUTEC_OK && *win > 0) {
+        candidate tmp = cands[*win];
+        memmove(&cands[1], &cands[0], sizeof *cands * (size_t)*win);
+        cands[0] = tmp;
+    }
+    *win = 0;
+    return s;
 }
 
 /* Step 8: the winner as a decision (on disk too, with the cache on). */
-static cutec_status decide(tuning *t, gemm_decision **out) {
-  gemm_decision *d = malloc(sizeof *d);
-  if (d == NULL)
-    return cutec_rt_fail(t->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
-  *d = t->cands[0].d;
-  d->ms = t->cands[0].ms;
-  t->cands[0].d.has_plan = 0; /* the plan moved to d */
-  cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: chose %s (%.4f ms)", d->name, d->ms);
-  if (t->g->disk_cache)
-    cutec_gemm_cache_store(t->g, d);
-  *out = d;
-  return CUTEC_OK;
+static cutec_status decide(tuning *t, gemm_decision **out)
+{
+    gemm_decision *d = malloc(sizeof *d);
+    if (d == NULL) return cutec_rt_fail(t->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+    *d = t->cands[0].d;
+    d->ms = t->cands[0].ms;
+    t->cands[0].d.has_plan = 0; /* the plan moved to d */
+    cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: chose %s (%.4f ms)", d->name, d->ms);
+    if (t->g->disk_cache) cutec_gemm_cache_store(t->g, d);
+    *out = d;
+    return CUTEC_OK;
 }
 
 /* Step 9: the report, every candidate in the final order. */
-static void make_report(tuning *t, cutec_tune_report **report) {
-  cutec_tune_report *rep = calloc(1, sizeof *rep);
-  cutec_tune_candidate *rc = rep != NULL ? calloc((size_t)t->n, sizeof *rc) : NULL;
-  if (rc == NULL) {
-    free(rep);
-    return;
-  }
-  const cutec_gemm_problem *p = t->p;
-  double flop = 2.0 * (double)p->m * (double)p->n * (double)p->k;
-  rep->count = t->n;
-  rep->candidates = rc;
-  rep->winner = 0;
-  rep->cublas_ms = INFINITY;
-  for (int i = 0; i < t->n; i++) {
-    const candidate *c = &t->cands[i];
-    snprintf(rc[i].name, sizeof rc[i].name, "%s", c->d.name);
-    rc[i].is_cublas = c->d.kind == DECISION_CUBLAS;
-    rc[i].screened = c->screened;
-    rc[i].round_ms = c->round_ms;
-    rc[i].algo_rank = rc[i].is_cublas ? c->algo_rank : -1;
-    rc[i].ms = c->ms;
-    rc[i].tflops = isinf(c->ms) ? 0 : flop / (c->ms * 1e9);
-    snprintf(rc[i].note, sizeof rc[i].note, "%s", c->note);
-    /* the first: where both kinds ran, timed head to head */
-    if (rc[i].is_cublas && isinf(rep->cublas_ms))
-      rep->cublas_ms = c->ms;
-  }
-  rep->seconds = tune_now() - t->t0;
-  *report = rep;
+static void make_report(tuning *t, cutec_tune_report **report)
+{
+    cutec_tune_report *rep = calloc(1, sizeof *rep);
+    cutec_tune_candidate *rc = rep != NULL ? calloc((size_t)t->n, sizeof *rc) : NULL;
+    if (rc == NULL) {
+        free(rep);
+        return;
+    }
+    const cutec_gemm_problem *p = t->p;
+    double flop = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    rep->count = t->n;
+    rep->candidates = rc;
+    rep->winner = 0;
+    rep->cublas_ms = INFINITY;
+    for (int i = 0; i < t->n; i++) {
+        const candidate *c = &t->cands[i];
+        snprintf(rc[i].name, sizeof rc[i].name, "%s", c->d.name);
+        rc[i].is_cublas = c->d.kind == DECISION_CUBLAS;
+        rc[i].screened = c->screened;
+        rc[i].round_ms = c->round_ms;
+        rc[i].algo_rank = rc[i].is_cublas ? c->algo_rank : -1;
+        rc[i].ms = c->ms;
+        rc[i].tflops = isinf(c->ms) ? 0 : flop / (c->ms * 1e9);
+        snprintf(rc[i].note, sizeof rc[i].note, "%s", c->note);
+        /* the first: where both kinds ran, timed head to head */
+        if (rc[i].is_cublas && isinf(rep->cublas_ms)) rep->cublas_ms = c->ms;
+    }
+    rep->seconds = tune_now() - t->t0;
+    *report = rep;
 }
 
-static void tuning_free(tuning *t) {
-  if (t->have_plan)
-    cutec_lt_plan_destroy(&t->g->lt, &t->ref_plan);
-  free(t->heur);
-  for (int i = 0; i < t->n; i++)
-    if (t->cands[i].d.has_plan)
-      cutec_lt_plan_destroy(&t->g->lt, &t->cands[i].d.plan);
-  free(t->cands);
+static void tuning_free(tuning *t)
+{
+    if (t->have_plan) cutec_lt_plan_destroy(&t->g->lt, &t->ref_plan);
+    free(t->heur);
+    for (int i = 0; i < t->n; i++)
+        if (t->cands[i].d.has_plan) cutec_lt_plan_destroy(&t->g->lt, &t->cands[i].d.plan);
+    free(t->cands);
 }
 
 cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
-                                   const void *A, const void *B, void *stream,
-                                   cutec_tune_report **report, gemm_decision **out) {
-  cutec_runtime *rt = g->rt;
-  *out = NULL;
-  if (rt->drv.missing_optional != NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_NO_DRIVER, "tuning needs the driver entry point %s, which the driver lacks",
-                         rt->drv.missing_optional);
-  tuning t = {.rt = rt, .g = g, .p = p, .cls = cls, .t0 = tune_now(), .cap = 8 + g->cublas_algos + 1};
-  for (int i = 0; i < g->npacks; i++)
-    t.cap += g->packs[i]->count;
-  t.cands = calloc((size_t)t.cap, sizeof *t.cands);
-  if (t.cands == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
-  cutec_gemm_device_facts(g);
-  pack_candidates(&t);
-  cutec_status s = cublas_candidates(&t);
-  if (s == CUTEC_OK && t.n == 0)
-    s = no_candidate(&t);
-  if (s != CUTEC_OK) {
+                                   const void *A, const void *B, void *stream, cutec_tune_report **report,
+                                   gemm_decision **out)
+{
+    cutec_runtime *rt = g->rt;
+    *out = NULL;
+    if (rt->drv.missing_optional != NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_NO_DRIVER, "tuning needs the driver entry point %s, which the driver lacks",
+                             rt->drv.missing_optional);
+    tuning t = {.rt = rt, .g = g, .p = p, .cls = cls, .t0 = tune_now(), .cap = 8 + g->cublas_algos + 1};
+    for (int i = 0; i < g->npacks; i++) t.cap += g->packs[i]->count;
+    t.cands = calloc((size_t)t.cap, sizeof *t.cands);
+    if (t.cands == NULL) return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+    cutec_gemm_device_facts(g);
+    pack_candidates(&t);
+    cutec_status s = cublas_candidates(&t);
+    if (s == CUTEC_OK && t.n == 0) s = no_candidate(&t);
+    if (s != CUTEC_OK) {
+        tuning_free(&t);
+        return s;
+    }
+    t.h = (harness){.rt = rt, .g = g, .p = p, .A = A, .B = B, .stream = stream, .ref_rms = -1};
+    s = tune_harness_init(&t.h);
+    if (s == CUTEC_OK) s = reference(&t);
+    /* the reference's plan belongs to the tuning, not to a candidate */
+    if (t.have_plan) cutec_lt_plan_destroy(&g->lt, &t.ref_plan);
+    t.have_plan = 0;
+    candidate **timed = malloc(sizeof *timed * (size_t)(t.n > 0 ? t.n : 1));
+    if (s == CUTEC_OK && timed == NULL) s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+    if (s == CUTEC_OK) s = check_all(&t, timed);
+    if (s == CUTEC_OK)
+        s = common_rounds(&t, timed);
+    else
+        qsort(t.cands, (size_t)t.n, sizeof *t.cands, tune_cmp_candidate);
+    free(timed);
+    if (s == CUTEC_OK) s = head_to_head(&t);
+    int win = -1;
+    if (s == CUTEC_OK) s = final_check(&t, &win);
+    tune_harness_free(&t.h);
+    if (s == CUTEC_OK) s = decide(&t, out);
+    if (s == CUTEC_OK && report != NULL) make_report(&t, report);
     tuning_free(&t);
     return s;
-  }
-  t.h = (harness){.rt = rt, .g = g, .p = p, .A = A, .B = B, .stream = stream, .ref_rms = -1};
-  s = tune_harness_init(&t.h);
-  if (s == CUTEC_OK)
-    s = reference(&t);
-  /* the reference's plan belongs to the tuning, not to a candidate */
-  if (t.have_plan)
-    cutec_lt_plan_destroy(&g->lt, &t.ref_plan);
-  t.have_plan = 0;
-  candidate **timed = malloc(sizeof *timed * (size_t)(t.n > 0 ? t.n : 1));
-  if (s == CUTEC_OK && timed == NULL)
-    s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
-  if (s == CUTEC_OK)
-    s = check_all(&t, timed);
-  if (s == CUTEC_OK)
-    s = common_rounds(&t, timed);
-  else
-    qsort(t.cands, (size_t)t.n, sizeof *t.cands, tune_cmp_candidate);
-  free(timed);
-  if (s == CUTEC_OK)
-    s = head_to_head(&t);
-  int win = -1;
-  if (s == CUTEC_OK)
-    s = final_check(&t, &win);
-  tune_harness_free(&t.h);
-  if (s == CUTEC_OK)
-    s = decide(&t, out);
-  if (s == CUTEC_OK && report != NULL)
-    make_report(&t, report);
-  tuning_free(&t);
-  return s;
 }

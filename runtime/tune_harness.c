@@ -20,14 +20,16 @@
 /* ---- numbers ---- */
 
 /* Element i of a buffer of type t, through the one dtype table. */
-static double load_elem(const unsigned char *buf, cutec_dtype t, size_t i) {
-  cutec_ct ct = (cutec_ct)t;
-  return cutec_dtype_load(ct, buf + (size_t)cutec_dtype_bytes(ct) * i);
+static double load_elem(const unsigned char *buf, cutec_dtype t, size_t i)
+{
+    cutec_ct ct = (cutec_ct)t;
+    return cutec_dtype_load(ct, buf + (size_t)cutec_dtype_bytes(ct) * i);
 }
 
 /* Element (r, c) of a matrix stored with layout l and ld. */
-static size_t elem_index(cutec_layout l, long long r, long long c, long long ld) {
-  return (size_t)(l == CUTEC_LAYOUT_ROW ? r * ld + c : c * ld + r);
+static size_t elem_index(cutec_layout l, long long r, long long c, long long ld)
+{
+    return (size_t)(l == CUTEC_LAYOUT_ROW ? r * ld + c : c * ld + r);
 }
 
 /* Relative tolerance unit of the output type (the dtype table's). */
@@ -35,135 +37,132 @@ static double out_eps(cutec_dtype t) { return cutec_dtype_info_of((cutec_ct)t)->
 
 /* ---- the harness ---- */
 
-double tune_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+double tune_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Compares the candidate's output with the reference C; 0 or -1 with why. */
-static int compare_full(harness *h, char *why, size_t why_len) {
-  const cutec_gemm_problem *p = h->p;
-  if (h->ref_rms < 0) {
-    double sum2 = 0;
-    for (long long r = 0; r < p->m; r++)
-      for (long long c = 0; c < p->n; c++) {
-        double v = load_elem(h->ref, p->c_type, elem_index(p->c_layout, r, c, p->ldc));
-        sum2 += v * v;
-      }
-    h->ref_rms = sqrt(sum2 / ((double)p->m * (double)p->n));
-  }
-  double rms = h->ref_rms, eps = out_eps(p->c_type);
-  for (long long r = 0; r < p->m; r++)
-    for (long long c = 0; c < p->n; c++) {
-      size_t i = elem_index(p->c_layout, r, c, p->ldc);
-      double want = load_elem(h->ref, p->c_type, i), got = load_elem(h->host_c, p->c_type, i);
-      double tol = 2 * eps * fabs(want) + 2 * eps * rms + 1e-30;
-      if (!(fabs(got - want) <= tol)) {
-        snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, reference %.6g", r, c, got, want);
-        return -1;
-      }
+static int compare_full(harness *h, char *why, size_t why_len)
+{
+    const cutec_gemm_problem *p = h->p;
+    if (h->ref_rms < 0) {
+        double sum2 = 0;
+        for (long long r = 0; r < p->m; r++)
+            for (long long c = 0; c < p->n; c++) {
+                double v = load_elem(h->ref, p->c_type, elem_index(p->c_layout, r, c, p->ldc));
+                sum2 += v * v;
+            }
+        h->ref_rms = sqrt(sum2 / ((double)p->m * (double)p->n));
     }
-  return 0;
+    double rms = h->ref_rms, eps = out_eps(p->c_type);
+    for (long long r = 0; r < p->m; r++)
+        for (long long c = 0; c < p->n; c++) {
+            size_t i = elem_index(p->c_layout, r, c, p->ldc);
+            double want = load_elem(h->ref, p->c_type, i), got = load_elem(h->host_c, p->c_type, i);
+            double tol = 2 * eps * fabs(want) + 2 * eps * rms + 1e-30;
+            if (!(fabs(got - want) <= tol)) {
+                snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, reference %.6g", r, c, got, want);
+                return -1;
+            }
+        }
+    return 0;
 }
 
 /* Compares buf (a C on the host) at sampled positions with float64 dot
  * products of the host copies of A and B. */
-int tune_compare_samples(const harness *h, const unsigned char *buf, char *why, size_t why_len) {
-  const cutec_gemm_problem *p = h->p;
-  uint64_t s = 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
-  double eps = out_eps(p->c_type);
-  for (int t = 0; t < 256; t++) {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    long long r = t == 0 ? 0 : t == 1 ? p->m - 1 : (long long)((s >> 20) % (uint64_t)p->m);
-    long long c = t == 0 ? 0 : t == 1 ? p->n - 1 : (long long)((s >> 40) % (uint64_t)p->n);
-    double dot = 0, mag = 0;
-    for (long long q = 0; q < p->k; q++) {
-      double a = load_elem(h->ha, p->a_type, elem_index(p->a_layout, r, q, p->lda));
-      double b = load_elem(h->hb, p->b_type, elem_index(p->b_layout, q, c, p->ldb));
-      dot += a * b;
-      mag += fabs(a * b);
+int tune_compare_samples(const harness *h, const unsigned char *buf, char *why, size_t why_len)
+{
+    const cutec_gemm_problem *p = h->p;
+    uint64_t s = 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
+    double eps = out_eps(p->c_type);
+    for (int t = 0; t < 256; t++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        long long r = t == 0 ? 0 : t == 1 ? p->m - 1 : (long long)((s >> 20) % (uint64_t)p->m);
+        long long c = t == 0 ? 0 : t == 1 ? p->n - 1 : (long long)((s >> 40) % (uint64_t)p->n);
+        double dot = 0, mag = 0;
+        for (long long q = 0; q < p->k; q++) {
+            double a = load_elem(h->ha, p->a_type, elem_index(p->a_layout, r, q, p->lda));
+            double b = load_elem(h->hb, p->b_type, elem_index(p->b_layout, q, c, p->ldb));
+            dot += a * b;
+            mag += fabs(a * b);
+        }
+        double want = (double)p->alpha * dot, got = load_elem(buf, p->c_type, elem_index(p->c_layout, r, c, p->ldc));
+        double tol = 2 * eps * fabs(want) + 4 * eps * fabs((double)p->alpha) * mag / sqrt((double)p->k) + 1e-30;
+        if (!(fabs(got - want) <= tol)) {
+            snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, float64 reference %.6g", r, c, got, want);
+            return -1;
+        }
     }
-    double want = (double)p->alpha * dot, got = load_elem(buf, p->c_type,
-                                                        elem_index(p->c_layout, r, c, p->ldc));
-    double tol = 2 * eps * fabs(want) + 4 * eps * fabs((double)p->alpha) * mag / sqrt((double)p->k) + 1e-30;
-    if (!(fabs(got - want) <= tol)) {
-      snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, float64 reference %.6g", r, c, got,
-               want);
-      return -1;
-    }
-  }
-  return 0;
+    return 0;
 }
 
 /* Runs a candidate once into the NaN-filled scratch C and copies it back. */
-cutec_status tune_run_once(harness *h, candidate *c) {
-  cutec_runtime *rt = h->rt;
-  /* NaN bytes catch outputs never written; with beta != 0 the old C is read,
+cutec_status tune_run_once(harness *h, candidate *c)
+{
+    cutec_runtime *rt = h->rt;
+    /* NaN bytes catch outputs never written; with beta != 0 the old C is read,
    * so it starts at zero and the result is alpha * A * B either way. */
-  unsigned char fill = h->p->beta == 0.0f ? 0xff : 0x00;
-  CUresult r = rt->drv.memset_d8_async(h->cs, fill, h->c_bytes, (CUstream)h->stream);
-  if (r != CUDA_SUCCESS)
-    return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(scratch C)");
-  cutec_status s = cutec_gemm_run_decision(h->g, &c->d, h->p, h->A, h->B,
-                                           (void *)(uintptr_t)h->cs, h->stream);
-  if (s == CUTEC_OK)
-    s = cutec_stream_synchronize(rt, h->stream);
-  if (s == CUTEC_OK)
-    s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
-  return s;
+    unsigned char fill = h->p->beta == 0.0f ? 0xff : 0x00;
+    CUresult r = rt->drv.memset_d8_async(h->cs, fill, h->c_bytes, (CUstream)h->stream);
+    if (r != CUDA_SUCCESS) return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(scratch C)");
+    cutec_status s = cutec_gemm_run_decision(h->g, &c->d, h->p, h->A, h->B, (void *)(uintptr_t)h->cs, h->stream);
+    if (s == CUTEC_OK) s = cutec_stream_synchronize(rt, h->stream);
+    if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
+    return s;
 }
 
 /* Checks one candidate; +inf and a note when it fails.  Returns a status only
  * for failures that end tuning (kernel faults). */
 /* Loads a pack candidate's kernel; +inf and a note when it fails. */
-cutec_status tune_load_candidate(candidate *c) {
-  if (c->d.kind == DECISION_DSL && c->d.kernel == NULL) {
-    cutec_status s = cutec_rt_pack_kernel(c->d.pack, c->d.entry, &c->d.kernel);
-    if (s != CUTEC_OK) {
-      if (s == CUTEC_ERR_KERNEL_FAULT)
-        return s;
-      snprintf(c->note, sizeof c->note, "load failed: %s", cutec_status_string(s));
-      c->ms = INFINITY;
+cutec_status tune_load_candidate(candidate *c)
+{
+    if (c->d.kind == DECISION_DSL && c->d.kernel == NULL) {
+        cutec_status s = cutec_rt_pack_kernel(c->d.pack, c->d.entry, &c->d.kernel);
+        if (s != CUTEC_OK) {
+            if (s == CUTEC_ERR_KERNEL_FAULT) return s;
+            snprintf(c->note, sizeof c->note, "load failed: %s", cutec_status_string(s));
+            c->ms = INFINITY;
+        }
     }
-  }
-  return CUTEC_OK;
+    return CUTEC_OK;
 }
 
-cutec_status tune_check_candidate(harness *h, candidate *c) {
-  cutec_runtime *rt = h->rt;
-  cutec_status s = tune_load_candidate(c);
-  if (s != CUTEC_OK || isinf(c->ms))
-    return s;
-  s = tune_run_once(h, c);
-  if (s == CUTEC_ERR_KERNEL_FAULT)
-    return s;
-  char why[160] = "";
-  if (s != CUTEC_OK)
-    snprintf(why, sizeof why, "launch failed: %s: %.100s", cutec_status_string(s),
-             cutec_runtime_message(rt));
-  else if (h->have_ref)
-    (void)compare_full(h, why, sizeof why);
-  else if (h->ha != NULL)
-    (void)tune_compare_samples(h, h->host_c, why, sizeof why);
-  if (why[0] != '\0') {
-    snprintf(c->note, sizeof c->note, "%s", why);
-    c->ms = INFINITY;
-  }
-  return CUTEC_OK;
+cutec_status tune_check_candidate(harness *h, candidate *c)
+{
+    cutec_runtime *rt = h->rt;
+    cutec_status s = tune_load_candidate(c);
+    if (s != CUTEC_OK || isinf(c->ms)) return s;
+    s = tune_run_once(h, c);
+    if (s == CUTEC_ERR_KERNEL_FAULT) return s;
+    char why[160] = "";
+    if (s != CUTEC_OK)
+        snprintf(why, sizeof why, "launch failed: %s: %.100s", cutec_status_string(s), cutec_runtime_message(rt));
+    else if (h->have_ref)
+        (void)compare_full(h, why, sizeof why);
+    else if (h->ha != NULL)
+        (void)tune_compare_samples(h, h->host_c, why, sizeof why);
+    if (why[0] != '\0') {
+        snprintf(c->note, sizeof c->note, "%s", why);
+        c->ms = INFINITY;
+    }
+    return CUTEC_OK;
 }
 
 /* One candidate's launch on the scratch C, for the timing harness. */
 typedef struct timed_candidate {
-  harness *h;
-  candidate *c;
+    harness *h;
+    candidate *c;
 } timed_candidate;
 
-static cutec_status launch_candidate(void *user, int run, void *stream) {
-  timed_candidate *tc = user;
-  harness *h = tc->h;
-  (void)run;
-  return cutec_gemm_run_decision(h->g, &tc->c->d, h->p, h->A, h->B, (void *)(uintptr_t)h->cs, stream);
+static cutec_status launch_candidate(void *user, int run, void *stream)
+{
+    timed_candidate *tc = user;
+    harness *h = tc->h;
+    (void)run;
+    return cutec_gemm_run_decision(h->g, &tc->c->d, h->p, h->A, h->B, (void *)(uintptr_t)h->cs, stream);
 }
 
 /* Median times of `runs` runs (after `warmup` each) of nc candidates, in
@@ -172,149 +171,140 @@ static cutec_status launch_candidate(void *user, int run, void *stream) {
  * power cap (timing.c says why), the L2 flushed before each timed run when
  * the option asks, and each candidate's warm-ups waited for before the
  * next one's, so that a kernel fault names its kernel (*fault, else -1). */
-cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup, int runs, int *fault) {
-  *fault = -1;
-  if (nc <= 0)
-    return CUTEC_OK;
-  cutec_timing how;
-  cutec_timing_init(&how, warmup, runs);
-  how.stream = h->stream;
-  how.flush_l2 = cutec_timer_flush_bytes(h->timer) > 0;
-  how.sync_warmup = 1;
-  timed_candidate *tc = malloc(sizeof *tc * (size_t)nc);
-  cutec_timing_job *jobs = malloc(sizeof *jobs * (size_t)nc);
-  cutec_timing_result *res = malloc(sizeof *res * (size_t)nc);
-  cutec_status s = CUTEC_OK;
-  if (tc == NULL || jobs == NULL || res == NULL)
-    s = cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
-  for (int j = 0; j < nc && s == CUTEC_OK; j++) {
-    tc[j] = (timed_candidate){h, cs[j]};
-    jobs[j] = (cutec_timing_job){launch_candidate, &tc[j]};
-  }
-  if (s == CUTEC_OK)
-    s = cutec_timer_run(h->timer, &how, jobs, nc, res, fault);
-  for (int j = 0; j < nc && tc != NULL && jobs != NULL && res != NULL; j++) {
-    if (res[j].status != CUTEC_OK && res[j].failed_run >= 0) {
-      snprintf(cs[j]->note, sizeof cs[j]->note, "%s launch failed: %s",
-               res[j].failed_run < warmup ? "warm-up" : "timed", cutec_status_string(res[j].status));
-      cs[j]->ms = INFINITY;
-    } else if (s == CUTEC_OK) {
-      cs[j]->ms = res[j].ms;
+cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup, int runs, int *fault)
+{
+    *fault = -1;
+    if (nc <= 0) return CUTEC_OK;
+    cutec_timing how;
+    cutec_timing_init(&how, warmup, runs);
+    how.stream = h->stream;
+    how.flush_l2 = cutec_timer_flush_bytes(h->timer) > 0;
+    how.sync_warmup = 1;
+    timed_candidate *tc = malloc(sizeof *tc * (size_t)nc);
+    cutec_timing_job *jobs = malloc(sizeof *jobs * (size_t)nc);
+    cutec_timing_result *res = malloc(sizeof *res * (size_t)nc);
+    cutec_status s = CUTEC_OK;
+    if (tc == NULL || jobs == NULL || res == NULL)
+        s = cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+    for (int j = 0; j < nc && s == CUTEC_OK; j++) {
+        tc[j] = (timed_candidate){h, cs[j]};
+        jobs[j] = (cutec_timing_job){launch_candidate, &tc[j]};
     }
-  }
-  free(tc);
-  free(jobs);
-  free(res);
-  return s;
+    if (s == CUTEC_OK) s = cutec_timer_run(h->timer, &how, jobs, nc, res, fault);
+    for (int j = 0; j < nc && tc != NULL && jobs != NULL && res != NULL; j++) {
+        if (res[j].status != CUTEC_OK && res[j].failed_run >= 0) {
+            snprintf(cs[j]->note, sizeof cs[j]->note, "%s launch failed: %s",
+                     res[j].failed_run < warmup ? "warm-up" : "timed", cutec_status_string(res[j].status));
+            cs[j]->ms = INFINITY;
+        } else if (s == CUTEC_OK) {
+            cs[j]->ms = res[j].ms;
+        }
+    }
+    free(tc);
+    free(jobs);
+    free(res);
+    return s;
 }
 
 /* A kernel fault while a pack kernel ran: the kernel goes into the
  * quarantine (cache.c), so that later tunings skip it, and the error says
  * so.  Other statuses pass through. */
-cutec_status tune_fault_quarantine(cutec_gemm_handle *g, cutec_status s, const candidate *c) {
-  cutec_runtime *rt = g->rt;
-  if (s != CUTEC_ERR_KERNEL_FAULT || c->d.kind != DECISION_DSL)
-    return s;
-  char msg[512];
-  snprintf(msg, sizeof msg, "%s", cutec_runtime_message(rt));
-  char path[1200];
-  if (cutec_gemm_quarantine(g, &c->d, path, sizeof path) != 0)
-    return cutec_rt_fail(rt, s, "tuning: %s faulted: %s", c->d.name, msg);
-  return cutec_rt_fail(rt, s,
-                       "tuning: %s faulted: %s; it is quarantined in %s, so later tunings skip it",
-                       c->d.name, msg, path);
+cutec_status tune_fault_quarantine(cutec_gemm_handle *g, cutec_status s, const candidate *c)
+{
+    cutec_runtime *rt = g->rt;
+    if (s != CUTEC_ERR_KERNEL_FAULT || c->d.kind != DECISION_DSL) return s;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", cutec_runtime_message(rt));
+    char path[1200];
+    if (cutec_gemm_quarantine(g, &c->d, path, sizeof path) != 0)
+        return cutec_rt_fail(rt, s, "tuning: %s faulted: %s", c->d.name, msg);
+    return cutec_rt_fail(rt, s, "tuning: %s faulted: %s; it is quarantined in %s, so later tunings skip it", c->d.name,
+                         msg, path);
 }
 
 /* time_candidates for the tuning's rounds, with each result logged (suffix
  * after the time) and a kernel that faulted quarantined. */
-cutec_status tune_timing_rounds(harness *h, candidate **cs, int nc, int warmup, int runs,
-                                  const char *suffix) {
-  cutec_runtime *rt = h->rt;
-  const cutec_gemm_problem *p = h->p;
-  int fault = -1;
-  cutec_status s = tune_time_candidates(h, cs, nc, warmup, runs, &fault);
-  if (fault >= 0)
-    return tune_fault_quarantine(h->g, s, cs[fault]);
-  if (s == CUTEC_ERR_KERNEL_FAULT)
-    return cutec_rt_fail(rt, s, "tuning: a kernel faulted in the timed rounds: %s",
-                         cutec_runtime_message(rt));
-  for (int j = 0; j < nc && s == CUTEC_OK; j++) {
-    if (isinf(cs[j]->ms))
-      cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: candidate %s scores +inf: %s", cs[j]->d.name,
-                   cs[j]->note);
-    else
-      cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidate %s: %.4f ms, %.1f TFLOP/s%s", cs[j]->d.name,
-                   cs[j]->ms, 2.0 * (double)p->m * (double)p->n * (double)p->k / (cs[j]->ms * 1e9),
-                   suffix);
-  }
-  return s;
+cutec_status tune_timing_rounds(harness *h, candidate **cs, int nc, int warmup, int runs, const char *suffix)
+{
+    cutec_runtime *rt = h->rt;
+    const cutec_gemm_problem *p = h->p;
+    int fault = -1;
+    cutec_status s = tune_time_candidates(h, cs, nc, warmup, runs, &fault);
+    if (fault >= 0) return tune_fault_quarantine(h->g, s, cs[fault]);
+    if (s == CUTEC_ERR_KERNEL_FAULT)
+        return cutec_rt_fail(rt, s, "tuning: a kernel faulted in the timed rounds: %s", cutec_runtime_message(rt));
+    for (int j = 0; j < nc && s == CUTEC_OK; j++) {
+        if (isinf(cs[j]->ms))
+            cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: candidate %s scores +inf: %s", cs[j]->d.name, cs[j]->note);
+        else
+            cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidate %s: %.4f ms, %.1f TFLOP/s%s", cs[j]->d.name, cs[j]->ms,
+                         2.0 * (double)p->m * (double)p->n * (double)p->k / (cs[j]->ms * 1e9), suffix);
+    }
+    return s;
 }
 
-int tune_cmp_candidate(const void *a, const void *b) {
-  const candidate *x = a, *y = b;
-  if (x->ms != y->ms)
-    return x->ms < y->ms ? -1 : 1;
-  return 0;
+int tune_cmp_candidate(const void *a, const void *b)
+{
+    const candidate *x = a, *y = b;
+    if (x->ms != y->ms) return x->ms < y->ms ? -1 : 1;
+    return 0;
 }
 
-void tune_harness_free(harness *h) {
-  cutec_runtime *rt = h->rt;
-  cutec_timer_destroy(h->timer);
-  if (h->cs != 0)
-    (void)rt->drv.mem_free(h->cs);
-  free(h->host_c);
-  free(h->ref);
-  free(h->ha);
-  free(h->hb);
+void tune_harness_free(harness *h)
+{
+    cutec_runtime *rt = h->rt;
+    cutec_timer_destroy(h->timer);
+    if (h->cs != 0) (void)rt->drv.mem_free(h->cs);
+    free(h->host_c);
+    free(h->ref);
+    free(h->ha);
+    free(h->hb);
 }
 
-static cutec_status alloc_device(harness *h, CUdeviceptr *p, size_t bytes, const char *what) {
-  CUresult r = h->rt->drv.mem_alloc(p, bytes);
-  if (r != CUDA_SUCCESS) {
-    *p = 0;
-    return cutec_rt_fail_driver(h->rt, r, CUTEC_RT_PHASE_GENERIC,
-                                "tuning: cuMemAlloc_v2(%zu bytes for %s)", bytes, what);
-  }
-  return CUTEC_OK;
+static cutec_status alloc_device(harness *h, CUdeviceptr *p, size_t bytes, const char *what)
+{
+    CUresult r = h->rt->drv.mem_alloc(p, bytes);
+    if (r != CUDA_SUCCESS) {
+        *p = 0;
+        return cutec_rt_fail_driver(h->rt, r, CUTEC_RT_PHASE_GENERIC, "tuning: cuMemAlloc_v2(%zu bytes for %s)", bytes,
+                                    what);
+    }
+    return CUTEC_OK;
 }
 
 /* Sets up buffers and events.  Device allocation failures are
  * CUTEC_ERR_OUT_OF_MEMORY (mapped from the driver). */
-cutec_status tune_harness_init(harness *h) {
-  cutec_runtime *rt = h->rt;
-  const cutec_gemm_problem *p = h->p;
-  cutec_gemm_handle *g = h->g;
-  h->c_bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, p->n, p->ldc);
-  cutec_status s = alloc_device(h, &h->cs, h->c_bytes, "the scratch C");
-  if (s != CUTEC_OK)
-    return s;
-  /* the timing harness: its events, and the L2 flush buffer (twice L2) */
-  s = cutec_timer_create(rt, g->flush_l2 ? CUTEC_TIMER_FLUSH_L2 : 0, &h->timer);
-  if (s != CUTEC_OK)
-    return s;
-  h->host_c = malloc(h->c_bytes);
-  if (h->host_c == NULL)
-    return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%zu bytes)",
-                         h->c_bytes);
-  /* Host copies of A and B for the float64 samples; optional (skipped, with
+cutec_status tune_harness_init(harness *h)
+{
+    cutec_runtime *rt = h->rt;
+    const cutec_gemm_problem *p = h->p;
+    cutec_gemm_handle *g = h->g;
+    h->c_bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, p->n, p->ldc);
+    cutec_status s = alloc_device(h, &h->cs, h->c_bytes, "the scratch C");
+    if (s != CUTEC_OK) return s;
+    /* the timing harness: its events, and the L2 flush buffer (twice L2) */
+    s = cutec_timer_create(rt, g->flush_l2 ? CUTEC_TIMER_FLUSH_L2 : 0, &h->timer);
+    if (s != CUTEC_OK) return s;
+    h->host_c = malloc(h->c_bytes);
+    if (h->host_c == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%zu bytes)", h->c_bytes);
+    /* Host copies of A and B for the float64 samples; optional (skipped, with
    * a note, when the host cannot hold them). */
-  size_t ab = cutec_gemm_matrix_bytes(p->a_type, p->a_layout, p->m, p->k, p->lda);
-  size_t bb = cutec_gemm_matrix_bytes(p->b_type, p->b_layout, p->k, p->n, p->ldb);
-  h->ha = malloc(ab);
-  h->hb = malloc(bb);
-  if (h->ha == NULL || h->hb == NULL) {
-    free(h->ha);
-    free(h->hb);
-    h->ha = h->hb = NULL;
-    cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: no host memory for copies of A and B; "
-                                        "results are checked against cuBLASLt only");
-  } else {
-    s = cutec_memcpy_dtoh(rt, h->ha, (unsigned long long)(uintptr_t)h->A, ab);
-    if (s == CUTEC_OK)
-      s = cutec_memcpy_dtoh(rt, h->hb, (unsigned long long)(uintptr_t)h->B, bb);
-    if (s != CUTEC_OK)
-      return s;
-  }
-  return CUTEC_OK;
+    size_t ab = cutec_gemm_matrix_bytes(p->a_type, p->a_layout, p->m, p->k, p->lda);
+    size_t bb = cutec_gemm_matrix_bytes(p->b_type, p->b_layout, p->k, p->n, p->ldb);
+    h->ha = malloc(ab);
+    h->hb = malloc(bb);
+    if (h->ha == NULL || h->hb == NULL) {
+        free(h->ha);
+        free(h->hb);
+        h->ha = h->hb = NULL;
+        cutec_rt_log(rt, CUTEC_LOG_WARNING,
+                     "tuning: no host memory for copies of A and B; "
+                     "results are checked against cuBLASLt only");
+    } else {
+        s = cutec_memcpy_dtoh(rt, h->ha, (unsigned long long)(uintptr_t)h->A, ab);
+        if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, h->hb, (unsigned long long)(uintptr_t)h->B, bb);
+        if (s != CUTEC_OK) return s;
+    }
+    return CUTEC_OK;
 }
-

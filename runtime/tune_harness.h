@@ -12,26 +12,26 @@
 #include "gemm_internal.h"
 
 typedef struct harness {
-  cutec_runtime *rt;
-  cutec_gemm_handle *g;
-  const cutec_gemm_problem *p;
-  const void *A, *B;
-  void *stream;
-  CUdeviceptr cs;
-  size_t c_bytes;
-  cutec_timer *timer; /* the runtime's harness (cutec/timing.h): events, the L2 flush */
-  unsigned char *host_c, *ref, *ha, *hb;
-  int have_ref;
-  double ref_rms; /* of the reference C, once (negative: not yet) */
+    cutec_runtime *rt;
+    cutec_gemm_handle *g;
+    const cutec_gemm_problem *p;
+    const void *A, *B;
+    void *stream;
+    CUdeviceptr cs;
+    size_t c_bytes;
+    cutec_timer *timer; /* the runtime's harness (cutec/timing.h): events, the L2 flush */
+    unsigned char *host_c, *ref, *ha, *hb;
+    int have_ref;
+    double ref_rms; /* of the reference C, once (negative: not yet) */
 } harness;
 
 typedef struct candidate {
-  gemm_decision d;
-  double ms;
-  char note[160];
-  int screened; /* timed in the screening round only, never checked: cannot win */
-  double round_ms; /* the median of the common timed rounds (the report's round_ms) */
-  int algo_rank;   /* cuBLASLt's heuristic rank, -1 for a pack kernel */
+    gemm_decision d;
+    double ms;
+    char note[160];
+    int screened;    /* timed in the screening round only, never checked: cannot win */
+    double round_ms; /* the median of the common timed rounds (the report's round_ms) */
+    int algo_rank;   /* cuBLASLt's heuristic rank, -1 for a pack kernel */
 } candidate;
 
 /* Monotonic seconds. */

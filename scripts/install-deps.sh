@@ -6,8 +6,10 @@
 set -euo pipefail
 # libstdc++-12-dev: the static LLVM libraries are C++ and link with -lstdc++
 # clang-14, libclang-rt-14-dev (libFuzzer, ASan, UBSan runtimes): the fuzz
-# harnesses (tests/fuzz, scripts/fuzz.sh)
-pkgs=(cmake make gcc flex bison llvm-19-dev libzstd-dev zlib1g-dev libstdc++-12-dev clang-14 libclang-rt-14-dev)
+# harnesses (tests/fuzz, scripts/fuzz.sh); clang-format-14: the format
+# check (.clang-format, CTest format_check)
+pkgs=(cmake make gcc flex bison llvm-19-dev libzstd-dev zlib1g-dev libstdc++-12-dev clang-14 libclang-rt-14-dev
+      clang-format-14)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -25,27 +25,35 @@
 /* ---- symbolic integers ------------------------------------------------- */
 
 typedef enum LayExprOp {
-    LAY_E_SYM,     /* a named runtime value; `user` is the compiler's handle */
-    LAY_E_CONST,   /* only inside trees; a whole static LayInt has expr == NULL */
-    LAY_E_ADD, LAY_E_SUB, LAY_E_MUL,
-    LAY_E_DIV,     /* floor division of non-negative values */
-    LAY_E_CEILDIV, LAY_E_MOD, LAY_E_MIN, LAY_E_MAX,
-    LAY_E_XOR, LAY_E_AND, LAY_E_SHR, LAY_E_SHL, /* swizzles */
+    LAY_E_SYM,   /* a named runtime value; `user` is the compiler's handle */
+    LAY_E_CONST, /* only inside trees; a whole static LayInt has expr == NULL */
+    LAY_E_ADD,
+    LAY_E_SUB,
+    LAY_E_MUL,
+    LAY_E_DIV, /* floor division of non-negative values */
+    LAY_E_CEILDIV,
+    LAY_E_MOD,
+    LAY_E_MIN,
+    LAY_E_MAX,
+    LAY_E_XOR,
+    LAY_E_AND,
+    LAY_E_SHR,
+    LAY_E_SHL, /* swizzles */
 } LayExprOp;
 
 typedef struct LayExpr LayExpr;
 struct LayExpr {
     LayExprOp op;
-    int64_t value;          /* LAY_E_CONST */
-    const char *name;       /* LAY_E_SYM: printed name, may be NULL ("?") */
-    void *user;             /* LAY_E_SYM: opaque handle owned by the caller */
-    const LayExpr *a, *b;   /* operands of binary ops */
+    int64_t value;        /* LAY_E_CONST */
+    const char *name;     /* LAY_E_SYM: printed name, may be NULL ("?") */
+    void *user;           /* LAY_E_SYM: opaque handle owned by the caller */
+    const LayExpr *a, *b; /* operands of binary ops */
 };
 
 typedef struct LayInt {
     bool is_static;
-    int64_t value;          /* valid when is_static */
-    const LayExpr *expr;    /* valid when !is_static */
+    int64_t value;       /* valid when is_static */
+    const LayExpr *expr; /* valid when !is_static */
 } LayInt;
 
 LayInt lay_int_static(int64_t v);
@@ -57,7 +65,7 @@ LayInt lay_int_sym(Arena *a, const char *name, void *user);
 bool lay_int_add(Arena *a, LayInt x, LayInt y, LayInt *out);
 bool lay_int_sub(Arena *a, LayInt x, LayInt y, LayInt *out);
 bool lay_int_mul(Arena *a, LayInt x, LayInt y, LayInt *out);
-bool lay_int_div(Arena *a, LayInt x, LayInt y, LayInt *out);     /* floor, y > 0 */
+bool lay_int_div(Arena *a, LayInt x, LayInt y, LayInt *out); /* floor, y > 0 */
 bool lay_int_ceildiv(Arena *a, LayInt x, LayInt y, LayInt *out);
 bool lay_int_mod(Arena *a, LayInt x, LayInt y, LayInt *out);
 bool lay_int_min(Arena *a, LayInt x, LayInt y, LayInt *out);
@@ -68,8 +76,8 @@ bool lay_int_max(Arena *a, LayInt x, LayInt y, LayInt *out);
 typedef struct LayTuple LayTuple;
 struct LayTuple {
     bool is_leaf;
-    LayInt leaf;            /* is_leaf */
-    int n;                  /* !is_leaf: number of modes (0 allowed: "()") */
+    LayInt leaf; /* is_leaf */
+    int n;       /* !is_leaf: number of modes (0 allowed: "()") */
     LayTuple **elems;
 };
 
@@ -79,10 +87,10 @@ LayTuple *lay_tuple_make(Arena *a, int n, LayTuple **elems);
 /* ---- layouts, swizzles, composed layouts, tilers ----------------------- */
 
 typedef struct LayLayout {
-    LayTuple *shape, *stride;   /* congruent */
+    LayTuple *shape, *stride; /* congruent */
 } LayLayout;
 
-typedef struct LaySwizzle {   /* CuTe Swizzle<B,M,S> */
+typedef struct LaySwizzle { /* CuTe Swizzle<B,M,S> */
     int b, m, s;
 } LaySwizzle;
 
@@ -97,13 +105,13 @@ typedef struct LayComposed {
 /* ---- values of the compile-time language ------------------------------ */
 
 typedef enum LayValueKind {
-    LAY_V_INT,        /* a LayInt */
-    LAY_V_TUPLE,      /* an integer tuple */
+    LAY_V_INT,   /* a LayInt */
+    LAY_V_TUPLE, /* an integer tuple */
     LAY_V_LAYOUT,
     LAY_V_SWIZZLE,
     LAY_V_COMPOSED,
-    LAY_V_TILER,      /* a tuple whose elements are layouts (or ints = n:1) */
-    LAY_V_LIST,       /* (added) a heterogeneous tuple of values, e.g. the
+    LAY_V_TILER, /* a tuple whose elements are layouts (or ints = n:1) */
+    LAY_V_LIST,  /* (added) a heterogeneous tuple of values, e.g. the
                        * (tiler_mn, layout_tv) pair make_layout_tv returns */
 } LayValueKind;
 
@@ -117,19 +125,19 @@ struct LayValue {
     LayComposed composed; /* LAY_V_COMPOSED */
     int ntiler;           /* LAY_V_TILER: modes, each a LAY_V_LAYOUT value */
     LayValue *tiler;
-    int nlist;            /* LAY_V_LIST (added): elements, any kind */
+    int nlist; /* LAY_V_LIST (added): elements, any kind */
     LayValue *list;
 };
 
 typedef struct LayError {
-    int arg;              /* index of the offending argument, -1 if none */
-    char msg[512];        /* e.g. "shape (4,2) and stride (1) are not congruent" */
+    int arg;       /* index of the offending argument, -1 if none */
+    char msg[512]; /* e.g. "shape (4,2) and stride (1) are not congruent" */
 } LayError;
 
 /* ---- core queries and index maps --------------------------------------- */
 
 bool lay_layout_make(Arena *a, LayTuple *shape, LayTuple *stride, LayLayout *out, LayError *err);
-LayInt lay_size(Arena *a, const LayLayout *l);  /* product of the shape */
+LayInt lay_size(Arena *a, const LayLayout *l); /* product of the shape */
 /* coordinate (an int, a flat or a natural nested coordinate) -> index.
  * Works on dynamic shapes/strides/coordinates by building LayExpr. */
 bool lay_crd2idx(Arena *a, const LayTuple *crd, const LayLayout *l, LayInt *out, LayError *err);
@@ -143,7 +151,7 @@ bool lay_idx2crd(Arena *a, LayInt idx, const LayTuple *shape, LayTuple **out, La
 /* Appends to a growing buffer; dynamic leaves print by name or as "?". */
 char *lay_print_int(Arena *a, LayInt v);
 char *lay_print_tuple(Arena *a, const LayTuple *t);
-char *lay_print_layout(Arena *a, const LayLayout *l);     /* "(4,(2,3)):(2,(1,8))" */
+char *lay_print_layout(Arena *a, const LayLayout *l); /* "(4,(2,3)):(2,(1,8))" */
 char *lay_print_value(Arena *a, const LayValue *v);
 
 /* ---- the algebra, by CuTe name, for `cutec eval` and the compiler ------- */
@@ -155,8 +163,8 @@ char *lay_print_value(Arena *a, const LayValue *v);
  * unknown name ("unknown layout function 'foo'"), wrong arity or argument
  * kind (err->arg says which), non-congruent, non-divisible, overflow, a
  * dynamic value where a static one is needed. */
-bool lay_call(Arena *a, const char *name, const int64_t *targs, int ntargs,
-              const LayValue *args, int nargs, LayValue *out, LayError *err);
+bool lay_call(Arena *a, const char *name, const int64_t *targs, int ntargs, const LayValue *args, int nargs,
+              LayValue *out, LayError *err);
 /* true if `name` is an operation lay_call knows (for name resolution) */
 bool lay_is_function(const char *name);
 
@@ -173,17 +181,16 @@ bool lay_render_svg(Arena *a, const LayValue *v, char **out, LayError *err);
  * tile.  Transposed draws the tile with c down and r across (an MMA's B,
  * stored N x K, drawn K x N as CuTe draws it). */
 typedef struct LayTvPanel {
-    const char *title;        /* the table's heading; an SVG comment */
+    const char *title; /* the table's heading; an SVG comment */
     LayLayout tv;
     int64_t rows, cols;
     bool transposed;
-    int64_t x, y;             /* SVG: the top-left cell, in cells */
+    int64_t x, y;                /* SVG: the top-left cell, in cells */
     bool label_rows, label_cols; /* SVG: row numbers left of the tile, column numbers above it */
 } LayTvPanel;
 /* print_layout-style tables, one per panel, each cell "T<thread>V<value>" */
 bool lay_render_tv_table(Arena *a, const LayTvPanel *p, int n, char **out, LayError *err);
 /* one SVG of width x height cells, as CuTe's print_svg of a TiledMMA */
-bool lay_render_tv_svg(Arena *a, const LayTvPanel *p, int n, int64_t width, int64_t height, char **out,
-                       LayError *err);
+bool lay_render_tv_svg(Arena *a, const LayTvPanel *p, int n, int64_t width, int64_t height, char **out, LayError *err);
 
 #endif

@@ -9,8 +9,8 @@
 
 #include <string.h>
 
-typedef bool (*Handler)(Arena *a, const char *name, const int64_t *targs, int ntargs,
-                        const LayValue *args, int nargs, LayValue *out, LayError *err);
+typedef bool (*Handler)(Arena *a, const char *name, const int64_t *targs, int ntargs, const LayValue *args, int nargs,
+                        LayValue *out, LayError *err);
 
 typedef struct Fn {
     const char *name;
@@ -66,7 +66,8 @@ static const char *kind_name(LayValueKind k)
 static bool check_value_rec(const LayValue *v, int arg, LayError *err, int depth)
 {
     if (!v) return lay_fail(err, arg, "argument %d is missing", arg + 1);
-    if (depth > LAY_MAX_DEPTH) return lay_fail(err, arg, "argument %d is nested deeper than %d levels", arg + 1, LAY_MAX_DEPTH);
+    if (depth > LAY_MAX_DEPTH)
+        return lay_fail(err, arg, "argument %d is nested deeper than %d levels", arg + 1, LAY_MAX_DEPTH);
     switch (v->kind) {
     case LAY_V_INT:
         if (!v->i.is_static && !v->i.expr) return lay_fail(err, arg, "argument %d is malformed", arg + 1);
@@ -89,16 +90,16 @@ static bool check_value_rec(const LayValue *v, int arg, LayError *err, int depth
     return lay_fail(err, arg, "argument %d has an unknown kind", arg + 1);
 }
 
-bool lay_value_check(const LayValue *v, int arg, LayError *err)
-{
-    return check_value_rec(v, arg, err, 0);
-}
+bool lay_value_check(const LayValue *v, int arg, LayError *err) { return check_value_rec(v, arg, err, 0); }
 
-static bool want_layout(const char *fn, const LayValue *args, int i, bool allow_int, LayLayout *out,
-                        Arena *a, LayError *err)
+static bool want_layout(const char *fn, const LayValue *args, int i, bool allow_int, LayLayout *out, Arena *a,
+                        LayError *err)
 {
     const LayValue *v = &args[i];
-    if (v->kind == LAY_V_LAYOUT) { *out = v->layout; return true; }
+    if (v->kind == LAY_V_LAYOUT) {
+        *out = v->layout;
+        return true;
+    }
     if (allow_int && v->kind == LAY_V_INT) {
         if (v->i.is_static && v->i.value <= 0)
             return lay_fail(err, i, "size must be positive, got %lld", (long long)v->i.value);
@@ -112,10 +113,15 @@ static bool want_layout(const char *fn, const LayValue *args, int i, bool allow_
 static bool want_tuple(const char *fn, const LayValue *args, int i, LayTuple **out, Arena *a, LayError *err)
 {
     const LayValue *v = &args[i];
-    if (v->kind == LAY_V_INT) { *out = lay_tuple_leaf(a, v->i); return true; }
-    if (v->kind == LAY_V_TUPLE) { *out = v->tuple; return true; }
-    return lay_fail(err, i, "argument %d of %s must be an integer or a tuple, got %s", i + 1, fn,
-                    kind_name(v->kind));
+    if (v->kind == LAY_V_INT) {
+        *out = lay_tuple_leaf(a, v->i);
+        return true;
+    }
+    if (v->kind == LAY_V_TUPLE) {
+        *out = v->tuple;
+        return true;
+    }
+    return lay_fail(err, i, "argument %d of %s must be an integer or a tuple, got %s", i + 1, fn, kind_name(v->kind));
 }
 
 static bool want_shape(const char *fn, const LayValue *args, int i, LayTuple **out, Arena *a, LayError *err)
@@ -153,8 +159,7 @@ static bool get1(Arena *a, const LayValue *v, int64_t i, LayValue *out, const ch
         *out = v_layout(lay_layout_mode(&v->layout, (int)i));
         return true;
     }
-    case LAY_V_COMPOSED:
-        return lay_fail(err, 0, "%s<%lld> of a composed layout is not supported", fn, (long long)i);
+    case LAY_V_COMPOSED: return lay_fail(err, 0, "%s<%lld> of a composed layout is not supported", fn, (long long)i);
     case LAY_V_TILER:
     case LAY_V_LIST: {
         int n = v->kind == LAY_V_TILER ? v->ntiler : v->nlist;
@@ -163,8 +168,7 @@ static bool get1(Arena *a, const LayValue *v, int64_t i, LayValue *out, const ch
         *out = e[i];
         return true;
     }
-    case LAY_V_SWIZZLE:
-        return lay_fail(err, 0, "%s<%lld> of a swizzle is not defined", fn, (long long)i);
+    case LAY_V_SWIZZLE: return lay_fail(err, 0, "%s<%lld> of a swizzle is not defined", fn, (long long)i);
     }
     return lay_fail(err, 0, "%s: index %lld is out of range for %s", fn, (long long)i, lay_print_value(a, v));
 }
@@ -354,11 +358,12 @@ static bool h_select(Arena *a, const char *fn, const int64_t *t, int nt, const L
 static bool h_take(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                    LayError *err)
 {
-    (void)n; (void)nt;
+    (void)n;
+    (void)nt;
     int r = value_rank(&args[0]);
     if (t[0] < 0 || t[1] < t[0] || t[1] > r)
-        return lay_fail(err, 0, "%s<%lld,%lld>: range out of bounds for rank %d", fn, (long long)t[0],
-                        (long long)t[1], r);
+        return lay_fail(err, 0, "%s<%lld,%lld>: range out of bounds for rank %d", fn, (long long)t[0], (long long)t[1],
+                        r);
     int k = (int)(t[1] - t[0]);
     int64_t *idx = ARENA_ARRAY(a, int64_t, k > 0 ? k : 1);
     for (int i = 0; i < k; i++) idx[i] = t[0] + i;
@@ -381,11 +386,12 @@ static LayTuple *group_t(Arena *a, const LayTuple *x, int b, int e)
 static bool h_group(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                     LayError *err)
 {
-    (void)n; (void)nt;
+    (void)n;
+    (void)nt;
     int r = value_rank(&args[0]);
     if (t[0] < 0 || t[1] < t[0] || t[1] > r)
-        return lay_fail(err, 0, "%s<%lld,%lld>: range out of bounds for rank %d", fn, (long long)t[0],
-                        (long long)t[1], r);
+        return lay_fail(err, 0, "%s<%lld,%lld>: range out of bounds for rank %d", fn, (long long)t[0], (long long)t[1],
+                        r);
     int b = (int)t[0], e = (int)t[1];
     if (args[0].kind == LAY_V_LAYOUT) {
         *out = v_layout(lay_layout_of(group_t(a, args[0].layout.shape, b, e), group_t(a, args[0].layout.stride, b, e)));
@@ -404,10 +410,12 @@ static bool h_group(Arena *a, const char *fn, const int64_t *t, int nt, const La
 static bool h_flatten(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                       LayError *err)
 {
-    (void)t; (void)nt; (void)n;
+    (void)t;
+    (void)nt;
+    (void)n;
     if (args[0].kind == LAY_V_LAYOUT) {
-        *out = v_layout(lay_layout_of(lay_tuple_flatten(a, args[0].layout.shape),
-                                      lay_tuple_flatten(a, args[0].layout.stride)));
+        *out = v_layout(
+            lay_layout_of(lay_tuple_flatten(a, args[0].layout.shape), lay_tuple_flatten(a, args[0].layout.stride)));
         return true;
     }
     LayTuple *x = NULL;
@@ -415,8 +423,12 @@ static bool h_flatten(Arena *a, const char *fn, const int64_t *t, int nt, const 
     LayTuple *f = lay_tuple_flatten(a, x);
     LayValue v;
     memset(&v, 0, sizeof v);
-    if (f->is_leaf) v = v_int(f->leaf);
-    else { v.kind = LAY_V_TUPLE; v.tuple = f; }
+    if (f->is_leaf)
+        v = v_int(f->leaf);
+    else {
+        v.kind = LAY_V_TUPLE;
+        v.tuple = f;
+    }
     *out = v;
     return true;
 }
@@ -432,8 +444,10 @@ static LayTuple *pend(Arena *a, const LayTuple *x, LayTuple *y, bool front, int6
     LayTuple *res = lay_tuple_empty(a, (int)N);
     int pad = (int)N - r;
     for (int i = 0; i < (int)N; i++) {
-        if (front) res->elems[i] = i < pad ? y : src->elems[i - pad];
-        else res->elems[i] = i < r ? src->elems[i] : y;
+        if (front)
+            res->elems[i] = i < pad ? y : src->elems[i - pad];
+        else
+            res->elems[i] = i < r ? src->elems[i] : y;
     }
     return res;
 }
@@ -470,7 +484,8 @@ static bool h_pend(Arena *a, const char *fn, const int64_t *t, int nt, const Lay
 static bool h_crd2idx(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                       LayError *err)
 {
-    (void)t; (void)nt;
+    (void)t;
+    (void)nt;
     LayTuple *crd = NULL;
     if (!want_tuple(fn, args, 0, &crd, a, err)) return false;
     LayInt r;
@@ -499,7 +514,9 @@ static bool h_crd2idx(Arena *a, const char *fn, const int64_t *t, int nt, const 
 static bool h_idx2crd(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                       LayError *err)
 {
-    (void)t; (void)nt; (void)n;
+    (void)t;
+    (void)nt;
+    (void)n;
     LayTuple *idx = NULL, *shape = NULL, *r = NULL;
     if (!want_tuple(fn, args, 0, &idx, a, err) || !want_shape(fn, args, 1, &shape, a, err)) return false;
     if (idx->is_leaf) {
@@ -523,10 +540,11 @@ static bool h_idx2crd(Arena *a, const char *fn, const int64_t *t, int nt, const 
 
 /* ---- algebra ---- */
 
-static bool h_coalesce(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n,
-                       LayValue *out, LayError *err)
+static bool h_coalesce(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
+                       LayError *err)
 {
-    (void)t; (void)nt;
+    (void)t;
+    (void)nt;
     if (args[0].kind == LAY_V_TUPLE || args[0].kind == LAY_V_INT) {
         if (n != 1) return lay_fail(err, 1, "coalesce of a shape takes no profile");
         LayTuple *r = NULL;
@@ -551,7 +569,9 @@ static bool h_coalesce(Arena *a, const char *fn, const int64_t *t, int nt, const
 static bool h_filter(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                      LayError *err)
 {
-    (void)t; (void)nt; (void)n;
+    (void)t;
+    (void)nt;
+    (void)n;
     LayLayout l, r;
     if (!want_layout(fn, args, 0, false, &l, a, err)) return false;
     bool ok = strcmp(fn, "filter_zeros") == 0 ? lay_filter_zeros(a, &l, &r, err) : lay_filter(a, &l, &r, err);
@@ -563,7 +583,9 @@ static bool h_filter(Arena *a, const char *fn, const int64_t *t, int nt, const L
 static bool h_composition(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n,
                           LayValue *out, LayError *err)
 {
-    (void)t; (void)nt; (void)n;
+    (void)t;
+    (void)nt;
+    (void)n;
     const LayValue *x = &args[0];
     if (x->kind == LAY_V_SWIZZLE || x->kind == LAY_V_COMPOSED) {
         /* swizzle o layout: a composed layout (swizzle, offset 0, layout) */
@@ -572,8 +594,8 @@ static bool h_composition(Arena *a, const char *fn, const int64_t *t, int nt, co
             c.sw = x->sw;
             c.offset = lay_int_static(0);
             if (args[1].kind != LAY_V_LAYOUT)
-                return lay_fail(err, 1, "argument 2 of %s must be a layout when argument 1 is a swizzle, got %s",
-                                fn, kind_name(args[1].kind));
+                return lay_fail(err, 1, "argument 2 of %s must be a layout when argument 1 is a swizzle, got %s", fn,
+                                kind_name(args[1].kind));
             c.outer = args[1].layout;
         } else {
             c = x->composed;
@@ -599,15 +621,17 @@ static bool h_composition(Arena *a, const char *fn, const int64_t *t, int nt, co
     return true;
 }
 
-static bool h_complement(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n,
-                         LayValue *out, LayError *err)
+static bool h_complement(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
+                         LayError *err)
 {
-    (void)t; (void)nt;
+    (void)t;
+    (void)nt;
     LayLayout l, r;
     if (!want_layout(fn, args, 0, false, &l, a, err)) return false;
     if (n == 2) {
         LayTuple *ct = NULL;
-        if (args[1].kind == LAY_V_LAYOUT) ct = args[1].layout.shape; /* CuTe: shape(cotarget) */
+        if (args[1].kind == LAY_V_LAYOUT)
+            ct = args[1].layout.shape; /* CuTe: shape(cotarget) */
         else if (args[1].kind == LAY_V_INT || args[1].kind == LAY_V_TUPLE) {
             if (!want_shape(fn, args, 1, &ct, a, err)) return false;
         } else {
@@ -625,7 +649,9 @@ static bool h_complement(Arena *a, const char *fn, const int64_t *t, int nt, con
 static bool h_inverse(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                       LayError *err)
 {
-    (void)t; (void)nt; (void)n;
+    (void)t;
+    (void)nt;
+    (void)n;
     LayLayout l, r;
     if (!want_layout(fn, args, 0, false, &l, a, err)) return false;
     bool ok = fn[0] == 'r' ? lay_right_inverse(a, &l, &r, err) : lay_left_inverse(a, &l, &r, err);
@@ -645,12 +671,16 @@ static int kind_of(const char *fn)
 static bool h_divide(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                      LayError *err)
 {
-    (void)t; (void)nt; (void)n;
+    (void)t;
+    (void)nt;
+    (void)n;
     LayLayout l, r;
     LayTiler tl;
     bool composed = args[0].kind == LAY_V_COMPOSED;
-    if (composed) l = args[0].composed.outer;
-    else if (!want_layout(fn, args, 0, false, &l, a, err)) return false;
+    if (composed)
+        l = args[0].composed.outer;
+    else if (!want_layout(fn, args, 0, false, &l, a, err))
+        return false;
     if (!lay_tiler_from_value(a, &args[1], &tl, 1, err)) return false;
     bool ok = strstr(fn, "divide") ? lay_divide_kind(a, kind_of(fn), &l, &tl, &r, err)
                                    : lay_product_kind(a, kind_of(fn), &l, &tl, &r, err);
@@ -672,7 +702,9 @@ static bool h_divide(Arena *a, const char *fn, const int64_t *t, int nt, const L
 static bool h_blocked(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                       LayError *err)
 {
-    (void)t; (void)nt; (void)n;
+    (void)t;
+    (void)nt;
+    (void)n;
     LayLayout x, y, r;
     if (!want_layout(fn, args, 0, false, &x, a, err) || !want_layout(fn, args, 1, true, &y, a, err)) return false;
     if (!at(lay_blocked_product(a, &x, &y, fn[0] == 'r', &r, err), 1, err)) return false;
@@ -683,7 +715,8 @@ static bool h_blocked(Arena *a, const char *fn, const int64_t *t, int nt, const 
 static bool h_tile_to_shape(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n,
                             LayValue *out, LayError *err)
 {
-    (void)t; (void)nt;
+    (void)t;
+    (void)nt;
     LayLayout x, r;
     LayTuple *trg = NULL, *ord = NULL;
     if (!want_layout(fn, args, 0, false, &x, a, err) || !want_shape(fn, args, 1, &trg, a, err)) return false;
@@ -693,14 +726,15 @@ static bool h_tile_to_shape(Arena *a, const char *fn, const int64_t *t, int nt, 
     return true;
 }
 
-static bool h_layout_tv(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n,
-                        LayValue *out, LayError *err)
+static bool h_layout_tv(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
+                        LayError *err)
 {
-    (void)t; (void)nt; (void)n;
+    (void)t;
+    (void)nt;
+    (void)n;
     LayLayout thr, val, tv;
     LayTuple *tiler = NULL;
-    if (!want_layout(fn, args, 0, false, &thr, a, err) || !want_layout(fn, args, 1, false, &val, a, err))
-        return false;
+    if (!want_layout(fn, args, 0, false, &thr, a, err) || !want_layout(fn, args, 1, false, &val, a, err)) return false;
     if (!at(lay_make_layout_tv(a, &thr, &val, &tiler, &tv, err), 0, err)) return false;
     LayValue v;
     memset(&v, 0, sizeof v);
@@ -716,7 +750,8 @@ static bool h_layout_tv(Arena *a, const char *fn, const int64_t *t, int nt, cons
 static bool h_cast(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                    LayError *err)
 {
-    (void)nt; (void)n;
+    (void)nt;
+    (void)n;
     LayLayout l, r;
     if (t[0] <= 0) return lay_fail(err, -1, "%s<%lld>: N must be positive", fn, (long long)t[0]);
     if (!want_layout(fn, args, 0, false, &l, a, err)) return false;
@@ -729,7 +764,9 @@ static bool h_cast(Arena *a, const char *fn, const int64_t *t, int nt, const Lay
 static bool h_common(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                      LayError *err)
 {
-    (void)t; (void)nt; (void)n;
+    (void)t;
+    (void)nt;
+    (void)n;
     LayLayout x, y, r;
     if (!want_layout(fn, args, 0, false, &x, a, err) || !want_layout(fn, args, 1, false, &y, a, err)) return false;
     if (strcmp(fn, "max_common_vector") == 0) {
@@ -746,7 +783,9 @@ static bool h_common(Arena *a, const char *fn, const int64_t *t, int nt, const L
 static bool h_div(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                   LayError *err)
 {
-    (void)t; (void)nt; (void)n;
+    (void)t;
+    (void)nt;
+    (void)n;
     LayTuple *x = NULL, *y = NULL, *r = NULL;
     if (!want_tuple(fn, args, 0, &x, a, err)) return false;
     if (args[1].kind == LAY_V_LAYOUT && strcmp(fn, "ceil_div") == 0) {
@@ -757,7 +796,8 @@ static bool h_div(Arena *a, const char *fn, const int64_t *t, int nt, const LayV
         return true;
     }
     if (!want_tuple(fn, args, 1, &y, a, err)) return false;
-    bool ok = strcmp(fn, "ceil_div") == 0 ? lay_ceil_div_tuple(a, x, y, &r, err) : lay_shape_div_tuple(a, x, y, &r, err);
+    bool ok =
+        strcmp(fn, "ceil_div") == 0 ? lay_ceil_div_tuple(a, x, y, &r, err) : lay_shape_div_tuple(a, x, y, &r, err);
     if (!ok) return false;
     *out = v_tuple(r);
     return true;
@@ -766,7 +806,9 @@ static bool h_div(Arena *a, const char *fn, const int64_t *t, int nt, const LayV
 static bool h_product(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                       LayError *err)
 {
-    (void)t; (void)nt; (void)n;
+    (void)t;
+    (void)nt;
+    (void)n;
     LayTuple *x = NULL, *r = NULL;
     if (!want_tuple(fn, args, 0, &x, a, err)) return false;
     if (strcmp(fn, "product_each") == 0) {
@@ -783,7 +825,8 @@ static bool h_product(Arena *a, const char *fn, const int64_t *t, int nt, const 
 static bool h_make_layout(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n,
                           LayValue *out, LayError *err)
 {
-    (void)t; (void)nt;
+    (void)t;
+    (void)nt;
     if (args[0].kind == LAY_V_LAYOUT) {
         /* concatenation of layouts into modes */
         LayLayout *ms = ARENA_ARRAY(a, LayLayout, n);
@@ -810,7 +853,9 @@ static bool h_make_layout(Arena *a, const char *fn, const int64_t *t, int nt, co
 static bool h_ordered(Arena *a, const char *fn, const int64_t *t, int nt, const LayValue *args, int n, LayValue *out,
                       LayError *err)
 {
-    (void)t; (void)nt; (void)n;
+    (void)t;
+    (void)nt;
+    (void)n;
     LayTuple *s = NULL, *o = NULL;
     LayLayout l;
     if (!want_shape(fn, args, 0, &s, a, err) || !want_tuple(fn, args, 1, &o, a, err)) return false;
@@ -879,8 +924,8 @@ bool lay_is_function(const char *name) { return find(name) != NULL; }
 
 static const char *plural(int n) { return n == 1 ? "" : "s"; }
 
-bool lay_call(Arena *a, const char *name, const int64_t *targs, int ntargs,
-              const LayValue *args, int nargs, LayValue *out, LayError *err)
+bool lay_call(Arena *a, const char *name, const int64_t *targs, int ntargs, const LayValue *args, int nargs,
+              LayValue *out, LayError *err)
 {
     LayError dummy;
     if (!err) err = &dummy;
@@ -897,8 +942,8 @@ bool lay_call(Arena *a, const char *name, const int64_t *targs, int ntargs,
     if (ntargs < f->tmin || ntargs > f->tmax) {
         if (f->tmax == 0) return lay_fail(err, -1, "%s takes no template arguments", name);
         if (f->tmin == f->tmax)
-            return lay_fail(err, -1, "%s expects %d template argument%s, got %d", name, f->tmin,
-                            plural(f->tmin), ntargs);
+            return lay_fail(err, -1, "%s expects %d template argument%s, got %d", name, f->tmin, plural(f->tmin),
+                            ntargs);
         return lay_fail(err, -1, "%s expects %d to %d template arguments, got %d", name, f->tmin, f->tmax, ntargs);
     }
     if (nargs > 0 && !args) return lay_fail(err, -1, "%s: missing arguments", name);

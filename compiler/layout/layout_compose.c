@@ -55,8 +55,8 @@ static bool compose_1(Arena *a, const LayLayout *lhs, LayInt rs, LayInt rd, LayL
          * to its end (ns == next_s) and more of B remains, the stride must
          * really divide the mode or the result silently differs from
          * A(B(i)).  Report it instead of returning a wrong layout. */
-        if (lay_int_same(ns, next_s) && cs.is_static && ad.is_static && rest_s.is_static &&
-            rest_s.value > ns.value && cs.value % ad.value != 0)
+        if (lay_int_same(ns, next_s) && cs.is_static && ad.is_static && rest_s.is_static && rest_s.value > ns.value &&
+            cs.value % ad.value != 0)
             return lay_fail(err, 1,
                             "composition: stride %lld of the right layout does not meet the stride "
                             "divisibility condition with mode of size %lld of %s",
@@ -82,8 +82,8 @@ static bool compose_1(Arena *a, const LayLayout *lhs, LayInt rs, LayInt rd, LayL
     return true;
 }
 
-static bool compose_rec(Arena *a, const LayLayout *lhs, const LayTuple *rs, const LayTuple *rd,
-                        LayLayout *out, LayError *err)
+static bool compose_rec(Arena *a, const LayLayout *lhs, const LayTuple *rs, const LayTuple *rd, LayLayout *out,
+                        LayError *err)
 {
     if (rs->is_leaf) return compose_1(a, lhs, rs->leaf, rd->leaf, out, err);
     LayLayout *ms = ARENA_ARRAY(a, LayLayout, rs->n > 0 ? rs->n : 1);
@@ -164,8 +164,7 @@ static bool tiler_rec(Arena *a, const LayValue *v, LayTiler *out, int arg, LayEr
             if (!tiler_rec(a, &e[i], &out->e[i], arg, err, depth + 1)) return false;
         return true;
     }
-    default:
-        return lay_fail(err, arg, "argument %d must be a layout or a tiler", arg + 1);
+    default: return lay_fail(err, arg, "argument %d must be a layout or a tiler", arg + 1);
     }
 }
 

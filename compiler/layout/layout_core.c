@@ -38,7 +38,10 @@ LayLayout lay_layout_cat(Arena *a, int n, const LayLayout *ls)
 static bool first_bad_leaf(const LayTuple *t, int64_t *bad)
 {
     if (t->is_leaf) {
-        if (t->leaf.is_static && t->leaf.value <= 0) { *bad = t->leaf.value; return true; }
+        if (t->leaf.is_static && t->leaf.value <= 0) {
+            *bad = t->leaf.value;
+            return true;
+        }
         return false;
     }
     for (int i = 0; i < t->n; i++)
@@ -114,18 +117,17 @@ bool lay_cosize(Arena *a, const LayLayout *l, LayInt *out, LayError *err)
 
 /* ---- crd2idx / idx2crd ---- */
 
-bool lay_crd2idx_sd(Arena *a, const LayTuple *crd, const LayTuple *shape, const LayTuple *stride,
-                    LayInt *out, LayError *err)
+bool lay_crd2idx_sd(Arena *a, const LayTuple *crd, const LayTuple *shape, const LayTuple *stride, LayInt *out,
+                    LayError *err)
 {
     if (!crd->is_leaf) {
         if (shape->is_leaf || crd->n != shape->n)
-            return lay_fail(err, 0, "coordinate %s does not match shape %s",
-                            lay_print_tuple(a, crd), lay_print_tuple(a, shape));
+            return lay_fail(err, 0, "coordinate %s does not match shape %s", lay_print_tuple(a, crd),
+                            lay_print_tuple(a, shape));
         LayInt acc = lay_int_static(0);
         for (int i = 0; i < crd->n; i++) {
             LayInt t;
-            if (!lay_crd2idx_sd(a, crd->elems[i], shape->elems[i], stride->elems[i], &t, err))
-                return false;
+            if (!lay_crd2idx_sd(a, crd->elems[i], shape->elems[i], stride->elems[i], &t, err)) return false;
             if (!lay_add_e(a, acc, t, &acc, "crd2idx", err)) return false;
         }
         *out = acc;
@@ -145,8 +147,7 @@ bool lay_crd2idx_sd(Arena *a, const LayTuple *crd, const LayTuple *shape, const 
                 return lay_fail(err, -1, "value past 64 bits in crd2idx");
         }
         LayInt t;
-        if (!lay_crd2idx_sd(a, lay_tuple_leaf(a, part), shape->elems[i], stride->elems[i], &t, err))
-            return false;
+        if (!lay_crd2idx_sd(a, lay_tuple_leaf(a, part), shape->elems[i], stride->elems[i], &t, err)) return false;
         if (!lay_add_e(a, acc, t, &acc, "crd2idx", err)) return false;
     }
     *out = acc;
@@ -174,7 +175,8 @@ static int64_t known_pow2(const LayExpr *e)
         int64_t p = known_pow2(e->a), q = known_pow2(e->b);
         return (p >= (int64_t)1 << 31 || q >= (int64_t)1 << 31) ? (int64_t)1 << 62 : p * q;
     }
-    case LAY_E_ADD: case LAY_E_SUB: {
+    case LAY_E_ADD:
+    case LAY_E_SUB: {
         int64_t p = known_pow2(e->a), q = known_pow2(e->b);
         return p < q ? p : q;
     }
@@ -239,7 +241,10 @@ static bool idx2crd_rec(Arena *a, const LayTuple *idx, const LayTuple *shape, La
         *out = r;
         return true;
     }
-    if (shape->is_leaf) { *out = (LayTuple *)idx; return true; }
+    if (shape->is_leaf) {
+        *out = (LayTuple *)idx;
+        return true;
+    }
     LayTuple *r = lay_tuple_empty(a, shape->n);
     LayInt c = idx->leaf;
     for (int i = 0; i < shape->n; i++) {
@@ -275,7 +280,10 @@ bool lay_eval_static(const LayLayout *l, int64_t idx, int64_t *out)
     int64_t acc = 0;
     bool ok = true;
     for (int i = 0; i < n && ok; i++) {
-        if (!s[i].is_static || !d[i].is_static || s[i].value <= 0) { ok = false; break; }
+        if (!s[i].is_static || !d[i].is_static || s[i].value <= 0) {
+            ok = false;
+            break;
+        }
         int64_t c = (i + 1 < n) ? idx % s[i].value : idx;
         if (i + 1 < n) idx /= s[i].value;
         int64_t t;
@@ -291,8 +299,8 @@ bool lay_eval_static(const LayLayout *l, int64_t idx, int64_t *out)
 /* Right-to-left merge of a flat layout (CuTe bw_coalesce).  `st` is the
  * stack of produced modes, front (the leftmost so far) at st[k-1].  A mode
  * s:d merges into the front s':d' when d' == s*d, all of it static. */
-static bool bw_coalesce(Arena *a, int n, const LayInt *S, const LayInt *D, LayInt s0, LayInt d0,
-                        LayLayout *out, LayError *err)
+static bool bw_coalesce(Arena *a, int n, const LayInt *S, const LayInt *D, LayInt s0, LayInt d0, LayLayout *out,
+                        LayError *err)
 {
     LayInt *ss = ARENA_ARRAY(a, LayInt, n + 1), *dd = ARENA_ARRAY(a, LayInt, n + 1);
     int k = 1;
@@ -300,7 +308,11 @@ static bool bw_coalesce(Arena *a, int n, const LayInt *S, const LayInt *D, LayIn
     dd[0] = d0;
     for (int i = n - 2; i >= 0; i--) {
         if (lay_is(S[i], 1)) continue;
-        if (k == 1 && lay_is(ss[0], 1)) { ss[0] = S[i]; dd[0] = D[i]; continue; }
+        if (k == 1 && lay_is(ss[0], 1)) {
+            ss[0] = S[i];
+            dd[0] = D[i];
+            continue;
+        }
         LayInt fs = ss[k - 1], fd = dd[k - 1];
         int64_t prod;
         if (fs.is_static && S[i].is_static && D[i].is_static && fd.is_static &&
@@ -314,8 +326,10 @@ static bool bw_coalesce(Arena *a, int n, const LayInt *S, const LayInt *D, LayIn
         }
     }
     if (k == 1) {
-        if (lay_is(ss[0], 1)) *out = lay_layout_int(a, 1, 0);
-        else *out = lay_layout_of(lay_tuple_leaf(a, ss[0]), lay_tuple_leaf(a, dd[0]));
+        if (lay_is(ss[0], 1))
+            *out = lay_layout_int(a, 1, 0);
+        else
+            *out = lay_layout_of(lay_tuple_leaf(a, ss[0]), lay_tuple_leaf(a, dd[0]));
         return true;
     }
     LayTuple *rs = lay_tuple_empty(a, k), *rd = lay_tuple_empty(a, k);
@@ -332,7 +346,10 @@ static bool coalesce_impl(Arena *a, const LayLayout *l, bool x, LayLayout *out, 
     int n;
     LayInt *S = lay_tuple_leaves(a, l->shape, &n);
     LayInt *D = lay_tuple_leaves(a, l->stride, &n);
-    if (n == 0) { *out = lay_layout_int(a, 1, 0); return true; }
+    if (n == 0) {
+        *out = lay_layout_int(a, 1, 0);
+        return true;
+    }
     LayInt s0 = S[n - 1];
     /* coalesce_x keeps a trailing size-1 mode's stride alive as a size-2 mode
      * so the function is preserved outside the domain too */
@@ -355,8 +372,8 @@ bool lay_coalesce_profile(Arena *a, const LayLayout *l, const LayTuple *prof, La
     if (prof->is_leaf) return lay_coalesce(a, l, out, err);
     int r = lay_layout_rank(l);
     if (prof->n > r)
-        return lay_fail(err, 1, "coalesce: profile %s has more modes than layout %s",
-                        lay_print_tuple(a, prof), lay_print_layout(a, l));
+        return lay_fail(err, 1, "coalesce: profile %s has more modes than layout %s", lay_print_tuple(a, prof),
+                        lay_print_layout(a, l));
     LayLayout *ms = ARENA_ARRAY(a, LayLayout, r);
     for (int i = 0; i < r; i++) {
         LayLayout m = lay_layout_mode(l, i);

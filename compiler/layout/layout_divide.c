@@ -10,8 +10,8 @@ bool lay_logical_divide(Arena *a, const LayLayout *l, const LayTiler *t, LayLayo
     if (t->is_tuple) {
         int r = lay_layout_rank(l);
         if (t->n > r)
-            return lay_fail(err, 1, "logical_divide: tiler has %d modes but layout %s has only %d",
-                            t->n, lay_print_layout(a, l), r);
+            return lay_fail(err, 1, "logical_divide: tiler has %d modes but layout %s has only %d", t->n,
+                            lay_print_layout(a, l), r);
         LayLayout *ms = ARENA_ARRAY(a, LayLayout, r);
         for (int i = 0; i < r; i++) {
             LayLayout m = lay_layout_mode(l, i);
@@ -99,9 +99,14 @@ bool lay_divide_kind(Arena *a, int kind, const LayLayout *l, const LayTiler *t, 
 {
     LayLayout r, z;
     if (!lay_logical_divide(a, l, t, &r, err)) return false;
-    if (kind == 0) { *out = r; return true; }
+    if (kind == 0) {
+        *out = r;
+        return true;
+    }
     if (!tile_unzip(a, &r, t, &z, err)) return false;
-    if (kind == 1) *out = z;
-    else *out = unpack(a, &z, kind == 3, true);
+    if (kind == 1)
+        *out = z;
+    else
+        *out = unpack(a, &z, kind == 3, true);
     return true;
 }

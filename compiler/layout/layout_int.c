@@ -23,8 +23,7 @@ bool lay_fail(LayError *err, int arg, const char *fmt, ...)
 bool lay_need_static(Arena *a, LayInt v, const char *what, int arg, LayError *err)
 {
     if (v.is_static) return true;
-    return lay_fail(err, arg, "%s needs a static value, but %s is dynamic", what,
-                    lay_print_int(a, v));
+    return lay_fail(err, arg, "%s needs a static value, but %s is dynamic", what, lay_print_int(a, v));
 }
 
 LayInt lay_int_static(int64_t v)
@@ -71,8 +70,7 @@ static bool expr_same(const LayExpr *x, const LayExpr *y, int depth)
     case LAY_E_SYM:
         if (x->user || y->user) return x->user == y->user;
         return x->name && y->name && strcmp(x->name, y->name) == 0;
-    default:
-        return expr_same(x->a, y->a, depth + 1) && expr_same(x->b, y->b, depth + 1);
+    default: return expr_same(x->a, y->a, depth + 1) && expr_same(x->b, y->b, depth + 1);
     }
 }
 
@@ -91,8 +89,14 @@ bool lay_int_add(Arena *a, LayInt x, LayInt y, LayInt *out)
         *out = lay_int_static(r);
         return true;
     }
-    if (lay_is(x, 0)) { *out = y; return true; }
-    if (lay_is(y, 0)) { *out = x; return true; }
+    if (lay_is(x, 0)) {
+        *out = y;
+        return true;
+    }
+    if (lay_is(y, 0)) {
+        *out = x;
+        return true;
+    }
     *out = mk(a, LAY_E_ADD, x, y);
     return true;
 }
@@ -105,8 +109,14 @@ bool lay_int_sub(Arena *a, LayInt x, LayInt y, LayInt *out)
         *out = lay_int_static(r);
         return true;
     }
-    if (lay_is(y, 0)) { *out = x; return true; }
-    if (lay_int_same(x, y)) { *out = lay_int_static(0); return true; }
+    if (lay_is(y, 0)) {
+        *out = x;
+        return true;
+    }
+    if (lay_int_same(x, y)) {
+        *out = lay_int_static(0);
+        return true;
+    }
     *out = mk(a, LAY_E_SUB, x, y);
     return true;
 }
@@ -119,11 +129,24 @@ bool lay_int_mul(Arena *a, LayInt x, LayInt y, LayInt *out)
         *out = lay_int_static(r);
         return true;
     }
-    if (lay_is(x, 0) || lay_is(y, 0)) { *out = lay_int_static(0); return true; }
-    if (lay_is(x, 1)) { *out = y; return true; }
-    if (lay_is(y, 1)) { *out = x; return true; }
+    if (lay_is(x, 0) || lay_is(y, 0)) {
+        *out = lay_int_static(0);
+        return true;
+    }
+    if (lay_is(x, 1)) {
+        *out = y;
+        return true;
+    }
+    if (lay_is(y, 1)) {
+        *out = x;
+        return true;
+    }
     /* keep constants on the right: (e*c1)*c2 -> e*(c1*c2) */
-    if (x.is_static) { LayInt t = x; x = y; y = t; }
+    if (x.is_static) {
+        LayInt t = x;
+        x = y;
+        y = t;
+    }
     if (y.is_static && x.expr->op == LAY_E_MUL && x.expr->b->op == LAY_E_CONST) {
         int64_t r;
         if (!__builtin_mul_overflow(x.expr->b->value, y.value, &r)) {
@@ -154,12 +177,21 @@ bool lay_int_div(Arena *a, LayInt x, LayInt y, LayInt *out)
         *out = lay_int_static(floordiv(x.value, y.value));
         return true;
     }
-    if (lay_is(y, 1)) { *out = x; return true; }
-    if (lay_is(x, 0)) { *out = x; return true; }
-    if (lay_int_same(x, y)) { *out = lay_int_static(1); return true; }
+    if (lay_is(y, 1)) {
+        *out = x;
+        return true;
+    }
+    if (lay_is(x, 0)) {
+        *out = x;
+        return true;
+    }
+    if (lay_int_same(x, y)) {
+        *out = lay_int_static(1);
+        return true;
+    }
     /* (e*c)/c -> e, common after a multiply by a stride */
-    if (y.is_static && !x.is_static && x.expr->op == LAY_E_MUL && x.expr->b->op == LAY_E_CONST &&
-        y.value > 0 && x.expr->b->value % y.value == 0) {
+    if (y.is_static && !x.is_static && x.expr->op == LAY_E_MUL && x.expr->b->op == LAY_E_CONST && y.value > 0 &&
+        x.expr->b->value % y.value == 0) {
         LayInt inner = {.is_static = false, .value = 0, .expr = x.expr->a};
         return lay_int_mul(a, inner, lay_int_static(x.expr->b->value / y.value), out);
     }
@@ -187,9 +219,18 @@ bool lay_int_ceildiv(Arena *a, LayInt x, LayInt y, LayInt *out)
         *out = lay_int_static(q);
         return true;
     }
-    if (lay_is(y, 1)) { *out = x; return true; }
-    if (lay_is(x, 0)) { *out = x; return true; }
-    if (lay_int_same(x, y)) { *out = lay_int_static(1); return true; }
+    if (lay_is(y, 1)) {
+        *out = x;
+        return true;
+    }
+    if (lay_is(x, 0)) {
+        *out = x;
+        return true;
+    }
+    if (lay_int_same(x, y)) {
+        *out = lay_int_static(1);
+        return true;
+    }
     *out = mk(a, LAY_E_CEILDIV, x, y);
     return true;
 }
@@ -198,14 +239,23 @@ bool lay_int_mod(Arena *a, LayInt x, LayInt y, LayInt *out)
 {
     if (y.is_static && y.value == 0) return false;
     if (x.is_static && y.is_static) {
-        if (y.value == -1) { *out = lay_int_static(0); return true; }
+        if (y.value == -1) {
+            *out = lay_int_static(0);
+            return true;
+        }
         int64_t r = x.value % y.value;
         if (r != 0 && ((r < 0) != (y.value < 0))) r += y.value;
         *out = lay_int_static(r);
         return true;
     }
-    if (lay_is(y, 1) || lay_is(x, 0)) { *out = lay_int_static(0); return true; }
-    if (lay_int_same(x, y)) { *out = lay_int_static(0); return true; }
+    if (lay_is(y, 1) || lay_is(x, 0)) {
+        *out = lay_int_static(0);
+        return true;
+    }
+    if (lay_int_same(x, y)) {
+        *out = lay_int_static(0);
+        return true;
+    }
     *out = mk(a, LAY_E_MOD, x, y);
     return true;
 }
@@ -216,7 +266,10 @@ bool lay_int_min(Arena *a, LayInt x, LayInt y, LayInt *out)
         *out = lay_int_static(x.value < y.value ? x.value : y.value);
         return true;
     }
-    if (lay_int_same(x, y)) { *out = x; return true; }
+    if (lay_int_same(x, y)) {
+        *out = x;
+        return true;
+    }
     *out = mk(a, LAY_E_MIN, x, y);
     return true;
 }
@@ -227,7 +280,10 @@ bool lay_int_max(Arena *a, LayInt x, LayInt y, LayInt *out)
         *out = lay_int_static(x.value > y.value ? x.value : y.value);
         return true;
     }
-    if (lay_int_same(x, y)) { *out = x; return true; }
+    if (lay_int_same(x, y)) {
+        *out = x;
+        return true;
+    }
     *out = mk(a, LAY_E_MAX, x, y);
     return true;
 }
@@ -257,17 +313,32 @@ bool lay_int_signum(Arena *a, LayInt x, LayInt *out)
 
 bool lay_int_xor(Arena *a, LayInt x, LayInt y, LayInt *out)
 {
-    if (x.is_static && y.is_static) { *out = lay_int_static(x.value ^ y.value); return true; }
-    if (lay_is(x, 0)) { *out = y; return true; }
-    if (lay_is(y, 0)) { *out = x; return true; }
+    if (x.is_static && y.is_static) {
+        *out = lay_int_static(x.value ^ y.value);
+        return true;
+    }
+    if (lay_is(x, 0)) {
+        *out = y;
+        return true;
+    }
+    if (lay_is(y, 0)) {
+        *out = x;
+        return true;
+    }
     *out = mk(a, LAY_E_XOR, x, y);
     return true;
 }
 
 bool lay_int_and(Arena *a, LayInt x, LayInt y, LayInt *out)
 {
-    if (x.is_static && y.is_static) { *out = lay_int_static(x.value & y.value); return true; }
-    if (lay_is(x, 0) || lay_is(y, 0)) { *out = lay_int_static(0); return true; }
+    if (x.is_static && y.is_static) {
+        *out = lay_int_static(x.value & y.value);
+        return true;
+    }
+    if (lay_is(x, 0) || lay_is(y, 0)) {
+        *out = lay_int_static(0);
+        return true;
+    }
     *out = mk(a, LAY_E_AND, x, y);
     return true;
 }
@@ -275,8 +346,14 @@ bool lay_int_and(Arena *a, LayInt x, LayInt y, LayInt *out)
 bool lay_int_shr(Arena *a, LayInt x, LayInt y, LayInt *out)
 {
     if (y.is_static && (y.value < 0 || y.value > 63)) return false;
-    if (x.is_static && y.is_static) { *out = lay_int_static(x.value >> y.value); return true; }
-    if (lay_is(y, 0) || lay_is(x, 0)) { *out = x; return true; }
+    if (x.is_static && y.is_static) {
+        *out = lay_int_static(x.value >> y.value);
+        return true;
+    }
+    if (lay_is(y, 0) || lay_is(x, 0)) {
+        *out = x;
+        return true;
+    }
     *out = mk(a, LAY_E_SHR, x, y);
     return true;
 }
@@ -289,17 +366,17 @@ bool lay_int_shl(Arena *a, LayInt x, LayInt y, LayInt *out)
         *out = lay_int_static(x.value << y.value);
         return true;
     }
-    if (lay_is(y, 0) || lay_is(x, 0)) { *out = x; return true; }
+    if (lay_is(y, 0) || lay_is(x, 0)) {
+        *out = x;
+        return true;
+    }
     *out = mk(a, LAY_E_SHL, x, y);
     return true;
 }
 
 /* ---- error-reporting wrappers used by the algebra ---- */
 
-static bool ovf(LayError *err, const char *op)
-{
-    return lay_fail(err, -1, "value past 64 bits in %s", op);
-}
+static bool ovf(LayError *err, const char *op) { return lay_fail(err, -1, "value past 64 bits in %s", op); }
 
 bool lay_add_e(Arena *a, LayInt x, LayInt y, LayInt *o, const char *op, LayError *err)
 {
@@ -325,6 +402,7 @@ bool lay_div_e(Arena *a, LayInt x, LayInt y, LayInt *o, const char *op, LayError
 
 bool lay_min_e(Arena *a, LayInt x, LayInt y, LayInt *o, const char *op, LayError *err)
 {
-    (void)op; (void)err;
+    (void)op;
+    (void)err;
     return lay_int_min(a, x, y, o);
 }

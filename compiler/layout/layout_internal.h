@@ -28,15 +28,14 @@ void lay_buf_printf(LayBuf *o, const char *fmt, ...) __attribute__((format(print
 extern const char *const lay_tv_colors[8];
 
 /* Formats into err->msg, sets err->arg, returns false (so `return lay_fail(...)`). */
-bool lay_fail(LayError *err, int arg, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+bool lay_fail(LayError *err, int arg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "<what> needs a static value, but X is dynamic" when v is dynamic. */
 bool lay_need_static(Arena *a, LayInt v, const char *what, int arg, LayError *err);
 
 /* ---- LayInt helpers (layout_int.c) ---- */
 static inline bool lay_is(LayInt x, int64_t v) { return x.is_static && x.value == v; }
-bool lay_int_same(LayInt x, LayInt y);          /* structurally equal */
-bool lay_int_abs(Arena *a, LayInt x, LayInt *out);  /* dynamic assumed >= 0 */
+bool lay_int_same(LayInt x, LayInt y);                /* structurally equal */
+bool lay_int_abs(Arena *a, LayInt x, LayInt *out);    /* dynamic assumed >= 0 */
 bool lay_int_signum(Arena *a, LayInt x, LayInt *out); /* dynamic assumed > 0 */
 bool lay_int_xor(Arena *a, LayInt x, LayInt y, LayInt *out);
 bool lay_int_and(Arena *a, LayInt x, LayInt y, LayInt *out);
@@ -51,12 +50,12 @@ bool lay_min_e(Arena *a, LayInt x, LayInt y, LayInt *o, const char *op, LayError
 
 /* ---- tuples (layout_tuple.c) ---- */
 LayTuple *lay_tuple_int(Arena *a, int64_t v);
-LayTuple *lay_tuple_empty(Arena *a, int n);   /* n modes, elems to fill */
-int lay_tuple_rank(const LayTuple *t);        /* leaf: 1 */
+LayTuple *lay_tuple_empty(Arena *a, int n);              /* n modes, elems to fill */
+int lay_tuple_rank(const LayTuple *t);                   /* leaf: 1 */
 const LayTuple *lay_tuple_get(const LayTuple *t, int i); /* leaf: itself for i == 0 */
 /* false when nested deeper than LAY_MAX_DEPTH */
 bool lay_tuple_check(const LayTuple *t, int arg, const char *what, LayError *err);
-int lay_tuple_depth(const LayTuple *t);       /* leaf 0; assumes checked */
+int lay_tuple_depth(const LayTuple *t); /* leaf 0; assumes checked */
 int lay_tuple_count_leaves(const LayTuple *t);
 /* leaves in order into a fresh array; *n receives the count */
 LayInt *lay_tuple_leaves(Arena *a, const LayTuple *t, int *n);
@@ -64,10 +63,10 @@ LayTuple *lay_tuple_flatten(Arena *a, const LayTuple *t);
 bool lay_tuple_product(Arena *a, const LayTuple *t, LayInt *out, LayError *err);
 bool lay_tuple_congruent(const LayTuple *x, const LayTuple *y);
 bool lay_tuple_equal(const LayTuple *x, const LayTuple *y);
-LayTuple *lay_tuple_from_leaves(Arena *a, int n, const LayInt *v); /* n == 1: a leaf */
+LayTuple *lay_tuple_from_leaves(Arena *a, int n, const LayInt *v);    /* n == 1: a leaf */
 LayTuple *lay_tuple_append(Arena *a, const LayTuple *t, LayTuple *x); /* CuTe append */
 LayTuple *lay_tuple_prepend(Arena *a, const LayTuple *t, LayTuple *x);
-LayTuple *lay_tuple_wrap(Arena *a, LayTuple *t);  /* leaf -> (leaf), tuple unchanged */
+LayTuple *lay_tuple_wrap(Arena *a, LayTuple *t); /* leaf -> (leaf), tuple unchanged */
 /* a tuple congruent with `like` with every leaf replaced by v */
 LayTuple *lay_tuple_repeat_like(Arena *a, const LayTuple *like, int64_t v);
 /* compact strides of `shape` in column-major order, starting at `start` */
@@ -94,8 +93,8 @@ bool lay_coalesce_x(Arena *a, const LayLayout *l, LayLayout *out, LayError *err)
 bool lay_coalesce_profile(Arena *a, const LayLayout *l, const LayTuple *prof, LayLayout *out, LayError *err);
 bool lay_filter(Arena *a, const LayLayout *l, LayLayout *out, LayError *err);
 bool lay_filter_zeros(Arena *a, const LayLayout *l, LayLayout *out, LayError *err);
-bool lay_crd2idx_sd(Arena *a, const LayTuple *crd, const LayTuple *shape, const LayTuple *stride,
-                    LayInt *out, LayError *err);
+bool lay_crd2idx_sd(Arena *a, const LayTuple *crd, const LayTuple *shape, const LayTuple *stride, LayInt *out,
+                    LayError *err);
 bool lay_check_layout(const LayLayout *l, int arg, LayError *err);
 /* static evaluation for enumeration: all static, crd given as a linear index */
 bool lay_eval_static(const LayLayout *l, int64_t idx, int64_t *out);
@@ -104,8 +103,8 @@ bool lay_eval_static(const LayLayout *l, int64_t idx, int64_t *out);
 typedef struct LayTiler LayTiler;
 struct LayTiler {
     bool is_tuple;
-    LayLayout l;          /* !is_tuple */
-    int n;                /* is_tuple */
+    LayLayout l; /* !is_tuple */
+    int n;       /* is_tuple */
     LayTiler *e;
 };
 /* accept LAY_V_LAYOUT, LAY_V_INT (n:1), LAY_V_TUPLE (shape: each leaf n:1),
@@ -126,11 +125,11 @@ bool lay_divide_kind(Arena *a, int kind, const LayLayout *l, const LayTiler *t, 
 bool lay_logical_product(Arena *a, const LayLayout *l, const LayTiler *t, LayLayout *out, LayError *err);
 bool lay_product_kind(Arena *a, int kind, const LayLayout *l, const LayTiler *t, LayLayout *out, LayError *err);
 bool lay_blocked_product(Arena *a, const LayLayout *b, const LayLayout *t, bool raked, LayLayout *out, LayError *err);
-bool lay_tile_to_shape(Arena *a, const LayLayout *b, const LayTuple *trg, const LayTuple *order,
-                       LayLayout *out, LayError *err);
+bool lay_tile_to_shape(Arena *a, const LayLayout *b, const LayTuple *trg, const LayTuple *order, LayLayout *out,
+                       LayError *err);
 bool lay_make_ordered_layout(Arena *a, const LayTuple *shape, const LayTuple *order, LayLayout *out, LayError *err);
-bool lay_make_layout_tv(Arena *a, const LayLayout *thr, const LayLayout *val, LayTuple **tiler,
-                        LayLayout *tv, LayError *err);
+bool lay_make_layout_tv(Arena *a, const LayLayout *thr, const LayLayout *val, LayTuple **tiler, LayLayout *tv,
+                        LayError *err);
 bool lay_upcast(Arena *a, const LayLayout *l, int64_t n, LayLayout *out, LayError *err);
 bool lay_downcast(Arena *a, const LayLayout *l, int64_t n, LayLayout *out, LayError *err);
 bool lay_max_common_layout(Arena *a, const LayLayout *x, const LayLayout *y, LayLayout *out, LayError *err);

@@ -32,7 +32,10 @@ static int *sort_by_stride(Arena *a, const Flat *f, int *cnt)
     for (int i = 0; i < f->n; i++) {
         if (!f->d[i].is_static) continue;
         int j = k++;
-        while (j > 0 && f->d[idx[j - 1]].value > f->d[i].value) { idx[j] = idx[j - 1]; j--; }
+        while (j > 0 && f->d[idx[j - 1]].value > f->d[i].value) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
         idx[j] = i;
     }
     *cnt = k;
@@ -85,11 +88,11 @@ bool lay_left_inverse(Arena *a, const LayLayout *l, LayLayout *out, LayError *er
     for (int t = 0; t < k; t++) {
         int i = ord[t];
         if (lay_is(f.d[i], 0)) continue;
-        if (f.d[i].value < 0)
-            return lay_fail(err, 0, "left_inverse: negative stride in %s", lay_print_layout(a, l));
+        if (f.d[i].value < 0) return lay_fail(err, 0, "left_inverse: negative stride in %s", lay_print_layout(a, l));
         if (!lay_need_static(a, size, "left_inverse", 0, err)) return false;
         if (f.d[i].value % size.value != 0)
-            return lay_fail(err, 0, "left_inverse: stride %lld is not a multiple of %lld in %s "
+            return lay_fail(err, 0,
+                            "left_inverse: stride %lld is not a multiple of %lld in %s "
                             "(the layout is not invertible)",
                             (long long)f.d[i].value, (long long)size.value, lay_print_layout(a, l));
         rs[m++] = lay_int_static(f.d[i].value / size.value);

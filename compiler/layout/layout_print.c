@@ -48,9 +48,13 @@ static char *done(Buf *b)
 static int prec(LayExprOp op)
 {
     switch (op) {
-    case LAY_E_MUL: case LAY_E_DIV: case LAY_E_MOD: return 3;
-    case LAY_E_ADD: case LAY_E_SUB: return 4;
-    case LAY_E_SHL: case LAY_E_SHR: return 5;
+    case LAY_E_MUL:
+    case LAY_E_DIV:
+    case LAY_E_MOD: return 3;
+    case LAY_E_ADD:
+    case LAY_E_SUB: return 4;
+    case LAY_E_SHL:
+    case LAY_E_SHR: return 5;
     case LAY_E_AND: return 8;
     case LAY_E_XOR: return 9;
     default: return 0; /* atoms and calls */
@@ -81,8 +85,7 @@ static void pexpr(Buf *b, const LayExpr *e, int depth);
 static void pchild(Buf *b, const LayExpr *c, int parent, bool right, int depth)
 {
     int p = prec(c->op);
-    bool paren = p > parent || (right && p == parent && p != 0) ||
-                 (c->op == LAY_E_CONST && c->value < 0);
+    bool paren = p > parent || (right && p == parent && p != 0) || (c->op == LAY_E_CONST && c->value < 0);
     if (paren) put(b, "(");
     pexpr(b, c, depth);
     if (paren) put(b, ")");
@@ -90,12 +93,20 @@ static void pchild(Buf *b, const LayExpr *c, int parent, bool right, int depth)
 
 static void pexpr(Buf *b, const LayExpr *e, int depth)
 {
-    if (!e) { put(b, "?"); return; }
-    if (depth > 200) { put(b, "..."); return; }
+    if (!e) {
+        put(b, "?");
+        return;
+    }
+    if (depth > 200) {
+        put(b, "...");
+        return;
+    }
     switch (e->op) {
     case LAY_E_SYM: put(b, e->name ? e->name : "?"); return;
     case LAY_E_CONST: putint(b, e->value); return;
-    case LAY_E_CEILDIV: case LAY_E_MIN: case LAY_E_MAX:
+    case LAY_E_CEILDIV:
+    case LAY_E_MIN:
+    case LAY_E_MAX:
         put(b, opstr(e->op));
         put(b, "(");
         pexpr(b, e->a, depth + 1);
@@ -109,11 +120,10 @@ static void pexpr(Buf *b, const LayExpr *e, int depth)
          * parentheses; a right one does ("a-(b-c)") */
         pchild(b, e->a, p, false, depth + 1);
         put(b, opstr(e->op));
-        bool assoc = e->op == LAY_E_ADD || e->op == LAY_E_MUL || e->op == LAY_E_XOR ||
-                     e->op == LAY_E_AND;
+        bool assoc = e->op == LAY_E_ADD || e->op == LAY_E_MUL || e->op == LAY_E_XOR || e->op == LAY_E_AND;
         int cp = prec(e->b->op);
-        bool paren = cp > p || (cp == p && !(assoc && e->b->op == e->op)) ||
-                     (e->b->op == LAY_E_CONST && e->b->value < 0);
+        bool paren =
+            cp > p || (cp == p && !(assoc && e->b->op == e->op)) || (e->b->op == LAY_E_CONST && e->b->value < 0);
         if (paren) put(b, "(");
         pexpr(b, e->b, depth + 1);
         if (paren) put(b, ")");
@@ -124,8 +134,10 @@ static void pexpr(Buf *b, const LayExpr *e, int depth)
 
 static void pint(Buf *b, LayInt v)
 {
-    if (v.is_static) putint(b, v.value);
-    else pexpr(b, v.expr, 0);
+    if (v.is_static)
+        putint(b, v.value);
+    else
+        pexpr(b, v.expr, 0);
 }
 
 char *lay_print_int(Arena *a, LayInt v)
@@ -137,9 +149,18 @@ char *lay_print_int(Arena *a, LayInt v)
 
 static void ptuple(Buf *b, const LayTuple *t, int depth)
 {
-    if (!t) { put(b, "?"); return; }
-    if (t->is_leaf) { pint(b, t->leaf); return; }
-    if (depth > LAY_MAX_DEPTH) { put(b, "(...)"); return; }
+    if (!t) {
+        put(b, "?");
+        return;
+    }
+    if (t->is_leaf) {
+        pint(b, t->leaf);
+        return;
+    }
+    if (depth > LAY_MAX_DEPTH) {
+        put(b, "(...)");
+        return;
+    }
     put(b, "(");
     for (int i = 0; i < t->n; i++) {
         if (i) put(b, ",");
@@ -178,8 +199,14 @@ static void pswizzle(Buf *b, LaySwizzle s)
 
 static void pvalue(Buf *b, const LayValue *v, int depth)
 {
-    if (!v) { put(b, "?"); return; }
-    if (depth > LAY_MAX_DEPTH) { put(b, "(...)"); return; }
+    if (!v) {
+        put(b, "?");
+        return;
+    }
+    if (depth > LAY_MAX_DEPTH) {
+        put(b, "(...)");
+        return;
+    }
     switch (v->kind) {
     case LAY_V_INT: pint(b, v->i); return;
     case LAY_V_TUPLE: ptuple(b, v->tuple, 0); return;

@@ -65,19 +65,22 @@ static bool zip2(Arena *a, const LayTuple *t, const LayTuple *g, LayTuple **out,
     return true;
 }
 
-static int splice_count(const LayTuple *m, bool on)
-{
-    return (on && !m->is_leaf && m->n != 1) ? m->n : 1;
-}
+static int splice_count(const LayTuple *m, bool on) { return (on && !m->is_leaf && m->n != 1) ? m->n : 1; }
 
 bool lay_product_kind(Arena *a, int kind, const LayLayout *l, const LayTiler *t, LayLayout *out, LayError *err)
 {
     LayLayout r;
     if (!lay_logical_product(a, l, t, &r, err)) return false;
-    if (kind == 0) { *out = r; return true; }
+    if (kind == 0) {
+        *out = r;
+        return true;
+    }
     LayTuple *g = lay_tiler_guide(a, t), *s, *d;
     if (!zip2(a, r.shape, g, &s, err) || !zip2(a, r.stride, g, &d, err)) return false;
-    if (kind == 1) { *out = lay_layout_of(s, d); return true; }
+    if (kind == 1) {
+        *out = lay_layout_of(s, d);
+        return true;
+    }
     bool on0 = kind == 3;
     int n = splice_count(s->elems[0], on0) + splice_count(s->elems[1], true);
     LayTuple *rs = lay_tuple_empty(a, n), *rd = lay_tuple_empty(a, n);
@@ -167,7 +170,10 @@ bool lay_make_ordered_layout(Arena *a, const LayTuple *shape, const LayTuple *or
             if ((pass == 0) != st) continue;
             int j = k++;
             if (st)
-                while (j > 0 && order->elems[idx[j - 1]]->leaf.value > o->leaf.value) { idx[j] = idx[j - 1]; j--; }
+                while (j > 0 && order->elems[idx[j - 1]]->leaf.value > o->leaf.value) {
+                    idx[j] = idx[j - 1];
+                    j--;
+                }
             idx[j] = i;
         }
     LayTuple *d = lay_tuple_empty(a, n);
@@ -185,13 +191,13 @@ bool lay_make_ordered_layout(Arena *a, const LayTuple *shape, const LayTuple *or
     return true;
 }
 
-bool lay_tile_to_shape(Arena *a, const LayLayout *b, const LayTuple *trg, const LayTuple *order,
-                       LayLayout *out, LayError *err)
+bool lay_tile_to_shape(Arena *a, const LayLayout *b, const LayTuple *trg, const LayTuple *order, LayLayout *out,
+                       LayError *err)
 {
     int R = lay_tuple_rank(trg);
     if (lay_layout_rank(b) > R)
-        return lay_fail(err, 1, "tile_to_shape: block %s has more modes than target shape %s",
-                        lay_print_layout(a, b), lay_print_tuple(a, trg));
+        return lay_fail(err, 1, "tile_to_shape: block %s has more modes than target shape %s", lay_print_layout(a, b),
+                        lay_print_tuple(a, trg));
     LayLayout pb = pad_to(a, b, R);
     LayTuple *bs, *ts, *ps;
     if (!lay_product_each(a, pb.shape, &bs, err) || !lay_product_each(a, trg, &ts, err)) return false;
@@ -211,8 +217,8 @@ bool lay_tile_to_shape(Arena *a, const LayLayout *b, const LayTuple *trg, const 
     return lay_blocked_product(a, &pb, &rep, false, out, err);
 }
 
-bool lay_make_layout_tv(Arena *a, const LayLayout *thr, const LayLayout *val, LayTuple **tiler,
-                        LayLayout *tv, LayError *err)
+bool lay_make_layout_tv(Arena *a, const LayLayout *thr, const LayLayout *val, LayTuple **tiler, LayLayout *tv,
+                        LayError *err)
 {
     LayLayout mn, inv, tmp;
     LayInt st, sv;
@@ -239,14 +245,18 @@ static bool upcast_rec(Arena *a, const LayTuple *s, const LayTuple *d, int64_t n
         return true;
     }
     LayInt st = d->leaf, N = lay_int_static(n);
-    if (lay_is(st, 0)) { *os = (LayTuple *)s; *od = (LayTuple *)d; return true; }
+    if (lay_is(st, 0)) {
+        *os = (LayTuple *)s;
+        *od = (LayTuple *)d;
+        return true;
+    }
     if (st.is_static) {
         LayInt ab, sg, q, ns, nd;
         if (!lay_int_abs(a, st, &ab)) return lay_fail(err, 0, "value past 64 bits in upcast");
         lay_int_signum(a, st, &sg);
         if (ab.value % n != 0 && n % ab.value != 0)
-            return lay_fail(err, 0, "upcast<%lld>: stride %lld and %lld do not divide one another",
-                            (long long)n, (long long)st.value, (long long)n);
+            return lay_fail(err, 0, "upcast<%lld>: stride %lld and %lld do not divide one another", (long long)n,
+                            (long long)st.value, (long long)n);
         if (!lay_cdiv_e(a, N, ab, &q, "upcast", err) || !lay_cdiv_e(a, s->leaf, q, &ns, "upcast", err) ||
             !lay_cdiv_e(a, ab, N, &nd, "upcast", err) || !lay_mul_e(a, sg, nd, &nd, "upcast", err))
             return false;
@@ -307,8 +317,7 @@ bool lay_downcast(Arena *a, const LayLayout *l, int64_t n, LayLayout *out, LayEr
 {
     if (n <= 0) return lay_fail(err, -1, "downcast<%lld>: N must be positive", (long long)n);
     if (!has_unit(l->stride))
-        return lay_fail(err, 0, "downcast<%lld>: layout %s has no stride-1 mode", (long long)n,
-                        lay_print_layout(a, l));
+        return lay_fail(err, 0, "downcast<%lld>: layout %s has no stride-1 mode", (long long)n, lay_print_layout(a, l));
     LayTuple *s, *d;
     if (!downcast_rec(a, l->shape, l->stride, n, &s, &d, err)) return false;
     *out = lay_layout_of(s, d);

@@ -43,7 +43,10 @@ void lay_buf_printf(LayBuf *o, const char *fmt, ...)
 static int num_digits(int64_t x)
 {
     int d = 1;
-    while (x >= 10) { x /= 10; d++; }
+    while (x >= 10) {
+        x /= 10;
+        d++;
+    }
     return d;
 }
 
@@ -59,9 +62,13 @@ static bool grid_of(Arena *a, const LayValue *v, Grid *g, LayError *err)
 {
     if (!lay_value_check(v, 0, err)) return false;
     g->composed = v->kind == LAY_V_COMPOSED;
-    if (v->kind == LAY_V_LAYOUT) g->l = v->layout;
-    else if (g->composed) { g->c = v->composed; g->l = v->composed.outer; }
-    else return lay_fail(err, 0, "only a layout or a composed layout can be drawn, got %s", lay_print_value(a, v));
+    if (v->kind == LAY_V_LAYOUT)
+        g->l = v->layout;
+    else if (g->composed) {
+        g->c = v->composed;
+        g->l = v->composed.outer;
+    } else
+        return lay_fail(err, 0, "only a layout or a composed layout can be drawn, got %s", lay_print_value(a, v));
     if (lay_layout_rank(&g->l) != 2 || g->l.shape->is_leaf)
         return lay_fail(err, 0, "drawing needs a rank-2 layout, got %s", lay_print_layout(a, &g->l));
     LayInt m, n;
@@ -128,7 +135,7 @@ bool lay_render_table(Arena *a, const LayValue *v, char **out, LayError *err)
 }
 
 const char *const lay_tv_colors[8] = {"175,175,255", "175,255,175", "255,255,175", "255,175,175",
-                                         "210,210,255", "210,255,210", "255,255,210", "255,210,210"};
+                                      "210,210,255", "210,255,210", "255,255,210", "255,210,210"};
 static const char *const BW_COLORS[8] = {"255,255,255", "230,230,230", "205,205,205", "180,180,180",
                                          "155,155,155", "130,130,130", "105,105,105", "080,080,080"};
 
@@ -142,19 +149,22 @@ static void svg_head(LayBuf *o, Arena *a, const LayValue *v, int64_t M, int64_t 
         if (p[0] == '-' && p[1] == '-') p[1] = '~';
     lay_buf_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     lay_buf_printf(o, "<!-- %s -->\n", txt);
-    lay_buf_printf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" viewBox=\"0 0 %lld %lld\">\n",
-         (long long)((N + 1) * CELL), (long long)((M + 1) * CELL), (long long)((N + 1) * CELL),
-         (long long)((M + 1) * CELL));
-    lay_buf_printf(o, "<rect x=\"0\" y=\"0\" width=\"%lld\" height=\"%lld\" fill=\"white\"/>\n", (long long)((N + 1) * CELL),
-         (long long)((M + 1) * CELL));
+    lay_buf_printf(
+        o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" viewBox=\"0 0 %lld %lld\">\n",
+        (long long)((N + 1) * CELL), (long long)((M + 1) * CELL), (long long)((N + 1) * CELL),
+        (long long)((M + 1) * CELL));
+    lay_buf_printf(o, "<rect x=\"0\" y=\"0\" width=\"%lld\" height=\"%lld\" fill=\"white\"/>\n",
+                   (long long)((N + 1) * CELL), (long long)((M + 1) * CELL));
     for (int64_t m = 0; m < M; m++)
-        lay_buf_printf(o, "<text x=\"%d\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
-                "font-family=\"monospace\" font-size=\"12\">%lld</text>\n",
-             CELL / 2, (long long)((m + 1) * CELL + CELL / 2), (long long)m);
+        lay_buf_printf(o,
+                       "<text x=\"%d\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
+                       "font-family=\"monospace\" font-size=\"12\">%lld</text>\n",
+                       CELL / 2, (long long)((m + 1) * CELL + CELL / 2), (long long)m);
     for (int64_t n = 0; n < N; n++)
-        lay_buf_printf(o, "<text x=\"%lld\" y=\"%d\" text-anchor=\"middle\" dominant-baseline=\"central\" "
-                "font-family=\"monospace\" font-size=\"12\">%lld</text>\n",
-             (long long)((n + 1) * CELL + CELL / 2), CELL / 2, (long long)n);
+        lay_buf_printf(o,
+                       "<text x=\"%lld\" y=\"%d\" text-anchor=\"middle\" dominant-baseline=\"central\" "
+                       "font-family=\"monospace\" font-size=\"12\">%lld</text>\n",
+                       (long long)((n + 1) * CELL + CELL / 2), CELL / 2, (long long)n);
 }
 
 static bool render_tv(Arena *a, const LayValue *v, char **out, LayError *err)
@@ -178,7 +188,7 @@ static bool render_tv(Arena *a, const LayValue *v, char **out, LayError *err)
         return lay_fail(err, 0, "TV layout %s is too large to draw", lay_print_value(a, v));
     LayBuf o = {a, NULL, 0, 0};
     svg_head(&o, a, v, M.value, N.value);
-    bool *filled = ARENA_ARRAY(a, bool, M.value * N.value);
+    bool *filled = ARENA_ARRAY(a, bool, M.value *N.value);
     for (int64_t t = 0; t < T.value; t++)
         for (int64_t q = 0; q < V.value; q++) {
             LayTuple *c = lay_tuple_empty(a, 2);
@@ -187,21 +197,23 @@ static bool render_tv(Arena *a, const LayValue *v, char **out, LayError *err)
             LayInt r;
             if (!lay_crd2idx(a, c, &lv->layout, &r, err) || !lay_need_static(a, r, "drawing", 0, err)) return false;
             if (r.value < 0 || r.value >= M.value * N.value)
-                return lay_fail(err, 0, "TV layout maps (%lld,%lld) to %lld, outside the %lldx%lld tile",
-                                (long long)t, (long long)q, (long long)r.value, (long long)M.value,
-                                (long long)N.value);
+                return lay_fail(err, 0, "TV layout maps (%lld,%lld) to %lld, outside the %lldx%lld tile", (long long)t,
+                                (long long)q, (long long)r.value, (long long)M.value, (long long)N.value);
             if (filled[r.value]) continue; /* first owner wins, as in CuTe */
             filled[r.value] = true;
             int64_t m = r.value % M.value, n = r.value / M.value;
             long long x = (long long)((n + 1) * CELL), y = (long long)((m + 1) * CELL);
-            lay_buf_printf(&o, "<rect x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"rgb(%s)\" stroke=\"black\"/>\n", x,
-                 y, CELL, CELL, lay_tv_colors[t % 8]);
-            lay_buf_printf(&o, "<text x=\"%lld\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
-                     "font-family=\"monospace\" font-size=\"9\">T%lld</text>\n",
-                 x + CELL / 2, y + CELL / 4 + 1, (long long)t);
-            lay_buf_printf(&o, "<text x=\"%lld\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
-                     "font-family=\"monospace\" font-size=\"9\">V%lld</text>\n",
-                 x + CELL / 2, y + 3 * CELL / 4 - 1, (long long)q);
+            lay_buf_printf(
+                &o, "<rect x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"rgb(%s)\" stroke=\"black\"/>\n", x,
+                y, CELL, CELL, lay_tv_colors[t % 8]);
+            lay_buf_printf(&o,
+                           "<text x=\"%lld\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
+                           "font-family=\"monospace\" font-size=\"9\">T%lld</text>\n",
+                           x + CELL / 2, y + CELL / 4 + 1, (long long)t);
+            lay_buf_printf(&o,
+                           "<text x=\"%lld\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
+                           "font-family=\"monospace\" font-size=\"9\">V%lld</text>\n",
+                           x + CELL / 2, y + 3 * CELL / 4 - 1, (long long)q);
         }
     lay_buf_printf(&o, "</svg>\n");
     *out = o.p;
@@ -227,11 +239,13 @@ bool lay_render_svg(Arena *a, const LayValue *v, char **out, LayError *err)
             long long x = (long long)((n + 1) * CELL), y = (long long)((m + 1) * CELL);
             int64_t ci = idx % 8;
             if (ci < 0) ci += 8;
-            lay_buf_printf(&o, "<rect x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"rgb(%s)\" stroke=\"black\"/>\n", x,
-                 y, CELL, CELL, BW_COLORS[ci]);
-            lay_buf_printf(&o, "<text x=\"%lld\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
-                     "font-family=\"monospace\" font-size=\"11\" fill=\"%s\">%lld</text>\n",
-                 x + CELL / 2, y + CELL / 2, ci >= 5 ? "white" : "black", (long long)idx);
+            lay_buf_printf(
+                &o, "<rect x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"rgb(%s)\" stroke=\"black\"/>\n", x,
+                y, CELL, CELL, BW_COLORS[ci]);
+            lay_buf_printf(&o,
+                           "<text x=\"%lld\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"central\" "
+                           "font-family=\"monospace\" font-size=\"11\" fill=\"%s\">%lld</text>\n",
+                           x + CELL / 2, y + CELL / 2, ci >= 5 ? "white" : "black", (long long)idx);
         }
     lay_buf_printf(&o, "</svg>\n");
     *out = o.p;

@@ -115,15 +115,15 @@ static const char *comment_safe(Arena *a, const char *s)
     return t;
 }
 
-bool lay_render_tv_svg(Arena *a, const LayTvPanel *ps, int np, int64_t width, int64_t height, char **out,
-                       LayError *err)
+bool lay_render_tv_svg(Arena *a, const LayTvPanel *ps, int np, int64_t width, int64_t height, char **out, LayError *err)
 {
     LayBuf o = {a, NULL, 0, 0};
     long long W = (long long)(width * CELL), H = (long long)(height * CELL);
     lay_buf_printf(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     for (int k = 0; k < np; k++) lay_buf_printf(&o, "<!-- %s -->\n", comment_safe(a, ps[k].title));
-    lay_buf_printf(&o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" viewBox=\"0 0 %lld %lld\">\n",
-                   W, H, W, H);
+    lay_buf_printf(
+        &o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" viewBox=\"0 0 %lld %lld\">\n", W,
+        H, W, H);
     lay_buf_printf(&o, "<rect x=\"0\" y=\"0\" width=\"%lld\" height=\"%lld\" fill=\"white\"/>\n", W, H);
     for (int k = 0; k < np; k++) {
         const LayTvPanel *p = &ps[k];

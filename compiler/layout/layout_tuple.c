@@ -56,8 +56,7 @@ bool lay_tuple_check(const LayTuple *t, int arg, const char *what, LayError *err
 {
     if (check_rec(t, 0)) return true;
     if (!t) return lay_fail(err, arg, "%s is missing", what);
-    return lay_fail(err, arg, "%s is nested deeper than %d levels (or malformed)", what,
-                    LAY_MAX_DEPTH);
+    return lay_fail(err, arg, "%s is nested deeper than %d levels (or malformed)", what, LAY_MAX_DEPTH);
 }
 
 int lay_tuple_depth(const LayTuple *t)
@@ -81,7 +80,10 @@ int lay_tuple_count_leaves(const LayTuple *t)
 
 static void collect(const LayTuple *t, LayInt *v, int *k)
 {
-    if (t->is_leaf) { v[(*k)++] = t->leaf; return; }
+    if (t->is_leaf) {
+        v[(*k)++] = t->leaf;
+        return;
+    }
     for (int i = 0; i < t->n; i++) collect(t->elems[i], v, k);
 }
 
@@ -115,7 +117,10 @@ LayTuple *lay_tuple_flatten(Arena *a, const LayTuple *t)
 
 bool lay_tuple_product(Arena *a, const LayTuple *t, LayInt *out, LayError *err)
 {
-    if (t->is_leaf) { *out = t->leaf; return true; }
+    if (t->is_leaf) {
+        *out = t->leaf;
+        return true;
+    }
     LayInt p = lay_int_static(1);
     for (int i = 0; i < t->n; i++) {
         LayInt x;
@@ -137,8 +142,7 @@ bool lay_tuple_congruent(const LayTuple *x, const LayTuple *y)
 
 bool lay_tuple_equal(const LayTuple *x, const LayTuple *y)
 {
-    if (x->is_leaf || y->is_leaf)
-        return x->is_leaf && y->is_leaf && lay_int_same(x->leaf, y->leaf);
+    if (x->is_leaf || y->is_leaf) return x->is_leaf && y->is_leaf && lay_int_same(x->leaf, y->leaf);
     if (x->n != y->n) return false;
     for (int i = 0; i < x->n; i++)
         if (!lay_tuple_equal(x->elems[i], y->elems[i])) return false;
@@ -220,8 +224,8 @@ bool lay_ceil_div_tuple(Arena *a, const LayTuple *x, const LayTuple *y, LayTuple
         LayTuple *r = lay_tuple_empty(a, x->n);
         if (!y->is_leaf) {
             if (y->n > x->n)
-                return lay_fail(err, 1, "ceil_div: divisor %s has more modes than %s",
-                                lay_print_tuple(a, y), lay_print_tuple(a, x));
+                return lay_fail(err, 1, "ceil_div: divisor %s has more modes than %s", lay_print_tuple(a, y),
+                                lay_print_tuple(a, x));
             for (int i = 0; i < x->n; i++) {
                 const LayTuple *yi = i < y->n ? y->elems[i] : lay_tuple_int(a, 1);
                 if (!lay_ceil_div_tuple(a, x->elems[i], yi, &r->elems[i], err)) return false;
@@ -256,8 +260,8 @@ bool lay_shape_div_tuple(Arena *a, const LayTuple *x, const LayTuple *y, LayTupl
         LayTuple *r = lay_tuple_empty(a, x->n);
         if (!y->is_leaf) {
             if (y->n != x->n)
-                return lay_fail(err, 1, "shape_div: %s and %s have different ranks",
-                                lay_print_tuple(a, x), lay_print_tuple(a, y));
+                return lay_fail(err, 1, "shape_div: %s and %s have different ranks", lay_print_tuple(a, x),
+                                lay_print_tuple(a, y));
             for (int i = 0; i < x->n; i++)
                 if (!lay_shape_div_tuple(a, x->elems[i], y->elems[i], &r->elems[i], err)) return false;
         } else {
@@ -277,10 +281,9 @@ bool lay_shape_div_tuple(Arena *a, const LayTuple *x, const LayTuple *y, LayTupl
     LayInt xv = x->leaf;
     if (yv.is_static && yv.value <= 0)
         return lay_fail(err, 1, "shape_div: divisor must be positive, got %lld", (long long)yv.value);
-    if (xv.is_static && yv.is_static && xv.value % yv.value != 0 &&
-        (xv.value == 0 || yv.value % xv.value != 0))
-        return lay_fail(err, 1, "shape_div: neither of %lld and %lld divides the other",
-                        (long long)xv.value, (long long)yv.value);
+    if (xv.is_static && yv.is_static && xv.value % yv.value != 0 && (xv.value == 0 || yv.value % xv.value != 0))
+        return lay_fail(err, 1, "shape_div: neither of %lld and %lld divides the other", (long long)xv.value,
+                        (long long)yv.value);
     LayInt q;
     if (!lay_cdiv_e(a, xv, yv, &q, "shape_div", err)) return false;
     *out = lay_tuple_leaf(a, q);
@@ -291,8 +294,14 @@ bool lay_coalesce_shape(Arena *a, const LayTuple *t, LayTuple **out, LayError *e
 {
     int n;
     LayInt *v = lay_tuple_leaves(a, t, &n);
-    if (t->is_leaf) { *out = (LayTuple *)t; return true; }
-    if (n == 0) { *out = (LayTuple *)t; return true; }
+    if (t->is_leaf) {
+        *out = (LayTuple *)t;
+        return true;
+    }
+    if (n == 0) {
+        *out = (LayTuple *)t;
+        return true;
+    }
     LayInt *r = ARENA_ARRAY(a, LayInt, n);
     int k = 0;
     r[k++] = v[0];
@@ -304,7 +313,10 @@ bool lay_coalesce_shape(Arena *a, const LayTuple *t, LayTuple **out, LayError *e
         }
     }
     /* CuTe's fold_first starts from the first leaf, so one survivor is an int */
-    if (k == 1) { *out = lay_tuple_leaf(a, r[0]); return true; }
+    if (k == 1) {
+        *out = lay_tuple_leaf(a, r[0]);
+        return true;
+    }
     LayTuple *res = lay_tuple_empty(a, k);
     for (int i = 0; i < k; i++) res->elems[i] = lay_tuple_leaf(a, r[i]);
     *out = res;
@@ -313,7 +325,10 @@ bool lay_coalesce_shape(Arena *a, const LayTuple *t, LayTuple **out, LayError *e
 
 bool lay_product_each(Arena *a, const LayTuple *t, LayTuple **out, LayError *err)
 {
-    if (t->is_leaf) { *out = (LayTuple *)t; return true; }
+    if (t->is_leaf) {
+        *out = (LayTuple *)t;
+        return true;
+    }
     LayTuple *r = lay_tuple_empty(a, t->n);
     for (int i = 0; i < t->n; i++) {
         LayInt p;

@@ -34,37 +34,40 @@
 
 typedef tune_opts opts;
 
-static const char *dtype_name(cutec_dtype t) {
-  return t == CUTEC_DTYPE_BF16 ? "bf16" : t == CUTEC_DTYPE_F16 ? "f16" : "f32";
+static const char *dtype_name(cutec_dtype t)
+{
+    return t == CUTEC_DTYPE_BF16 ? "bf16" : t == CUTEC_DTYPE_F16 ? "f16" : "f32";
 }
 
 static int is_tty(void) { return isatty(STDERR_FILENO); }
 
 /* Every failure the runtime logs at CUTEC_LOG_ERROR is also returned to the
  * tool, which reports it once (fail below); the log is for --verbose. */
-static void on_log(void *user, int level, const char *msg) {
-  const opts *o = user;
-  if (o->verbose)
-    fprintf(stderr, "%s%s: %s\n", is_tty() ? "\r" : "",
-            level == CUTEC_LOG_ERROR     ? "error"
-            : level == CUTEC_LOG_WARNING ? "warning"
-            : level == CUTEC_LOG_INFO    ? "info"
-                                         : "debug",
-            msg);
+static void on_log(void *user, int level, const char *msg)
+{
+    const opts *o = user;
+    if (o->verbose)
+        fprintf(stderr, "%s%s: %s\n", is_tty() ? "\r" : "",
+                level == CUTEC_LOG_ERROR     ? "error"
+                : level == CUTEC_LOG_WARNING ? "warning"
+                : level == CUTEC_LOG_INFO    ? "info"
+                                             : "debug",
+                msg);
 }
 
-static void on_progress(void *user, int done, int total, const char *name) {
-  (void)user;
-  fprintf(stderr, "\r\033[Ktuning %d/%d %.60s", done, total, name);
-  if (done == total)
-    fprintf(stderr, "\r\033[K");
-  fflush(stderr);
+static void on_progress(void *user, int done, int total, const char *name)
+{
+    (void)user;
+    fprintf(stderr, "\r\033[Ktuning %d/%d %.60s", done, total, name);
+    if (done == total) fprintf(stderr, "\r\033[K");
+    fflush(stderr);
 }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* ---- failures and JSON ---- */
@@ -72,366 +75,352 @@ static double now_seconds(void) {
 /* How a command failed: a status (the runtime's, or the one the runtime
  * would give for the same mistake) and the message printed on stderr. */
 typedef struct failure {
-  cutec_status status;
-  char message[20000];
+    cutec_status status;
+    char message[20000];
 } failure;
 
-static int status_exit(cutec_status s) {
-  return s == CUTEC_ERR_NO_DRIVER || s == CUTEC_ERR_NO_DEVICE ? 77 : 1;
-}
+static int status_exit(cutec_status s) { return s == CUTEC_ERR_NO_DRIVER || s == CUTEC_ERR_NO_DEVICE ? 77 : 1; }
 
 /* Records the failure, prints it on stderr; returns the exit status. */
-static int fail(failure *f, cutec_status s, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(f->message, sizeof f->message, fmt, ap);
-  va_end(ap);
-  f->status = s;
-  fprintf(stderr, "%scutec-tune: error: %s\n", is_tty() ? "\r\033[K" : "", f->message);
-  return status_exit(s);
+static int fail(failure *f, cutec_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    va_end(ap);
+    f->status = s;
+    fprintf(stderr, "%scutec-tune: error: %s\n", is_tty() ? "\r\033[K" : "", f->message);
+    return status_exit(s);
 }
 
 /* A runtime call that failed: what was being done, the status, the detail. */
-static int fail_runtime(failure *f, cutec_runtime *rt, const char *what, cutec_status s) {
-  return fail(f, s, "%s: %s: %s", what, cutec_status_string(s), cutec_runtime_message(rt));
+static int fail_runtime(failure *f, cutec_runtime *rt, const char *what, cutec_status s)
+{
+    return fail(f, s, "%s: %s: %s", what, cutec_status_string(s), cutec_runtime_message(rt));
 }
 
-static void json_string(const char *s) {
-  putchar('"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      printf("\\%c", c);
-    else if (c == '\n')
-      printf("\\n");
-    else if (c < 0x20)
-      printf("\\u%04x", c);
-    else
-      putchar(c);
-  }
-  putchar('"');
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c == '\n')
+            printf("\\n");
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
 }
 
 /* With --json, the members that end every object: "ok", and for a failure
  * its status and message; `opened`: the command already printed the
  * object's beginning (else this is the whole object). */
-static void json_end(const opts *o, const failure *f, int opened) {
-  if (!o->json)
-    return;
-  printf("%s\"ok\": %s", opened ? ", " : "{", f->status == CUTEC_OK ? "true" : "false");
-  if (f->status != CUTEC_OK) {
-    printf(", \"status\": \"%s\", \"code\": %d, \"status_text\": ", cutec_status_name(f->status),
-           (int)f->status);
-    json_string(cutec_status_string(f->status));
-    printf(", \"message\": ");
-    json_string(f->message);
-  }
-  printf("}\n");
+static void json_end(const opts *o, const failure *f, int opened)
+{
+    if (!o->json) return;
+    printf("%s\"ok\": %s", opened ? ", " : "{", f->status == CUTEC_OK ? "true" : "false");
+    if (f->status != CUTEC_OK) {
+        printf(", \"status\": \"%s\", \"code\": %d, \"status_text\": ", cutec_status_name(f->status), (int)f->status);
+        json_string(cutec_status_string(f->status));
+        printf(", \"message\": ");
+        json_string(f->message);
+    }
+    printf("}\n");
 }
 
 /* ---- list (no GPU) ---- */
 
-static int cmd_list(const opts *o, failure *f) {
-  unsigned char *buf;
-  size_t len;
-  char why[1200];
-  cutec_file_error fe = cutec_file_read(o->pack, CUTEC_FILE_MAX_BYTES, &buf, &len, why, sizeof why);
-  if (fe != CUTEC_FILE_OK) {
-    int rc = fail(f, fe == CUTEC_FILE_NO_MEMORY ? CUTEC_ERR_OUT_OF_MEMORY : CUTEC_ERR_IO, "%s", why);
-    json_end(o, f, 0);
-    return rc;
-  }
-  cutec_packfmt_header h;
-  cutec_packfmt_error e = cutec_packfmt_parse(buf, len, &h, NULL, why, sizeof why);
-  cutec_packfmt_entry *ents = e == CUTEC_PACKFMT_OK ? calloc(h.entry_count + 1u, sizeof *ents) : NULL;
-  if (ents == NULL) {
-    /* the statuses cutec_pack_load_file gives for the same defects (pack.c) */
-    cutec_status st = e == CUTEC_PACKFMT_BAD_MAGIC   ? CUTEC_ERR_PACK_FORMAT
-                      : e == CUTEC_PACKFMT_VERSION   ? CUTEC_ERR_PACK_VERSION
-                      : e == CUTEC_PACKFMT_TRUNCATED ? CUTEC_ERR_PACK_TRUNCATED
-                      : e == CUTEC_PACKFMT_CORRUPT   ? CUTEC_ERR_PACK_CORRUPT
-                                                     : CUTEC_ERR_OUT_OF_MEMORY;
-    int rc = st == CUTEC_ERR_OUT_OF_MEMORY ? fail(f, st, "'%s': out of host memory", o->pack)
-                                           : fail(f, st, "'%s': %s", o->pack, why);
-    free(buf);
-    json_end(o, f, 0);
-    return rc;
-  }
-  (void)cutec_packfmt_parse(buf, len, &h, ents, why, sizeof why);
-  if (o->json) {
-    printf("{\"pack\": ");
-    json_string(o->pack);
-    printf(", \"arch\": \"%s\", \"cutec_version\": %u, \"source_hash\": \"%016llx\", \"entries\": [", h.arch,
-           (unsigned)h.cutec_version, (unsigned long long)h.source_hash);
-  } else {
-    printf("%s: %u entries, arch %s, cutec %u.%u.%u, source hash %016llx\n", o->pack, (unsigned)h.entry_count,
-           h.arch, (unsigned)h.cutec_version / 10000, (unsigned)h.cutec_version / 100 % 100,
-           (unsigned)h.cutec_version % 100, (unsigned long long)h.source_hash);
-  }
-  int rc = 0, listed = 0;
-  for (uint32_t i = 0; i < h.entry_count; i++) {
-    static cutec_kdesc m;
-    if (cutec_kdesc_read(ents[i].manifest, ents[i].manifest_size, &m, why, sizeof why) != 0) {
-      rc = fail(f, CUTEC_ERR_PACK_CORRUPT, "'%s': entry %u: %s", o->pack, (unsigned)i, why);
-      continue;
+static int cmd_list(const opts *o, failure *f)
+{
+    unsigned char *buf;
+    size_t len;
+    char why[1200];
+    cutec_file_error fe = cutec_file_read(o->pack, CUTEC_FILE_MAX_BYTES, &buf, &len, why, sizeof why);
+    if (fe != CUTEC_FILE_OK) {
+        int rc = fail(f, fe == CUTEC_FILE_NO_MEMORY ? CUTEC_ERR_OUT_OF_MEMORY : CUTEC_ERR_IO, "%s", why);
+        json_end(o, f, 0);
+        return rc;
     }
-    char params[512] = "";
-    size_t n = 0;
-    for (int j = 0; j < m.nparams && n < sizeof params; j++)
-      n += (size_t)snprintf(params + n, sizeof params - n, "%s%s=%s", j ? " " : "", cutec_kd_s(&m, m.pname[j]),
-                            cutec_kd_s(&m, m.pvalue[j]));
-    if (o->json)
-      printf("%s\n  {\"kernel\": \"%s\", \"params\": \"%s\", \"threads\": %u, \"smem_dynamic\": %u, "
-             "\"ptx_bytes\": %zu, \"cubin_bytes\": %zu}",
-             listed++ ? "," : "", m.kernel, params, m.threads[0] * m.threads[1] * m.threads[2],
-             m.smem_dynamic, ents[i].ptx_size, ents[i].cubin_size);
-    else
-      printf("%4u  %s %s  threads %u  smem %u  ptx %zu B  cubin %zu B\n", (unsigned)i, m.kernel, params,
-             m.threads[0] * m.threads[1] * m.threads[2], m.smem_dynamic, ents[i].ptx_size,
-             ents[i].cubin_size);
-  }
-  if (o->json)
-    printf("\n]");
-  json_end(o, f, 1);
-  free(ents);
-  free(buf);
-  return rc;
+    cutec_packfmt_header h;
+    cutec_packfmt_error e = cutec_packfmt_parse(buf, len, &h, NULL, why, sizeof why);
+    cutec_packfmt_entry *ents = e == CUTEC_PACKFMT_OK ? calloc(h.entry_count + 1u, sizeof *ents) : NULL;
+    if (ents == NULL) {
+        /* the statuses cutec_pack_load_file gives for the same defects (pack.c) */
+        cutec_status st = e == CUTEC_PACKFMT_BAD_MAGIC   ? CUTEC_ERR_PACK_FORMAT
+                          : e == CUTEC_PACKFMT_VERSION   ? CUTEC_ERR_PACK_VERSION
+                          : e == CUTEC_PACKFMT_TRUNCATED ? CUTEC_ERR_PACK_TRUNCATED
+                          : e == CUTEC_PACKFMT_CORRUPT   ? CUTEC_ERR_PACK_CORRUPT
+                                                         : CUTEC_ERR_OUT_OF_MEMORY;
+        int rc = st == CUTEC_ERR_OUT_OF_MEMORY ? fail(f, st, "'%s': out of host memory", o->pack)
+                                               : fail(f, st, "'%s': %s", o->pack, why);
+        free(buf);
+        json_end(o, f, 0);
+        return rc;
+    }
+    (void)cutec_packfmt_parse(buf, len, &h, ents, why, sizeof why);
+    if (o->json) {
+        printf("{\"pack\": ");
+        json_string(o->pack);
+        printf(", \"arch\": \"%s\", \"cutec_version\": %u, \"source_hash\": \"%016llx\", \"entries\": [", h.arch,
+               (unsigned)h.cutec_version, (unsigned long long)h.source_hash);
+    } else {
+        printf("%s: %u entries, arch %s, cutec %u.%u.%u, source hash %016llx\n", o->pack, (unsigned)h.entry_count,
+               h.arch, (unsigned)h.cutec_version / 10000, (unsigned)h.cutec_version / 100 % 100,
+               (unsigned)h.cutec_version % 100, (unsigned long long)h.source_hash);
+    }
+    int rc = 0, listed = 0;
+    for (uint32_t i = 0; i < h.entry_count; i++) {
+        static cutec_kdesc m;
+        if (cutec_kdesc_read(ents[i].manifest, ents[i].manifest_size, &m, why, sizeof why) != 0) {
+            rc = fail(f, CUTEC_ERR_PACK_CORRUPT, "'%s': entry %u: %s", o->pack, (unsigned)i, why);
+            continue;
+        }
+        char params[512] = "";
+        size_t n = 0;
+        for (int j = 0; j < m.nparams && n < sizeof params; j++)
+            n += (size_t)snprintf(params + n, sizeof params - n, "%s%s=%s", j ? " " : "", cutec_kd_s(&m, m.pname[j]),
+                                  cutec_kd_s(&m, m.pvalue[j]));
+        if (o->json)
+            printf("%s\n  {\"kernel\": \"%s\", \"params\": \"%s\", \"threads\": %u, \"smem_dynamic\": %u, "
+                   "\"ptx_bytes\": %zu, \"cubin_bytes\": %zu}",
+                   listed++ ? "," : "", m.kernel, params, m.threads[0] * m.threads[1] * m.threads[2], m.smem_dynamic,
+                   ents[i].ptx_size, ents[i].cubin_size);
+        else
+            printf("%4u  %s %s  threads %u  smem %u  ptx %zu B  cubin %zu B\n", (unsigned)i, m.kernel, params,
+                   m.threads[0] * m.threads[1] * m.threads[2], m.smem_dynamic, ents[i].ptx_size, ents[i].cubin_size);
+    }
+    if (o->json) printf("\n]");
+    json_end(o, f, 1);
+    free(ents);
+    free(buf);
+    return rc;
 }
 
 /* ---- GPU commands ---- */
 
-static uint16_t to_half(float f, int bf16) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  if (bf16) {
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-  }
-  uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
-  u &= 0x7fffffffu; /* |f| <= 1 here: normal or subnormal */
-  if (u < 0x38800000u) {
-    float a;
-    memcpy(&a, &u, sizeof a);
-    return (uint16_t)(sign | (uint16_t)nearbyintf(a * 16777216.0f));
-  }
-  uint32_t h = (u >> 13) - (112u << 10), rem = u & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
-    h++;
-  return (uint16_t)(sign | h);
+static uint16_t to_half(float f, int bf16)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if (bf16) {
+        u += 0x7fffu + ((u >> 16) & 1u);
+        return (uint16_t)(u >> 16);
+    }
+    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+    u &= 0x7fffffffu; /* |f| <= 1 here: normal or subnormal */
+    if (u < 0x38800000u) {
+        float a;
+        memcpy(&a, &u, sizeof a);
+        return (uint16_t)(sign | (uint16_t)nearbyintf(a * 16777216.0f));
+    }
+    uint32_t h = (u >> 13) - (112u << 10), rem = u & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;
+    return (uint16_t)(sign | h);
 }
 
 static size_t dtype_bytes(cutec_dtype t) { return t == CUTEC_DTYPE_F32 ? 4 : 2; }
 
 /* Bytes of a rows x cols matrix of t, or 0 where that overflows size_t. */
-static size_t matrix_bytes(long long rows, long long cols, cutec_dtype t) {
-  size_t es = dtype_bytes(t);
-  if (rows <= 0 || cols <= 0 || (unsigned long long)rows > SIZE_MAX / (size_t)cols / es)
-    return 0;
-  return (size_t)rows * (size_t)cols * es;
+static size_t matrix_bytes(long long rows, long long cols, cutec_dtype t)
+{
+    size_t es = dtype_bytes(t);
+    if (rows <= 0 || cols <= 0 || (unsigned long long)rows > SIZE_MAX / (size_t)cols / es) return 0;
+    return (size_t)rows * (size_t)cols * es;
 }
 
 /* `bytes` of random values in [-1, 1], never zero, of type t. */
-static void *random_matrix(size_t bytes, cutec_dtype t, uint64_t seed) {
-  unsigned char *b = malloc(bytes);
-  if (b == NULL)
-    return NULL;
-  uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
-  for (size_t i = 0; i < bytes / dtype_bytes(t); i++) {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    float f = (float)((double)((s * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0) * 2.0f - 1.0f;
-    if (fabsf(f) < 1e-3f)
-      f = 0.5f;
-    if (t == CUTEC_DTYPE_F32) {
-      memcpy(b + 4 * i, &f, 4);
-    } else {
-      uint16_t h = to_half(f, t == CUTEC_DTYPE_BF16);
-      memcpy(b + 2 * i, &h, 2);
+static void *random_matrix(size_t bytes, cutec_dtype t, uint64_t seed)
+{
+    unsigned char *b = malloc(bytes);
+    if (b == NULL) return NULL;
+    uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+    for (size_t i = 0; i < bytes / dtype_bytes(t); i++) {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        float f = (float)((double)((s * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0) * 2.0f - 1.0f;
+        if (fabsf(f) < 1e-3f) f = 0.5f;
+        if (t == CUTEC_DTYPE_F32) {
+            memcpy(b + 4 * i, &f, 4);
+        } else {
+            uint16_t h = to_half(f, t == CUTEC_DTYPE_BF16);
+            memcpy(b + 2 * i, &h, 2);
+        }
     }
-  }
-  return b;
+    return b;
 }
 
 typedef struct gpu {
-  cutec_runtime *rt;
-  cutec_gemm_handle *gemm;
-  cutec_pack *pack;
+    cutec_runtime *rt;
+    cutec_gemm_handle *gemm;
+    cutec_pack *pack;
 } gpu;
 
-static int gpu_open(const opts *o, gpu *g, failure *f) {
-  memset(g, 0, sizeof *g);
-  cutec_status s = cutec_runtime_create(&g->rt, (int)o->device);
-  if (s != CUTEC_OK)
-    return fail_runtime(f, g->rt, "no GPU", s);
-  cutec_runtime_set_log(g->rt, on_log, (void *)o);
-  s = cutec_gemm_create(g->rt, &g->gemm);
-  if (s != CUTEC_OK)
-    return fail_runtime(f, g->rt, "GEMM handle", s);
-  if (is_tty() && !o->json)
-    cutec_gemm_set_progress(g->gemm, on_progress, NULL);
-  if (o->runs)
-    s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_TUNE_RUNS, o->runs);
-  if (s == CUTEC_OK && o->no_cache)
-    s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_DISK_CACHE, 0);
-  if (s == CUTEC_OK && o->cache_dir)
-    s = cutec_gemm_set_cache_dir(g->gemm, o->cache_dir);
-  if (s != CUTEC_OK)
-    return fail_runtime(f, g->rt, "options", s);
-  s = cutec_pack_load_file(g->rt, o->pack, &g->pack);
-  if (s == CUTEC_OK)
-    s = cutec_gemm_use_pack(g->gemm, g->pack);
-  if (s != CUTEC_OK)
-    return fail_runtime(f, g->rt, o->pack, s);
-  return 0;
+static int gpu_open(const opts *o, gpu *g, failure *f)
+{
+    memset(g, 0, sizeof *g);
+    cutec_status s = cutec_runtime_create(&g->rt, (int)o->device);
+    if (s != CUTEC_OK) return fail_runtime(f, g->rt, "no GPU", s);
+    cutec_runtime_set_log(g->rt, on_log, (void *)o);
+    s = cutec_gemm_create(g->rt, &g->gemm);
+    if (s != CUTEC_OK) return fail_runtime(f, g->rt, "GEMM handle", s);
+    if (is_tty() && !o->json) cutec_gemm_set_progress(g->gemm, on_progress, NULL);
+    if (o->runs) s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_TUNE_RUNS, o->runs);
+    if (s == CUTEC_OK && o->no_cache) s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_DISK_CACHE, 0);
+    if (s == CUTEC_OK && o->cache_dir) s = cutec_gemm_set_cache_dir(g->gemm, o->cache_dir);
+    if (s != CUTEC_OK) return fail_runtime(f, g->rt, "options", s);
+    s = cutec_pack_load_file(g->rt, o->pack, &g->pack);
+    if (s == CUTEC_OK) s = cutec_gemm_use_pack(g->gemm, g->pack);
+    if (s != CUTEC_OK) return fail_runtime(f, g->rt, o->pack, s);
+    return 0;
 }
 
-static void gpu_close(gpu *g) {
-  cutec_gemm_destroy(g->gemm);
-  cutec_pack_unload(g->pack);
-  cutec_runtime_destroy(g->rt);
+static void gpu_close(gpu *g)
+{
+    cutec_gemm_destroy(g->gemm);
+    cutec_pack_unload(g->pack);
+    cutec_runtime_destroy(g->rt);
 }
 
-static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long long n, long long k) {
-  cutec_gemm_problem_init(p, m, n, k, o->in, o->out);
-  p->alpha = o->alpha;
-  p->beta = o->beta;
+static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long long n, long long k)
+{
+    cutec_gemm_problem_init(p, m, n, k, o->in, o->out);
+    p->alpha = o->alpha;
+    p->beta = o->beta;
 }
 
 typedef struct buffers {
-  unsigned long long a, b, c;
+    unsigned long long a, b, c;
 } buffers;
 
-static int alloc_problem(gpu *g, const cutec_gemm_problem *p, buffers *bufs, uint64_t seed, failure *f) {
-  memset(bufs, 0, sizeof *bufs);
-  size_t ba = matrix_bytes(p->m, p->k, p->a_type), bb = matrix_bytes(p->k, p->n, p->b_type);
-  size_t bc = matrix_bytes(p->m, p->n, p->c_type);
-  if (ba == 0 || bb == 0 || bc == 0)
-    return fail(f, CUTEC_ERR_BAD_SIZE, "problem: %lld x %lld x %lld: a matrix's size overflows size_t", p->m,
-                p->n, p->k);
-  void *ha = random_matrix(ba, p->a_type, seed), *hb = random_matrix(bb, p->b_type, seed + 1);
-  /* with beta != 0 the GEMM reads C: give it zeros, not whatever was there */
-  void *hc = p->beta != 0.0f ? calloc(1, bc) : NULL;
-  if (ha == NULL || hb == NULL || (p->beta != 0.0f && hc == NULL)) {
+static int alloc_problem(gpu *g, const cutec_gemm_problem *p, buffers *bufs, uint64_t seed, failure *f)
+{
+    memset(bufs, 0, sizeof *bufs);
+    size_t ba = matrix_bytes(p->m, p->k, p->a_type), bb = matrix_bytes(p->k, p->n, p->b_type);
+    size_t bc = matrix_bytes(p->m, p->n, p->c_type);
+    if (ba == 0 || bb == 0 || bc == 0)
+        return fail(f, CUTEC_ERR_BAD_SIZE, "problem: %lld x %lld x %lld: a matrix's size overflows size_t", p->m, p->n,
+                    p->k);
+    void *ha = random_matrix(ba, p->a_type, seed), *hb = random_matrix(bb, p->b_type, seed + 1);
+    /* with beta != 0 the GEMM reads C: give it zeros, not whatever was there */
+    void *hc = p->beta != 0.0f ? calloc(1, bc) : NULL;
+    if (ha == NULL || hb == NULL || (p->beta != 0.0f && hc == NULL)) {
+        free(ha);
+        free(hb);
+        free(hc);
+        return fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for the %zu + %zu + %zu bytes of A, B, C", ba, bb,
+                    bc);
+    }
+    cutec_status s = cutec_malloc(g->rt, ba, &bufs->a);
+    if (s == CUTEC_OK) s = cutec_malloc(g->rt, bb, &bufs->b);
+    if (s == CUTEC_OK) s = cutec_malloc(g->rt, bc, &bufs->c);
+    if (s == CUTEC_OK) s = cutec_memcpy_htod(g->rt, bufs->a, ha, ba);
+    if (s == CUTEC_OK) s = cutec_memcpy_htod(g->rt, bufs->b, hb, bb);
+    if (s == CUTEC_OK && hc != NULL) s = cutec_memcpy_htod(g->rt, bufs->c, hc, bc);
     free(ha);
     free(hb);
     free(hc);
-    return fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for the %zu + %zu + %zu bytes of A, B, C", ba,
-                bb, bc);
-  }
-  cutec_status s = cutec_malloc(g->rt, ba, &bufs->a);
-  if (s == CUTEC_OK)
-    s = cutec_malloc(g->rt, bb, &bufs->b);
-  if (s == CUTEC_OK)
-    s = cutec_malloc(g->rt, bc, &bufs->c);
-  if (s == CUTEC_OK)
-    s = cutec_memcpy_htod(g->rt, bufs->a, ha, ba);
-  if (s == CUTEC_OK)
-    s = cutec_memcpy_htod(g->rt, bufs->b, hb, bb);
-  if (s == CUTEC_OK && hc != NULL)
-    s = cutec_memcpy_htod(g->rt, bufs->c, hc, bc);
-  free(ha);
-  free(hb);
-  free(hc);
-  if (s != CUTEC_OK)
-    return fail_runtime(f, g->rt, "device buffers", s);
-  return 0;
+    if (s != CUTEC_OK) return fail_runtime(f, g->rt, "device buffers", s);
+    return 0;
 }
 
-static void free_problem(gpu *g, buffers *b) {
-  cutec_free(g->rt, b->a);
-  cutec_free(g->rt, b->b);
-  cutec_free(g->rt, b->c);
-  memset(b, 0, sizeof *b);
+static void free_problem(gpu *g, buffers *b)
+{
+    cutec_free(g->rt, b->a);
+    cutec_free(g->rt, b->b);
+    cutec_free(g->rt, b->c);
+    memset(b, 0, sizeof *b);
 }
 
 #define PTR(x) ((void *)(uintptr_t)(x))
 
-static void device_line(gpu *g, char *buf, size_t len) {
-  char name[128] = "?";
-  int maj = 0, min = 0, sms = 0, drv = 0;
-  (void)cutec_device_info(g->rt, name, sizeof name, &maj, &min, &sms);
-  (void)cutec_driver_version(g->rt, &drv);
-  snprintf(buf, len, "%s (sm_%d%d, %d SMs), driver %d, cuBLASLt %d, cutec %s", name, maj, min, sms, drv,
-           cutec_gemm_cublas_version(g->gemm), cutec_version_string());
+static void device_line(gpu *g, char *buf, size_t len)
+{
+    char name[128] = "?";
+    int maj = 0, min = 0, sms = 0, drv = 0;
+    (void)cutec_device_info(g->rt, name, sizeof name, &maj, &min, &sms);
+    (void)cutec_driver_version(g->rt, &drv);
+    snprintf(buf, len, "%s (sm_%d%d, %d SMs), driver %d, cuBLASLt %d, cutec %s", name, maj, min, sms, drv,
+             cutec_gemm_cublas_version(g->gemm), cutec_version_string());
 }
 
-static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p,
-                              const cutec_tune_report *rep) {
-  char dev[256];
-  device_line(g, dev, sizeof dev);
-  if (!o->json) {
-    printf("device: %s\n", dev);
-    printf("problem: M=%lld N=%lld K=%lld %s -> %s, tuned in %.2f s\n", p->m, p->n, p->k,
-           dtype_name(p->a_type), dtype_name(p->c_type), rep->seconds);
-    printf("%5s  %10s  %9s  %8s  %s\n", "rank", "ms", "TFLOP/s", "vs cuBLAS", "candidate");
-    for (int i = 0; i < rep->count; i++) {
-      const cutec_tune_candidate *c = &rep->candidates[i];
-      if (isinf(c->ms))
-        printf("%5d  %10s  %9s  %8s  %s  (%s)\n", i + 1, "inf", "-", "-", c->name, c->note);
-      else if (isinf(rep->cublas_ms))
-        printf("%5d  %10.4f  %9.1f  %8s  %s\n", i + 1, c->ms, c->tflops, "-", c->name);
-      else
-        printf("%5d  %10.4f  %9.1f  %8.3f  %s\n", i + 1, c->ms, c->tflops, rep->cublas_ms / c->ms, c->name);
+static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p, const cutec_tune_report *rep)
+{
+    char dev[256];
+    device_line(g, dev, sizeof dev);
+    if (!o->json) {
+        printf("device: %s\n", dev);
+        printf("problem: M=%lld N=%lld K=%lld %s -> %s, tuned in %.2f s\n", p->m, p->n, p->k, dtype_name(p->a_type),
+               dtype_name(p->c_type), rep->seconds);
+        printf("%5s  %10s  %9s  %8s  %s\n", "rank", "ms", "TFLOP/s", "vs cuBLAS", "candidate");
+        for (int i = 0; i < rep->count; i++) {
+            const cutec_tune_candidate *c = &rep->candidates[i];
+            if (isinf(c->ms))
+                printf("%5d  %10s  %9s  %8s  %s  (%s)\n", i + 1, "inf", "-", "-", c->name, c->note);
+            else if (isinf(rep->cublas_ms))
+                printf("%5d  %10.4f  %9.1f  %8s  %s\n", i + 1, c->ms, c->tflops, "-", c->name);
+            else
+                printf("%5d  %10.4f  %9.1f  %8.3f  %s\n", i + 1, c->ms, c->tflops, rep->cublas_ms / c->ms, c->name);
+        }
+        printf("winner: %s\n", rep->candidates[rep->winner].name);
+        return;
     }
-    printf("winner: %s\n", rep->candidates[rep->winner].name);
-    return;
-  }
-  printf("{\"device\": ");
-  json_string(dev);
-  printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", \"out_dtype\": \"%s\", "
-         "\"alpha\": %.9g, \"beta\": %.9g, \"tuning_seconds\": %.3f, \"cublas_ms\": ",
-         p->m, p->n, p->k, dtype_name(p->a_type), dtype_name(p->c_type), (double)p->alpha, (double)p->beta,
-         rep->seconds);
-  if (isinf(rep->cublas_ms))
-    printf("null");
-  else
-    printf("%.6f", rep->cublas_ms);
-  printf(", \"candidates\": [");
-  for (int i = 0; i < rep->count; i++) {
-    const cutec_tune_candidate *c = &rep->candidates[i];
-    printf("%s\n  {\"rank\": %d, \"name\": ", i ? "," : "", i + 1);
-    json_string(c->name);
-    if (isinf(c->ms))
-      printf(", \"cublas\": %s, \"ms\": null, \"tflops\": null, \"ratio\": null, \"note\": ",
-             c->is_cublas ? "true" : "false");
+    printf("{\"device\": ");
+    json_string(dev);
+    printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", \"out_dtype\": \"%s\", "
+           "\"alpha\": %.9g, \"beta\": %.9g, \"tuning_seconds\": %.3f, \"cublas_ms\": ",
+           p->m, p->n, p->k, dtype_name(p->a_type), dtype_name(p->c_type), (double)p->alpha, (double)p->beta,
+           rep->seconds);
+    if (isinf(rep->cublas_ms))
+        printf("null");
     else
-      printf(", \"cublas\": %s, \"ms\": %.6f, \"tflops\": %.3f, \"ratio\": %.4f, \"note\": ",
-             c->is_cublas ? "true" : "false", c->ms, c->tflops,
-             isinf(rep->cublas_ms) ? 0.0 : rep->cublas_ms / c->ms);
-    json_string(c->note);
-    if (isinf(c->round_ms))
-      printf(", \"round_ms\": null");
-    else
-      printf(", \"round_ms\": %.6f", c->round_ms);
-    printf(", \"algo_rank\": %d}", c->algo_rank);
-  }
-  printf("\n], \"winner\": ");
-  json_string(rep->candidates[rep->winner].name);
+        printf("%.6f", rep->cublas_ms);
+    printf(", \"candidates\": [");
+    for (int i = 0; i < rep->count; i++) {
+        const cutec_tune_candidate *c = &rep->candidates[i];
+        printf("%s\n  {\"rank\": %d, \"name\": ", i ? "," : "", i + 1);
+        json_string(c->name);
+        if (isinf(c->ms))
+            printf(", \"cublas\": %s, \"ms\": null, \"tflops\": null, \"ratio\": null, \"note\": ",
+                   c->is_cublas ? "true" : "false");
+        else
+            printf(", \"cublas\": %s, \"ms\": %.6f, \"tflops\": %.3f, \"ratio\": %.4f, \"note\": ",
+                   c->is_cublas ? "true" : "false", c->ms, c->tflops,
+                   isinf(rep->cublas_ms) ? 0.0 : rep->cublas_ms / c->ms);
+        json_string(c->note);
+        if (isinf(c->round_ms))
+            printf(", \"round_ms\": null");
+        else
+            printf(", \"round_ms\": %.6f", c->round_ms);
+        printf(", \"algo_rank\": %d}", c->algo_rank);
+    }
+    printf("\n], \"winner\": ");
+    json_string(rep->candidates[rep->winner].name);
 }
 
-static int cmd_tune(const opts *o, failure *f) {
-  gpu g;
-  buffers b = {0};
-  cutec_tune_report *rep = NULL;
-  int rc = gpu_open(o, &g, f);
-  cutec_gemm_problem p;
-  problem_init(o, &p, o->m, o->n, o->k);
-  if (rc == 0)
-    rc = alloc_problem(&g, &p, &b, 1, f);
-  if (rc == 0) {
-    cutec_status s = cutec_gemm_tune(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, &rep);
-    if (s != CUTEC_OK)
-      rc = fail_runtime(f, g.rt, "tuning", s);
-  }
-  if (rc == 0)
-    print_tune_report(o, &g, &p, rep);
-  json_end(o, f, rc == 0);
-  cutec_tune_report_free(rep);
-  if (b.a)
-    free_problem(&g, &b);
-  gpu_close(&g);
-  return rc;
+static int cmd_tune(const opts *o, failure *f)
+{
+    gpu g;
+    buffers b = {0};
+    cutec_tune_report *rep = NULL;
+    int rc = gpu_open(o, &g, f);
+    cutec_gemm_problem p;
+    problem_init(o, &p, o->m, o->n, o->k);
+    if (rc == 0) rc = alloc_problem(&g, &p, &b, 1, f);
+    if (rc == 0) {
+        cutec_status s = cutec_gemm_tune(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, &rep);
+        if (s != CUTEC_OK) rc = fail_runtime(f, g.rt, "tuning", s);
+    }
+    if (rc == 0) print_tune_report(o, &g, &p, rep);
+    json_end(o, f, rc == 0);
+    cutec_tune_report_free(rep);
+    if (b.a) free_problem(&g, &b);
+    gpu_close(&g);
+    return rc;
 }
 
 /* The warm-up: one tuning of the first shape, not reported.  On the H100
@@ -439,233 +428,222 @@ static int cmd_tune(const opts *o, failure *f) {
  * slower (10.5-10.7 against 9.8-9.9 us) than every later tuning of the
  * same shape, cuBLASLt's algorithms not; why is not known
  * (docs/performance.md).  The suite's first shape should not pay for it. */
-static int bench_warmup(const opts *o, gpu *g, const tune_shape *first, failure *f) {
-  cutec_gemm_problem p;
-  problem_init(o, &p, first->m, first->n, first->k);
-  buffers b;
-  int rc = alloc_problem(g, &p, &b, 1, f);
-  if (rc == 0) {
-    if (o->verbose)
-      fprintf(stderr, "cutec-tune: warm-up tuning of %s (not reported)\n", first->name);
-    cutec_status s = cutec_gemm_tune(g->gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, NULL);
-    if (s != CUTEC_OK)
-      rc = fail_runtime(f, g->rt, first->name, s);
-  }
-  free_problem(g, &b);
-  return rc;
+static int bench_warmup(const opts *o, gpu *g, const tune_shape *first, failure *f)
+{
+    cutec_gemm_problem p;
+    problem_init(o, &p, first->m, first->n, first->k);
+    buffers b;
+    int rc = alloc_problem(g, &p, &b, 1, f);
+    if (rc == 0) {
+        if (o->verbose) fprintf(stderr, "cutec-tune: warm-up tuning of %s (not reported)\n", first->name);
+        cutec_status s = cutec_gemm_tune(g->gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, NULL);
+        if (s != CUTEC_OK) rc = fail_runtime(f, g->rt, first->name, s);
+    }
+    free_problem(g, &b);
+    return rc;
 }
 
 /* The geometric means of both ratio columns: sums of logs and counts. */
 typedef struct bench_means {
-  double log_sum, log_sum0;
-  int n, n0;
+    double log_sum, log_sum0;
+    int n, n0;
 } bench_means;
 
 /* One shape's line (or JSON object) from its tuning report. */
-static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_report *rep, int first,
-                         bench_means *gm) {
-  /* the fastest pack kernel, winner or not: the first checked one (the
+static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_report *rep, int first, bench_means *gm)
+{
+    /* the fastest pack kernel, winner or not: the first checked one (the
    * report puts the two timed head to head first) */
-  double best_dsl = INFINITY;
-  const char *dsl_name = NULL;
-  for (int i = 0; i < rep->count && dsl_name == NULL; i++)
-    if (!rep->candidates[i].is_cublas && !rep->candidates[i].screened && !isinf(rep->candidates[i].ms)) {
-      best_dsl = rep->candidates[i].ms;
-      dsl_name = rep->candidates[i].name;
-    }
-  /* Against cuBLASLt's own choice, its heuristic's first algorithm for
+    double best_dsl = INFINITY;
+    const char *dsl_name = NULL;
+    for (int i = 0; i < rep->count && dsl_name == NULL; i++)
+        if (!rep->candidates[i].is_cublas && !rep->candidates[i].screened && !isinf(rep->candidates[i].ms)) {
+            best_dsl = rep->candidates[i].ms;
+            dsl_name = rep->candidates[i].name;
+        }
+    /* Against cuBLASLt's own choice, its heuristic's first algorithm for
    * this problem and workspace (what an untuned caller gets): its median and the
    * fastest pack kernel's in the rounds that timed them together (it is
    * rarely in the head-to-head pair); a candidate that failed the winner's
    * final check after the rounds (ms +inf) does not count */
-  double dsl_round = INFINITY, lt0_round = INFINITY;
-  for (int i = 0; i < rep->count; i++) {
-    const cutec_tune_candidate *c = &rep->candidates[i];
-    if (isinf(c->ms))
-      continue;
-    if (c->is_cublas && c->algo_rank == 0)
-      lt0_round = c->round_ms;
-    else if (!c->is_cublas && c->round_ms < dsl_round)
-      dsl_round = c->round_ms;
-  }
-  double flop = 2.0 * (double)sh->m * (double)sh->n * (double)sh->k;
-  double tc = isinf(rep->cublas_ms) ? 0 : flop / (rep->cublas_ms * 1e9);
-  double td = isinf(best_dsl) ? 0 : flop / (best_dsl * 1e9);
-  double ratio = tc > 0 && td > 0 ? td / tc : 0;
-  double ratio0 = !isinf(dsl_round) && !isinf(lt0_round) ? lt0_round / dsl_round : 0;
-  if (ratio > 0) {
-    gm->log_sum += log(ratio);
-    gm->n++;
-  }
-  if (ratio0 > 0) {
-    gm->log_sum0 += log(ratio0);
-    gm->n0++;
-  }
-  const char *win = rep->candidates[rep->winner].name;
-  if (o->json) {
-    printf("%s\n  {\"shape\": ", first ? "" : ",");
-    json_string(sh->name);
-    printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"cublas_tflops\": %.3f, \"dsl_tflops\": %.3f, "
-           "\"ratio\": %.4f, \"ratio_vs_algo0\": %.4f, \"winner\": ",
-           sh->m, sh->n, sh->k, tc, td, ratio, ratio0);
-    json_string(win);
-    printf(", \"best_dsl\": ");
-    if (dsl_name != NULL)
-      json_string(dsl_name);
-    else
-      printf("null");
-    printf(", \"tuning_seconds\": %.3f}", rep->seconds);
-  } else {
-    /* where cuBLASLt wins, which pack kernel came closest */
-    int cublas_won = rep->candidates[rep->winner].is_cublas;
-    printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f  %8.2f  %s%s%s%s\n", sh->name, sh->m, sh->n,
-           sh->k, tc, td, ratio, ratio0, rep->seconds, win, cublas_won ? " (best DSL: " : "",
-           cublas_won ? (dsl_name != NULL ? dsl_name : "none") : "", cublas_won ? ")" : "");
-  }
-  fflush(stdout);
-}
-
-static int cmd_bench(const opts *o, failure *f) {
-  /* the whole file first: a wrong path or an empty file costs no GPU time */
-  tune_shape *shapes;
-  int nshapes;
-  char why[1200];
-  cutec_status st = tune_shapes_read(o->shapes, &shapes, &nshapes, why, sizeof why);
-  if (st != CUTEC_OK) {
-    int rc = fail(f, st, "%s", why);
-    json_end(o, f, 0);
-    return rc;
-  }
-  gpu g;
-  int rc = gpu_open(o, &g, f);
-  if (rc != 0) {
-    json_end(o, f, 0);
-    gpu_close(&g);
-    free(shapes);
-    return rc;
-  }
-  char dev[256];
-  device_line(&g, dev, sizeof dev);
-  if (o->json) {
-    printf("{\"device\": ");
-    json_string(dev);
-    printf(", \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"shapes\": [", dtype_name(o->in),
-           dtype_name(o->out));
-  } else {
-    printf("device: %s\ndtype: %s -> %s\n", dev, dtype_name(o->in), dtype_name(o->out));
-    printf("%-20s %6s %6s %6s  %12s %12s %7s %7s  %8s  %s\n", "shape", "M", "N", "K", "cuBLAS TF/s",
-           "DSL TF/s", "ratio", "vs #0", "tune s", "winner");
-  }
-  bench_means gm = {0};
-  if (!o->no_warmup)
-    rc = bench_warmup(o, &g, &shapes[0], f);
-  for (int i = 0; rc == 0 && i < nshapes; i++) {
-    const tune_shape *sh = &shapes[i];
-    cutec_gemm_problem p;
-    problem_init(o, &p, sh->m, sh->n, sh->k);
-    buffers b;
-    rc = alloc_problem(&g, &p, &b, (uint64_t)sh->line, f);
-    cutec_tune_report *rep = NULL;
-    if (rc == 0) {
-      cutec_status s = cutec_gemm_tune(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, &rep);
-      if (s != CUTEC_OK)
-        rc = fail_runtime(f, g.rt, sh->name, s);
+    double dsl_round = INFINITY, lt0_round = INFINITY;
+    for (int i = 0; i < rep->count; i++) {
+        const cutec_tune_candidate *c = &rep->candidates[i];
+        if (isinf(c->ms)) continue;
+        if (c->is_cublas && c->algo_rank == 0)
+            lt0_round = c->round_ms;
+        else if (!c->is_cublas && c->round_ms < dsl_round)
+            dsl_round = c->round_ms;
     }
-    free_problem(&g, &b);
-    if (rc == 0)
-      bench_report(o, sh, rep, i == 0, &gm);
-    cutec_tune_report_free(rep);
-  }
-  double mean = gm.n ? exp(gm.log_sum / gm.n) : 0, mean0 = gm.n0 ? exp(gm.log_sum0 / gm.n0) : 0;
-  if (o->json) {
-    printf("\n], \"geomean_ratio\": %.4f, \"geomean_ratio_vs_algo0\": %.4f", mean, mean0);
-  } else if (rc == 0 && gm.n > 0) {
-    printf("geometric mean over %d shapes: ratio %.3f (the fastest pack kernel against the fastest "
-           "cuBLASLt algorithm, head to head)\n",
-           gm.n, mean);
-    if (gm.n0 > 0)
-      printf("geometric mean over %d shapes: vs #0 %.3f (against cuBLASLt's own choice, its heuristic's "
-             "first algorithm, in the common rounds)\n",
-             gm.n0, mean0);
-  }
-  json_end(o, f, 1);
-  free(shapes);
-  gpu_close(&g);
-  return rc;
-}
-
-static int cmd_overhead(const opts *o, failure *f) {
-  gpu g;
-  buffers b = {0};
-  int rc = gpu_open(o, &g, f);
-  cutec_gemm_problem p;
-  problem_init(o, &p, o->m, o->n, o->k);
-  if (rc == 0)
-    rc = alloc_problem(&g, &p, &b, 7, f);
-  cutec_status s = CUTEC_OK;
-  if (rc == 0) /* the first call tunes (or reads the cache) */
-    s = cutec_gemm(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL);
-  if (rc == 0 && s == CUTEC_OK)
-    s = cutec_synchronize(g.rt);
-  double t_call = 0, t_lookup = 0;
-  long long done = 0;
-  char choice[192] = "";
-  /* Batches of 64 calls, synchronised between batches so that the launch
-   * queue never fills and blocks the host: only the calls are timed. */
-  while (rc == 0 && s == CUTEC_OK && done < o->calls) {
-    double t0 = now_seconds();
-    for (int i = 0; i < 64 && s == CUTEC_OK; i++)
-      s = cutec_gemm(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL);
-    t_call += now_seconds() - t0;
-    t0 = now_seconds();
-    for (int i = 0; i < 64 && s == CUTEC_OK; i++)
-      s = cutec_gemm_choice(g.gemm, &p, choice, sizeof choice);
-    t_lookup += now_seconds() - t0;
-    done += 64;
-    if (s == CUTEC_OK)
-      s = cutec_synchronize(g.rt);
-  }
-  if (rc == 0 && s != CUTEC_OK)
-    rc = fail_runtime(f, g.rt, "cutec_gemm", s);
-  if (rc == 0) {
-    double us_call = 1e6 * t_call / (double)done, us_lookup = 1e6 * t_lookup / (double)done;
+    double flop = 2.0 * (double)sh->m * (double)sh->n * (double)sh->k;
+    double tc = isinf(rep->cublas_ms) ? 0 : flop / (rep->cublas_ms * 1e9);
+    double td = isinf(best_dsl) ? 0 : flop / (best_dsl * 1e9);
+    double ratio = tc > 0 && td > 0 ? td / tc : 0;
+    double ratio0 = !isinf(dsl_round) && !isinf(lt0_round) ? lt0_round / dsl_round : 0;
+    if (ratio > 0) {
+        gm->log_sum += log(ratio);
+        gm->n++;
+    }
+    if (ratio0 > 0) {
+        gm->log_sum0 += log(ratio0);
+        gm->n0++;
+    }
+    const char *win = rep->candidates[rep->winner].name;
     if (o->json) {
-      printf("{\"m\": %lld, \"n\": %lld, \"k\": %lld, \"calls\": %lld, \"us_per_call\": %.3f, "
-             "\"us_per_lookup\": %.3f, \"choice\": ",
-             p.m, p.n, p.k, done, us_call, us_lookup);
-      json_string(choice);
+        printf("%s\n  {\"shape\": ", first ? "" : ",");
+        json_string(sh->name);
+        printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"cublas_tflops\": %.3f, \"dsl_tflops\": %.3f, "
+               "\"ratio\": %.4f, \"ratio_vs_algo0\": %.4f, \"winner\": ",
+               sh->m, sh->n, sh->k, tc, td, ratio, ratio0);
+        json_string(win);
+        printf(", \"best_dsl\": ");
+        if (dsl_name != NULL)
+            json_string(dsl_name);
+        else
+            printf("null");
+        printf(", \"tuning_seconds\": %.3f}", rep->seconds);
     } else {
-      printf("choice: %s\n", choice);
-      printf("cutec_gemm host time per cached call (check + lookup + launch): %.3f us over %lld calls\n",
-             us_call, done);
-      printf("cutec_gemm_choice (check + lookup): %.3f us\n", us_lookup);
+        /* where cuBLASLt wins, which pack kernel came closest */
+        int cublas_won = rep->candidates[rep->winner].is_cublas;
+        printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f  %8.2f  %s%s%s%s\n", sh->name, sh->m, sh->n, sh->k,
+               tc, td, ratio, ratio0, rep->seconds, win, cublas_won ? " (best DSL: " : "",
+               cublas_won ? (dsl_name != NULL ? dsl_name : "none") : "", cublas_won ? ")" : "");
     }
-  }
-  json_end(o, f, rc == 0);
-  if (b.a)
-    free_problem(&g, &b);
-  gpu_close(&g);
-  return rc;
+    fflush(stdout);
 }
 
-int main(int argc, char **argv) {
-  opts o;
-  int rc = tune_args_parse(argc, argv, &o);
-  if (rc >= 0)
+static int cmd_bench(const opts *o, failure *f)
+{
+    /* the whole file first: a wrong path or an empty file costs no GPU time */
+    tune_shape *shapes;
+    int nshapes;
+    char why[1200];
+    cutec_status st = tune_shapes_read(o->shapes, &shapes, &nshapes, why, sizeof why);
+    if (st != CUTEC_OK) {
+        int rc = fail(f, st, "%s", why);
+        json_end(o, f, 0);
+        return rc;
+    }
+    gpu g;
+    int rc = gpu_open(o, &g, f);
+    if (rc != 0) {
+        json_end(o, f, 0);
+        gpu_close(&g);
+        free(shapes);
+        return rc;
+    }
+    char dev[256];
+    device_line(&g, dev, sizeof dev);
+    if (o->json) {
+        printf("{\"device\": ");
+        json_string(dev);
+        printf(", \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"shapes\": [", dtype_name(o->in), dtype_name(o->out));
+    } else {
+        printf("device: %s\ndtype: %s -> %s\n", dev, dtype_name(o->in), dtype_name(o->out));
+        printf("%-20s %6s %6s %6s  %12s %12s %7s %7s  %8s  %s\n", "shape", "M", "N", "K", "cuBLAS TF/s", "DSL TF/s",
+               "ratio", "vs #0", "tune s", "winner");
+    }
+    bench_means gm = {0};
+    if (!o->no_warmup) rc = bench_warmup(o, &g, &shapes[0], f);
+    for (int i = 0; rc == 0 && i < nshapes; i++) {
+        const tune_shape *sh = &shapes[i];
+        cutec_gemm_problem p;
+        problem_init(o, &p, sh->m, sh->n, sh->k);
+        buffers b;
+        rc = alloc_problem(&g, &p, &b, (uint64_t)sh->line, f);
+        cutec_tune_report *rep = NULL;
+        if (rc == 0) {
+            cutec_status s = cutec_gemm_tune(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, &rep);
+            if (s != CUTEC_OK) rc = fail_runtime(f, g.rt, sh->name, s);
+        }
+        free_problem(&g, &b);
+        if (rc == 0) bench_report(o, sh, rep, i == 0, &gm);
+        cutec_tune_report_free(rep);
+    }
+    double mean = gm.n ? exp(gm.log_sum / gm.n) : 0, mean0 = gm.n0 ? exp(gm.log_sum0 / gm.n0) : 0;
+    if (o->json) {
+        printf("\n], \"geomean_ratio\": %.4f, \"geomean_ratio_vs_algo0\": %.4f", mean, mean0);
+    } else if (rc == 0 && gm.n > 0) {
+        printf("geometric mean over %d shapes: ratio %.3f (the fastest pack kernel against the fastest "
+               "cuBLASLt algorithm, head to head)\n",
+               gm.n, mean);
+        if (gm.n0 > 0)
+            printf("geometric mean over %d shapes: vs #0 %.3f (against cuBLASLt's own choice, its heuristic's "
+                   "first algorithm, in the common rounds)\n",
+                   gm.n0, mean0);
+    }
+    json_end(o, f, 1);
+    free(shapes);
+    gpu_close(&g);
     return rc;
-  static failure f; /* static: its message is 20 KB */
-  switch (o.cmd) {
-  case TUNE_CMD_LIST: rc = cmd_list(&o, &f); break;
-  case TUNE_CMD_TUNE: rc = cmd_tune(&o, &f); break;
-  case TUNE_CMD_BENCH: rc = cmd_bench(&o, &f); break;
-  case TUNE_CMD_OVERHEAD: rc = cmd_overhead(&o, &f); break;
-  case TUNE_CMD_COUNT: break;
-  }
-  /* output that could not be written (a full disk, a closed pipe) is a
+}
+
+static int cmd_overhead(const opts *o, failure *f)
+{
+    gpu g;
+    buffers b = {0};
+    int rc = gpu_open(o, &g, f);
+    cutec_gemm_problem p;
+    problem_init(o, &p, o->m, o->n, o->k);
+    if (rc == 0) rc = alloc_problem(&g, &p, &b, 7, f);
+    cutec_status s = CUTEC_OK;
+    if (rc == 0) /* the first call tunes (or reads the cache) */
+        s = cutec_gemm(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL);
+    if (rc == 0 && s == CUTEC_OK) s = cutec_synchronize(g.rt);
+    double t_call = 0, t_lookup = 0;
+    long long done = 0;
+    char choice[192] = "";
+    /* Batches of 64 calls, synchronised between batches so that the launch
+   * queue never fills and blocks the host: only the calls are timed. */
+    while (rc == 0 && s == CUTEC_OK && done < o->calls) {
+        double t0 = now_seconds();
+        for (int i = 0; i < 64 && s == CUTEC_OK; i++) s = cutec_gemm(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL);
+        t_call += now_seconds() - t0;
+        t0 = now_seconds();
+        for (int i = 0; i < 64 && s == CUTEC_OK; i++) s = cutec_gemm_choice(g.gemm, &p, choice, sizeof choice);
+        t_lookup += now_seconds() - t0;
+        done += 64;
+        if (s == CUTEC_OK) s = cutec_synchronize(g.rt);
+    }
+    if (rc == 0 && s != CUTEC_OK) rc = fail_runtime(f, g.rt, "cutec_gemm", s);
+    if (rc == 0) {
+        double us_call = 1e6 * t_call / (double)done, us_lookup = 1e6 * t_lookup / (double)done;
+        if (o->json) {
+            printf("{\"m\": %lld, \"n\": %lld, \"k\": %lld, \"calls\": %lld, \"us_per_call\": %.3f, "
+                   "\"us_per_lookup\": %.3f, \"choice\": ",
+                   p.m, p.n, p.k, done, us_call, us_lookup);
+            json_string(choice);
+        } else {
+            printf("choice: %s\n", choice);
+            printf("cutec_gemm host time per cached call (check + lookup + launch): %.3f us over %lld calls\n", us_call,
+                   done);
+            printf("cutec_gemm_choice (check + lookup): %.3f us\n", us_lookup);
+        }
+    }
+    json_end(o, f, rc == 0);
+    if (b.a) free_problem(&g, &b);
+    gpu_close(&g);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    opts o;
+    int rc = tune_args_parse(argc, argv, &o);
+    if (rc >= 0) return rc;
+    static failure f; /* static: its message is 20 KB */
+    switch (o.cmd) {
+    case TUNE_CMD_LIST: rc = cmd_list(&o, &f); break;
+    case TUNE_CMD_TUNE: rc = cmd_tune(&o, &f); break;
+    case TUNE_CMD_BENCH: rc = cmd_bench(&o, &f); break;
+    case TUNE_CMD_OVERHEAD: rc = cmd_overhead(&o, &f); break;
+    case TUNE_CMD_COUNT: break;
+    }
+    /* output that could not be written (a full disk, a closed pipe) is a
    * failure, not a success with a truncated table */
-  if (fflush(stdout) != 0 || ferror(stdout)) {
-    fprintf(stderr, "cutec-tune: error: cannot write the output: %s\n", strerror(errno));
-    return rc != 0 ? rc : 1;
-  }
-  return rc;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "cutec-tune: error: cannot write the output: %s\n", strerror(errno));
+        return rc != 0 ? rc : 1;
+    }
+    return rc;
 }

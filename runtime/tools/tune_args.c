@@ -16,13 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CMD(c) (1u << (c))
+#define CMD(c)   (1u << (c))
 #define CMDS_ALL (CMD(TUNE_CMD_COUNT) - 1u)
 #define CMDS_GPU (CMD(TUNE_CMD_TUNE) | CMD(TUNE_CMD_BENCH) | CMD(TUNE_CMD_OVERHEAD))
 #define CMDS_ONE (CMD(TUNE_CMD_TUNE) | CMD(TUNE_CMD_OVERHEAD)) /* one problem, --m --n --k */
 
 static const struct command {
-  const char *name, *synopsis, *about;
+    const char *name, *synopsis, *about;
 } commands[TUNE_CMD_COUNT] = {
     [TUNE_CMD_LIST] = {"list", "PACK [--json]",
                        "Lists the entries of a kernel pack (from `cutec pack`); needs no GPU.\n"},
@@ -40,31 +40,31 @@ static const struct command {
 };
 
 typedef enum opt_id {
-  OPT_M,
-  OPT_N,
-  OPT_K,
-  OPT_SHAPES,
-  OPT_CALLS,
-  OPT_DTYPE,
-  OPT_OUT_DTYPE,
-  OPT_ALPHA,
-  OPT_BETA,
-  OPT_RUNS,
-  OPT_DEVICE,
-  OPT_CACHE_DIR,
-  OPT_NO_CACHE,
-  OPT_NO_WARMUP,
-  OPT_VERBOSE,
-  OPT_JSON,
-  OPT_HELP,
+    OPT_M,
+    OPT_N,
+    OPT_K,
+    OPT_SHAPES,
+    OPT_CALLS,
+    OPT_DTYPE,
+    OPT_OUT_DTYPE,
+    OPT_ALPHA,
+    OPT_BETA,
+    OPT_RUNS,
+    OPT_DEVICE,
+    OPT_CACHE_DIR,
+    OPT_NO_CACHE,
+    OPT_NO_WARMUP,
+    OPT_VERBOSE,
+    OPT_JSON,
+    OPT_HELP,
 } opt_id;
 
 /* Adding an option is one row here and one case in store_option. */
 static const struct option {
-  opt_id id;
-  const char *name, *value; /* value: NULL for a flag */
-  unsigned cmds;            /* CMD(c) for each command that takes it */
-  const char *help;
+    opt_id id;
+    const char *name, *value; /* value: NULL for a flag */
+    unsigned cmds;            /* CMD(c) for each command that takes it */
+    const char *help;
 } options[] = {
     {OPT_M, "--m", "M", CMDS_ONE, "rows of A and C, 1 to 2^31-1"},
     {OPT_N, "--n", "N", CMDS_ONE, "columns of B and C, 1 to 2^31-1"},
@@ -84,195 +84,187 @@ static const struct option {
     {OPT_NO_CACHE, "--no-cache", NULL, CMDS_GPU, "neither read nor write the disk cache"},
     {OPT_NO_WARMUP, "--no-warmup", NULL, CMD(TUNE_CMD_BENCH),
      "skip the warm-up, an unreported tuning of the first shape"},
-    {OPT_VERBOSE, "--verbose", NULL, CMDS_GPU,
-     "print the runtime's log (every candidate, failures) to stderr"},
-    {OPT_JSON, "--json", NULL, CMDS_ALL,
-     "machine-readable output on stdout: one JSON object, also on failure"},
+    {OPT_VERBOSE, "--verbose", NULL, CMDS_GPU, "print the runtime's log (every candidate, failures) to stderr"},
+    {OPT_JSON, "--json", NULL, CMDS_ALL, "machine-readable output on stdout: one JSON object, also on failure"},
     {OPT_HELP, "--help", NULL, CMDS_ALL, "this help (also -h)"},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
 static const char exit_text[] = "exit status: 0 ok, 1 failure, 2 bad usage, 77 no CUDA driver or device\n";
 
-static void print_usage(FILE *f) {
-  for (int c = 0; c < TUNE_CMD_COUNT; c++)
-    fprintf(f, "%s cutec-tune %s %s\n", c ? "      " : "usage:", commands[c].name, commands[c].synopsis);
-  fprintf(f,
-          "       cutec-tune --version\n\n"
-          "Runs the autotuner of the cutec runtime on a kernel pack (from `cutec pack`) against\n"
-          "cuBLASLt: C[M,N] = alpha * A[M,K] * B[K,N] + beta * C[M,N], A row-major, B column-major\n"
-          "(K-contiguous), C row-major, random inputs in [-1, 1], f32 accumulation.\n\n"
-          "'cutec-tune COMMAND --help' describes a command and its options.\n\n%s",
-          exit_text);
+static void print_usage(FILE *f)
+{
+    for (int c = 0; c < TUNE_CMD_COUNT; c++)
+        fprintf(f, "%s cutec-tune %s %s\n", c ? "      " : "usage:", commands[c].name, commands[c].synopsis);
+    fprintf(f,
+            "       cutec-tune --version\n\n"
+            "Runs the autotuner of the cutec runtime on a kernel pack (from `cutec pack`) against\n"
+            "cuBLASLt: C[M,N] = alpha * A[M,K] * B[K,N] + beta * C[M,N], A row-major, B column-major\n"
+            "(K-contiguous), C row-major, random inputs in [-1, 1], f32 accumulation.\n\n"
+            "'cutec-tune COMMAND --help' describes a command and its options.\n\n%s",
+            exit_text);
 }
 
-static void print_command_usage(tune_cmd c, FILE *f) {
-  fprintf(f, "usage: cutec-tune %s %s\n\n%s\noptions:\n", commands[c].name, commands[c].synopsis,
-          commands[c].about);
-  for (size_t i = 0; i < NOPTIONS; i++) {
-    if (!(options[i].cmds & CMD(c)))
-      continue;
-    char left[32];
-    snprintf(left, sizeof left, "%s%s%s", options[i].name, options[i].value ? " " : "",
-             options[i].value ? options[i].value : "");
-    fprintf(f, "  %-16s %s\n", left, options[i].help);
-  }
-  fprintf(f, "\n%s", exit_text);
+static void print_command_usage(tune_cmd c, FILE *f)
+{
+    fprintf(f, "usage: cutec-tune %s %s\n\n%s\noptions:\n", commands[c].name, commands[c].synopsis, commands[c].about);
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        if (!(options[i].cmds & CMD(c))) continue;
+        char left[32];
+        snprintf(left, sizeof left, "%s%s%s", options[i].name, options[i].value ? " " : "",
+                 options[i].value ? options[i].value : "");
+        fprintf(f, "  %-16s %s\n", left, options[i].help);
+    }
+    fprintf(f, "\n%s", exit_text);
 }
 
 /* A usage error: the message, then where to read more; exit status 2. */
-static int usage_error(tune_cmd c, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "cutec-tune: error: ");
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  if (c < TUNE_CMD_COUNT)
-    fprintf(stderr, "\nsee 'cutec-tune %s --help'\n", commands[c].name);
-  else
-    fprintf(stderr, "\nsee 'cutec-tune --help'\n");
-  return 2;
+static int usage_error(tune_cmd c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "cutec-tune: error: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (c < TUNE_CMD_COUNT)
+        fprintf(stderr, "\nsee 'cutec-tune %s --help'\n", commands[c].name);
+    else
+        fprintf(stderr, "\nsee 'cutec-tune --help'\n");
+    return 2;
 }
 
 /* An integer in [lo, hi], all of v (no sign-less junk, no blanks, no overflow). */
-static int parse_integer(tune_cmd c, const char *opt, const char *v, long long lo, long long hi,
-                         long long *out) {
-  const char *digits = v[0] == '-' || v[0] == '+' ? v + 1 : v;
-  char *end;
-  errno = 0;
-  long long x = strtoll(v, &end, 10);
-  if (!isdigit((unsigned char)digits[0]) || *end != '\0')
-    return usage_error(c, "option '%s': '%s' is not an integer", opt, v);
-  if (errno == ERANGE || x < lo || x > hi)
-    return usage_error(c, "option '%s': '%s' is out of range (%lld to %lld)", opt, v, lo, hi);
-  *out = x;
-  return 0;
+static int parse_integer(tune_cmd c, const char *opt, const char *v, long long lo, long long hi, long long *out)
+{
+    const char *digits = v[0] == '-' || v[0] == '+' ? v + 1 : v;
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (!isdigit((unsigned char)digits[0]) || *end != '\0')
+        return usage_error(c, "option '%s': '%s' is not an integer", opt, v);
+    if (errno == ERANGE || x < lo || x > hi)
+        return usage_error(c, "option '%s': '%s' is out of range (%lld to %lld)", opt, v, lo, hi);
+    *out = x;
+    return 0;
 }
 
 /* A finite number that a float holds: NaN, infinities and values past
  * FLT_MAX would only surface later, as every candidate failing its check. */
-static int parse_scale(tune_cmd c, const char *opt, const char *v, float *out) {
-  char *end;
-  errno = 0;
-  double x = strtod(v, &end);
-  if (v[0] == '\0' || isspace((unsigned char)v[0]) || *end != '\0')
-    return usage_error(c, "option '%s': '%s' is not a number", opt, v);
-  if (!isfinite(x) || fabs(x) > FLT_MAX)
-    return usage_error(c, "option '%s': '%s' is not a finite float (|x| <= %g)", opt, v, (double)FLT_MAX);
-  *out = (float)x;
-  return 0;
+static int parse_scale(tune_cmd c, const char *opt, const char *v, float *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (v[0] == '\0' || isspace((unsigned char)v[0]) || *end != '\0')
+        return usage_error(c, "option '%s': '%s' is not a number", opt, v);
+    if (!isfinite(x) || fabs(x) > FLT_MAX)
+        return usage_error(c, "option '%s': '%s' is not a finite float (|x| <= %g)", opt, v, (double)FLT_MAX);
+    *out = (float)x;
+    return 0;
 }
 
-static int parse_dtype(tune_cmd c, const char *opt, const char *v, int allow_f32, cutec_dtype *t) {
-  if (strcmp(v, "bf16") == 0)
-    *t = CUTEC_DTYPE_BF16;
-  else if (strcmp(v, "f16") == 0)
-    *t = CUTEC_DTYPE_F16;
-  else if (strcmp(v, "f32") == 0 && allow_f32)
-    *t = CUTEC_DTYPE_F32;
-  else
-    return usage_error(c, "option '%s': unsupported type '%s' (%s)", opt, v,
-                       allow_f32 ? "bf16, f16 or f32" : "bf16 or f16");
-  return 0;
+static int parse_dtype(tune_cmd c, const char *opt, const char *v, int allow_f32, cutec_dtype *t)
+{
+    if (strcmp(v, "bf16") == 0)
+        *t = CUTEC_DTYPE_BF16;
+    else if (strcmp(v, "f16") == 0)
+        *t = CUTEC_DTYPE_F16;
+    else if (strcmp(v, "f32") == 0 && allow_f32)
+        *t = CUTEC_DTYPE_F32;
+    else
+        return usage_error(c, "option '%s': unsupported type '%s' (%s)", opt, v,
+                           allow_f32 ? "bf16, f16 or f32" : "bf16 or f16");
+    return 0;
 }
 
 /* Stores one option's value; 0, or 2 after a usage error. */
-static int store_option(const struct option *opt, const char *v, tune_opts *o, int *out_set) {
-  tune_cmd c = o->cmd;
-  switch (opt->id) {
-  case OPT_M: return parse_integer(c, opt->name, v, 1, TUNE_DIM_MAX, &o->m);
-  case OPT_N: return parse_integer(c, opt->name, v, 1, TUNE_DIM_MAX, &o->n);
-  case OPT_K: return parse_integer(c, opt->name, v, 1, TUNE_DIM_MAX, &o->k);
-  case OPT_SHAPES: o->shapes = v; return 0;
-  case OPT_CALLS: return parse_integer(c, opt->name, v, 1, 1000000000, &o->calls);
-  case OPT_DTYPE: return parse_dtype(c, opt->name, v, 0, &o->in);
-  case OPT_OUT_DTYPE: *out_set = 1; return parse_dtype(c, opt->name, v, 1, &o->out);
-  case OPT_ALPHA: return parse_scale(c, opt->name, v, &o->alpha);
-  case OPT_BETA: return parse_scale(c, opt->name, v, &o->beta);
-  case OPT_RUNS: return parse_integer(c, opt->name, v, 20, 10000, &o->runs);
-  case OPT_DEVICE: return parse_integer(c, opt->name, v, 0, INT32_MAX, &o->device);
-  case OPT_CACHE_DIR: o->cache_dir = v; return 0;
-  case OPT_NO_CACHE: o->no_cache = 1; return 0;
-  case OPT_NO_WARMUP: o->no_warmup = 1; return 0;
-  case OPT_VERBOSE: o->verbose = 1; return 0;
-  case OPT_JSON: o->json = 1; return 0;
-  case OPT_HELP: return 0; /* handled by the caller */
-  }
-  return 0;
+static int store_option(const struct option *opt, const char *v, tune_opts *o, int *out_set)
+{
+    tune_cmd c = o->cmd;
+    switch (opt->id) {
+    case OPT_M: return parse_integer(c, opt->name, v, 1, TUNE_DIM_MAX, &o->m);
+    case OPT_N: return parse_integer(c, opt->name, v, 1, TUNE_DIM_MAX, &o->n);
+    case OPT_K: return parse_integer(c, opt->name, v, 1, TUNE_DIM_MAX, &o->k);
+    case OPT_SHAPES: o->shapes = v; return 0;
+    case OPT_CALLS: return parse_integer(c, opt->name, v, 1, 1000000000, &o->calls);
+    case OPT_DTYPE: return parse_dtype(c, opt->name, v, 0, &o->in);
+    case OPT_OUT_DTYPE: *out_set = 1; return parse_dtype(c, opt->name, v, 1, &o->out);
+    case OPT_ALPHA: return parse_scale(c, opt->name, v, &o->alpha);
+    case OPT_BETA: return parse_scale(c, opt->name, v, &o->beta);
+    case OPT_RUNS: return parse_integer(c, opt->name, v, 20, 10000, &o->runs);
+    case OPT_DEVICE: return parse_integer(c, opt->name, v, 0, INT32_MAX, &o->device);
+    case OPT_CACHE_DIR: o->cache_dir = v; return 0;
+    case OPT_NO_CACHE: o->no_cache = 1; return 0;
+    case OPT_NO_WARMUP: o->no_warmup = 1; return 0;
+    case OPT_VERBOSE: o->verbose = 1; return 0;
+    case OPT_JSON: o->json = 1; return 0;
+    case OPT_HELP: return 0; /* handled by the caller */
+    }
+    return 0;
 }
 
-static const struct option *find_option(const char *a) {
-  if (strcmp(a, "-h") == 0)
-    a = "--help";
-  for (size_t i = 0; i < NOPTIONS; i++)
-    if (strcmp(a, options[i].name) == 0)
-      return &options[i];
-  return NULL;
+static const struct option *find_option(const char *a)
+{
+    if (strcmp(a, "-h") == 0) a = "--help";
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (strcmp(a, options[i].name) == 0) return &options[i];
+    return NULL;
 }
 
 static int is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
 
-int tune_args_parse(int argc, char **argv, tune_opts *o) {
-  memset(o, 0, sizeof *o);
-  o->cmd = TUNE_CMD_COUNT;
-  o->in = CUTEC_DTYPE_BF16;
-  o->calls = 20000;
-  o->alpha = 1.0f;
-  if (argc < 2) {
-    print_usage(stderr);
-    return 2;
-  }
-  if (is_help(argv[1])) {
-    print_usage(stdout);
-    return 0;
-  }
-  if (strcmp(argv[1], "--version") == 0) {
-    printf("cutec-tune %s\n", cutec_version_string());
-    return 0;
-  }
-  for (int c = 0; c < TUNE_CMD_COUNT; c++)
-    if (strcmp(argv[1], commands[c].name) == 0)
-      o->cmd = (tune_cmd)c;
-  if (o->cmd == TUNE_CMD_COUNT)
-    return argv[1][0] == '-'
-               ? usage_error(o->cmd, "unknown option '%s'", argv[1])
-               : usage_error(o->cmd, "unknown command '%s' (list, tune, bench, overhead)", argv[1]);
-  const char *name = commands[o->cmd].name;
-  int out_set = 0;
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i];
-    if (a[0] != '-' || a[1] == '\0') {
-      if (o->pack != NULL)
-        return usage_error(o->cmd, "more than one pack ('%s' and '%s')", o->pack, a);
-      o->pack = a;
-      continue;
+int tune_args_parse(int argc, char **argv, tune_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->cmd = TUNE_CMD_COUNT;
+    o->in = CUTEC_DTYPE_BF16;
+    o->calls = 20000;
+    o->alpha = 1.0f;
+    if (argc < 2) {
+        print_usage(stderr);
+        return 2;
     }
-    const struct option *opt = find_option(a);
-    if (opt == NULL)
-      return usage_error(o->cmd, "unknown option '%s'", a);
-    if (!(opt->cmds & CMD(o->cmd)))
-      return usage_error(o->cmd, "option '%s' does not apply to '%s'", a, name);
-    if (opt->id == OPT_HELP) {
-      print_command_usage(o->cmd, stdout);
-      return 0;
+    if (is_help(argv[1])) {
+        print_usage(stdout);
+        return 0;
     }
-    const char *v = NULL;
-    if (opt->value != NULL) {
-      if (i + 1 == argc)
-        return usage_error(o->cmd, "option '%s' needs a value (%s)", a, opt->value);
-      v = argv[++i];
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("cutec-tune %s\n", cutec_version_string());
+        return 0;
     }
-    if (store_option(opt, v, o, &out_set) != 0)
-      return 2;
-  }
-  if (o->pack == NULL)
-    return usage_error(o->cmd, "'%s' needs a pack file (cutec-tune %s %s)", name, name,
-                       commands[o->cmd].synopsis);
-  if (o->cmd == TUNE_CMD_BENCH && o->shapes == NULL)
-    return usage_error(o->cmd, "'bench' needs --shapes FILE");
-  if ((CMD(o->cmd) & CMDS_ONE) && (o->m == 0 || o->n == 0 || o->k == 0))
-    return usage_error(o->cmd, "'%s' needs --m, --n and --k", name);
-  if (!out_set)
-    o->out = o->in;
-  return -1;
+    for (int c = 0; c < TUNE_CMD_COUNT; c++)
+        if (strcmp(argv[1], commands[c].name) == 0) o->cmd = (tune_cmd)c;
+    if (o->cmd == TUNE_CMD_COUNT)
+        return argv[1][0] == '-' ? usage_error(o->cmd, "unknown option '%s'", argv[1])
+                                 : usage_error(o->cmd, "unknown command '%s' (list, tune, bench, overhead)", argv[1]);
+    const char *name = commands[o->cmd].name;
+    int out_set = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] == '\0') {
+            if (o->pack != NULL) return usage_error(o->cmd, "more than one pack ('%s' and '%s')", o->pack, a);
+            o->pack = a;
+            continue;
+        }
+        const struct option *opt = find_option(a);
+        if (opt == NULL) return usage_error(o->cmd, "unknown option '%s'", a);
+        if (!(opt->cmds & CMD(o->cmd))) return usage_error(o->cmd, "option '%s' does not apply to '%s'", a, name);
+        if (opt->id == OPT_HELP) {
+            print_command_usage(o->cmd, stdout);
+            return 0;
+        }
+        const char *v = NULL;
+        if (opt->value != NULL) {
+            if (i + 1 == argc) return usage_error(o->cmd, "option '%s' needs a value (%s)", a, opt->value);
+            v = argv[++i];
+        }
+        if (store_option(opt, v, o, &out_set) != 0) return 2;
+    }
+    if (o->pack == NULL)
+        return usage_error(o->cmd, "'%s' needs a pack file (cutec-tune %s %s)", name, name, commands[o->cmd].synopsis);
+    if (o->cmd == TUNE_CMD_BENCH && o->shapes == NULL) return usage_error(o->cmd, "'bench' needs --shapes FILE");
+    if ((CMD(o->cmd) & CMDS_ONE) && (o->m == 0 || o->n == 0 || o->k == 0))
+        return usage_error(o->cmd, "'%s' needs --m, --n and --k", name);
+    if (!out_set) o->out = o->in;
+    return -1;
 }

@@ -9,25 +9,25 @@
 #include "cutec/cutec.h"
 
 typedef enum tune_cmd {
-  TUNE_CMD_LIST,     /* entries of a pack (no GPU) */
-  TUNE_CMD_TUNE,     /* one problem: ranked candidates and the winner */
-  TUNE_CMD_BENCH,    /* a shapes file: cuBLASLt against the best pack kernel */
-  TUNE_CMD_OVERHEAD, /* host time of a cached cutec_gemm call */
-  TUNE_CMD_COUNT
+    TUNE_CMD_LIST,     /* entries of a pack (no GPU) */
+    TUNE_CMD_TUNE,     /* one problem: ranked candidates and the winner */
+    TUNE_CMD_BENCH,    /* a shapes file: cuBLASLt against the best pack kernel */
+    TUNE_CMD_OVERHEAD, /* host time of a cached cutec_gemm call */
+    TUNE_CMD_COUNT
 } tune_cmd;
 
 /* The runtime's limit on M, N and K (cutec/gemm.h). */
 #define TUNE_DIM_MAX 0x7fffffffLL
 
 typedef struct tune_opts {
-  tune_cmd cmd;
-  const char *pack, *shapes, *cache_dir; /* NULL: not given */
-  long long m, n, k;                     /* 1 .. 2^31-1 (tune, overhead) */
-  long long runs;                        /* 0: the runtime's default */
-  long long device, calls;
-  float alpha, beta; /* finite */
-  cutec_dtype in, out;
-  int json, no_cache, verbose, no_warmup;
+    tune_cmd cmd;
+    const char *pack, *shapes, *cache_dir; /* NULL: not given */
+    long long m, n, k;                     /* 1 .. 2^31-1 (tune, overhead) */
+    long long runs;                        /* 0: the runtime's default */
+    long long device, calls;
+    float alpha, beta; /* finite */
+    cutec_dtype in, out;
+    int json, no_cache, verbose, no_warmup;
 } tune_opts;
 
 /* Parses argv into *o.  Returns -1 when the command is to run; otherwise

@@ -15,9 +15,9 @@
 #define TUNE_SHAPES_MAX_BYTES ((size_t)1 << 20)
 
 typedef struct tune_shape {
-  char name[64];
-  long long m, n, k; /* 1 .. 2^31-1 */
-  int line;          /* 1-based: names the line, and seeds its random inputs */
+    char name[64];
+    long long m, n, k; /* 1 .. 2^31-1 */
+    int line;          /* 1-based: names the line, and seeds its random inputs */
 } tune_shape;
 
 /* Reads the shapes of `path`, a regular file of at most 1 MiB.  A line that

@@ -16,344 +16,362 @@
 #include "kexpr.h"
 
 static int failures;
-#define CHECK(c)                                                                 \
-  do {                                                                           \
-    if (!(c)) {                                                                  \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c);      \
-      failures++;                                                                \
-    }                                                                            \
-  } while (0)
+#define CHECK(c)                                                                                                       \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c);                                      \
+            failures++;                                                                                                \
+        }                                                                                                              \
+    } while (0)
 
-static cutec_kd_str S(cutec_kdesc *d, const char *s) {
-  cutec_kd_str o = 0;
-  CHECK(cutec_kdesc_intern(d, s, &o) == 0);
-  return o;
+static cutec_kd_str S(cutec_kdesc *d, const char *s)
+{
+    cutec_kd_str o = 0;
+    CHECK(cutec_kdesc_intern(d, s, &o) == 0);
+    return o;
 }
 
 /* A description that uses every field. */
-static void full_desc(cutec_kdesc *d) {
-  cutec_kdesc_init(d, "gemm_every_field");
-  d->cls = CUTEC_KD_GEMM;
-  d->threads[0] = 384, d->threads[1] = 1, d->threads[2] = 1;
-  d->smem_static = 1024;
-  d->smem_dynamic = 200000;
-  d->cluster[0] = 2;
-  d->nparams = 3;
-  d->pname[0] = S(d, "T"), d->pvalue[0] = S(d, "bf16");
-  d->pname[1] = S(d, "BM"), d->pvalue[1] = S(d, "128");
-  d->pname[2] = S(d, "ACT"), d->pvalue[2] = S(d, "relu"); /* an `fn` parameter: the function's name */
-  static const char *const names[] = {"M", "N", "K", "lda", "A", "B", "C", "bias", "alpha", "tmA", "tmC"};
-  static const cutec_kd_role roles[] = {CUTEC_ROLE_M, CUTEC_ROLE_N, CUTEC_ROLE_K, CUTEC_ROLE_LDA,
-                                        CUTEC_ROLE_A, CUTEC_ROLE_B, CUTEC_ROLE_D, CUTEC_ROLE_BIAS,
-                                        CUTEC_ROLE_ALPHA, CUTEC_ROLE_NONE, CUTEC_ROLE_NONE};
-  d->nargs = 11;
-  for (int i = 0; i < d->nargs; i++) {
-    cutec_kd_arg *a = &d->args[i];
-    a->name = S(d, names[i]);
-    a->role = roles[i];
-    a->kind = i < 4 ? CUTEC_KD_SCALAR : i < 8 ? CUTEC_KD_TENSOR : i == 8 ? CUTEC_KD_SCALAR : CUTEC_KD_TMA;
-    a->dtype = i < 3 ? CUTEC_CT_I32 : i == 3 ? CUTEC_CT_I64 : i == 8 ? CUTEC_CT_F32 : i == 6 ? CUTEC_CT_F16 : CUTEC_CT_BF16;
-  }
-  cutec_kd_arg *A = &d->args[4], *B = &d->args[5], *C = &d->args[6], *bias = &d->args[7];
-  A->rank = 2, A->shape[0] = S(d, "M"), A->shape[1] = S(d, "K"), A->stride[0] = S(d, "lda"), A->stride[1] = S(d, "1");
-  A->align = 16;
-  B->rank = 2, B->shape[0] = S(d, "N"), B->shape[1] = S(d, "K"), B->stride[0] = S(d, "1"), B->stride[1] = S(d, "N");
-  B->align = 8;
-  C->rank = 2, C->shape[0] = S(d, "M"), C->shape[1] = S(d, "N"), C->stride[0] = S(d, "N"), C->stride[1] = S(d, "1");
-  C->align = 16;
-  bias->rank = 1, bias->shape[0] = S(d, "N"), bias->stride[0] = S(d, "1"), bias->align = 2;
-  for (int t = 9; t < 11; t++) {
-    cutec_kd_arg *m = &d->args[t];
-    m->tensor = t == 9 ? 4 : 6;
-    m->dtype = d->args[m->tensor].dtype;
-    m->tma_rank = 2;
-    m->dims[0] = S(d, t == 9 ? "K" : "N"), m->dims[1] = S(d, "M");
-    m->tstride[0] = S(d, t == 9 ? "lda" : "N");
-    m->box[0] = 64, m->box[1] = t == 9 ? 128 : 64;
-    m->swizzle = 128;
-    m->unused = t == 10;
-  }
-  d->has_grid = 1;
-  d->grid[0] = S(d, "resident((min((ceil_div(M,128)*ceil_div(N,256)),66)*2))");
-  d->grid[1] = S(d, "1"), d->grid[2] = S(d, "1");
-  d->nrequires = 2;
-  d->requires[0] = S(d, "((K%8)==0)");
-  d->requires[1] = S(d, "((M*K)<2147483648)&&!(N<1)");
+static void full_desc(cutec_kdesc *d)
+{
+    cutec_kdesc_init(d, "gemm_every_field");
+    d->cls = CUTEC_KD_GEMM;
+    d->threads[0] = 384, d->threads[1] = 1, d->threads[2] = 1;
+    d->smem_static = 1024;
+    d->smem_dynamic = 200000;
+    d->cluster[0] = 2;
+    d->nparams = 3;
+    d->pname[0] = S(d, "T"), d->pvalue[0] = S(d, "bf16");
+    d->pname[1] = S(d, "BM"), d->pvalue[1] = S(d, "128");
+    d->pname[2] = S(d, "ACT"), d->pvalue[2] = S(d, "relu"); /* an `fn` parameter: the function's name */
+    static const char *const names[] = {"M", "N", "K", "lda", "A", "B", "C", "bias", "alpha", "tmA", "tmC"};
+    static const cutec_kd_role roles[] = {CUTEC_ROLE_M,     CUTEC_ROLE_N,    CUTEC_ROLE_K,   CUTEC_ROLE_LDA,
+                                          CUTEC_ROLE_A,     CUTEC_ROLE_B,    CUTEC_ROLE_D,   CUTEC_ROLE_BIAS,
+                                          CUTEC_ROLE_ALPHA, CUTEC_ROLE_NONE, CUTEC_ROLE_NONE};
+    d->nargs = 11;
+    for (int i = 0; i < d->nargs; i++) {
+        cutec_kd_arg *a = &d->args[i];
+        a->name = S(d, names[i]);
+        a->role = roles[i];
+        a->kind = i < 4 ? CUTEC_KD_SCALAR : i < 8 ? CUTEC_KD_TENSOR : i == 8 ? CUTEC_KD_SCALAR : CUTEC_KD_TMA;
+        a->dtype = i < 3    ? CUTEC_CT_I32
+                   : i == 3 ? CUTEC_CT_I64
+                   : i == 8 ? CUTEC_CT_F32
+                   : i == 6 ? CUTEC_CT_F16
+                            : CUTEC_CT_BF16;
+    }
+    cutec_kd_arg *A = &d->args[4], *B = &d->args[5], *C = &d->args[6], *bias = &d->args[7];
+    A->rank = 2, A->shape[0] = S(d, "M"), A->shape[1] = S(d, "K"), A->stride[0] = S(d, "lda"), A->stride[1] = S(d, "1");
+    A->align = 16;
+    B->rank = 2, B->shape[0] = S(d, "N"), B->shape[1] = S(d, "K"), B->stride[0] = S(d, "1"), B->stride[1] = S(d, "N");
+    B->align = 8;
+    C->rank = 2, C->shape[0] = S(d, "M"), C->shape[1] = S(d, "N"), C->stride[0] = S(d, "N"), C->stride[1] = S(d, "1");
+    C->align = 16;
+    bias->rank = 1, bias->shape[0] = S(d, "N"), bias->stride[0] = S(d, "1"), bias->align = 2;
+    for (int t = 9; t < 11; t++) {
+        cutec_kd_arg *m = &d->args[t];
+        m->tensor = t == 9 ? 4 : 6;
+        m->dtype = d->args[m->tensor].dtype;
+        m->tma_rank = 2;
+        m->dims[0] = S(d, t == 9 ? "K" : "N"), m->dims[1] = S(d, "M");
+        m->tstride[0] = S(d, t == 9 ? "lda" : "N");
+        m->box[0] = 64, m->box[1] = t == 9 ? 128 : 64;
+        m->swizzle = 128;
+        m->unused = t == 10;
+    }
+    d->has_grid = 1;
+    d->grid[0] = S(d, "resident((min((ceil_div(M,128)*ceil_div(N,256)),66)*2))");
+    d->grid[1] = S(d, "1"), d->grid[2] = S(d, "1");
+    d->nrequires = 2;
+    d->requires[0] = S(d, "((K%8)==0)");
+    d->requires[1] = S(d, "((M*K)<2147483648)&&!(N<1)");
 }
 
-static int same_str(const cutec_kdesc *a, cutec_kd_str x, const cutec_kdesc *b, cutec_kd_str y) {
-  return strcmp(cutec_kd_s(a, x), cutec_kd_s(b, y)) == 0;
+static int same_str(const cutec_kdesc *a, cutec_kd_str x, const cutec_kdesc *b, cutec_kd_str y)
+{
+    return strcmp(cutec_kd_s(a, x), cutec_kd_s(b, y)) == 0;
 }
 
 /* Field by field, strings by value (pool offsets may differ). */
-static void check_same(const cutec_kdesc *a, const cutec_kdesc *b) {
-  CHECK(a->version == b->version && strcmp(a->kernel, b->kernel) == 0 && a->cls == b->cls);
-  CHECK(memcmp(a->threads, b->threads, sizeof a->threads) == 0 && memcmp(a->cluster, b->cluster, sizeof a->cluster) == 0);
-  CHECK(a->smem_static == b->smem_static && a->smem_dynamic == b->smem_dynamic);
-  CHECK(a->nparams == b->nparams && a->nargs == b->nargs && a->nrequires == b->nrequires && a->has_grid == b->has_grid);
-  for (int i = 0; i < a->nparams && i < b->nparams; i++)
-    CHECK(same_str(a, a->pname[i], b, b->pname[i]) && same_str(a, a->pvalue[i], b, b->pvalue[i]));
-  for (int i = 0; i < a->nargs && i < b->nargs; i++) {
-    const cutec_kd_arg *x = &a->args[i], *y = &b->args[i];
-    CHECK(same_str(a, x->name, b, y->name) && x->kind == y->kind && x->dtype == y->dtype && x->role == y->role);
-    CHECK(x->rank == y->rank && x->align == y->align);
-    for (int m = 0; m < x->rank && m < y->rank; m++)
-      CHECK(same_str(a, x->shape[m], b, y->shape[m]) && same_str(a, x->stride[m], b, y->stride[m]));
-    CHECK(x->tensor == y->tensor && x->tma_rank == y->tma_rank && x->swizzle == y->swizzle && x->unused == y->unused);
-    for (int m = 0; m < x->tma_rank && m < y->tma_rank; m++)
-      CHECK(same_str(a, x->dims[m], b, y->dims[m]) && x->box[m] == y->box[m] &&
-            (m == 0 || same_str(a, x->tstride[m - 1], b, y->tstride[m - 1])));
-  }
-  for (int i = 0; a->has_grid && i < 3; i++)
-    CHECK(same_str(a, a->grid[i], b, b->grid[i]));
-  for (int i = 0; i < a->nrequires && i < b->nrequires; i++)
-    CHECK(same_str(a, a->requires[i], b, b->requires[i]));
+static void check_same(const cutec_kdesc *a, const cutec_kdesc *b)
+{
+    CHECK(a->version == b->version && strcmp(a->kernel, b->kernel) == 0 && a->cls == b->cls);
+    CHECK(memcmp(a->threads, b->threads, sizeof a->threads) == 0 &&
+          memcmp(a->cluster, b->cluster, sizeof a->cluster) == 0);
+    CHECK(a->smem_static == b->smem_static && a->smem_dynamic == b->smem_dynamic);
+    CHECK(a->nparams == b->nparams && a->nargs == b->nargs && a->nrequires == b->nrequires &&
+          a->has_grid == b->has_grid);
+    for (int i = 0; i < a->nparams && i < b->nparams; i++)
+        CHECK(same_str(a, a->pname[i], b, b->pname[i]) && same_str(a, a->pvalue[i], b, b->pvalue[i]));
+    for (int i = 0; i < a->nargs && i < b->nargs; i++) {
+        const cutec_kd_arg *x = &a->args[i], *y = &b->args[i];
+        CHECK(same_str(a, x->name, b, y->name) && x->kind == y->kind && x->dtype == y->dtype && x->role == y->role);
+        CHECK(x->rank == y->rank && x->align == y->align);
+        for (int m = 0; m < x->rank && m < y->rank; m++)
+            CHECK(same_str(a, x->shape[m], b, y->shape[m]) && same_str(a, x->stride[m], b, y->stride[m]));
+        CHECK(x->tensor == y->tensor && x->tma_rank == y->tma_rank && x->swizzle == y->swizzle &&
+              x->unused == y->unused);
+        for (int m = 0; m < x->tma_rank && m < y->tma_rank; m++)
+            CHECK(same_str(a, x->dims[m], b, y->dims[m]) && x->box[m] == y->box[m] &&
+                  (m == 0 || same_str(a, x->tstride[m - 1], b, y->tstride[m - 1])));
+    }
+    for (int i = 0; a->has_grid && i < 3; i++) CHECK(same_str(a, a->grid[i], b, b->grid[i]));
+    for (int i = 0; i < a->nrequires && i < b->nrequires; i++) CHECK(same_str(a, a->requires[i], b, b -> requires[i]));
 }
 
-static char *write_all(const cutec_kdesc *d) {
-  size_t n = cutec_kdesc_write(d, NULL, 0);
-  char *t = malloc(n + 1);
-  CHECK(t != NULL && cutec_kdesc_write(d, t, n + 1) == n && strlen(t) == n);
-  return t;
+static char *write_all(const cutec_kdesc *d)
+{
+    size_t n = cutec_kdesc_write(d, NULL, 0);
+    char *t = malloc(n + 1);
+    CHECK(t != NULL && cutec_kdesc_write(d, t, n + 1) == n && strlen(t) == n);
+    return t;
 }
 
 static cutec_kdesc d1, d2, d3;
 
-static void test_round_trip(void) {
-  char why[300] = "";
-  full_desc(&d1);
-  CHECK(cutec_kdesc_check(&d1, why, sizeof why) == 0);
-  if (why[0])
-    fprintf(stderr, "check: %s\n", why);
-  char *t1 = write_all(&d1);
-  CHECK(cutec_kdesc_read(t1, strlen(t1), &d2, why, sizeof why) == 0);
-  if (why[0])
-    fprintf(stderr, "read: %s\n%s", why, t1);
-  check_same(&d1, &d2);
-  char *t2 = write_all(&d2);
-  CHECK(strcmp(t1, t2) == 0); /* the format is a fixed point */
-  /* PTX around it, CRLF line ends, a second description after it */
-  char *wrapped = malloc(2 * strlen(t1) + 200);
-  sprintf(wrapped, "// header\n%s//\n// Generated\n.version 8.0\n%s", t1, t1);
-  CHECK(cutec_kdesc_read(wrapped, strlen(wrapped), &d3, why, sizeof why) == 0);
-  check_same(&d1, &d3);
-  CHECK(cutec_kdesc_read_kernel(wrapped, strlen(wrapped), "gemm_every_field", &d3, why, sizeof why) == 0);
-  CHECK(cutec_kdesc_read_kernel(wrapped, strlen(wrapped), "gemm_every", &d3, why, sizeof why) != 0);
-  /* queries */
-  CHECK(cutec_kdesc_role_arg(&d2, CUTEC_ROLE_BIAS) == 7 && cutec_kdesc_role_arg(&d2, CUTEC_ROLE_C) == -1);
-  CHECK(cutec_kdesc_arg_index(&d2, "tmC") == 10 && strcmp(cutec_kdesc_param(&d2, "BM"), "128") == 0);
-  char desc[100];
-  cutec_kdesc_describe(&d2, desc, sizeof desc);
-  CHECK(strcmp(desc, "gemm_every_field T=bf16 BM=128 ACT=relu") == 0);
-  CHECK(strcmp(cutec_kdesc_param(&d2, "ACT"), "relu") == 0);
-  /* evaluation with argument values, the grid with and without resident() */
-  cutec_kd_values v = {0};
-  int32_t m = 4096, n = 4096, k = 4096;
-  int64_t lda = 4096;
-  void *args[11] = {&m, &n, &k, &lda};
-  cutec_kdesc_values_from_args(&d2, args, &v);
-  unsigned grid[3];
-  CHECK(cutec_kdesc_grid(&d2, &v, grid, why, sizeof why) == 0 && grid[0] == 132 && grid[1] == 1);
-  v.resident = 120;
-  CHECK(cutec_kdesc_grid(&d2, &v, grid, why, sizeof why) == 0 && grid[0] == 120);
-  long long r;
-  CHECK(cutec_kdesc_eval(&d2, d2.requires[1], &v, &r, why, sizeof why) == 0 && r == 1); /* 2^24 elements */
-  m = 1 << 20; /* 2^32 elements */
-  cutec_kdesc_values_from_args(&d2, args, &v);
-  CHECK(cutec_kdesc_eval(&d2, d2.requires[1], &v, &r, why, sizeof why) == 0 && r == 0);
-  m = 100;
-  cutec_kdesc_values_from_args(&d2, args, &v);
-  CHECK(cutec_kdesc_eval(&d2, d2.requires[1], &v, &r, why, sizeof why) == 0 && r == 1);
-  free(t1);
-  free(t2);
-  free(wrapped);
+static void test_round_trip(void)
+{
+    char why[300] = "";
+    full_desc(&d1);
+    CHECK(cutec_kdesc_check(&d1, why, sizeof why) == 0);
+    if (why[0]) fprintf(stderr, "check: %s\n", why);
+    char *t1 = write_all(&d1);
+    CHECK(cutec_kdesc_read(t1, strlen(t1), &d2, why, sizeof why) == 0);
+    if (why[0]) fprintf(stderr, "read: %s\n%s", why, t1);
+    check_same(&d1, &d2);
+    char *t2 = write_all(&d2);
+    CHECK(strcmp(t1, t2) == 0); /* the format is a fixed point */
+    /* PTX around it, CRLF line ends, a second description after it */
+    char *wrapped = malloc(2 * strlen(t1) + 200);
+    sprintf(wrapped, "// header\n%s//\n// Generated\n.version 8.0\n%s", t1, t1);
+    CHECK(cutec_kdesc_read(wrapped, strlen(wrapped), &d3, why, sizeof why) == 0);
+    check_same(&d1, &d3);
+    CHECK(cutec_kdesc_read_kernel(wrapped, strlen(wrapped), "gemm_every_field", &d3, why, sizeof why) == 0);
+    CHECK(cutec_kdesc_read_kernel(wrapped, strlen(wrapped), "gemm_every", &d3, why, sizeof why) != 0);
+    /* queries */
+    CHECK(cutec_kdesc_role_arg(&d2, CUTEC_ROLE_BIAS) == 7 && cutec_kdesc_role_arg(&d2, CUTEC_ROLE_C) == -1);
+    CHECK(cutec_kdesc_arg_index(&d2, "tmC") == 10 && strcmp(cutec_kdesc_param(&d2, "BM"), "128") == 0);
+    char desc[100];
+    cutec_kdesc_describe(&d2, desc, sizeof desc);
+    CHECK(strcmp(desc, "gemm_every_field T=bf16 BM=128 ACT=relu") == 0);
+    CHECK(strcmp(cutec_kdesc_param(&d2, "ACT"), "relu") == 0);
+    /* evaluation with argument values, the grid with and without resident() */
+    cutec_kd_values v = {0};
+    int32_t m = 4096, n = 4096, k = 4096;
+    int64_t lda = 4096;
+    void *args[11] = {&m, &n, &k, &lda};
+    cutec_kdesc_values_from_args(&d2, args, &v);
+    unsigned grid[3];
+    CHECK(cutec_kdesc_grid(&d2, &v, grid, why, sizeof why) == 0 && grid[0] == 132 && grid[1] == 1);
+    v.resident = 120;
+    CHECK(cutec_kdesc_grid(&d2, &v, grid, why, sizeof why) == 0 && grid[0] == 120);
+    long long r;
+    CHECK(cutec_kdesc_eval(&d2, d2.requires[1], &v, &r, why, sizeof why) == 0 && r == 1); /* 2^24 elements */
+    m = 1 << 20;                                                                          /* 2^32 elements */
+    cutec_kdesc_values_from_args(&d2, args, &v);
+    CHECK(cutec_kdesc_eval(&d2, d2.requires[1], &v, &r, why, sizeof why) == 0 && r == 0);
+    m = 100;
+    cutec_kdesc_values_from_args(&d2, args, &v);
+    CHECK(cutec_kdesc_eval(&d2, d2.requires[1], &v, &r, why, sizeof why) == 0 && r == 1);
+    free(t1);
+    free(t2);
+    free(wrapped);
 }
 
 /* Replaces the first line starting with `key` in a written description. */
-static char *edit(const char *text, const char *key, const char *line) {
-  char *out = malloc(strlen(text) + strlen(line) + 2);
-  const char *at = strstr(text, key);
-  CHECK(at != NULL);
-  const char *eol = strchr(at, '\n');
-  sprintf(out, "%.*s%s%s", (int)(at - text), text, line, eol);
-  return out;
+static char *edit(const char *text, const char *key, const char *line)
+{
+    char *out = malloc(strlen(text) + strlen(line) + 2);
+    const char *at = strstr(text, key);
+    CHECK(at != NULL);
+    const char *eol = strchr(at, '\n');
+    sprintf(out, "%.*s%s%s", (int)(at - text), text, line, eol);
+    return out;
 }
 
-static void test_damage(void) {
-  full_desc(&d1);
-  char *t = write_all(&d1);
-  static const struct {
-    const char *key, *line, *why;
-  } cases[] = {
-      {"// cutec.contract", "// cutec.contract 2", "contract version 2"},
-      {"// cutec.contract", "// cutec.version 1", "no cutec.contract line"},
-      {"// cutec.class", "// cutec.class conv", "want gemm or plain"},
-      {"// cutec.threads", "// cutec.threads 384 0 1", "malformed cutec.threads"},
-      {"// cutec.threads", "// cutec.threads 1024 2 1", "more than 1024 threads"},
-      {"// cutec.cluster", "// cutec.cluster 17 1 1", "cluster 17 1 1"},
-      {"// cutec.arg 0", "// cutec.arg 1 M scalar i32 role m", "out of order"},
-      {"// cutec.arg 0", "// cutec.arg 0 M scalar q7 role m", "unknown element type"},
-      {"// cutec.arg 0", "// cutec.arg 0 M scalar i32 role size", "unknown role"},
-      {"// cutec.arg 0", "// cutec.arg 0 M scalar f32 role m", "role m needs an integer scalar"},
-      {"// cutec.arg 0", "// cutec.arg 0 M scalar i32 role n", "role n is given twice"},
-      {"// cutec.arg 0", "// cutec.arg 0 M scalar i32", "without an argument of role m"},
-      {"// cutec.arg 3", "// cutec.arg 3 lda scalar i64", "'lda' has no role"},
-      {"// cutec.arg 0", "// cutec.arg 0 M scalar i32 role m extra", "unknown flag 'extra'"},
-      {"// cutec.arg 4", "// cutec.arg 4 A tensor bf16 rank 2 shape M Q stride lda 1 align 16 role a", "unknown name"},
-      {"// cutec.arg 4", "// cutec.arg 4 A tensor bf16 rank 2 shape M K stride lda 1 align 3 role a", "alignment 3"},
-      {"// cutec.arg 4", "// cutec.arg 4 A tensor bf16 rank 9 shape M K", "want 'rank R shape"},
-      {"// cutec.arg 4", "// cutec.arg 4 A tensor bf16 rank 2 shape M K stride lda 1 align 16 role m", "role m needs an integer"},
-      /* the launch-overflow bug's shape: a map over an argument that does not exist */
-      {"// cutec.arg 9", "// cutec.arg 9 tmA tma 31 rank 2 dims K M stride lda box 64 128 swizzle 128", "not a tensor argument"},
-      {"// cutec.arg 9", "// cutec.arg 9 tmA tma 40 rank 2 dims K M stride lda box 64 128 swizzle 128", "want 'tma TENSOR_INDEX'"},
-      {"// cutec.arg 9", "// cutec.arg 9 tmA tma 0 rank 2 dims K M stride lda box 64 128 swizzle 128", "not a tensor argument"},
-      {"// cutec.arg 9", "// cutec.arg 9 tmA tma 4 rank 2 dims K M stride lda box 64 300 swizzle 128", "box"},
-      {"// cutec.arg 9", "// cutec.arg 9 tmA tma 4 rank 2 dims K M stride lda box 64 128 swizzle 96", "swizzle 96"},
-      {"// cutec.grid", "// cutec.grid 1 1", "want three expressions"},
-      {"// cutec.grid", "// cutec.grid ceil_div(M,0 1 1", "grid rule"},
-      {"// cutec.grid", "// cutec.grid alpha 1 1", "unknown name"}, /* a float argument */
-      {"// cutec.require", "// cutec.require K%", "condition"},
-      {"// cutec.smem_dynamic", "// cutec.smem_dynamic -1", "malformed cutec.smem_dynamic"},
-      {"// cutec.param T", "// cutec.param T", "malformed cutec.param"},
-      {"// cutec.kernel", "// cutec.kernel a b", "malformed cutec.kernel"},
-      {"// cutec.require", "// cutec.future_line 1", "unknown line cutec.future_line"},
-  };
-  char why[300];
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char *bad = edit(t, cases[i].key, cases[i].line);
-    why[0] = '\0';
-    int rc = cutec_kdesc_read(bad, strlen(bad), &d2, why, sizeof why);
-    if (rc == 0 || strstr(why, cases[i].why) == NULL) {
-      fprintf(stderr, "damage case %zu (%s): rc %d, why '%s', want '%s'\n", i, cases[i].line, rc, why, cases[i].why);
-      failures++;
+static void test_damage(void)
+{
+    full_desc(&d1);
+    char *t = write_all(&d1);
+    static const struct {
+        const char *key, *line, *why;
+    } cases[] = {
+        {"// cutec.contract", "// cutec.contract 2", "contract version 2"},
+        {"// cutec.contract", "// cutec.version 1", "no cutec.contract line"},
+        {"// cutec.class", "// cutec.class conv", "want gemm or plain"},
+        {"// cutec.threads", "// cutec.threads 384 0 1", "malformed cutec.threads"},
+        {"// cutec.threads", "// cutec.threads 1024 2 1", "more than 1024 threads"},
+        {"// cutec.cluster", "// cutec.cluster 17 1 1", "cluster 17 1 1"},
+        {"// cutec.arg 0", "// cutec.arg 1 M scalar i32 role m", "out of order"},
+        {"// cutec.arg 0", "// cutec.arg 0 M scalar q7 role m", "unknown element type"},
+        {"// cutec.arg 0", "// cutec.arg 0 M scalar i32 role size", "unknown role"},
+        {"// cutec.arg 0", "// cutec.arg 0 M scalar f32 role m", "role m needs an integer scalar"},
+        {"// cutec.arg 0", "// cutec.arg 0 M scalar i32 role n", "role n is given twice"},
+        {"// cutec.arg 0", "// cutec.arg 0 M scalar i32", "without an argument of role m"},
+        {"// cutec.arg 3", "// cutec.arg 3 lda scalar i64", "'lda' has no role"},
+        {"// cutec.arg 0", "// cutec.arg 0 M scalar i32 role m extra", "unknown flag 'extra'"},
+        {"// cutec.arg 4", "// cutec.arg 4 A tensor bf16 rank 2 shape M Q stride lda 1 align 16 role a",
+         "unknown name"},
+        {"// cutec.arg 4", "// cutec.arg 4 A tensor bf16 rank 2 shape M K stride lda 1 align 3 role a", "alignment 3"},
+        {"// cutec.arg 4", "// cutec.arg 4 A tensor bf16 rank 9 shape M K", "want 'rank R shape"},
+        {"// cutec.arg 4", "// cutec.arg 4 A tensor bf16 rank 2 shape M K stride lda 1 align 16 role m",
+         "role m needs an integer"},
+        /* the launch-overflow bug's shape: a map over an argument that does not exist */
+        {"// cutec.arg 9", "// cutec.arg 9 tmA tma 31 rank 2 dims K M stride lda box 64 128 swizzle 128",
+         "not a tensor argument"},
+        {"// cutec.arg 9", "// cutec.arg 9 tmA tma 40 rank 2 dims K M stride lda box 64 128 swizzle 128",
+         "want 'tma TENSOR_INDEX'"},
+        {"// cutec.arg 9", "// cutec.arg 9 tmA tma 0 rank 2 dims K M stride lda box 64 128 swizzle 128",
+         "not a tensor argument"},
+        {"// cutec.arg 9", "// cutec.arg 9 tmA tma 4 rank 2 dims K M stride lda box 64 300 swizzle 128", "box"},
+        {"// cutec.arg 9", "// cutec.arg 9 tmA tma 4 rank 2 dims K M stride lda box 64 128 swizzle 96", "swizzle 96"},
+        {"// cutec.grid", "// cutec.grid 1 1", "want three expressions"},
+        {"// cutec.grid", "// cutec.grid ceil_div(M,0 1 1", "grid rule"},
+        {"// cutec.grid", "// cutec.grid alpha 1 1", "unknown name"}, /* a float argument */
+        {"// cutec.require", "// cutec.require K%", "condition"},
+        {"// cutec.smem_dynamic", "// cutec.smem_dynamic -1", "malformed cutec.smem_dynamic"},
+        {"// cutec.param T", "// cutec.param T", "malformed cutec.param"},
+        {"// cutec.kernel", "// cutec.kernel a b", "malformed cutec.kernel"},
+        {"// cutec.require", "// cutec.future_line 1", "unknown line cutec.future_line"},
+    };
+    char why[300];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *bad = edit(t, cases[i].key, cases[i].line);
+        why[0] = '\0';
+        int rc = cutec_kdesc_read(bad, strlen(bad), &d2, why, sizeof why);
+        if (rc == 0 || strstr(why, cases[i].why) == NULL) {
+            fprintf(stderr, "damage case %zu (%s): rc %d, why '%s', want '%s'\n", i, cases[i].line, rc, why,
+                    cases[i].why);
+            failures++;
+        }
+        free(bad);
     }
-    free(bad);
-  }
-  /* 33 arguments */
-  char *many = malloc(strlen(t) + 33 * 64);
-  sprintf(many, "// cutec.kernel k\n// cutec.contract 1\n// cutec.class plain\n");
-  for (int i = 0; i < 33; i++)
-    sprintf(many + strlen(many), "// cutec.arg %d x%d scalar i32\n", i, i);
-  CHECK(cutec_kdesc_read(many, strlen(many), &d2, why, sizeof why) != 0);
-  CHECK(strstr(why, "out of order") != NULL || strstr(why, "more than 32") != NULL);
-  /* nothing at all, and lines before any kernel */
-  CHECK(cutec_kdesc_read("", 0, &d2, why, sizeof why) != 0 && strstr(why, "no cutec.kernel") != NULL);
-  CHECK(cutec_kdesc_read("// cutec.threads 1 1 1\n", 23, &d2, why, sizeof why) != 0 &&
-        strstr(why, "before cutec.kernel") != NULL);
-  /* every prefix of a good description reads or fails cleanly */
-  for (size_t n = 0; n <= strlen(t); n++)
-    (void)cutec_kdesc_read(t, n, &d2, why, sizeof why);
-  free(many);
-  free(t);
+    /* 33 arguments */
+    char *many = malloc(strlen(t) + 33 * 64);
+    sprintf(many, "// cutec.kernel k\n// cutec.contract 1\n// cutec.class plain\n");
+    for (int i = 0; i < 33; i++) sprintf(many + strlen(many), "// cutec.arg %d x%d scalar i32\n", i, i);
+    CHECK(cutec_kdesc_read(many, strlen(many), &d2, why, sizeof why) != 0);
+    CHECK(strstr(why, "out of order") != NULL || strstr(why, "more than 32") != NULL);
+    /* nothing at all, and lines before any kernel */
+    CHECK(cutec_kdesc_read("", 0, &d2, why, sizeof why) != 0 && strstr(why, "no cutec.kernel") != NULL);
+    CHECK(cutec_kdesc_read("// cutec.threads 1 1 1\n", 23, &d2, why, sizeof why) != 0 &&
+          strstr(why, "before cutec.kernel") != NULL);
+    /* every prefix of a good description reads or fails cleanly */
+    for (size_t n = 0; n <= strlen(t); n++) (void)cutec_kdesc_read(t, n, &d2, why, sizeof why);
+    free(many);
+    free(t);
 }
 
-static long long ev(const char *e) {
-  long long v = -999;
-  char why[200];
-  CHECK(cutec_kexpr_eval(e, NULL, NULL, &v, why, sizeof why) == 0);
-  return v;
+static long long ev(const char *e)
+{
+    long long v = -999;
+    char why[200];
+    CHECK(cutec_kexpr_eval(e, NULL, NULL, &v, why, sizeof why) == 0);
+    return v;
 }
 
-static void ev_fails(const char *e, const char *msg) {
-  long long v;
-  char why[200] = "";
-  CHECK(cutec_kexpr_eval(e, NULL, NULL, &v, why, sizeof why) != 0 && strstr(why, msg) != NULL);
+static void ev_fails(const char *e, const char *msg)
+{
+    long long v;
+    char why[200] = "";
+    CHECK(cutec_kexpr_eval(e, NULL, NULL, &v, why, sizeof why) != 0 && strstr(why, msg) != NULL);
 }
 
-static void test_expressions(void) {
-  CHECK(ev("ceil_div(-4,2)") == -2 && ev("ceil_div(-5,2)") == -2 && ev("ceil_div(5,2)") == 3);
-  CHECK(ev("ceil_div(5,-2)") == -2 && ev("ceil_div(-5,-2)") == 3 && ev("-7/2") == -3 && ev("-7%2") == -1);
-  CHECK(ev("3<4") == 1 && ev("3<=3") == 1 && ev("3>4") == 0 && ev("4>=5") == 0 && ev("2==2") == 1 && ev("2!=2") == 0);
-  CHECK(ev("1&&0||1") == 1 && ev("!(1)") == 0 && ev("!0") == 1 && ev("(1+2)*3==9&&10%4==2") == 1);
-  CHECK(ev("min(3,-4)") == -4 && ev("max(3,-4)") == 3 && ev("resident(7)") == 7);
-  ev_fails("9223372036854775807+1", "overflow");
-  ev_fails("-9223372036854775807-2", "overflow");
-  ev_fails("(0-9223372036854775807-1)/-1", "overflow");
-  ev_fails("1/0", "division by zero");
-  ev_fails("1%0", "division by zero");
-  ev_fails("99999999999999999999", "integer too large");
-  ev_fails("x+1", "unknown name");
-  ev_fails("sqrt(4)", "unknown function");
-  ev_fails("1 + 2", "unexpected character"); /* descriptions carry no spaces */
-  char deep[400] = "";
-  for (int i = 0; i < 100; i++)
-    strcat(deep, "(");
-  strcat(deep, "1");
-  for (int i = 0; i < 100; i++)
-    strcat(deep, ")");
-  ev_fails(deep, "nested too deeply");
+static void test_expressions(void)
+{
+    CHECK(ev("ceil_div(-4,2)") == -2 && ev("ceil_div(-5,2)") == -2 && ev("ceil_div(5,2)") == 3);
+    CHECK(ev("ceil_div(5,-2)") == -2 && ev("ceil_div(-5,-2)") == 3 && ev("-7/2") == -3 && ev("-7%2") == -1);
+    CHECK(ev("3<4") == 1 && ev("3<=3") == 1 && ev("3>4") == 0 && ev("4>=5") == 0 && ev("2==2") == 1 && ev("2!=2") == 0);
+    CHECK(ev("1&&0||1") == 1 && ev("!(1)") == 0 && ev("!0") == 1 && ev("(1+2)*3==9&&10%4==2") == 1);
+    CHECK(ev("min(3,-4)") == -4 && ev("max(3,-4)") == 3 && ev("resident(7)") == 7);
+    ev_fails("9223372036854775807+1", "overflow");
+    ev_fails("-9223372036854775807-2", "overflow");
+    ev_fails("(0-9223372036854775807-1)/-1", "overflow");
+    ev_fails("1/0", "division by zero");
+    ev_fails("1%0", "division by zero");
+    ev_fails("99999999999999999999", "integer too large");
+    ev_fails("x+1", "unknown name");
+    ev_fails("sqrt(4)", "unknown function");
+    ev_fails("1 + 2", "unexpected character"); /* descriptions carry no spaces */
+    char deep[400] = "";
+    for (int i = 0; i < 100; i++) strcat(deep, "(");
+    strcat(deep, "1");
+    for (int i = 0; i < 100; i++) strcat(deep, ")");
+    ev_fails(deep, "nested too deeply");
 }
 
-static void test_dtypes(void) {
-  CHECK(cutec_dtype_bytes(CUTEC_CT_BF16) == 2 && cutec_dtype_bytes(CUTEC_CT_E4M3) == 1 && cutec_dtype_bytes(CUTEC_CT_NONE) == 0);
-  CHECK(cutec_dtype_from_name("f16", 3) == CUTEC_CT_F16 && cutec_dtype_from_name("f1", 2) == CUTEC_CT_NONE);
-  for (int t = 1; t < CUTEC_CT_COUNT; t++)
-    CHECK(cutec_dtype_from_name(cutec_dtype_str((cutec_ct)t), strlen(cutec_dtype_str((cutec_ct)t))) == (cutec_ct)t);
-  unsigned char b[8];
-  static const struct {
-    cutec_ct t;
-    double in, out;
-  } vals[] = {
-      {CUTEC_CT_BF16, 1.0, 1.0},         {CUTEC_CT_BF16, 1.00390625, 1.0}, /* tie to even */
-      {CUTEC_CT_F16, 65504.0, 65504.0},  {CUTEC_CT_F16, 65520.0, INFINITY},
-      {CUTEC_CT_F16, 0x1p-24, 0x1p-24},  {CUTEC_CT_F16, 0x1p-26, 0.0},
-      {CUTEC_CT_E4M3, 448.0, 448.0},     {CUTEC_CT_E4M3, 1000.0, 448.0}, /* saturates */
-      {CUTEC_CT_E4M3, 0x1p-9, 0x1p-9},   {CUTEC_CT_E4M3, 1.0625, 1.0},   /* tie to even */
-      {CUTEC_CT_E4M3, -3.25, -3.25},     {CUTEC_CT_E5M2, 57344.0, 57344.0},
-      {CUTEC_CT_E5M2, 1e6, INFINITY},    {CUTEC_CT_E5M2, 0x1p-16, 0x1p-16},
-      {CUTEC_CT_F32, 0.1, (double)0.1f},
-  };
-  for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
-    cutec_dtype_store(vals[i].t, b, vals[i].in);
-    double got = cutec_dtype_load(vals[i].t, b);
-    if (!(got == vals[i].out)) {
-      fprintf(stderr, "dtype %s: %g -> %g, want %g\n", cutec_dtype_str(vals[i].t), vals[i].in, got, vals[i].out);
-      failures++;
+static void test_dtypes(void)
+{
+    CHECK(cutec_dtype_bytes(CUTEC_CT_BF16) == 2 && cutec_dtype_bytes(CUTEC_CT_E4M3) == 1 &&
+          cutec_dtype_bytes(CUTEC_CT_NONE) == 0);
+    CHECK(cutec_dtype_from_name("f16", 3) == CUTEC_CT_F16 && cutec_dtype_from_name("f1", 2) == CUTEC_CT_NONE);
+    for (int t = 1; t < CUTEC_CT_COUNT; t++)
+        CHECK(cutec_dtype_from_name(cutec_dtype_str((cutec_ct)t), strlen(cutec_dtype_str((cutec_ct)t))) == (cutec_ct)t);
+    unsigned char b[8];
+    static const struct {
+        cutec_ct t;
+        double in, out;
+    } vals[] = {
+        {CUTEC_CT_BF16, 1.0, 1.0},         {CUTEC_CT_BF16, 1.00390625, 1.0}, /* tie to even */
+        {CUTEC_CT_F16, 65504.0, 65504.0},  {CUTEC_CT_F16, 65520.0, INFINITY},
+        {CUTEC_CT_F16, 0x1p-24, 0x1p-24},  {CUTEC_CT_F16, 0x1p-26, 0.0},
+        {CUTEC_CT_E4M3, 448.0, 448.0},     {CUTEC_CT_E4M3, 1000.0, 448.0}, /* saturates */
+        {CUTEC_CT_E4M3, 0x1p-9, 0x1p-9},   {CUTEC_CT_E4M3, 1.0625, 1.0},   /* tie to even */
+        {CUTEC_CT_E4M3, -3.25, -3.25},     {CUTEC_CT_E5M2, 57344.0, 57344.0},
+        {CUTEC_CT_E5M2, 1e6, INFINITY},    {CUTEC_CT_E5M2, 0x1p-16, 0x1p-16},
+        {CUTEC_CT_F32, 0.1, (double)0.1f},
+    };
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        cutec_dtype_store(vals[i].t, b, vals[i].in);
+        double got = cutec_dtype_load(vals[i].t, b);
+        if (!(got == vals[i].out)) {
+            fprintf(stderr, "dtype %s: %g -> %g, want %g\n", cutec_dtype_str(vals[i].t), vals[i].in, got, vals[i].out);
+            failures++;
+        }
     }
-  }
-  cutec_dtype_store(CUTEC_CT_E4M3, b, NAN);
-  CHECK(b[0] == 0x7f && isnan(cutec_dtype_load(CUTEC_CT_E4M3, b)));
-  /* every e4m3, e5m2 and f16 pattern decodes and re-encodes to itself (NaN aside) */
-  for (unsigned x = 0; x < 65536; x++) {
-    uint16_t h = (uint16_t)x;
-    double v = cutec_f16_to_float(h);
-    if (!isnan(v))
-      CHECK(cutec_float_to_f16((float)v) == h);
-    if (x < 256) {
-      unsigned char c = (unsigned char)x, o;
-      for (int t = CUTEC_CT_E4M3; t <= CUTEC_CT_E5M2; t++) {
-        double f = cutec_dtype_load((cutec_ct)t, &c);
-        cutec_dtype_store((cutec_ct)t, &o, f);
-        if (!isnan(f))
-          CHECK(o == c);
-      }
+    cutec_dtype_store(CUTEC_CT_E4M3, b, NAN);
+    CHECK(b[0] == 0x7f && isnan(cutec_dtype_load(CUTEC_CT_E4M3, b)));
+    /* every e4m3, e5m2 and f16 pattern decodes and re-encodes to itself (NaN aside) */
+    for (unsigned x = 0; x < 65536; x++) {
+        uint16_t h = (uint16_t)x;
+        double v = cutec_f16_to_float(h);
+        if (!isnan(v)) CHECK(cutec_float_to_f16((float)v) == h);
+        if (x < 256) {
+            unsigned char c = (unsigned char)x, o;
+            for (int t = CUTEC_CT_E4M3; t <= CUTEC_CT_E5M2; t++) {
+                double f = cutec_dtype_load((cutec_ct)t, &c);
+                cutec_dtype_store((cutec_ct)t, &o, f);
+                if (!isnan(f)) CHECK(o == c);
+            }
+        }
     }
-  }
 }
 
-static void test_archs(void) {
-  char list[200];
-  cutec_arch_list(list, sizeof list);
-  CHECK(strcmp(list, CUTEC_ARCH_NAMES) == 0);
-  const cutec_arch_info *a = cutec_arch_find("sm_90a"), *b = cutec_arch_find("sm_80");
-  CHECK(a && b && cutec_arch_find("sm_70") == NULL);
-  CHECK((a->features & CUTEC_FEAT_WGMMA) && !(b->features & CUTEC_FEAT_WGMMA));
-  CHECK(cutec_arch_runs_on(a, 9, 0) && !cutec_arch_runs_on(a, 10, 0) && cutec_arch_runs_on(b, 9, 0));
-  int ma, mi, sp;
-  CHECK(cutec_arch_parse("sm_100a", &ma, &mi, &sp) && ma == 10 && mi == 0 && sp);
-  CHECK(!cutec_arch_parse("sm_9", &ma, &mi, &sp) && !cutec_arch_parse("sm_90b", &ma, &mi, &sp));
+static void test_archs(void)
+{
+    char list[200];
+    cutec_arch_list(list, sizeof list);
+    CHECK(strcmp(list, CUTEC_ARCH_NAMES) == 0);
+    const cutec_arch_info *a = cutec_arch_find("sm_90a"), *b = cutec_arch_find("sm_80");
+    CHECK(a && b && cutec_arch_find("sm_70") == NULL);
+    CHECK((a->features & CUTEC_FEAT_WGMMA) && !(b->features & CUTEC_FEAT_WGMMA));
+    CHECK(cutec_arch_runs_on(a, 9, 0) && !cutec_arch_runs_on(a, 10, 0) && cutec_arch_runs_on(b, 9, 0));
+    int ma, mi, sp;
+    CHECK(cutec_arch_parse("sm_100a", &ma, &mi, &sp) && ma == 10 && mi == 0 && sp);
+    CHECK(!cutec_arch_parse("sm_9", &ma, &mi, &sp) && !cutec_arch_parse("sm_90b", &ma, &mi, &sp));
 }
 
-int main(void) {
-  test_archs();
-  test_round_trip();
-  test_damage();
-  test_expressions();
-  test_dtypes();
-  if (failures) {
-    fprintf(stderr, "test_contract: %d failures\n", failures);
-    return 1;
-  }
-  printf("test_contract: all passed\n");
-  return 0;
+int main(void)
+{
+    test_archs();
+    test_round_trip();
+    test_damage();
+    test_expressions();
+    test_dtypes();
+    if (failures) {
+        fprintf(stderr, "test_contract: %d failures\n", failures);
+        return 1;
+    }
+    printf("test_contract: all passed\n");
+    return 0;
 }

@@ -32,9 +32,9 @@
 #include "cutec/compiler.h"
 
 #define FUZZ_STAGE_PARSE 1
-#define FUZZ_STAGE_IR 2
-#define FUZZ_STAGE_PTX 3
-#define FUZZ_STAGE_EVAL 4
+#define FUZZ_STAGE_IR    2
+#define FUZZ_STAGE_PTX   3
+#define FUZZ_STAGE_EVAL  4
 #ifndef FUZZ_STAGE
 #error "define FUZZ_STAGE (tests/fuzz/CMakeLists.txt)"
 #endif
@@ -77,8 +77,8 @@ static void compile(cutec_emit emit, int opt_level)
     cutec_output_free(&out);
     fclose(diag);
     if (rc != CUTEC_COMPILE_OK && rc != CUTEC_COMPILE_USER_ERROR) {
-        fprintf(stderr, "fuzz_compile: result %d (emit %d, %s, -O%d); diagnostics:\n%s", (int)rc, (int)emit,
-                FUZZ_ARCH, opt_level, diag_text ? diag_text : "");
+        fprintf(stderr, "fuzz_compile: result %d (emit %d, %s, -O%d); diagnostics:\n%s", (int)rc, (int)emit, FUZZ_ARCH,
+                opt_level, diag_text ? diag_text : "");
         abort();
     }
     free(diag_text);

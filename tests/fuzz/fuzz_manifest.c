@@ -34,8 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ptx == NULL) abort();
     if (size > 0) memcpy(ptx, data, size);
     memcpy(ptx + size, stub_ptx, sizeof stub_ptx);
-    cutec_packfmt_entry e = {.manifest = (const char *)data, .manifest_size = size, .ptx = ptx,
-                             .ptx_size = size + sizeof stub_ptx - 1};
+    cutec_packfmt_entry e = {
+        .manifest = (const char *)data, .manifest_size = size, .ptx = ptx, .ptx_size = size + sizeof stub_ptx - 1};
     unsigned char *pack = NULL;
     size_t pack_size = 0;
     if (cutec_packfmt_write("sm_80", CUTEC_VERSION_NUMBER, 0x5eed, &e, 1, &pack, &pack_size) != 0) abort();

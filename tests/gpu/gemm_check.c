@@ -45,48 +45,48 @@
 #include "cutec/runtime.h"
 #include "gemm_common.h"
 
-#define SKIP 77
+#define SKIP  77
 #define GUARD 4096u /* bytes before and after every device buffer */
 
 /* ---------------------------------------------------------------- shapes */
 
 typedef struct shape {
-  long m, n, k;
+    long m, n, k;
 } shape;
 
 /* (M, N, K) before K is rounded up to a multiple of VEC (and N, for kernels
  * that TMA-store C, to 16-byte rows). */
 static const shape fixed_shapes[] = {
-    {1, 7, 8},       {7, 1, 16},      {1, 1, 8},         {64, 64, 64},
-    {128, 128, 32},  {100, 37, 129},  {129, 257, 72},    {255, 383, 520},
-    {1000, 999, 1024}, {1024, 1024, 1024}, {333, 517, 200},
+    {1, 7, 8},      {7, 1, 16},      {1, 1, 8},         {64, 64, 64},       {128, 128, 32},  {100, 37, 129},
+    {129, 257, 72}, {255, 383, 520}, {1000, 999, 1024}, {1024, 1024, 1024}, {333, 517, 200},
 };
-#define NFIXED ((int)(sizeof fixed_shapes / sizeof fixed_shapes[0]))
+#define NFIXED  ((int)(sizeof fixed_shapes / sizeof fixed_shapes[0]))
 #define NSHAPES (NFIXED + 2)
 
 /* Shape s of point p (s < NSHAPES): the fixed list with K rounded up to a
  * multiple of VEC, then two shapes derived from the tile sizes where neither M
  * nor N is a multiple of its tile and K is no multiple of BK (when VEC < BK):
  * (2.5 BM + 3, 3.25 BN + 5, 3.5 BK + VEC) and (BM + 1, 2 BN - 1, BK + VEC). */
-static shape point_shape(const gemm_point *p, int s) {
-  shape r;
-  long bk = p->bk > 0 ? p->bk : 32;
-  if (s < NFIXED) {
-    r = fixed_shapes[s];
-  } else if (s == NFIXED) {
-    r.m = 2 * p->bm + p->bm / 2 + 3;
-    r.n = 3 * p->bn + p->bn / 4 + 5;
-    r.k = 3 * bk + bk / 2 + p->vec;
-  } else {
-    r.m = p->bm + 1;
-    r.n = 2 * p->bn - 1;
-    r.k = bk + p->vec;
-  }
-  r.k = gemm_ceil_div(r.k, p->vec) * p->vec;
-  /* a TMA-stored C needs 16-byte rows; N stays ragged against BN */
-  long nm = gemm_point_n_multiple(p);
-  r.n = gemm_ceil_div(r.n, nm) * nm;
-  return r;
+static shape point_shape(const gemm_point *p, int s)
+{
+    shape r;
+    long bk = p->bk > 0 ? p->bk : 32;
+    if (s < NFIXED) {
+        r = fixed_shapes[s];
+    } else if (s == NFIXED) {
+        r.m = 2 * p->bm + p->bm / 2 + 3;
+        r.n = 3 * p->bn + p->bn / 4 + 5;
+        r.k = 3 * bk + bk / 2 + p->vec;
+    } else {
+        r.m = p->bm + 1;
+        r.n = 2 * p->bn - 1;
+        r.k = bk + p->vec;
+    }
+    r.k = gemm_ceil_div(r.k, p->vec) * p->vec;
+    /* a TMA-stored C needs 16-byte rows; N stays ragged against BN */
+    long nm = gemm_point_n_multiple(p);
+    r.n = gemm_ceil_div(r.n, nm) * nm;
+    return r;
 }
 
 /* ------------------------------------------------------ reference + check */
@@ -95,113 +95,116 @@ static shape point_shape(const gemm_point *p, int s) {
  * type tb) and the float64 reference C = A B^T with sum_k |a||b| for the
  * error bound. */
 typedef struct shape_data {
-  long m, n, k;
-  gemm_type t, tb;
-  int valid;
-  unsigned char *a, *b;
-  double *ref, *absref;
+    long m, n, k;
+    gemm_type t, tb;
+    int valid;
+    unsigned char *a, *b;
+    double *ref, *absref;
 } shape_data;
 
-static void shape_data_free(shape_data *d) {
-  free(d->a);
-  free(d->b);
-  free(d->ref);
-  free(d->absref);
-  memset(d, 0, sizeof *d);
+static void shape_data_free(shape_data *d)
+{
+    free(d->a);
+    free(d->b);
+    free(d->ref);
+    free(d->absref);
+    memset(d, 0, sizeof *d);
 }
 
 /* ref[i*n+j] = sum_p a[i*k+p] * b[j*k+p], absref the same with |.|. */
-static void reference_gemm(long m, long n, long k, const double *a, const double *b, double *ref,
-                           double *absref) {
-  for (long i = 0; i < m; i++) {
-    const double *ai = a + (size_t)i * (size_t)k;
-    for (long j = 0; j < n; j++) {
-      const double *bj = b + (size_t)j * (size_t)k;
-      double s0 = 0, s1 = 0, s2 = 0, s3 = 0, t0 = 0, t1 = 0, t2 = 0, t3 = 0;
-      long p = 0;
-      for (; p + 4 <= k; p += 4) {
-        double x0 = ai[p] * bj[p], x1 = ai[p + 1] * bj[p + 1];
-        double x2 = ai[p + 2] * bj[p + 2], x3 = ai[p + 3] * bj[p + 3];
-        s0 += x0;
-        s1 += x1;
-        s2 += x2;
-        s3 += x3;
-        t0 += fabs(x0);
-        t1 += fabs(x1);
-        t2 += fabs(x2);
-        t3 += fabs(x3);
-      }
-      for (; p < k; p++) {
-        double x = ai[p] * bj[p];
-        s0 += x;
-        t0 += fabs(x);
-      }
-      ref[(size_t)i * (size_t)n + (size_t)j] = (s0 + s1) + (s2 + s3);
-      absref[(size_t)i * (size_t)n + (size_t)j] = (t0 + t1) + (t2 + t3);
+static void reference_gemm(long m, long n, long k, const double *a, const double *b, double *ref, double *absref)
+{
+    for (long i = 0; i < m; i++) {
+        const double *ai = a + (size_t)i * (size_t)k;
+        for (long j = 0; j < n; j++) {
+            const double *bj = b + (size_t)j * (size_t)k;
+            double s0 = 0, s1 = 0, s2 = 0, s3 = 0, t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+            long p = 0;
+            for (; p + 4 <= k; p += 4) {
+                double x0 = ai[p] * bj[p], x1 = ai[p + 1] * bj[p + 1];
+                double x2 = ai[p + 2] * bj[p + 2], x3 = ai[p + 3] * bj[p + 3];
+                s0 += x0;
+                s1 += x1;
+                s2 += x2;
+                s3 += x3;
+                t0 += fabs(x0);
+                t1 += fabs(x1);
+                t2 += fabs(x2);
+                t3 += fabs(x3);
+            }
+            for (; p < k; p++) {
+                double x = ai[p] * bj[p];
+                s0 += x;
+                t0 += fabs(x);
+            }
+            ref[(size_t)i * (size_t)n + (size_t)j] = (s0 + s1) + (s2 + s3);
+            absref[(size_t)i * (size_t)n + (size_t)j] = (t0 + t1) + (t2 + t3);
+        }
     }
-  }
 }
 
-static uint64_t shape_seed(uint64_t base, long m, long n, long k, gemm_type t, gemm_type tb) {
-  uint64_t h = base ^ 0x6a09e667f3bcc908ull;
-  /* tb joins only where it differs from t: the same data as before for
+static uint64_t shape_seed(uint64_t base, long m, long n, long k, gemm_type t, gemm_type tb)
+{
+    uint64_t h = base ^ 0x6a09e667f3bcc908ull;
+    /* tb joins only where it differs from t: the same data as before for
    * the 16-bit types */
-  const uint64_t parts[5] = {(uint64_t)m, (uint64_t)n, (uint64_t)k, (uint64_t)t, (uint64_t)tb};
-  for (int i = 0; i < (tb == t ? 4 : 5); i++)
-    h = (h ^ parts[i]) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
-  return h;
+    const uint64_t parts[5] = {(uint64_t)m, (uint64_t)n, (uint64_t)k, (uint64_t)t, (uint64_t)tb};
+    for (int i = 0; i < (tb == t ? 4 : 5); i++) h = (h ^ parts[i]) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+    return h;
 }
 
 /* Generates the data and reference of (m, n, k, t, tb); 0 on success. */
-static int shape_data_make(shape_data *d, long m, long n, long k, gemm_type t, gemm_type tb, uint64_t seed) {
-  memset(d, 0, sizeof *d);
-  size_t na = (size_t)m * (size_t)k, nb = (size_t)n * (size_t)k, nc = (size_t)m * (size_t)n;
-  double *av = malloc(na * sizeof *av), *bv = malloc(nb * sizeof *bv);
-  d->a = malloc(na * gemm_type_size(t));
-  d->b = malloc(nb * gemm_type_size(tb));
-  d->ref = malloc(nc * sizeof *d->ref);
-  d->absref = malloc(nc * sizeof *d->absref);
-  if (av == NULL || bv == NULL || d->a == NULL || d->b == NULL || d->ref == NULL ||
-      d->absref == NULL) {
+static int shape_data_make(shape_data *d, long m, long n, long k, gemm_type t, gemm_type tb, uint64_t seed)
+{
+    memset(d, 0, sizeof *d);
+    size_t na = (size_t)m * (size_t)k, nb = (size_t)n * (size_t)k, nc = (size_t)m * (size_t)n;
+    double *av = malloc(na * sizeof *av), *bv = malloc(nb * sizeof *bv);
+    d->a = malloc(na * gemm_type_size(t));
+    d->b = malloc(nb * gemm_type_size(tb));
+    d->ref = malloc(nc * sizeof *d->ref);
+    d->absref = malloc(nc * sizeof *d->absref);
+    if (av == NULL || bv == NULL || d->a == NULL || d->b == NULL || d->ref == NULL || d->absref == NULL) {
+        free(av);
+        free(bv);
+        shape_data_free(d);
+        return -1;
+    }
+    gemm_rng r;
+    gemm_rng_seed(&r, shape_seed(seed, m, n, k, t, tb));
+    gemm_fill_random(&r, t, d->a, av, na);
+    gemm_fill_random(&r, tb, d->b, bv, nb);
+    reference_gemm(m, n, k, av, bv, d->ref, d->absref);
     free(av);
     free(bv);
-    shape_data_free(d);
-    return -1;
-  }
-  gemm_rng r;
-  gemm_rng_seed(&r, shape_seed(seed, m, n, k, t, tb));
-  gemm_fill_random(&r, t, d->a, av, na);
-  gemm_fill_random(&r, tb, d->b, bv, nb);
-  reference_gemm(m, n, k, av, bv, d->ref, d->absref);
-  free(av);
-  free(bv);
-  d->m = m;
-  d->n = n;
-  d->k = k;
-  d->t = t;
-  d->tb = tb;
-  d->valid = 1;
-  return 0;
+    d->m = m;
+    d->n = n;
+    d->k = k;
+    d->t = t;
+    d->tb = tb;
+    d->valid = 1;
+    return 0;
 }
 
 typedef struct check_result {
-  int pass;
-  size_t nbad, nnan;
-  double max_ratio;   /* max over elements of |c - ref| / bound */
-  double max_abs_err; /* max |c - ref| */
-  double rel_fro;     /* ||C - ref||_F / ||ref||_F */
-  double fro_limit;
-  long bad_i, bad_j; /* first failing element (-1 if none) */
-  double bad_c, bad_ref, bad_bound;
+    int pass;
+    size_t nbad, nnan;
+    double max_ratio;   /* max over elements of |c - ref| / bound */
+    double max_abs_err; /* max |c - ref| */
+    double rel_fro;     /* ||C - ref||_F / ||ref||_F */
+    double fro_limit;
+    long bad_i, bad_j; /* first failing element (-1 if none) */
+    double bad_c, bad_ref, bad_bound;
 } check_result;
 
-static double unit_roundoff(gemm_type tc) {
-  return tc == GT_BF16 ? ldexp(1.0, -8) : tc == GT_F16 ? ldexp(1.0, -11) : ldexp(1.0, -24);
+static double unit_roundoff(gemm_type tc)
+{
+    return tc == GT_BF16 ? ldexp(1.0, -8) : tc == GT_F16 ? ldexp(1.0, -11) : ldexp(1.0, -24);
 }
 
 /* Half the smallest positive subnormal of the output type. */
-static double underflow_eta(gemm_type tc) {
-  return tc == GT_BF16 ? ldexp(1.0, -134) : tc == GT_F16 ? ldexp(1.0, -25) : ldexp(1.0, -150);
+static double underflow_eta(gemm_type tc)
+{
+    return tc == GT_BF16 ? ldexp(1.0, -134) : tc == GT_F16 ? ldexp(1.0, -25) : ldexp(1.0, -150);
 }
 
 /* The unit of the accumulation error per addition.  f32 for the 16-bit
@@ -215,125 +218,120 @@ static double accum_unit(gemm_type t) { return t == GT_E4M3 || t == GT_E5M2 ? ld
  * accumulation's for f32.  fp8 inputs' narrower accumulator measured
  * rel_fro up to 4.7e-4 with f32 output at K = 1024 on the H100 (the
  * largest K here): their limit is at least 4e-3. */
-static double fro_limit(gemm_type t, gemm_type tc) {
-  double lim = tc == GT_BF16 ? 1e-2 : tc == GT_F16 ? 2e-3 : 1e-5;
-  return (t == GT_E4M3 || t == GT_E5M2) && lim < 4e-3 ? 4e-3 : lim;
+static double fro_limit(gemm_type t, gemm_type tc)
+{
+    double lim = tc == GT_BF16 ? 1e-2 : tc == GT_F16 ? 2e-3 : 1e-5;
+    return (t == GT_E4M3 || t == GT_E5M2) && lim < 4e-3 ? 4e-3 : lim;
 }
 
 /* Checks an M x N result c (type tc) against d. */
-static check_result check_output(const shape_data *d, const void *c, gemm_type tc) {
-  check_result r;
-  memset(&r, 0, sizeof r);
-  r.bad_i = r.bad_j = -1;
-  const double u = unit_roundoff(tc), eta = underflow_eta(tc);
-  const double gamma = (double)d->k * accum_unit(d->t);
-  double num = 0, den = 0;
-  for (long i = 0; i < d->m; i++) {
-    for (long j = 0; j < d->n; j++) {
-      size_t idx = (size_t)i * (size_t)d->n + (size_t)j;
-      double v = gemm_load(c, tc, idx), ref = d->ref[idx];
-      double bound = u * fabs(ref) + (1.0 + u) * gamma * d->absref[idx] + eta;
-      double err = fabs(v - ref);
-      int bad = 0;
-      if (!isfinite(v)) {
-        r.nnan++;
-        bad = 1;
-      } else {
-        num += err * err;
-        if (err > r.max_abs_err)
-          r.max_abs_err = err;
-        if (err / bound > r.max_ratio)
-          r.max_ratio = err / bound;
-        if (!(err <= bound))
-          bad = 1;
-      }
-      den += ref * ref;
-      if (bad) {
-        if (r.nbad == 0) {
-          r.bad_i = i;
-          r.bad_j = j;
-          r.bad_c = v;
-          r.bad_ref = ref;
-          r.bad_bound = bound;
+static check_result check_output(const shape_data *d, const void *c, gemm_type tc)
+{
+    check_result r;
+    memset(&r, 0, sizeof r);
+    r.bad_i = r.bad_j = -1;
+    const double u = unit_roundoff(tc), eta = underflow_eta(tc);
+    const double gamma = (double)d->k * accum_unit(d->t);
+    double num = 0, den = 0;
+    for (long i = 0; i < d->m; i++) {
+        for (long j = 0; j < d->n; j++) {
+            size_t idx = (size_t)i * (size_t)d->n + (size_t)j;
+            double v = gemm_load(c, tc, idx), ref = d->ref[idx];
+            double bound = u * fabs(ref) + (1.0 + u) * gamma * d->absref[idx] + eta;
+            double err = fabs(v - ref);
+            int bad = 0;
+            if (!isfinite(v)) {
+                r.nnan++;
+                bad = 1;
+            } else {
+                num += err * err;
+                if (err > r.max_abs_err) r.max_abs_err = err;
+                if (err / bound > r.max_ratio) r.max_ratio = err / bound;
+                if (!(err <= bound)) bad = 1;
+            }
+            den += ref * ref;
+            if (bad) {
+                if (r.nbad == 0) {
+                    r.bad_i = i;
+                    r.bad_j = j;
+                    r.bad_c = v;
+                    r.bad_ref = ref;
+                    r.bad_bound = bound;
+                }
+                r.nbad++;
+            }
         }
-        r.nbad++;
-      }
     }
-  }
-  r.rel_fro = r.nnan ? INFINITY : den > 0 ? sqrt(num) / sqrt(den) : num > 0 ? INFINITY : 0.0;
-  r.fro_limit = fro_limit(d->t, tc);
-  r.pass = r.nbad == 0 && r.nnan == 0 && r.rel_fro < r.fro_limit;
-  return r;
+    r.rel_fro = r.nnan ? INFINITY : den > 0 ? sqrt(num) / sqrt(den) : num > 0 ? INFINITY : 0.0;
+    r.fro_limit = fro_limit(d->t, tc);
+    r.pass = r.nbad == 0 && r.nnan == 0 && r.rel_fro < r.fro_limit;
+    return r;
 }
 
 /* ------------------------------------------------------------- GPU part */
 
 typedef struct point {
-  gemm_point gp;
-  int file;
-  cutec_kernel *k;
-  long long resident; /* blocks held at once, for a resident(x) grid (0: x) */
-  int dead; /* not runnable any more (load failure, fault) */
-  int seq;  /* position in the files, for a stable order */
+    gemm_point gp;
+    int file;
+    cutec_kernel *k;
+    long long resident; /* blocks held at once, for a resident(x) grid (0: x) */
+    int dead;           /* not runnable any more (load failure, fault) */
+    int seq;            /* position in the files, for a stable order */
 } point;
 
 typedef struct session {
-  cutec_runtime *rt;
-  int nfiles;
-  char **files;
-  cutec_module **mods;
-  point *pts;
-  int npts;
+    cutec_runtime *rt;
+    int nfiles;
+    char **files;
+    cutec_module **mods;
+    point *pts;
+    int npts;
 } session;
 
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
 }
 
-static void session_close(session *s) {
-  for (int f = 0; f < s->nfiles; f++) {
-    cutec_module_unload(s->mods[f]);
-    s->mods[f] = NULL;
-  }
-  for (int i = 0; i < s->npts; i++)
-    s->pts[i].k = NULL;
-  cutec_runtime_destroy(s->rt);
-  s->rt = NULL;
+static void session_close(session *s)
+{
+    for (int f = 0; f < s->nfiles; f++) {
+        cutec_module_unload(s->mods[f]);
+        s->mods[f] = NULL;
+    }
+    for (int i = 0; i < s->npts; i++) s->pts[i].k = NULL;
+    cutec_runtime_destroy(s->rt);
+    s->rt = NULL;
 }
 
 /* Creates the runtime, loads every file with a live point and looks the
  * kernels up.  Returns the creation status; load/lookup failures mark points
  * dead with a FAIL line and count in *failures. */
-static cutec_status session_open(session *s, int *failures) {
-  cutec_status st = cutec_runtime_create(&s->rt, 0);
-  if (st != CUTEC_OK)
-    return st;
-  for (int f = 0; f < s->nfiles; f++) {
-    int live = 0;
-    for (int i = 0; i < s->npts; i++)
-      live |= s->pts[i].file == f && !s->pts[i].dead;
-    if (!live)
-      continue;
-    cutec_status ls = cutec_module_load_file(s->rt, s->files[f], &s->mods[f]);
-    for (int i = 0; i < s->npts; i++) {
-      point *p = &s->pts[i];
-      if (p->file != f || p->dead)
-        continue;
-      cutec_status ks = ls == CUTEC_OK ? cutec_module_get_kernel(s->mods[f], p->gp.meta.kernel, &p->k)
-                                       : ls;
-      if (ks == CUTEC_OK)
-        p->resident = gemm_resident(p->k, &p->gp);
-      if (ks != CUTEC_OK) {
-        printf("FAIL %s %s [%s]: %s: %s: %s\n", base_name(s->files[f]), p->gp.meta.kernel,
-               p->gp.desc, ls != CUTEC_OK ? "module load" : "kernel lookup",
-               cutec_status_string(ks), cutec_runtime_message(s->rt));
-        p->dead = 1;
-        (*failures)++;
-      }
+static cutec_status session_open(session *s, int *failures)
+{
+    cutec_status st = cutec_runtime_create(&s->rt, 0);
+    if (st != CUTEC_OK) return st;
+    for (int f = 0; f < s->nfiles; f++) {
+        int live = 0;
+        for (int i = 0; i < s->npts; i++) live |= s->pts[i].file == f && !s->pts[i].dead;
+        if (!live) continue;
+        cutec_status ls = cutec_module_load_file(s->rt, s->files[f], &s->mods[f]);
+        for (int i = 0; i < s->npts; i++) {
+            point *p = &s->pts[i];
+            if (p->file != f || p->dead) continue;
+            cutec_status ks = ls == CUTEC_OK ? cutec_module_get_kernel(s->mods[f], p->gp.meta.kernel, &p->k) : ls;
+            if (ks == CUTEC_OK) p->resident = gemm_resident(p->k, &p->gp);
+            if (ks != CUTEC_OK) {
+                printf("FAIL %s %s [%s]: %s: %s: %s\n", base_name(s->files[f]), p->gp.meta.kernel, p->gp.desc,
+                       ls != CUTEC_OK ? "module load" : "kernel lookup", cutec_status_string(ks),
+                       cutec_runtime_message(s->rt));
+                p->dead = 1;
+                (*failures)++;
+            }
+        }
     }
-  }
-  return CUTEC_OK;
+    return CUTEC_OK;
 }
 
 typedef enum run_status { RUN_DONE, RUN_ERROR, RUN_FAULT } run_status;
@@ -341,591 +339,584 @@ typedef enum run_status { RUN_DONE, RUN_ERROR, RUN_FAULT } run_status;
 /* Runs point p on shape data d; prints the line.  RUN_DONE: ran and checked
  * (pass in *passed); RUN_ERROR: a non-sticky failure (printed); RUN_FAULT: a
  * sticky kernel fault (printed; the context is unusable). */
-static run_status run_case(session *s, point *p, const shape_data *d, int *passed) {
-  const gemm_point *gp = &p->gp;
-  const char *file = base_name(s->files[p->file]);
-  size_t na = (size_t)d->m * (size_t)d->k * gemm_type_size(d->t);
-  size_t nb = (size_t)d->n * (size_t)d->k * gemm_type_size(d->tb); /* bytes */
-  size_t nc = (size_t)d->m * (size_t)d->n, szc = gemm_type_size(gp->tc);
-  size_t bytes_a = na + 2 * GUARD, bytes_b = nb + 2 * GUARD, bytes_c = nc * szc + 2 * GUARD;
-  unsigned long long da = 0, db = 0, dc = 0;
-  unsigned char *ha = malloc(bytes_a), *hb = malloc(bytes_b);
-  unsigned char *hc = malloc(bytes_c), *hc_out = malloc(bytes_c);
-  run_status rs = RUN_ERROR;
-  cutec_status st = CUTEC_OK;
-  const char *what = "";
-  *passed = 0;
-  if (ha == NULL || hb == NULL || hc == NULL || hc_out == NULL) {
-    printf("FAIL %s [%s] M=%ld N=%ld K=%ld: host out of memory\n", file, gp->desc, d->m, d->n,
-           d->k);
-    goto out;
-  }
-  /* A and B between NaN guards (all-ones bytes: NaN in every input type) */
-  memset(ha, 0xFF, GUARD);
-  memcpy(ha + GUARD, d->a, na);
-  memset(ha + GUARD + na, 0xFF, GUARD);
-  memset(hb, 0xFF, GUARD);
-  memcpy(hb + GUARD, d->b, nb);
-  memset(hb + GUARD + nb, 0xFF, GUARD);
-  /* C: 0x5A guards around a NaN-poisoned body. */
-  memset(hc, 0x5A, GUARD);
-  if (gp->tc == GT_F32) {
-    float nanf_ = NAN;
-    for (size_t i = 0; i < nc; i++)
-      memcpy(hc + GUARD + i * 4, &nanf_, 4);
-  } else {
-    memset(hc + GUARD, 0xFF, nc * szc);
-  }
-  memset(hc + GUARD + nc * szc, 0x5A, GUARD);
+static run_status run_case(session *s, point *p, const shape_data *d, int *passed)
+{
+    const gemm_point *gp = &p->gp;
+    const char *file = base_name(s->files[p->file]);
+    size_t na = (size_t)d->m * (size_t)d->k * gemm_type_size(d->t);
+    size_t nb = (size_t)d->n * (size_t)d->k * gemm_type_size(d->tb); /* bytes */
+    size_t nc = (size_t)d->m * (size_t)d->n, szc = gemm_type_size(gp->tc);
+    size_t bytes_a = na + 2 * GUARD, bytes_b = nb + 2 * GUARD, bytes_c = nc * szc + 2 * GUARD;
+    unsigned long long da = 0, db = 0, dc = 0;
+    unsigned char *ha = malloc(bytes_a), *hb = malloc(bytes_b);
+    unsigned char *hc = malloc(bytes_c), *hc_out = malloc(bytes_c);
+    run_status rs = RUN_ERROR;
+    cutec_status st = CUTEC_OK;
+    const char *what = "";
+    *passed = 0;
+    if (ha == NULL || hb == NULL || hc == NULL || hc_out == NULL) {
+        printf("FAIL %s [%s] M=%ld N=%ld K=%ld: host out of memory\n", file, gp->desc, d->m, d->n, d->k);
+        goto out;
+    }
+    /* A and B between NaN guards (all-ones bytes: NaN in every input type) */
+    memset(ha, 0xFF, GUARD);
+    memcpy(ha + GUARD, d->a, na);
+    memset(ha + GUARD + na, 0xFF, GUARD);
+    memset(hb, 0xFF, GUARD);
+    memcpy(hb + GUARD, d->b, nb);
+    memset(hb + GUARD + nb, 0xFF, GUARD);
+    /* C: 0x5A guards around a NaN-poisoned body. */
+    memset(hc, 0x5A, GUARD);
+    if (gp->tc == GT_F32) {
+        float nanf_ = NAN;
+        for (size_t i = 0; i < nc; i++) memcpy(hc + GUARD + i * 4, &nanf_, 4);
+    } else {
+        memset(hc + GUARD, 0xFF, nc * szc);
+    }
+    memset(hc + GUARD + nc * szc, 0x5A, GUARD);
 
-  if ((st = cutec_malloc(s->rt, bytes_a, &da)) != CUTEC_OK ||
-      (st = cutec_malloc(s->rt, bytes_b, &db)) != CUTEC_OK ||
-      (st = cutec_malloc(s->rt, bytes_c, &dc)) != CUTEC_OK) {
-    what = "cutec_malloc";
-    goto fail_rt;
-  }
-  if ((st = cutec_memcpy_htod(s->rt, da, ha, bytes_a)) != CUTEC_OK ||
-      (st = cutec_memcpy_htod(s->rt, db, hb, bytes_b)) != CUTEC_OK ||
-      (st = cutec_memcpy_htod(s->rt, dc, hc, bytes_c)) != CUTEC_OK) {
-    what = "cutec_memcpy_htod";
-    goto fail_rt;
-  }
-  gemm_args gargs = {.m = (int)d->m, .n = (int)d->n, .k = (int)d->k, .a = da + GUARD, .b = db + GUARD, .c = dc + GUARD};
-  char aerr[256];
-  if (gemm_build_args(s->rt, &gp->meta, &gargs, aerr, sizeof aerr) != 0) {
-    printf("FAIL %s: %s\n", gp->desc, aerr);
-    st = CUTEC_ERR_INVALID_ARGUMENT;
-    what = "gemm_build_args";
-    goto fail_rt;
-  }
-  void **args = gargs.args;
-  unsigned grid[3];
-  if (gemm_grid(gp, d->m, d->n, d->k, p->resident, grid, aerr, sizeof aerr) != 0) {
-    printf("FAIL %s: %s\n", gp->desc, aerr);
-    st = CUTEC_ERR_INVALID_ARGUMENT;
-    what = "gemm_grid";
-    goto fail_rt;
-  }
-  if ((st = cutec_launch_cluster(p->k, grid, gp->meta.threads, gp->meta.cluster, gp->meta.smem_dynamic, NULL, args)) !=
-      CUTEC_OK) {
-    what = "cutec_launch";
-    goto fail_rt;
-  }
-  if ((st = cutec_synchronize(s->rt)) != CUTEC_OK) {
-    what = "cutec_synchronize";
-    goto fail_rt;
-  }
-  if ((st = cutec_memcpy_dtoh(s->rt, hc_out, dc, bytes_c)) != CUTEC_OK) {
-    what = "cutec_memcpy_dtoh";
-    goto fail_rt;
-  }
-  {
-    int guard_ok = memcmp(hc_out, hc, GUARD) == 0 &&
-                   memcmp(hc_out + GUARD + nc * szc, hc + GUARD + nc * szc, GUARD) == 0;
-    check_result r = check_output(d, hc_out + GUARD, gp->tc);
-    *passed = r.pass && guard_ok;
-    printf("%s %s [%s] M=%ld N=%ld K=%ld grid=%ux%u: max_err/bound=%.3g max_abs_err=%.3g "
-           "rel_fro=%.3g (limit %.0e)",
-           *passed ? "PASS" : "FAIL", file, gp->desc, d->m, d->n, d->k, grid[0], grid[1],
-           r.max_ratio, r.max_abs_err, r.rel_fro, r.fro_limit);
-    if (r.nbad)
-      printf(" bad=%zu nan=%zu first_bad=(%ld,%ld) c=%.9g ref=%.9g bound=%.3g", r.nbad, r.nnan,
-             r.bad_i, r.bad_j, r.bad_c, r.bad_ref, r.bad_bound);
-    if (!guard_ok)
-      printf(" WRITES OUTSIDE C (guard zone changed)");
-    printf("\n");
-    rs = RUN_DONE;
-  }
-  goto out;
+    if ((st = cutec_malloc(s->rt, bytes_a, &da)) != CUTEC_OK || (st = cutec_malloc(s->rt, bytes_b, &db)) != CUTEC_OK ||
+        (st = cutec_malloc(s->rt, bytes_c, &dc)) != CUTEC_OK) {
+        what = "cutec_malloc";
+        goto fail_rt;
+    }
+    if ((st = cutec_memcpy_htod(s->rt, da, ha, bytes_a)) != CUTEC_OK ||
+        (st = cutec_memcpy_htod(s->rt, db, hb, bytes_b)) != CUTEC_OK ||
+        (st = cutec_memcpy_htod(s->rt, dc, hc, bytes_c)) != CUTEC_OK) {
+        what = "cutec_memcpy_htod";
+        goto fail_rt;
+    }
+    gemm_args gargs = {
+        .m = (int)d->m, .n = (int)d->n, .k = (int)d->k, .a = da + GUARD, .b = db + GUARD, .c = dc + GUARD};
+    char aerr[256];
+    if (gemm_build_args(s->rt, &gp->meta, &gargs, aerr, sizeof aerr) != 0) {
+        printf("FAIL %s: %s\n", gp->desc, aerr);
+        st = CUTEC_ERR_INVALID_ARGUMENT;
+        what = "gemm_build_args";
+        goto fail_rt;
+    }
+    void **args = gargs.args;
+    unsigned grid[3];
+    if (gemm_grid(gp, d->m, d->n, d->k, p->resident, grid, aerr, sizeof aerr) != 0) {
+        printf("FAIL %s: %s\n", gp->desc, aerr);
+        st = CUTEC_ERR_INVALID_ARGUMENT;
+        what = "gemm_grid";
+        goto fail_rt;
+    }
+    if ((st = cutec_launch_cluster(p->k, grid, gp->meta.threads, gp->meta.cluster, gp->meta.smem_dynamic, NULL,
+                                   args)) != CUTEC_OK) {
+        what = "cutec_launch";
+        goto fail_rt;
+    }
+    if ((st = cutec_synchronize(s->rt)) != CUTEC_OK) {
+        what = "cutec_synchronize";
+        goto fail_rt;
+    }
+    if ((st = cutec_memcpy_dtoh(s->rt, hc_out, dc, bytes_c)) != CUTEC_OK) {
+        what = "cutec_memcpy_dtoh";
+        goto fail_rt;
+    }
+    {
+        int guard_ok =
+            memcmp(hc_out, hc, GUARD) == 0 && memcmp(hc_out + GUARD + nc * szc, hc + GUARD + nc * szc, GUARD) == 0;
+        check_result r = check_output(d, hc_out + GUARD, gp->tc);
+        *passed = r.pass && guard_ok;
+        printf("%s %s [%s] M=%ld N=%ld K=%ld grid=%ux%u: max_err/bound=%.3g max_abs_err=%.3g "
+               "rel_fro=%.3g (limit %.0e)",
+               *passed ? "PASS" : "FAIL", file, gp->desc, d->m, d->n, d->k, grid[0], grid[1], r.max_ratio,
+               r.max_abs_err, r.rel_fro, r.fro_limit);
+        if (r.nbad)
+            printf(" bad=%zu nan=%zu first_bad=(%ld,%ld) c=%.9g ref=%.9g bound=%.3g", r.nbad, r.nnan, r.bad_i, r.bad_j,
+                   r.bad_c, r.bad_ref, r.bad_bound);
+        if (!guard_ok) printf(" WRITES OUTSIDE C (guard zone changed)");
+        printf("\n");
+        rs = RUN_DONE;
+    }
+    goto out;
 fail_rt:
-  printf("FAIL %s [%s] M=%ld N=%ld K=%ld: %s: %s: %s\n", file, gp->desc, d->m, d->n, d->k, what,
-         cutec_status_string(st), cutec_runtime_message(s->rt));
-  rs = st == CUTEC_ERR_KERNEL_FAULT ? RUN_FAULT : RUN_ERROR;
+    printf("FAIL %s [%s] M=%ld N=%ld K=%ld: %s: %s: %s\n", file, gp->desc, d->m, d->n, d->k, what,
+           cutec_status_string(st), cutec_runtime_message(s->rt));
+    rs = st == CUTEC_ERR_KERNEL_FAULT ? RUN_FAULT : RUN_ERROR;
 out:
-  fflush(stdout);
-  if (rs != RUN_FAULT) {
-    cutec_free(s->rt, da);
-    cutec_free(s->rt, db);
-    cutec_free(s->rt, dc);
-  }
-  free(ha);
-  free(hb);
-  free(hc);
-  free(hc_out);
-  return rs;
+    fflush(stdout);
+    if (rs != RUN_FAULT) {
+        cutec_free(s->rt, da);
+        cutec_free(s->rt, db);
+        cutec_free(s->rt, dc);
+    }
+    free(ha);
+    free(hb);
+    free(hc);
+    free(hc_out);
+    return rs;
 }
 
 /* ------------------------------------------------------------ self-test */
 
 static int st_fail;
-#define ST_CHECK(c)                                                                  \
-  do {                                                                               \
-    if (!(c)) {                                                                      \
-      fprintf(stderr, "self-test: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-      st_fail++;                                                                     \
-    }                                                                                \
-  } while (0)
+#define ST_CHECK(c)                                                                                                    \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "self-test: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                           \
+            st_fail++;                                                                                                 \
+        }                                                                                                              \
+    } while (0)
 
-static void self_test_conversions(void) {
-  /* Every finite 16-bit value survives the round trip; every midpoint between
+static void self_test_conversions(void)
+{
+    /* Every finite 16-bit value survives the round trip; every midpoint between
    * neighbours rounds to the even one; NaN stays NaN. */
-  for (int which = 0; which < 2; which++) {
-    float (*to32)(uint16_t) = which ? gemm_f16_to_f32 : gemm_bf16_to_f32;
-    uint16_t (*to16)(float) = which ? gemm_f32_to_f16 : gemm_f32_to_bf16;
-    int bad = 0;
-    for (uint32_t h = 0; h < 0x10000u; h++) {
-      float f = to32((uint16_t)h);
-      if (isnan(f)) {
-        bad += !isnan(to32(to16(f)));
-        continue;
-      }
-      bad += to16(f) != h && !(f == 0.0f && (to16(f) & 0x7fffu) == 0);
-      uint16_t nh = (uint16_t)(h + 1);
-      float g = to32(nh);
-      if ((h & 0x7fffu) == 0x7fffu || isinf(f) || isnan(g) || isinf(g))
-        continue;
-      float mid = (float)(((double)f + (double)g) / 2.0);
-      if (((double)f + (double)g) / 2.0 != (double)mid)
-        continue; /* not representable: skip */
-      uint16_t want = (h & 1u) ? nh : (uint16_t)h;
-      bad += to16(mid) != want;
+    for (int which = 0; which < 2; which++) {
+        float (*to32)(uint16_t) = which ? gemm_f16_to_f32 : gemm_bf16_to_f32;
+        uint16_t (*to16)(float) = which ? gemm_f32_to_f16 : gemm_f32_to_bf16;
+        int bad = 0;
+        for (uint32_t h = 0; h < 0x10000u; h++) {
+            float f = to32((uint16_t)h);
+            if (isnan(f)) {
+                bad += !isnan(to32(to16(f)));
+                continue;
+            }
+            bad += to16(f) != h && !(f == 0.0f && (to16(f) & 0x7fffu) == 0);
+            uint16_t nh = (uint16_t)(h + 1);
+            float g = to32(nh);
+            if ((h & 0x7fffu) == 0x7fffu || isinf(f) || isnan(g) || isinf(g)) continue;
+            float mid = (float)(((double)f + (double)g) / 2.0);
+            if (((double)f + (double)g) / 2.0 != (double)mid) continue; /* not representable: skip */
+            uint16_t want = (h & 1u) ? nh : (uint16_t)h;
+            bad += to16(mid) != want;
+        }
+        ST_CHECK(bad == 0);
     }
-    ST_CHECK(bad == 0);
-  }
-  ST_CHECK(gemm_f32_to_f16(65504.0f) == 0x7bffu);
-  ST_CHECK(gemm_f32_to_f16(65520.0f) == 0x7c00u);
-  ST_CHECK(gemm_f32_to_f16(65519.0f) == 0x7bffu);
-  ST_CHECK(gemm_f32_to_f16(-1.0f) == 0xbc00u);
-  ST_CHECK(gemm_f32_to_f16(ldexpf(1.0f, -24)) == 0x0001u);
-  ST_CHECK(gemm_f32_to_f16(ldexpf(1.0f, -25)) == 0x0000u);        /* tie to even: 0 */
-  ST_CHECK(gemm_f32_to_f16(ldexpf(1.5f, -25)) == 0x0001u);
-  ST_CHECK(gemm_f32_to_f16(ldexpf(1.0f, -14)) == 0x0400u);
-  ST_CHECK(gemm_f32_to_bf16(1.0f) == 0x3f80u);
-  ST_CHECK(gemm_f32_to_bf16(3.0e38f) == 0x7f62u);
-  ST_CHECK(gemm_f32_to_bf16(3.4e38f) == 0x7f80u);                 /* rounds to inf */
-  ST_CHECK(isnan(gemm_bf16_to_f32(0xFFFFu)) && isnan(gemm_f16_to_f32(0xFFFFu)));
-  ST_CHECK(gemm_f32_to_bf16(1.0f + ldexpf(1.0f, -8)) == 0x3f80u); /* tie to even */
-  ST_CHECK(gemm_f32_to_bf16(1.0f + ldexpf(3.0f, -8)) == 0x3f82u); /* tie to even (up) */
-  /* Random data: in [-1, 1], never zero, rounded. */
-  gemm_rng r;
-  gemm_rng_seed(&r, 42);
-  uint16_t buf[4096];
-  double vals[4096];
-  double mn = 1, mx = -1;
-  for (int t = 0; t < 2; t++) {
-    gemm_fill_random(&r, t ? GT_F16 : GT_BF16, buf, vals, 4096);
-    for (int i = 0; i < 4096; i++) {
-      ST_CHECK(vals[i] != 0 && vals[i] >= -1 && vals[i] <= 1);
-      ST_CHECK(vals[i] == gemm_load(buf, t ? GT_F16 : GT_BF16, (size_t)i));
-      mn = fmin(mn, vals[i]);
-      mx = fmax(mx, vals[i]);
+    ST_CHECK(gemm_f32_to_f16(65504.0f) == 0x7bffu);
+    ST_CHECK(gemm_f32_to_f16(65520.0f) == 0x7c00u);
+    ST_CHECK(gemm_f32_to_f16(65519.0f) == 0x7bffu);
+    ST_CHECK(gemm_f32_to_f16(-1.0f) == 0xbc00u);
+    ST_CHECK(gemm_f32_to_f16(ldexpf(1.0f, -24)) == 0x0001u);
+    ST_CHECK(gemm_f32_to_f16(ldexpf(1.0f, -25)) == 0x0000u); /* tie to even: 0 */
+    ST_CHECK(gemm_f32_to_f16(ldexpf(1.5f, -25)) == 0x0001u);
+    ST_CHECK(gemm_f32_to_f16(ldexpf(1.0f, -14)) == 0x0400u);
+    ST_CHECK(gemm_f32_to_bf16(1.0f) == 0x3f80u);
+    ST_CHECK(gemm_f32_to_bf16(3.0e38f) == 0x7f62u);
+    ST_CHECK(gemm_f32_to_bf16(3.4e38f) == 0x7f80u); /* rounds to inf */
+    ST_CHECK(isnan(gemm_bf16_to_f32(0xFFFFu)) && isnan(gemm_f16_to_f32(0xFFFFu)));
+    ST_CHECK(gemm_f32_to_bf16(1.0f + ldexpf(1.0f, -8)) == 0x3f80u); /* tie to even */
+    ST_CHECK(gemm_f32_to_bf16(1.0f + ldexpf(3.0f, -8)) == 0x3f82u); /* tie to even (up) */
+    /* Random data: in [-1, 1], never zero, rounded. */
+    gemm_rng r;
+    gemm_rng_seed(&r, 42);
+    uint16_t buf[4096];
+    double vals[4096];
+    double mn = 1, mx = -1;
+    for (int t = 0; t < 2; t++) {
+        gemm_fill_random(&r, t ? GT_F16 : GT_BF16, buf, vals, 4096);
+        for (int i = 0; i < 4096; i++) {
+            ST_CHECK(vals[i] != 0 && vals[i] >= -1 && vals[i] <= 1);
+            ST_CHECK(vals[i] == gemm_load(buf, t ? GT_F16 : GT_BF16, (size_t)i));
+            mn = fmin(mn, vals[i]);
+            mx = fmax(mx, vals[i]);
+        }
     }
-  }
-  ST_CHECK(mn < -0.99 && mx > 0.99);
+    ST_CHECK(mn < -0.99 && mx > 0.99);
 }
 
-static void self_test_meta(void) {
-  /* two descriptions as cutec writes them, PTX text between and after */
-  static const char ptx[] =
-      "// cutec.kernel gemm_sm80\r\n"
-      "// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 256 1 1\n"
-      "// cutec.smem_static 0\n// cutec.smem_dynamic 65536\n"
-      "// cutec.param T bf16\n// cutec.param TC f32\n// cutec.param BM 128\n// cutec.param BN 64\n"
-      "// cutec.param BK 32\n// cutec.param STAGES 4\n// cutec.param VEC 8\n"
-      "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n// cutec.arg 2 K scalar i32 role k\n"
-      "// cutec.arg 3 A tensor bf16 rank 2 shape M K stride K 1 align 16 role a\n"
-      "// cutec.arg 4 B tensor bf16 rank 2 shape N K stride K 1 align 16 role b\n"
-      "// cutec.arg 5 C tensor f32 rank 2 shape M N stride N 1 align 16 role d\n"
-      "// cutec.grid ceil_div(N,64) ceil_div(M,128) 1\n"
-      "// cutec.require ((K%8)==0)\n"
-      "// cutec.kernel other\n// cutec.contract 1\n// cutec.class plain\n// cutec.threads 32 2 1\n"
-      "// cutec.smem_static 0\n// cutec.smem_dynamic 0\n"
-      "//\n// Generated by LLVM NVPTX Back-End\n.version 8.0\n";
-  gemm_kernel_meta *m = NULL;
-  int n = 0;
-  char err[256] = "";
-  ST_CHECK(gemm_parse_meta(ptx, sizeof ptx - 1, &m, &n, err, sizeof err) == 0);
-  ST_CHECK(n == 2);
-  if (n == 2) {
-    ST_CHECK(strcmp(m[0].kernel, "gemm_sm80") == 0);
-    ST_CHECK(m[0].threads[0] == 256 && m[0].threads[1] == 1);
-    ST_CHECK(m[0].smem_dynamic == 65536);
-    ST_CHECK(m[0].nparams == 7);
-    long v = 0;
-    ST_CHECK(gemm_meta_int(&m[0], "STAGES", &v) == 0 && v == 4);
-    ST_CHECK(gemm_meta_int(&m[0], "T", &v) != 0);
-    ST_CHECK(gemm_meta_param(&m[0], "NOPE") == NULL);
-    gemm_point p;
-    ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0);
-    ST_CHECK(p.t == GT_BF16 && p.tc == GT_F32 && p.bm == 128 && p.bn == 64 && p.bk == 32 &&
-             p.vec == 8);
-    ST_CHECK(strncmp(p.desc, "T=bf16 TC=f32 BM=128 BN=64 BK=32", 32) == 0);
-    unsigned g[3];
-    ST_CHECK(gemm_grid(&p, 300, 500, 64, 0, g, err, sizeof err) == 0 && g[0] == 8 && g[1] == 3 && g[2] == 1);
-    ST_CHECK(gemm_point_n_multiple(&p) == 1);
-    /* Shapes of a point: K a multiple of VEC, tails where promised. */
-    p.vec = 8;
-    for (int s = 0; s < NSHAPES; s++) {
-      shape sh = point_shape(&p, s);
-      ST_CHECK(sh.k % 8 == 0 && sh.k > 0 && sh.m > 0 && sh.n > 0);
-      if (s >= NFIXED)
-        ST_CHECK(sh.m % p.bm != 0 && sh.n % p.bn != 0 && sh.k % p.bk != 0);
+static void self_test_meta(void)
+{
+    /* two descriptions as cutec writes them, PTX text between and after */
+    static const char ptx[] =
+        "// cutec.kernel gemm_sm80\r\n"
+        "// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 256 1 1\n"
+        "// cutec.smem_static 0\n// cutec.smem_dynamic 65536\n"
+        "// cutec.param T bf16\n// cutec.param TC f32\n// cutec.param BM 128\n// cutec.param BN 64\n"
+        "// cutec.param BK 32\n// cutec.param STAGES 4\n// cutec.param VEC 8\n"
+        "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n// cutec.arg 2 K scalar i32 role k\n"
+        "// cutec.arg 3 A tensor bf16 rank 2 shape M K stride K 1 align 16 role a\n"
+        "// cutec.arg 4 B tensor bf16 rank 2 shape N K stride K 1 align 16 role b\n"
+        "// cutec.arg 5 C tensor f32 rank 2 shape M N stride N 1 align 16 role d\n"
+        "// cutec.grid ceil_div(N,64) ceil_div(M,128) 1\n"
+        "// cutec.require ((K%8)==0)\n"
+        "// cutec.kernel other\n// cutec.contract 1\n// cutec.class plain\n// cutec.threads 32 2 1\n"
+        "// cutec.smem_static 0\n// cutec.smem_dynamic 0\n"
+        "//\n// Generated by LLVM NVPTX Back-End\n.version 8.0\n";
+    gemm_kernel_meta *m = NULL;
+    int n = 0;
+    char err[256] = "";
+    ST_CHECK(gemm_parse_meta(ptx, sizeof ptx - 1, &m, &n, err, sizeof err) == 0);
+    ST_CHECK(n == 2);
+    if (n == 2) {
+        ST_CHECK(strcmp(m[0].kernel, "gemm_sm80") == 0);
+        ST_CHECK(m[0].threads[0] == 256 && m[0].threads[1] == 1);
+        ST_CHECK(m[0].smem_dynamic == 65536);
+        ST_CHECK(m[0].nparams == 7);
+        long v = 0;
+        ST_CHECK(gemm_meta_int(&m[0], "STAGES", &v) == 0 && v == 4);
+        ST_CHECK(gemm_meta_int(&m[0], "T", &v) != 0);
+        ST_CHECK(gemm_meta_param(&m[0], "NOPE") == NULL);
+        gemm_point p;
+        ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0);
+        ST_CHECK(p.t == GT_BF16 && p.tc == GT_F32 && p.bm == 128 && p.bn == 64 && p.bk == 32 && p.vec == 8);
+        ST_CHECK(strncmp(p.desc, "T=bf16 TC=f32 BM=128 BN=64 BK=32", 32) == 0);
+        unsigned g[3];
+        ST_CHECK(gemm_grid(&p, 300, 500, 64, 0, g, err, sizeof err) == 0 && g[0] == 8 && g[1] == 3 && g[2] == 1);
+        ST_CHECK(gemm_point_n_multiple(&p) == 1);
+        /* Shapes of a point: K a multiple of VEC, tails where promised. */
+        p.vec = 8;
+        for (int s = 0; s < NSHAPES; s++) {
+            shape sh = point_shape(&p, s);
+            ST_CHECK(sh.k % 8 == 0 && sh.k > 0 && sh.m > 0 && sh.n > 0);
+            if (s >= NFIXED) ST_CHECK(sh.m % p.bm != 0 && sh.n % p.bn != 0 && sh.k % p.bk != 0);
+        }
+        ST_CHECK(point_shape(&p, 5).k == 136);
+        p.vec = 1;
+        ST_CHECK(point_shape(&p, 5).k == 129);
+        p.vec = 4;
+        ST_CHECK(point_shape(&p, 5).k == 132);
+        ST_CHECK(strcmp(m[1].kernel, "other") == 0 && m[1].threads[1] == 2 && m[1].nparams == 0);
+        ST_CHECK(gemm_point_from_meta(&m[1], &p, err, sizeof err) != 0); /* not a GEMM */
     }
-    ST_CHECK(point_shape(&p, 5).k == 136);
-    p.vec = 1;
-    ST_CHECK(point_shape(&p, 5).k == 129);
-    p.vec = 4;
-    ST_CHECK(point_shape(&p, 5).k == 132);
-    ST_CHECK(strcmp(m[1].kernel, "other") == 0 && m[1].threads[1] == 2 && m[1].nparams == 0);
-    ST_CHECK(gemm_point_from_meta(&m[1], &p, err, sizeof err) != 0); /* not a GEMM */
-  }
-  free(m);
-  /* a damaged description is refused with a reason, never half read */
-  static const char *const bad[] = {
-      "// cutec.kernel k\n// cutec.threads 256 1 1\n",                       /* no contract version */
-      "// cutec.kernel k\n// cutec.contract 99\n",                           /* another version */
-      "// cutec.kernel k\n// cutec.contract 1\n// cutec.threads 256 0 1\n", /* zero */
-      "// cutec.kernel k\n// cutec.contract 1\n// cutec.arg 1 x scalar i32\n", /* out of order */
-  };
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    m = NULL;
-    err[0] = '\0';
-    int rc = gemm_parse_meta(bad[i], strlen(bad[i]), &m, &n, err, sizeof err);
-    ST_CHECK(rc != 0 && m == NULL && err[0] != '\0');
-    if (rc == 0) {
-      fprintf(stderr, "self-test: accepted bad metadata %zu\n", i);
-      free(m);
+    free(m);
+    /* a damaged description is refused with a reason, never half read */
+    static const char *const bad[] = {
+        "// cutec.kernel k\n// cutec.threads 256 1 1\n",                         /* no contract version */
+        "// cutec.kernel k\n// cutec.contract 99\n",                             /* another version */
+        "// cutec.kernel k\n// cutec.contract 1\n// cutec.threads 256 0 1\n",    /* zero */
+        "// cutec.kernel k\n// cutec.contract 1\n// cutec.arg 1 x scalar i32\n", /* out of order */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        m = NULL;
+        err[0] = '\0';
+        int rc = gemm_parse_meta(bad[i], strlen(bad[i]), &m, &n, err, sizeof err);
+        ST_CHECK(rc != 0 && m == NULL && err[0] != '\0');
+        if (rc == 0) {
+            fprintf(stderr, "self-test: accepted bad metadata %zu\n", i);
+            free(m);
+        }
     }
-  }
-  ST_CHECK(gemm_parse_meta("", 0, &m, &n, err, sizeof err) == 0 && n == 0);
-  free(m);
-  /* a persistent TMA kernel: resident(x) launches x where the device's
+    ST_CHECK(gemm_parse_meta("", 0, &m, &n, err, sizeof err) == 0 && n == 0);
+    free(m);
+    /* a persistent TMA kernel: resident(x) launches x where the device's
    * capacity is unknown (0), else at most that many blocks; a used map
    * over the output needs 16-byte rows */
-  static const char grid_meta[] =
-      "// cutec.kernel gemm_sm90\n// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 384 1 1\n"
-      "// cutec.smem_static 0\n// cutec.smem_dynamic 0\n"
-      "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n// cutec.arg 2 K scalar i32 role k\n"
-      "// cutec.arg 3 A tensor bf16 rank 2 shape M K stride K 1 align 16 role a\n"
-      "// cutec.arg 4 B tensor bf16 rank 2 shape N K stride K 1 align 16 role b\n"
-      "// cutec.arg 5 C tensor bf16 rank 2 shape M N stride N 1 align 16 role d\n"
-      "// cutec.arg 6 tmC tma 5 rank 2 dims N M stride N box 64 64 swizzle 128\n"
-      "// cutec.grid resident((min((ceil_div(M,128)*ceil_div(N,256)),(132/(2*1)))*2)) 1 1\n";
-  ST_CHECK(gemm_parse_meta(grid_meta, sizeof grid_meta - 1, &m, &n, err, sizeof err) == 0 && n == 1);
-  if (n == 1) {
-    gemm_point p;
-    unsigned g[3];
-    ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0);
-    ST_CHECK(gemm_grid(&p, 4096, 4096, 4096, 0, g, err, sizeof err) == 0 && g[0] == 132);
-    ST_CHECK(gemm_grid(&p, 4096, 4096, 4096, 120, g, err, sizeof err) == 0 && g[0] == 120);
-    ST_CHECK(gemm_grid(&p, 256, 512, 64, 120, g, err, sizeof err) == 0 && g[0] == 8);
-    ST_CHECK(gemm_point_n_multiple(&p) == 8);
-    p.meta.args[6].unused = 1;
-    ST_CHECK(gemm_point_n_multiple(&p) == 1);
-  }
-  free(m);
+    static const char grid_meta[] =
+        "// cutec.kernel gemm_sm90\n// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 384 1 1\n"
+        "// cutec.smem_static 0\n// cutec.smem_dynamic 0\n"
+        "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n// cutec.arg 2 K scalar i32 role k\n"
+        "// cutec.arg 3 A tensor bf16 rank 2 shape M K stride K 1 align 16 role a\n"
+        "// cutec.arg 4 B tensor bf16 rank 2 shape N K stride K 1 align 16 role b\n"
+        "// cutec.arg 5 C tensor bf16 rank 2 shape M N stride N 1 align 16 role d\n"
+        "// cutec.arg 6 tmC tma 5 rank 2 dims N M stride N box 64 64 swizzle 128\n"
+        "// cutec.grid resident((min((ceil_div(M,128)*ceil_div(N,256)),(132/(2*1)))*2)) 1 1\n";
+    ST_CHECK(gemm_parse_meta(grid_meta, sizeof grid_meta - 1, &m, &n, err, sizeof err) == 0 && n == 1);
+    if (n == 1) {
+        gemm_point p;
+        unsigned g[3];
+        ST_CHECK(gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0);
+        ST_CHECK(gemm_grid(&p, 4096, 4096, 4096, 0, g, err, sizeof err) == 0 && g[0] == 132);
+        ST_CHECK(gemm_grid(&p, 4096, 4096, 4096, 120, g, err, sizeof err) == 0 && g[0] == 120);
+        ST_CHECK(gemm_grid(&p, 256, 512, 64, 120, g, err, sizeof err) == 0 && g[0] == 8);
+        ST_CHECK(gemm_point_n_multiple(&p) == 8);
+        p.meta.args[6].unused = 1;
+        ST_CHECK(gemm_point_n_multiple(&p) == 1);
+    }
+    free(m);
 }
 
 /* Simulates a correct kernel (f32 accumulation in k order, RNE to tc) and
  * broken ones; the checker must accept the first and reject the others. */
-static void self_test_checker(void) {
-  static const long dims[][3] = {{7, 5, 8}, {33, 17, 520}, {64, 64, 1024}};
-  const gemm_type tcs[] = {GT_BF16, GT_F16, GT_F32};
-  for (size_t di = 0; di < sizeof dims / sizeof dims[0]; di++) {
-    static const gemm_type ins[][2] = {{GT_BF16, GT_BF16}, {GT_F16, GT_F16}, {GT_E4M3, GT_E4M3}, {GT_E4M3, GT_E5M2}};
-    for (size_t ti = 0; ti < sizeof ins / sizeof ins[0]; ti++) {
-      gemm_type t = ins[ti][0], tb = ins[ti][1];
-      shape_data d;
-      long m = dims[di][0], n = dims[di][1], k = dims[di][2];
-      ST_CHECK(shape_data_make(&d, m, n, k, t, tb, 7) == 0);
-      if (!d.valid)
-        continue;
-      /* Naive reference agrees with the blocked one. */
-      for (long i = 0; i < m; i += 3) {
-        for (long j = 0; j < n; j += 2) {
-          double s = 0;
-          for (long p = 0; p < k; p++)
-            s += gemm_load(d.a, t, (size_t)(i * k + p)) * gemm_load(d.b, tb, (size_t)(j * k + p));
-          ST_CHECK(fabs(s - d.ref[i * n + j]) <= 1e-12 * d.absref[i * n + j]);
-        }
-      }
-      for (int ci = 0; ci < 3; ci++) {
-        gemm_type tc = tcs[ci];
-        size_t nc = (size_t)(m * n);
-        void *c = malloc(nc * 4);
-        for (long i = 0; i < m; i++) {
-          for (long j = 0; j < n; j++) {
-            float acc = 0;
-            for (long p = 0; p < k; p++)
-              acc += (float)gemm_load(d.a, t, (size_t)(i * k + p)) * (float)gemm_load(d.b, tb, (size_t)(j * k + p));
-            size_t idx = (size_t)(i * n + j);
-            if (tc == GT_F32)
-              ((float *)c)[idx] = acc;
-            else
-              ((uint16_t *)c)[idx] = tc == GT_BF16 ? gemm_f32_to_bf16(acc) : gemm_f32_to_f16(acc);
-          }
-        }
-        check_result r = check_output(&d, c, tc);
-        if (!r.pass)
-          fprintf(stderr, "self-test: correct result rejected: m=%ld n=%ld k=%ld t=%s tc=%s "
-                          "ratio=%g fro=%g\n", m, n, k, gemm_type_name(t), gemm_type_name(tc),
-                  r.max_ratio, r.rel_fro);
-        ST_CHECK(r.pass && r.max_ratio <= 1.0);
-        size_t victim = nc / 2;
-        /* One element off by 3% of the row's scale, or twice the fp8
+static void self_test_checker(void)
+{
+    static const long dims[][3] = {{7, 5, 8}, {33, 17, 520}, {64, 64, 1024}};
+    const gemm_type tcs[] = {GT_BF16, GT_F16, GT_F32};
+    for (size_t di = 0; di < sizeof dims / sizeof dims[0]; di++) {
+        static const gemm_type ins[][2] = {
+            {GT_BF16, GT_BF16}, {GT_F16, GT_F16}, {GT_E4M3, GT_E4M3}, {GT_E4M3, GT_E5M2}};
+        for (size_t ti = 0; ti < sizeof ins / sizeof ins[0]; ti++) {
+            gemm_type t = ins[ti][0], tb = ins[ti][1];
+            shape_data d;
+            long m = dims[di][0], n = dims[di][1], k = dims[di][2];
+            ST_CHECK(shape_data_make(&d, m, n, k, t, tb, 7) == 0);
+            if (!d.valid) continue;
+            /* Naive reference agrees with the blocked one. */
+            for (long i = 0; i < m; i += 3) {
+                for (long j = 0; j < n; j += 2) {
+                    double s = 0;
+                    for (long p = 0; p < k; p++)
+                        s += gemm_load(d.a, t, (size_t)(i * k + p)) * gemm_load(d.b, tb, (size_t)(j * k + p));
+                    ST_CHECK(fabs(s - d.ref[i * n + j]) <= 1e-12 * d.absref[i * n + j]);
+                }
+            }
+            for (int ci = 0; ci < 3; ci++) {
+                gemm_type tc = tcs[ci];
+                size_t nc = (size_t)(m * n);
+                void *c = malloc(nc * 4);
+                for (long i = 0; i < m; i++) {
+                    for (long j = 0; j < n; j++) {
+                        float acc = 0;
+                        for (long p = 0; p < k; p++)
+                            acc += (float)gemm_load(d.a, t, (size_t)(i * k + p)) *
+                                   (float)gemm_load(d.b, tb, (size_t)(j * k + p));
+                        size_t idx = (size_t)(i * n + j);
+                        if (tc == GT_F32)
+                            ((float *)c)[idx] = acc;
+                        else
+                            ((uint16_t *)c)[idx] = tc == GT_BF16 ? gemm_f32_to_bf16(acc) : gemm_f32_to_f16(acc);
+                    }
+                }
+                check_result r = check_output(&d, c, tc);
+                if (!r.pass)
+                    fprintf(stderr,
+                            "self-test: correct result rejected: m=%ld n=%ld k=%ld t=%s tc=%s "
+                            "ratio=%g fro=%g\n",
+                            m, n, k, gemm_type_name(t), gemm_type_name(tc), r.max_ratio, r.rel_fro);
+                ST_CHECK(r.pass && r.max_ratio <= 1.0);
+                size_t victim = nc / 2;
+                /* One element off by 3% of the row's scale, or twice the fp8
          * accumulation's allowance where that is larger. */
-        void *c2 = malloc(nc * 4);
-        memcpy(c2, c, nc * 4);
-        double bump = d.ref[victim] + fmax(0.03, 2.0 * (double)k * accum_unit(t)) * d.absref[victim] + 0.5;
-        if (tc == GT_F32)
-          ((float *)c2)[victim] = (float)bump;
-        else
-          ((uint16_t *)c2)[victim] =
-              tc == GT_BF16 ? gemm_f32_to_bf16((float)bump) : gemm_f32_to_f16((float)bump);
-        r = check_output(&d, c2, tc);
-        ST_CHECK(!r.pass && r.nbad >= 1);
-        /* One element left unwritten (NaN poison). */
-        memcpy(c2, c, nc * 4);
-        if (tc == GT_F32)
-          ((float *)c2)[nc - 1] = NAN;
-        else
-          ((uint16_t *)c2)[nc - 1] = 0xFFFFu;
-        r = check_output(&d, c2, tc);
-        ST_CHECK(!r.pass && r.nnan == 1);
-        /* Transposed output (a layout bug) fails. */
-        if (m == n) {
-          for (long i = 0; i < m; i++)
-            for (long j = 0; j < n; j++)
-              memcpy((char *)c2 + (size_t)(i * n + j) * gemm_type_size(tc),
-                     (char *)c + (size_t)(j * n + i) * gemm_type_size(tc), gemm_type_size(tc));
-          ST_CHECK(!check_output(&d, c2, tc).pass);
+                void *c2 = malloc(nc * 4);
+                memcpy(c2, c, nc * 4);
+                double bump = d.ref[victim] + fmax(0.03, 2.0 * (double)k * accum_unit(t)) * d.absref[victim] + 0.5;
+                if (tc == GT_F32)
+                    ((float *)c2)[victim] = (float)bump;
+                else
+                    ((uint16_t *)c2)[victim] =
+                        tc == GT_BF16 ? gemm_f32_to_bf16((float)bump) : gemm_f32_to_f16((float)bump);
+                r = check_output(&d, c2, tc);
+                ST_CHECK(!r.pass && r.nbad >= 1);
+                /* One element left unwritten (NaN poison). */
+                memcpy(c2, c, nc * 4);
+                if (tc == GT_F32)
+                    ((float *)c2)[nc - 1] = NAN;
+                else
+                    ((uint16_t *)c2)[nc - 1] = 0xFFFFu;
+                r = check_output(&d, c2, tc);
+                ST_CHECK(!r.pass && r.nnan == 1);
+                /* Transposed output (a layout bug) fails. */
+                if (m == n) {
+                    for (long i = 0; i < m; i++)
+                        for (long j = 0; j < n; j++)
+                            memcpy((char *)c2 + (size_t)(i * n + j) * gemm_type_size(tc),
+                                   (char *)c + (size_t)(j * n + i) * gemm_type_size(tc), gemm_type_size(tc));
+                    ST_CHECK(!check_output(&d, c2, tc).pass);
+                }
+                free(c2);
+                free(c);
+            }
+            shape_data_free(&d);
         }
-        free(c2);
-        free(c);
-      }
-      shape_data_free(&d);
     }
-  }
-  /* The same (M, N, K, T, seed) gives the same data; another T other data. */
-  shape_data d1, d2;
-  ST_CHECK(shape_data_make(&d1, 3, 4, 8, GT_BF16, GT_BF16, 1) == 0);
-  ST_CHECK(shape_data_make(&d2, 3, 4, 8, GT_BF16, GT_BF16, 1) == 0);
-  ST_CHECK(memcmp(d1.a, d2.a, 3 * 8 * 2) == 0);
-  shape_data_free(&d2);
-  ST_CHECK(shape_data_make(&d2, 3, 4, 8, GT_BF16, GT_BF16, 2) == 0);
-  ST_CHECK(memcmp(d1.a, d2.a, 3 * 8 * 2) != 0);
-  shape_data_free(&d1);
-  shape_data_free(&d2);
+    /* The same (M, N, K, T, seed) gives the same data; another T other data. */
+    shape_data d1, d2;
+    ST_CHECK(shape_data_make(&d1, 3, 4, 8, GT_BF16, GT_BF16, 1) == 0);
+    ST_CHECK(shape_data_make(&d2, 3, 4, 8, GT_BF16, GT_BF16, 1) == 0);
+    ST_CHECK(memcmp(d1.a, d2.a, 3 * 8 * 2) == 0);
+    shape_data_free(&d2);
+    ST_CHECK(shape_data_make(&d2, 3, 4, 8, GT_BF16, GT_BF16, 2) == 0);
+    ST_CHECK(memcmp(d1.a, d2.a, 3 * 8 * 2) != 0);
+    shape_data_free(&d1);
+    shape_data_free(&d2);
 }
 
-static int self_test(void) {
-  self_test_conversions();
-  self_test_meta();
-  self_test_checker();
-  printf("gemm_check self-test: %s\n", st_fail ? "FAIL" : "PASS");
-  return st_fail ? 1 : 0;
+static int self_test(void)
+{
+    self_test_conversions();
+    self_test_meta();
+    self_test_checker();
+    printf("gemm_check self-test: %s\n", st_fail ? "FAIL" : "PASS");
+    return st_fail ? 1 : 0;
 }
 
 /* ----------------------------------------------------------------- main */
 
 /* Order of the runs: by A's and B's types, then VEC, then file order. */
-static int point_order(const void *a, const void *b) {
-  const point *x = a, *y = b;
-  if (x->gp.t != y->gp.t)
-    return x->gp.t < y->gp.t ? -1 : 1;
-  if (x->gp.tb != y->gp.tb)
-    return x->gp.tb < y->gp.tb ? -1 : 1;
-  if (x->gp.vec != y->gp.vec)
-    return x->gp.vec < y->gp.vec ? -1 : 1;
-  if (x->file != y->file)
-    return x->file < y->file ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
+static int point_order(const void *a, const void *b)
+{
+    const point *x = a, *y = b;
+    if (x->gp.t != y->gp.t) return x->gp.t < y->gp.t ? -1 : 1;
+    if (x->gp.tb != y->gp.tb) return x->gp.tb < y->gp.tb ? -1 : 1;
+    if (x->gp.vec != y->gp.vec) return x->gp.vec < y->gp.vec ? -1 : 1;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void usage(FILE *f) {
-  fprintf(f, "usage: gemm_check [--dtype bf16|f16|e4m3|e5m2] [--seed N] [--ragged-only] FILE.ptx...\n"
-             "       gemm_check --self-test\n"
-             "  --dtype T      only the points whose A has type T\n"
-             "  --ragged-only  only the smallest ragged shape of each point (M, N and K no\n"
-             "                 multiple of the tile): the shape compute-sanitizer runs\n");
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gemm_check [--dtype bf16|f16|e4m3|e5m2] [--seed N] [--ragged-only] FILE.ptx...\n"
+               "       gemm_check --self-test\n"
+               "  --dtype T      only the points whose A has type T\n"
+               "  --ragged-only  only the smallest ragged shape of each point (M, N and K no\n"
+               "                 multiple of the tile): the shape compute-sanitizer runs\n");
 }
 
-int main(int argc, char **argv) {
-  const char *dtype = NULL;
-  uint64_t seed = 0x5eed;
-  int first_shape = 0;
-  int nfiles = 0;
-  char **files = calloc((size_t)argc + 1, sizeof *files);
-  if (files == NULL)
-    return 1;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--self-test") == 0) {
-      free(files);
-      return self_test();
-    } else if (strcmp(argv[i], "--dtype") == 0 && i + 1 < argc) {
-      dtype = argv[++i];
-      if (!gemm_type_is_input(gemm_type_parse(dtype))) {
+int main(int argc, char **argv)
+{
+    const char *dtype = NULL;
+    uint64_t seed = 0x5eed;
+    int first_shape = 0;
+    int nfiles = 0;
+    char **files = calloc((size_t)argc + 1, sizeof *files);
+    if (files == NULL) return 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--self-test") == 0) {
+            free(files);
+            return self_test();
+        } else if (strcmp(argv[i], "--dtype") == 0 && i + 1 < argc) {
+            dtype = argv[++i];
+            if (!gemm_type_is_input(gemm_type_parse(dtype))) {
+                usage(stderr);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+            seed = strtoull(argv[++i], NULL, 0);
+        } else if (strcmp(argv[i], "--ragged-only") == 0) {
+            first_shape = NSHAPES - 1;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            usage(stderr);
+            return 2;
+        } else {
+            files[nfiles++] = argv[i];
+        }
+    }
+    if (nfiles == 0) {
         usage(stderr);
         return 2;
-      }
-    } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-      seed = strtoull(argv[++i], NULL, 0);
-    } else if (strcmp(argv[i], "--ragged-only") == 0) {
-      first_shape = NSHAPES - 1;
-    } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-      usage(stdout);
-      return 0;
-    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      usage(stderr);
-      return 2;
-    } else {
-      files[nfiles++] = argv[i];
     }
-  }
-  if (nfiles == 0) {
-    usage(stderr);
-    return 2;
-  }
 
-  /* Metadata first: CPU only. */
-  int failures = 0, npts = 0, cap = 0, skipped = 0;
-  point *pts = NULL;
-  for (int f = 0; f < nfiles; f++) {
-    size_t len = 0;
-    char *text = gemm_read_file(files[f], &len);
-    if (text == NULL) {
-      printf("FAIL %s: cannot read file\n", files[f]);
-      failures++;
-      continue;
+    /* Metadata first: CPU only. */
+    int failures = 0, npts = 0, cap = 0, skipped = 0;
+    point *pts = NULL;
+    for (int f = 0; f < nfiles; f++) {
+        size_t len = 0;
+        char *text = gemm_read_file(files[f], &len);
+        if (text == NULL) {
+            printf("FAIL %s: cannot read file\n", files[f]);
+            failures++;
+            continue;
+        }
+        gemm_kernel_meta *metas = NULL;
+        int nm = 0;
+        char err[256];
+        if (gemm_parse_meta(text, len, &metas, &nm, err, sizeof err) != 0) {
+            printf("FAIL %s: bad cutec metadata: %s\n", files[f], err);
+            failures++;
+            free(text);
+            continue;
+        }
+        free(text);
+        int found = 0;
+        for (int i = 0; i < nm; i++) {
+            if (metas[i].cls != CUTEC_KD_GEMM /* no serves gemm clause */) {
+                printf("note: %s: ignoring kernel %s\n", base_name(files[f]), metas[i].kernel);
+                continue;
+            }
+            found++;
+            gemm_point gp;
+            if (gemm_point_from_meta(&metas[i], &gp, err, sizeof err) != 0) {
+                printf("FAIL %s: bad cutec metadata: %s\n", files[f], err);
+                failures++;
+                continue;
+            }
+            if (!gemm_type_is_input(gp.t) || !gemm_type_is_input(gp.tb) || gp.tc == GT_OTHER) {
+                printf("SKIP %s %s [%s]: element types not handled by this test\n", base_name(files[f]), gp.meta.kernel,
+                       gp.desc);
+                skipped++;
+                continue;
+            }
+            if (dtype != NULL && gp.t != gemm_type_parse(dtype)) continue;
+            if (npts == cap) {
+                cap = cap ? 2 * cap : 8;
+                point *np = realloc(pts, (size_t)cap * sizeof *np);
+                if (np == NULL) return 1;
+                pts = np;
+            }
+            memset(&pts[npts], 0, sizeof pts[npts]);
+            pts[npts].gp = gp;
+            pts[npts].file = f;
+            pts[npts].seq = npts;
+            npts++;
+        }
+        if (found == 0) {
+            printf("FAIL %s: no kernel that serves gemm\n", files[f]);
+            failures++;
+        }
+        free(metas);
     }
-    gemm_kernel_meta *metas = NULL;
-    int nm = 0;
-    char err[256];
-    if (gemm_parse_meta(text, len, &metas, &nm, err, sizeof err) != 0) {
-      printf("FAIL %s: bad cutec metadata: %s\n", files[f], err);
-      failures++;
-      free(text);
-      continue;
+    if (npts == 0) {
+        printf("gemm_check: no GEMM kernel point to run%s\n", dtype ? " (after --dtype)" : "");
+        free(pts);
+        free(files);
+        return 1;
     }
-    free(text);
-    int found = 0;
-    for (int i = 0; i < nm; i++) {
-      if (metas[i].cls != CUTEC_KD_GEMM /* no serves gemm clause */) {
-        printf("note: %s: ignoring kernel %s\n", base_name(files[f]), metas[i].kernel);
-        continue;
-      }
-      found++;
-      gemm_point gp;
-      if (gemm_point_from_meta(&metas[i], &gp, err, sizeof err) != 0) {
-        printf("FAIL %s: bad cutec metadata: %s\n", files[f], err);
-        failures++;
-        continue;
-      }
-      if (!gemm_type_is_input(gp.t) || !gemm_type_is_input(gp.tb) || gp.tc == GT_OTHER) {
-        printf("SKIP %s %s [%s]: element types not handled by this test\n", base_name(files[f]),
-               gp.meta.kernel, gp.desc);
-        skipped++;
-        continue;
-      }
-      if (dtype != NULL && gp.t != gemm_type_parse(dtype))
-        continue;
-      if (npts == cap) {
-        cap = cap ? 2 * cap : 8;
-        point *np = realloc(pts, (size_t)cap * sizeof *np);
-        if (np == NULL)
-          return 1;
-        pts = np;
-      }
-      memset(&pts[npts], 0, sizeof pts[npts]);
-      pts[npts].gp = gp;
-      pts[npts].file = f;
-      pts[npts].seq = npts;
-      npts++;
-    }
-    if (found == 0) {
-      printf("FAIL %s: no kernel that serves gemm\n", files[f]);
-      failures++;
-    }
-    free(metas);
-  }
-  if (npts == 0) {
-    printf("gemm_check: no GEMM kernel point to run%s\n", dtype ? " (after --dtype)" : "");
-    free(pts);
-    free(files);
-    return 1;
-  }
 
-  /* Points of the same T and VEC share the data and reference of the fixed
+    /* Points of the same T and VEC share the data and reference of the fixed
    * shapes (cached per shape): run them together. */
-  qsort(pts, (size_t)npts, sizeof *pts, point_order);
+    qsort(pts, (size_t)npts, sizeof *pts, point_order);
 
-  session s = {NULL, nfiles, files, calloc((size_t)nfiles, sizeof(cutec_module *)), pts, npts};
-  if (s.mods == NULL)
-    return 1;
-  cutec_status st = session_open(&s, &failures);
-  if (st != CUTEC_OK) {
-    int skip = st == CUTEC_ERR_NO_DRIVER || st == CUTEC_ERR_NO_DEVICE;
-    printf("gemm_check: %s: %s: %s\n", skip ? "no GPU, skipping" : "cannot create the runtime",
-           cutec_status_string(st), cutec_runtime_message(s.rt));
-    cutec_runtime_destroy(s.rt);
+    session s = {NULL, nfiles, files, calloc((size_t)nfiles, sizeof(cutec_module *)), pts, npts};
+    if (s.mods == NULL) return 1;
+    cutec_status st = session_open(&s, &failures);
+    if (st != CUTEC_OK) {
+        int skip = st == CUTEC_ERR_NO_DRIVER || st == CUTEC_ERR_NO_DEVICE;
+        printf("gemm_check: %s: %s: %s\n", skip ? "no GPU, skipping" : "cannot create the runtime",
+               cutec_status_string(st), cutec_runtime_message(s.rt));
+        cutec_runtime_destroy(s.rt);
+        free(s.mods);
+        free(pts);
+        free(files);
+        return skip && failures == 0 ? SKIP : 1;
+    }
+    char dev[256] = "?";
+    int ccmaj = 0, ccmin = 0, sms = 0;
+    cutec_device_info(s.rt, dev, sizeof dev, &ccmaj, &ccmin, &sms);
+    printf("gemm_check: device %s (sm_%d%d, %d SMs), %d kernel point(s), %d shapes each, seed "
+           "0x%llx\n",
+           dev, ccmaj, ccmin, sms, npts, NSHAPES, (unsigned long long)seed);
+
+    shape_data cache[NSHAPES];
+    memset(cache, 0, sizeof cache);
+    int passes = 0, runs = 0;
+    clock_t t0 = clock();
+    for (int i = 0; i < npts && s.rt != NULL; i++) {
+        point *p = &pts[i];
+        for (int sidx = first_shape; sidx < NSHAPES && !p->dead; sidx++) {
+            shape sh = point_shape(&p->gp, sidx);
+            shape_data *d = &cache[sidx];
+            if (!d->valid || d->m != sh.m || d->n != sh.n || d->k != sh.k || d->t != p->gp.t || d->tb != p->gp.tb) {
+                shape_data_free(d);
+                if (shape_data_make(d, sh.m, sh.n, sh.k, p->gp.t, p->gp.tb, seed) != 0) {
+                    printf("FAIL M=%ld N=%ld K=%ld: host out of memory\n", sh.m, sh.n, sh.k);
+                    failures++;
+                    continue;
+                }
+            }
+            int ok = 0;
+            run_status rs = run_case(&s, p, d, &ok);
+            runs++;
+            passes += rs == RUN_DONE && ok;
+            failures += !(rs == RUN_DONE && ok);
+            if (rs == RUN_FAULT) {
+                p->dead = 1;
+                printf("note: kernel fault: the remaining shapes of this point are not run; "
+                       "recreating the runtime\n");
+                session_close(&s);
+                cutec_status rst = session_open(&s, &failures);
+                if (rst != CUTEC_OK) {
+                    printf("FAIL: cannot recreate the runtime after a fault: %s: %s\n", cutec_status_string(rst),
+                           cutec_runtime_message(s.rt));
+                    failures++;
+                    cutec_runtime_destroy(s.rt);
+                    s.rt = NULL;
+                }
+            }
+        }
+    }
+    for (int i = 0; i < NSHAPES; i++) shape_data_free(&cache[i]);
+    if (s.rt != NULL) session_close(&s);
+    printf("gemm_check: %d/%d cases passed, %d failure(s), %d point(s) skipped, %.1f s CPU\n", passes, runs, failures,
+           skipped, (double)(clock() - t0) / CLOCKS_PER_SEC);
     free(s.mods);
     free(pts);
     free(files);
-    return skip && failures == 0 ? SKIP : 1;
-  }
-  char dev[256] = "?";
-  int ccmaj = 0, ccmin = 0, sms = 0;
-  cutec_device_info(s.rt, dev, sizeof dev, &ccmaj, &ccmin, &sms);
-  printf("gemm_check: device %s (sm_%d%d, %d SMs), %d kernel point(s), %d shapes each, seed "
-         "0x%llx\n",
-         dev, ccmaj, ccmin, sms, npts, NSHAPES, (unsigned long long)seed);
-
-  shape_data cache[NSHAPES];
-  memset(cache, 0, sizeof cache);
-  int passes = 0, runs = 0;
-  clock_t t0 = clock();
-  for (int i = 0; i < npts && s.rt != NULL; i++) {
-    point *p = &pts[i];
-    for (int sidx = first_shape; sidx < NSHAPES && !p->dead; sidx++) {
-      shape sh = point_shape(&p->gp, sidx);
-      shape_data *d = &cache[sidx];
-      if (!d->valid || d->m != sh.m || d->n != sh.n || d->k != sh.k || d->t != p->gp.t || d->tb != p->gp.tb) {
-        shape_data_free(d);
-        if (shape_data_make(d, sh.m, sh.n, sh.k, p->gp.t, p->gp.tb, seed) != 0) {
-          printf("FAIL M=%ld N=%ld K=%ld: host out of memory\n", sh.m, sh.n, sh.k);
-          failures++;
-          continue;
-        }
-      }
-      int ok = 0;
-      run_status rs = run_case(&s, p, d, &ok);
-      runs++;
-      passes += rs == RUN_DONE && ok;
-      failures += !(rs == RUN_DONE && ok);
-      if (rs == RUN_FAULT) {
-        p->dead = 1;
-        printf("note: kernel fault: the remaining shapes of this point are not run; "
-               "recreating the runtime\n");
-        session_close(&s);
-        cutec_status rst = session_open(&s, &failures);
-        if (rst != CUTEC_OK) {
-          printf("FAIL: cannot recreate the runtime after a fault: %s: %s\n",
-                 cutec_status_string(rst), cutec_runtime_message(s.rt));
-          failures++;
-          cutec_runtime_destroy(s.rt);
-          s.rt = NULL;
-        }
-      }
-    }
-  }
-  for (int i = 0; i < NSHAPES; i++)
-    shape_data_free(&cache[i]);
-  if (s.rt != NULL)
-    session_close(&s);
-  printf("gemm_check: %d/%d cases passed, %d failure(s), %d point(s) skipped, %.1f s CPU\n",
-         passes, runs, failures, skipped, (double)(clock() - t0) / CLOCKS_PER_SEC);
-  free(s.mods);
-  free(pts);
-  free(files);
-  return failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

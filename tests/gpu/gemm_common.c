@@ -23,266 +23,269 @@ float gemm_bf16_to_f32(uint16_t h) { return cutec_bf16_to_float(h); }
 uint16_t gemm_f32_to_f16(float f) { return cutec_float_to_f16(f); }
 float gemm_f16_to_f32(uint16_t h) { return cutec_f16_to_float(h); }
 
-double gemm_load(const void *buf, gemm_type t, size_t i) {
-  const cutec_dtype_info *info = cutec_dtype_info_of(t);
-  if (info == NULL || !info->is_float)
-    return NAN;
-  return cutec_dtype_load(t, (const char *)buf + i * (size_t)info->bytes);
+double gemm_load(const void *buf, gemm_type t, size_t i)
+{
+    const cutec_dtype_info *info = cutec_dtype_info_of(t);
+    if (info == NULL || !info->is_float) return NAN;
+    return cutec_dtype_load(t, (const char *)buf + i * (size_t)info->bytes);
 }
 
-void gemm_rng_seed(gemm_rng *r, uint64_t seed) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ull; /* splitmix64 */
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  r->s = z ? z : 0x2545f4914f6cdd1dull;
+void gemm_rng_seed(gemm_rng *r, uint64_t seed)
+{
+    uint64_t z = seed + 0x9e3779b97f4a7c15ull; /* splitmix64 */
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    r->s = z ? z : 0x2545f4914f6cdd1dull;
 }
 
-uint64_t gemm_rng_next(gemm_rng *r) {
-  uint64_t x = r->s;
-  x ^= x >> 12;
-  x ^= x << 25;
-  x ^= x >> 27;
-  r->s = x;
-  return x * 0x2545f4914f6cdd1dull;
+uint64_t gemm_rng_next(gemm_rng *r)
+{
+    uint64_t x = r->s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    r->s = x;
+    return x * 0x2545f4914f6cdd1dull;
 }
 
-double gemm_rng_uniform(gemm_rng *r) {
-  /* 53 random bits -> [0, 1] -> [-1, 1] */
-  double u = (double)(gemm_rng_next(r) >> 11) * (1.0 / 9007199254740991.0);
-  return 2.0 * u - 1.0;
+double gemm_rng_uniform(gemm_rng *r)
+{
+    /* 53 random bits -> [0, 1] -> [-1, 1] */
+    double u = (double)(gemm_rng_next(r) >> 11) * (1.0 / 9007199254740991.0);
+    return 2.0 * u - 1.0;
 }
 
-void gemm_fill_random(gemm_rng *r, gemm_type t, void *dst, double *vals, size_t n) {
-  size_t sz = gemm_type_size(t);
-  for (size_t i = 0; i < n; i++) {
-    char *e = (char *)dst + i * sz;
-    double v;
-    do {
-      /* through f32 as the 16-bit types always were: the same stream of
+void gemm_fill_random(gemm_rng *r, gemm_type t, void *dst, double *vals, size_t n)
+{
+    size_t sz = gemm_type_size(t);
+    for (size_t i = 0; i < n; i++) {
+        char *e = (char *)dst + i * sz;
+        double v;
+        do {
+            /* through f32 as the 16-bit types always were: the same stream of
        * values for bf16 and f16 as before the dtype table */
-      cutec_dtype_store(t, e, (double)(float)gemm_rng_uniform(r));
-      v = cutec_dtype_load(t, e);
-    } while (v == 0.0);
-    if (vals != NULL)
-      vals[i] = v;
-  }
+            cutec_dtype_store(t, e, (double)(float)gemm_rng_uniform(r));
+            v = cutec_dtype_load(t, e);
+        } while (v == 0.0);
+        if (vals != NULL) vals[i] = v;
+    }
 }
 
 /* ---- kernel descriptions ---- */
 
-__attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errlen,
-                                                          const char *fmt, ...) {
-  if (err == NULL || errlen == 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
+__attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err == NULL || errlen == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
 }
 
-int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *count,
-                    char *err, size_t errlen) {
-  static const char prefix[] = "// cutec.kernel ";
-  gemm_kernel_meta *blocks = NULL;
-  int n = 0;
-  *out = NULL;
-  *count = 0;
-  for (const char *p = text, *end = text + len; p < end;) {
-    const char *eol = memchr(p, '\n', (size_t)(end - p));
-    const char *next = eol ? eol + 1 : end;
-    if ((size_t)(end - p) > sizeof prefix - 1 && memcmp(p, prefix, sizeof prefix - 1) == 0) {
-      gemm_kernel_meta *nb = realloc(blocks, (size_t)(n + 1) * sizeof *nb);
-      if (nb == NULL) {
-        set_err(err, errlen, "out of memory");
-        free(blocks);
-        return -1;
-      }
-      blocks = nb;
-      if (cutec_kdesc_read(p, (size_t)(end - p), &blocks[n], err, errlen) != 0) {
-        free(blocks);
-        return -1;
-      }
-      n++;
+int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *count, char *err, size_t errlen)
+{
+    static const char prefix[] = "// cutec.kernel ";
+    gemm_kernel_meta *blocks = NULL;
+    int n = 0;
+    *out = NULL;
+    *count = 0;
+    for (const char *p = text, *end = text + len; p < end;) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        const char *next = eol ? eol + 1 : end;
+        if ((size_t)(end - p) > sizeof prefix - 1 && memcmp(p, prefix, sizeof prefix - 1) == 0) {
+            gemm_kernel_meta *nb = realloc(blocks, (size_t)(n + 1) * sizeof *nb);
+            if (nb == NULL) {
+                set_err(err, errlen, "out of memory");
+                free(blocks);
+                return -1;
+            }
+            blocks = nb;
+            if (cutec_kdesc_read(p, (size_t)(end - p), &blocks[n], err, errlen) != 0) {
+                free(blocks);
+                return -1;
+            }
+            n++;
+        }
+        p = next;
     }
-    p = next;
-  }
-  *out = blocks;
-  *count = n;
-  return 0;
+    *out = blocks;
+    *count = n;
+    return 0;
 }
 
 const char *gemm_meta_param(const gemm_kernel_meta *m, const char *name) { return cutec_kdesc_param(m, name); }
 
-int gemm_meta_int(const gemm_kernel_meta *m, const char *name, long *v) {
-  const char *s = gemm_meta_param(m, name);
-  if (s == NULL)
-    return -1;
-  char *e;
-  errno = 0;
-  long x = strtol(s, &e, 10);
-  if (e == s || *e != '\0' || errno != 0)
-    return -1;
-  *v = x;
-  return 0;
+int gemm_meta_int(const gemm_kernel_meta *m, const char *name, long *v)
+{
+    const char *s = gemm_meta_param(m, name);
+    if (s == NULL) return -1;
+    char *e;
+    errno = 0;
+    long x = strtol(s, &e, 10);
+    if (e == s || *e != '\0' || errno != 0) return -1;
+    *v = x;
+    return 0;
 }
 
 static gemm_type type_of(cutec_ct t) { return gemm_type_parse(cutec_dtype_str(t)); }
 
-int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, size_t errlen) {
-  memset(p, 0, sizeof *p);
-  p->meta = *m;
-  int a = cutec_kdesc_role_arg(m, CUTEC_ROLE_A), d = cutec_kdesc_role_arg(m, CUTEC_ROLE_D);
-  if (m->cls != CUTEC_KD_GEMM || a < 0 || d < 0) {
-    set_err(err, errlen, "kernel %s: not a GEMM kernel (no serves gemm clause)", m->kernel);
-    return -1;
-  }
-  int b = cutec_kdesc_role_arg(m, CUTEC_ROLE_B);
-  p->t = type_of(m->args[a].dtype);
-  p->tb = b >= 0 ? type_of(m->args[b].dtype) : p->t;
-  p->tc = type_of(m->args[d].dtype);
-  static const char *const hint[] = {"BM", "BN", "BK", "VEC"};
-  long *dst[] = {&p->bm, &p->bn, &p->bk, &p->vec}, dflt[] = {128, 128, 0, 8};
-  for (int i = 0; i < 4; i++)
-    if (gemm_meta_int(m, hint[i], dst[i]) != 0 || *dst[i] <= 0)
-      *dst[i] = dflt[i];
-  if (m->threads[0] == 0) {
-    set_err(err, errlen, "kernel %s: declares no threads()", m->kernel);
-    return -1;
-  }
-  size_t off = 0;
-  p->desc[0] = '\0';
-  for (int i = 0; i < m->nparams && off < sizeof p->desc; i++) {
-    int w = snprintf(p->desc + off, sizeof p->desc - off, "%s%s=%s", i ? " " : "", cutec_kd_s(m, m->pname[i]),
-                     cutec_kd_s(m, m->pvalue[i]));
-    if (w < 0)
-      break;
-    off += (size_t)w;
-  }
-  return 0;
+int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    p->meta = *m;
+    int a = cutec_kdesc_role_arg(m, CUTEC_ROLE_A), d = cutec_kdesc_role_arg(m, CUTEC_ROLE_D);
+    if (m->cls != CUTEC_KD_GEMM || a < 0 || d < 0) {
+        set_err(err, errlen, "kernel %s: not a GEMM kernel (no serves gemm clause)", m->kernel);
+        return -1;
+    }
+    int b = cutec_kdesc_role_arg(m, CUTEC_ROLE_B);
+    p->t = type_of(m->args[a].dtype);
+    p->tb = b >= 0 ? type_of(m->args[b].dtype) : p->t;
+    p->tc = type_of(m->args[d].dtype);
+    static const char *const hint[] = {"BM", "BN", "BK", "VEC"};
+    long *dst[] = {&p->bm, &p->bn, &p->bk, &p->vec}, dflt[] = {128, 128, 0, 8};
+    for (int i = 0; i < 4; i++)
+        if (gemm_meta_int(m, hint[i], dst[i]) != 0 || *dst[i] <= 0) *dst[i] = dflt[i];
+    if (m->threads[0] == 0) {
+        set_err(err, errlen, "kernel %s: declares no threads()", m->kernel);
+        return -1;
+    }
+    size_t off = 0;
+    p->desc[0] = '\0';
+    for (int i = 0; i < m->nparams && off < sizeof p->desc; i++) {
+        int w = snprintf(p->desc + off, sizeof p->desc - off, "%s%s=%s", i ? " " : "", cutec_kd_s(m, m->pname[i]),
+                         cutec_kd_s(m, m->pvalue[i]));
+        if (w < 0) break;
+        off += (size_t)w;
+    }
+    return 0;
 }
 
-char *gemm_read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf != NULL) {
-    if (n + 1 >= cap) {
-      char *nb = realloc(buf, cap * 2);
-      if (nb == NULL) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
+char *gemm_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf != NULL) {
+        if (n + 1 >= cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (nb == NULL) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        n += r;
+        if (r == 0) {
+            if (ferror(f)) {
+                free(buf);
+                buf = NULL;
+            }
+            break;
+        }
     }
-    size_t r = fread(buf + n, 1, cap - n - 1, f);
-    n += r;
-    if (r == 0) {
-      if (ferror(f)) {
-        free(buf);
-        buf = NULL;
-      }
-      break;
+    fclose(f);
+    if (buf != NULL) {
+        buf[n] = '\0';
+        *len = n;
     }
-  }
-  fclose(f);
-  if (buf != NULL) {
-    buf[n] = '\0';
-    *len = n;
-  }
-  return buf;
+    return buf;
 }
 
 long gemm_ceil_div(long a, long b) { return (a + b - 1) / b; }
 
-long gemm_point_n_multiple(const gemm_point *p) {
-  const cutec_kdesc *m = &p->meta;
-  int d = cutec_kdesc_role_arg(m, CUTEC_ROLE_D);
-  for (int a = 0; a < m->nargs; a++)
-    if (m->args[a].kind == CUTEC_KD_TMA && m->args[a].tensor == d && !m->args[a].unused)
-      return 16 / cutec_dtype_bytes(m->args[a].dtype);
-  return 1;
+long gemm_point_n_multiple(const gemm_point *p)
+{
+    const cutec_kdesc *m = &p->meta;
+    int d = cutec_kdesc_role_arg(m, CUTEC_ROLE_D);
+    for (int a = 0; a < m->nargs; a++)
+        if (m->args[a].kind == CUTEC_KD_TMA && m->args[a].tensor == d && !m->args[a].unused)
+            return 16 / cutec_dtype_bytes(m->args[a].dtype);
+    return 1;
 }
 
 /* The values of the description's integer arguments for M x N x K. */
-static void problem_values(const cutec_kdesc *m, long pm, long pn, long pk, cutec_kd_values *v) {
-  memset(v, 0, sizeof *v);
-  for (int a = 0; a < m->nargs; a++) {
-    cutec_kd_role r = m->args[a].role;
-    v->set[a] = r == CUTEC_ROLE_M || r == CUTEC_ROLE_N || r == CUTEC_ROLE_K;
-    v->v[a] = r == CUTEC_ROLE_M ? pm : r == CUTEC_ROLE_N ? pn : pk;
-  }
+static void problem_values(const cutec_kdesc *m, long pm, long pn, long pk, cutec_kd_values *v)
+{
+    memset(v, 0, sizeof *v);
+    for (int a = 0; a < m->nargs; a++) {
+        cutec_kd_role r = m->args[a].role;
+        v->set[a] = r == CUTEC_ROLE_M || r == CUTEC_ROLE_N || r == CUTEC_ROLE_K;
+        v->v[a] = r == CUTEC_ROLE_M ? pm : r == CUTEC_ROLE_N ? pn : pk;
+    }
 }
 
-int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen) {
-  cutec_kd_values vals;
-  problem_values(meta, ga->m, ga->n, ga->k, &vals);
-  for (int i = 0; i < meta->nargs; i++) {
-    const cutec_kd_arg *arg = &meta->args[i];
-    switch (arg->role) {
-    case CUTEC_ROLE_M: ga->args[i] = &ga->m; break;
-    case CUTEC_ROLE_N: ga->args[i] = &ga->n; break;
-    case CUTEC_ROLE_K: ga->args[i] = &ga->k; break;
-    case CUTEC_ROLE_A: ga->args[i] = &ga->a; break;
-    case CUTEC_ROLE_B: ga->args[i] = &ga->b; break;
-    case CUTEC_ROLE_D: ga->args[i] = &ga->c; break;
-    case CUTEC_ROLE_NONE:
-      if (arg->kind == CUTEC_KD_TMA)
-        break;
-      /* fall through */
-    default:
-      set_err(err, errlen, "argument %s has role %s, which this test does not supply", cutec_kd_s(meta, arg->name),
-              cutec_kd_role_name(arg->role));
-      return -1;
+int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen)
+{
+    cutec_kd_values vals;
+    problem_values(meta, ga->m, ga->n, ga->k, &vals);
+    for (int i = 0; i < meta->nargs; i++) {
+        const cutec_kd_arg *arg = &meta->args[i];
+        switch (arg->role) {
+        case CUTEC_ROLE_M: ga->args[i] = &ga->m; break;
+        case CUTEC_ROLE_N: ga->args[i] = &ga->n; break;
+        case CUTEC_ROLE_K: ga->args[i] = &ga->k; break;
+        case CUTEC_ROLE_A: ga->args[i] = &ga->a; break;
+        case CUTEC_ROLE_B: ga->args[i] = &ga->b; break;
+        case CUTEC_ROLE_D: ga->args[i] = &ga->c; break;
+        case CUTEC_ROLE_NONE:
+            if (arg->kind == CUTEC_KD_TMA) break;
+            /* fall through */
+        default:
+            set_err(err, errlen, "argument %s has role %s, which this test does not supply",
+                    cutec_kd_s(meta, arg->name), cutec_kd_role_name(arg->role));
+            return -1;
+        }
     }
-  }
-  for (int i = 0; i < meta->nargs; i++) {
-    const cutec_kd_arg *arg = &meta->args[i];
-    if (arg->kind != CUTEC_KD_TMA)
-      continue;
-    ga->args[i] = &ga->maps[i];
-    if (arg->unused) { /* never read by the kernel: no constraints on its tensor */
-      memset(&ga->maps[i], 0, sizeof ga->maps[i]);
-      continue;
+    for (int i = 0; i < meta->nargs; i++) {
+        const cutec_kd_arg *arg = &meta->args[i];
+        if (arg->kind != CUTEC_KD_TMA) continue;
+        ga->args[i] = &ga->maps[i];
+        if (arg->unused) { /* never read by the kernel: no constraints on its tensor */
+            memset(&ga->maps[i], 0, sizeof ga->maps[i]);
+            continue;
+        }
+        long long dims[2], stride;
+        char why[200];
+        if (cutec_kdesc_eval(meta, arg->dims[0], &vals, &dims[0], why, sizeof why) != 0 ||
+            cutec_kdesc_eval(meta, arg->dims[1], &vals, &dims[1], why, sizeof why) != 0 ||
+            cutec_kdesc_eval(meta, arg->tstride[0], &vals, &stride, why, sizeof why) != 0) {
+            set_err(err, errlen, "tensor map %s: %s", cutec_kd_s(meta, arg->name), why);
+            return -1;
+        }
+        unsigned long long ptr = *(const unsigned long long *)ga->args[arg->tensor];
+        int esz = cutec_dtype_bytes(arg->dtype);
+        cutec_status st = cutec_tensor_map_2d(rt, &ga->maps[i], cutec_dtype_str(arg->dtype), ptr, (uint64_t)dims[0],
+                                              (uint64_t)dims[1], (uint64_t)stride * (uint64_t)esz, arg->box[0],
+                                              arg->box[1], arg->swizzle);
+        if (st != CUTEC_OK) {
+            set_err(err, errlen, "tensor map %s: %s: %s", cutec_kd_s(meta, arg->name), cutec_status_string(st),
+                    cutec_runtime_message(rt));
+            return -1;
+        }
     }
-    long long dims[2], stride;
-    char why[200];
-    if (cutec_kdesc_eval(meta, arg->dims[0], &vals, &dims[0], why, sizeof why) != 0 ||
-        cutec_kdesc_eval(meta, arg->dims[1], &vals, &dims[1], why, sizeof why) != 0 ||
-        cutec_kdesc_eval(meta, arg->tstride[0], &vals, &stride, why, sizeof why) != 0) {
-      set_err(err, errlen, "tensor map %s: %s", cutec_kd_s(meta, arg->name), why);
-      return -1;
-    }
-    unsigned long long ptr = *(const unsigned long long *)ga->args[arg->tensor];
-    int esz = cutec_dtype_bytes(arg->dtype);
-    cutec_status st = cutec_tensor_map_2d(rt, &ga->maps[i], cutec_dtype_str(arg->dtype), ptr, (uint64_t)dims[0],
-                                          (uint64_t)dims[1], (uint64_t)stride * (uint64_t)esz, arg->box[0],
-                                          arg->box[1], arg->swizzle);
-    if (st != CUTEC_OK) {
-      set_err(err, errlen, "tensor map %s: %s: %s", cutec_kd_s(meta, arg->name), cutec_status_string(st),
-              cutec_runtime_message(rt));
-      return -1;
-    }
-  }
-  return 0;
+    return 0;
 }
 
 int gemm_grid(const gemm_point *p, long m, long n, long k, long long resident, unsigned grid[3], char *err,
-              size_t errlen) {
-  cutec_kd_values vals;
-  problem_values(&p->meta, m, n, k, &vals);
-  vals.resident = resident;
-  return cutec_kdesc_grid(&p->meta, &vals, grid, err, errlen);
+              size_t errlen)
+{
+    cutec_kd_values vals;
+    problem_values(&p->meta, m, n, k, &vals);
+    vals.resident = resident;
+    return cutec_kdesc_grid(&p->meta, &vals, grid, err, errlen);
 }
 
-long long gemm_resident(cutec_kernel *k, const gemm_point *p) {
-  long long blocks = 0;
-  if (!p->meta.has_grid || strstr(cutec_kd_s(&p->meta, p->meta.grid[0]), "resident(") == NULL ||
-      cutec_occupancy_blocks(k, p->meta.threads, p->meta.cluster, p->meta.smem_dynamic, &blocks) != CUTEC_OK)
-    return 0;
-  return blocks;
+long long gemm_resident(cutec_kernel *k, const gemm_point *p)
+{
+    long long blocks = 0;
+    if (!p->meta.has_grid || strstr(cutec_kd_s(&p->meta, p->meta.grid[0]), "resident(") == NULL ||
+        cutec_occupancy_blocks(k, p->meta.threads, p->meta.cluster, p->meta.smem_dynamic, &blocks) != CUTEC_OK)
+        return 0;
+    return blocks;
 }

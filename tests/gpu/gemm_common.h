@@ -15,11 +15,11 @@
  * (contract/dtype.h), under the short names these programs use. */
 #include "dtype.h"
 typedef cutec_ct gemm_type;
-#define GT_BF16 CUTEC_CT_BF16
-#define GT_F16 CUTEC_CT_F16
-#define GT_F32 CUTEC_CT_F32
-#define GT_E4M3 CUTEC_CT_E4M3
-#define GT_E5M2 CUTEC_CT_E5M2
+#define GT_BF16  CUTEC_CT_BF16
+#define GT_F16   CUTEC_CT_F16
+#define GT_F32   CUTEC_CT_F32
+#define GT_E4M3  CUTEC_CT_E4M3
+#define GT_E5M2  CUTEC_CT_E5M2
 #define GT_OTHER CUTEC_CT_NONE
 
 /* The type of that name ("bf16", "e4m3", ...), GT_OTHER for NULL or an unknown name. */
@@ -41,7 +41,7 @@ double gemm_load(const void *buf, gemm_type t, size_t i);
 
 /* splitmix64 seeding + xorshift64* stream. */
 typedef struct gemm_rng {
-  uint64_t s;
+    uint64_t s;
 } gemm_rng;
 void gemm_rng_seed(gemm_rng *r, uint64_t seed);
 uint64_t gemm_rng_next(gemm_rng *r);
@@ -62,8 +62,7 @@ typedef cutec_kdesc gemm_kernel_meta;
  * a malloc'ed array (*out, *count; free() it; a text without descriptions
  * gives *count 0).  On a malformed description returns -1 with a message.
  */
-int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *count,
-                    char *err, size_t errlen);
+int gemm_parse_meta(const char *text, size_t len, gemm_kernel_meta **out, int *count, char *err, size_t errlen);
 
 /* Value of a template parameter, or NULL when the kernel has none of that name. */
 const char *gemm_meta_param(const gemm_kernel_meta *m, const char *name);
@@ -73,12 +72,12 @@ int gemm_meta_int(const gemm_kernel_meta *m, const char *name, long *v);
 
 /* A GEMM kernel point: the description plus the values the host needs. */
 typedef struct gemm_point {
-  gemm_kernel_meta meta;
-  gemm_type t, tb, tc;  /* the element types of the tensors of roles a, b and d */
-  long bm, bn, bk, vec; /* tile sizes, for choosing ragged shapes only: the
+    gemm_kernel_meta meta;
+    gemm_type t, tb, tc;  /* the element types of the tensors of roles a, b and d */
+    long bm, bn, bk, vec; /* tile sizes, for choosing ragged shapes only: the
                            BM, BN, BK, VEC template values where the kernel
                            has them (else 128, 128, 0, 8) */
-  char desc[512];       /* "T=bf16 TC=bf16 BM=128 ..." (every param, in order) */
+    char desc[512];       /* "T=bf16 TC=bf16 BM=128 ..." (every param, in order) */
 } gemm_point;
 
 /* Fills p from the description of a GEMM kernel (a `serves gemm` clause
@@ -93,10 +92,10 @@ int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, si
 #include "cutec/cluster.h"
 #include "cutec/tensor_map.h"
 typedef struct gemm_args {
-  int m, n, k;
-  unsigned long long a, b, c;
-  cutec_tensor_map maps[CUTEC_KD_MAX_ARGS];
-  void *args[CUTEC_KD_MAX_ARGS];
+    int m, n, k;
+    unsigned long long a, b, c;
+    cutec_tensor_map maps[CUTEC_KD_MAX_ARGS];
+    void *args[CUTEC_KD_MAX_ARGS];
 } gemm_args;
 int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen);
 

@@ -20,14 +20,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            fprintf(stderr, "api: FAIL line %d: %s: ", __LINE__, #cond);  \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-            failures++;                                                   \
-        }                                                                 \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "api: FAIL line %d: %s: ", __LINE__, #cond);                                               \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            failures++;                                                                                                \
+        }                                                                                                              \
     } while (0)
 
 static const char *stdlib_dir;
@@ -103,8 +103,8 @@ static void check_points(const char *cutec, const char *file, cutec_tune_point_l
         char mine[1024];
         int len = snprintf(mine, sizeof mine, "%s", pt->kernel);
         for (int j = 0; j < pt->ndefines; j++)
-            len += snprintf(mine + len, sizeof mine - (size_t)len, " -D %s=%s", pt->defines[j].name,
-                            pt->defines[j].value);
+            len +=
+                snprintf(mine + len, sizeof mine - (size_t)len, " -D %s=%s", pt->defines[j].name, pt->defines[j].value);
         CHECK(strcmp(line, mine) == 0, "point %zu: cutec prints '%s', the API gives '%s'", i, line, mine);
     }
     CHECK(i == l->npoints, "cutec prints %zu points, the API gives %zu", i, l->npoints);
@@ -118,8 +118,8 @@ static void check_points(const char *cutec, const char *file, cutec_tune_point_l
         CHECK(strcmp(pt->kernel, "gemm_sm90") == 0, "point %zu is of kernel '%s'", i, pt->kernel);
         CHECK(pt->ndefines == l->points[0].ndefines, "point %zu has %d values", i, pt->ndefines);
         for (int j = 0; j < pt->ndefines && j < l->points[0].ndefines; j++)
-            CHECK(strcmp(pt->defines[j].name, l->points[0].defines[j].name) == 0, "point %zu value %d is of '%s'", i,
-                  j, pt->defines[j].name);
+            CHECK(strcmp(pt->defines[j].name, l->points[0].defines[j].name) == 0, "point %zu value %d is of '%s'", i, j,
+                  pt->defines[j].name);
     }
 
     /* a -D of a tune variable leaves its values alone (cutec pack filters) */
@@ -208,7 +208,8 @@ static void check_errors(void)
     cutec_output out;
     CHECK(cutec_compile_source("bad.cute", bad, sizeof bad - 1, &o, &out) == CUTEC_COMPILE_USER_ERROR, "a user error");
     CHECK(out.nkernels == 0 && out.kernels == NULL && out.data == NULL, "a failed compilation returns nothing");
-    static const char ok[] = "kernel k<N: int>(o: tensor<i32, gmem, (1):(1)>) threads(32) tune { N in [1, 2]; } { o(0) = N; }\n";
+    static const char ok[] =
+        "kernel k<N: int>(o: tensor<i32, gmem, (1):(1)>) threads(32) tune { N in [1, 2]; } { o(0) = N; }\n";
     CHECK(cutec_tune_points_source("ok.cute", ok, sizeof ok - 1, &o, &l) == CUTEC_COMPILE_OK && l.npoints == 2 &&
               strcmp(l.points[1].defines[0].value, "2") == 0,
           "points of a source in memory");
@@ -250,7 +251,9 @@ int main(int argc, char **argv)
     cutec_tune_point_list_free(&l);
     check_errors();
     check_eval_output();
-    if (failures) fprintf(stderr, "api: %d checks failed\n", failures);
-    else puts("api: all checks passed");
+    if (failures)
+        fprintf(stderr, "api: %d checks failed\n", failures);
+    else
+        puts("api: all checks passed");
     return failures ? 1 : 0;
 }

@@ -32,27 +32,140 @@ static uint64_t rnd(void)
 static size_t below(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
 
 static const char *const tokens[] = {
-    "kernel", "fn", "let", "var", "for", "unroll", "in", "step", "if", "else", "return",
-    "shared", "local", "align", "threads", "tensor", "import", "true", "false", "_",
-    "i32", "i64", "f16", "bf16", "f32", "f64", "bool", "gmem", "smem", "rmem", "int", "type",
-    "threadIdx", "blockIdx", "blockDim", "gridDim", ".x", ".y", "sync", "min", "max", "abs",
-    "sqrt", "fma", "ceil_div", "select", "size<", "rank<", "get<", "Sw<", "composition",
-    "complement", "logical_divide", "make_layout", "coalesce", "cosize", "x", "y", "N", "T",
-    "0", "1", "2", "4", "32", "1024", "4097", "65536", "9223372036854775807", "0x7f", "1.5",
-    "2e3", "\"m.cute\"", "(", ")", "[", "]", "{", "}", "<", ">", "<=", ">=", "==", "!=", "&&",
-    "||", "<<", ">>", "+", "-", "*", "/", "%", "&", "|", "^", "!", "~", "=", "+=", "-=", "*=",
-    "/=", "%=", ":", ";", ",", ".", "..", "->", "//", "/*", "*/", "\n", " ", "\t",
+    "kernel",
+    "fn",
+    "let",
+    "var",
+    "for",
+    "unroll",
+    "in",
+    "step",
+    "if",
+    "else",
+    "return",
+    "shared",
+    "local",
+    "align",
+    "threads",
+    "tensor",
+    "import",
+    "true",
+    "false",
+    "_",
+    "i32",
+    "i64",
+    "f16",
+    "bf16",
+    "f32",
+    "f64",
+    "bool",
+    "gmem",
+    "smem",
+    "rmem",
+    "int",
+    "type",
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    ".x",
+    ".y",
+    "sync",
+    "min",
+    "max",
+    "abs",
+    "sqrt",
+    "fma",
+    "ceil_div",
+    "select",
+    "size<",
+    "rank<",
+    "get<",
+    "Sw<",
+    "composition",
+    "complement",
+    "logical_divide",
+    "make_layout",
+    "coalesce",
+    "cosize",
+    "x",
+    "y",
+    "N",
+    "T",
+    "0",
+    "1",
+    "2",
+    "4",
+    "32",
+    "1024",
+    "4097",
+    "65536",
+    "9223372036854775807",
+    "0x7f",
+    "1.5",
+    "2e3",
+    "\"m.cute\"",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "<",
+    ">",
+    "<=",
+    ">=",
+    "==",
+    "!=",
+    "&&",
+    "||",
+    "<<",
+    ">>",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "&",
+    "|",
+    "^",
+    "!",
+    "~",
+    "=",
+    "+=",
+    "-=",
+    "*=",
+    "/=",
+    "%=",
+    ":",
+    ";",
+    ",",
+    ".",
+    "..",
+    "->",
+    "//",
+    "/*",
+    "*/",
+    "\n",
+    " ",
+    "\t",
 };
 enum { NTOK = sizeof tokens / sizeof tokens[0] };
 
-typedef struct Buf { char *p; size_t n, cap; } Buf;
+typedef struct Buf {
+    char *p;
+    size_t n, cap;
+} Buf;
 
 static void put(Buf *b, const char *s, size_t n)
 {
     if (b->n + n + 1 > b->cap) {
         b->cap = (b->n + n + 1) * 2;
         b->p = realloc(b->p, b->cap);
-        if (!b->p) { perror("realloc"); exit(2); }
+        if (!b->p) {
+            perror("realloc");
+            exit(2);
+        }
     }
     memcpy(b->p + b->n, s, n);
     b->n += n;
@@ -94,9 +207,7 @@ static void mutate(Buf *out, const char *src, size_t n)
             free(out->p);
             *out = t;
             break;
-        case 3: /* replace a byte by a random byte (any value, NUL included) */
-            out->p[at] = (char)below(256);
-            break;
+        case 3: /* replace a byte by a random byte (any value, NUL included) */ out->p[at] = (char)below(256); break;
         case 4: { /* replace a digit run by a big or odd number */
             static const char *nums[] = {"0", "3", "4097", "2147483648", "99999999999999999999", "-1", "1.0"};
             const char *s = nums[below(sizeof nums / sizeof nums[0])];
@@ -151,7 +262,10 @@ static int write_file(const char *path, const Buf *b)
 static const char *run_one(const char *path, unsigned timeout, char *why, size_t whylen, int *exit_code)
 {
     pid_t pid = fork();
-    if (pid < 0) { snprintf(why, whylen, "fork: %s", strerror(errno)); return why; }
+    if (pid < 0) {
+        snprintf(why, whylen, "fork: %s", strerror(errno));
+        return why;
+    }
     if (pid == 0) {
         alarm(timeout);
         FILE *devnull = fopen("/dev/null", "w");
@@ -166,7 +280,10 @@ static const char *run_one(const char *path, unsigned timeout, char *why, size_t
     }
     int st;
     while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) { snprintf(why, whylen, "waitpid: %s", strerror(errno)); return why; }
+        if (errno != EINTR) {
+            snprintf(why, whylen, "waitpid: %s", strerror(errno));
+            return why;
+        }
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
         snprintf(why, whylen, sig == SIGALRM ? "took longer than %u s" : "killed by signal %d",
@@ -175,7 +292,10 @@ static const char *run_one(const char *path, unsigned timeout, char *why, size_t
     }
     int rc = WEXITSTATUS(st);
     *exit_code = rc;
-    if (rc != 0 && rc != 1) { snprintf(why, whylen, "exit code %d (expected 0 or 1)", rc); return why; }
+    if (rc != 0 && rc != 1) {
+        snprintf(why, whylen, "exit code %d (expected 0 or 1)", rc);
+        return why;
+    }
     return NULL;
 }
 
@@ -188,24 +308,42 @@ int main(int argc, char **argv)
     const char *inputs[64];
     int ninputs = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atol(argv[++i]);
-        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
-        else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) timeout = (unsigned)atoi(argv[++i]);
-        else if (strcmp(argv[i], "--work") == 0 && i + 1 < argc) work = argv[++i];
-        else if (argv[i][0] != '-' && ninputs < 64) inputs[ninputs++] = argv[i];
-        else { fprintf(stderr, "usage: fuzz_smoke [--runs N] [--seed S] [--timeout SEC] --work DIR FILE...\n"); return 2; }
+        if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+            runs = atol(argv[++i]);
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            seed = strtoull(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
+            timeout = (unsigned)atoi(argv[++i]);
+        else if (strcmp(argv[i], "--work") == 0 && i + 1 < argc)
+            work = argv[++i];
+        else if (argv[i][0] != '-' && ninputs < 64)
+            inputs[ninputs++] = argv[i];
+        else {
+            fprintf(stderr, "usage: fuzz_smoke [--runs N] [--seed S] [--timeout SEC] --work DIR FILE...\n");
+            return 2;
+        }
     }
-    if (!work || ninputs == 0) { fprintf(stderr, "fuzz_smoke: need --work DIR and at least one input\n"); return 2; }
+    if (!work || ninputs == 0) {
+        fprintf(stderr, "fuzz_smoke: need --work DIR and at least one input\n");
+        return 2;
+    }
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "%s", work);
     for (char *p = cmd + 1; *p; p++) /* mkdir -p */
-        if (*p == '/') { *p = 0; mkdir(cmd, 0777); *p = '/'; }
+        if (*p == '/') {
+            *p = 0;
+            mkdir(cmd, 0777);
+            *p = '/';
+        }
     mkdir(cmd, 0777);
     char *src[64];
     size_t srclen[64];
     for (int i = 0; i < ninputs; i++) {
         src[i] = slurp(inputs[i], &srclen[i]);
-        if (!src[i]) { fprintf(stderr, "fuzz_smoke: cannot read %s\n", inputs[i]); return 2; }
+        if (!src[i]) {
+            fprintf(stderr, "fuzz_smoke: cannot read %s\n", inputs[i]);
+            return 2;
+        }
     }
     rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
     int failures = 0;
@@ -214,12 +352,16 @@ int main(int argc, char **argv)
     char path[4200], why[256];
     snprintf(path, sizeof path, "%s/input.cute", work);
     for (long r = 0; r < runs; r++) {
-        if (below(4) == 0) soup(&b);
+        if (below(4) == 0)
+            soup(&b);
         else {
             int k = (int)below((size_t)ninputs);
             mutate(&b, src[k], srclen[k]);
         }
-        if (write_file(path, &b) != 0) { fprintf(stderr, "fuzz_smoke: cannot write %s\n", path); return 2; }
+        if (write_file(path, &b) != 0) {
+            fprintf(stderr, "fuzz_smoke: cannot write %s\n", path);
+            return 2;
+        }
         (void)rnd(); /* the child draws the opt level from this state */
         int code = -1;
         const char *bad = run_one(path, timeout, why, sizeof why, &code);
@@ -235,7 +377,7 @@ int main(int argc, char **argv)
     }
     free(b.p);
     for (int i = 0; i < ninputs; i++) free(src[i]);
-    printf("fuzz_smoke: %ld runs: %ld compiled, %ld rejected with diagnostics, %d failures (seed %llu)\n",
-           runs, counts[0], counts[1], failures, seed);
+    printf("fuzz_smoke: %ld runs: %ld compiled, %ld rejected with diagnostics, %d failures (seed %llu)\n", runs,
+           counts[0], counts[1], failures, seed);
     return failures ? 1 : 0;
 }

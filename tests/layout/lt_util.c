@@ -32,8 +32,14 @@ static bool expr(P *p, LayValue *out);
 
 static bool as_tuple(Arena *a, const LayValue *v, LayTuple **t)
 {
-    if (v->kind == LAY_V_INT) { *t = lay_tuple_leaf(a, v->i); return true; }
-    if (v->kind == LAY_V_TUPLE) { *t = v->tuple; return true; }
+    if (v->kind == LAY_V_INT) {
+        *t = lay_tuple_leaf(a, v->i);
+        return true;
+    }
+    if (v->kind == LAY_V_TUPLE) {
+        *t = v->tuple;
+        return true;
+    }
     return false;
 }
 
@@ -58,11 +64,20 @@ static bool primary(P *p, LayValue *out)
             if (!expr(p, &el[n])) return false;
             n++;
             ws(p);
-            if (*p->s == ',') { p->s++; comma = true; ws(p); continue; }
+            if (*p->s == ',') {
+                p->s++;
+                comma = true;
+                ws(p);
+                continue;
+            }
             if (*p->s != ')') return perr(p, "expected , or )");
         }
         p->s++;
-        if (n == 1 && !comma) { *out = el[0]; p->depth--; return true; }
+        if (n == 1 && !comma) {
+            *out = el[0];
+            p->depth--;
+            return true;
+        }
         bool any_layout = false;
         for (int i = 0; i < n; i++)
             if (el[i].kind != LAY_V_INT && el[i].kind != LAY_V_TUPLE) any_layout = true;
@@ -105,8 +120,14 @@ static bool primary(P *p, LayValue *out)
                 p->s = end;
                 if (nt < 64) targs[nt++] = v;
                 ws(p);
-                if (*p->s == ',') { p->s++; continue; }
-                if (*p->s == '>') { p->s++; break; }
+                if (*p->s == ',') {
+                    p->s++;
+                    continue;
+                }
+                if (*p->s == '>') {
+                    p->s++;
+                    break;
+                }
                 return perr(p, "expected , or >");
             }
             ws(p);
@@ -129,7 +150,10 @@ static bool primary(P *p, LayValue *out)
                 if (n == 16) return perr(p, "too many arguments");
                 if (!expr(p, &args[n++])) return false;
                 ws(p);
-                if (*p->s == ',') { p->s++; continue; }
+                if (*p->s == ',') {
+                    p->s++;
+                    continue;
+                }
                 if (*p->s != ')') return perr(p, "expected , or ) in call");
             }
             p->s++;
@@ -222,7 +246,10 @@ bool lt_expr_eval(const LayExpr *e, int n, const char *const *names, const int64
     case LAY_E_CONST: *out = e->value; return true;
     case LAY_E_SYM:
         for (int i = 0; i < n; i++)
-            if (e->name && strcmp(e->name, names[i]) == 0) { *out = vals[i]; return true; }
+            if (e->name && strcmp(e->name, names[i]) == 0) {
+                *out = vals[i];
+                return true;
+            }
         return false;
     default: break;
     }
@@ -231,9 +258,18 @@ bool lt_expr_eval(const LayExpr *e, int n, const char *const *names, const int64
     case LAY_E_ADD: *out = x + y; return true;
     case LAY_E_SUB: *out = x - y; return true;
     case LAY_E_MUL: *out = x * y; return true;
-    case LAY_E_DIV: if (y <= 0 || x < 0) return false; *out = x / y; return true;
-    case LAY_E_CEILDIV: if (y <= 0 || x < 0) return false; *out = (x + y - 1) / y; return true;
-    case LAY_E_MOD: if (y <= 0 || x < 0) return false; *out = x % y; return true;
+    case LAY_E_DIV:
+        if (y <= 0 || x < 0) return false;
+        *out = x / y;
+        return true;
+    case LAY_E_CEILDIV:
+        if (y <= 0 || x < 0) return false;
+        *out = (x + y - 1) / y;
+        return true;
+    case LAY_E_MOD:
+        if (y <= 0 || x < 0) return false;
+        *out = x % y;
+        return true;
     case LAY_E_MIN: *out = x < y ? x : y; return true;
     case LAY_E_MAX: *out = x > y ? x : y; return true;
     case LAY_E_XOR: *out = x ^ y; return true;
@@ -246,7 +282,10 @@ bool lt_expr_eval(const LayExpr *e, int n, const char *const *names, const int64
 
 bool lt_int_eval(LayInt v, int n, const char *const *names, const int64_t *vals, int64_t *out)
 {
-    if (v.is_static) { *out = v.value; return true; }
+    if (v.is_static) {
+        *out = v.value;
+        return true;
+    }
     return lt_expr_eval(v.expr, n, names, vals, out);
 }
 

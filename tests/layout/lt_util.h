@@ -22,15 +22,15 @@ void lt_expect(const char *src, const char *want);
 /* Evaluate `src`; it must fail with exactly `msg` (and arg, if arg != -9). */
 void lt_expect_error(const char *src, const char *msg, int arg);
 
-#define LT_CHECK(cond, ...)                                                    \
-    do {                                                                       \
-        lt_checks++;                                                           \
-        if (!(cond)) {                                                         \
-            lt_failures++;                                                     \
-            fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);  \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-        }                                                                      \
+#define LT_CHECK(cond, ...)                                                                                            \
+    do {                                                                                                               \
+        lt_checks++;                                                                                                   \
+        if (!(cond)) {                                                                                                 \
+            lt_failures++;                                                                                             \
+            fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                                          \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
     } while (0)
 
 /* value of a symbolic tree; symbols are looked up by name in names/vals */

@@ -106,7 +106,8 @@ static void folding_and_algebra(void)
     lay_int_mul(&a, r, lay_int_static(8), &r);
     LT_CHECK(strcmp(lay_print_int(&a, r), "M*32") == 0, "got %s", lay_print_int(&a, r));
     /* the GEMM tiling case: dynamic problem, static tiles */
-    lt_expect("zipped_divide(make_layout((M,N)), (128,64))", "((128,64),(ceil_div(M,128),ceil_div(N,64))):((1,M),(128,M*64))");
+    lt_expect("zipped_divide(make_layout((M,N)), (128,64))",
+              "((128,64),(ceil_div(M,128),ceil_div(N,64))):((1,M),(128,M*64))");
     lt_expect("logical_divide(M:1, 128:1)", "(128,ceil_div(M,128)):(1,128)");
     lt_expect("size(make_layout((M,N,4)))", "M*N*4");
     lt_expect("crd2idx((i,j), (M,N):(1,M))", "i+j*M");

@@ -10,7 +10,8 @@ static void messages(void)
 {
     lt_expect_error("foo(4:1)", "unknown layout function 'foo'", -1);
     lt_expect_error("composition(4:1, 2:1, 3:1)", "composition expects 2 arguments, got 3", -1);
-    lt_expect_error("complement(4:1, Sw<1,2,3>)", "argument 2 of complement must be an integer or a shape, got a swizzle", 1);
+    lt_expect_error("complement(4:1, Sw<1,2,3>)",
+                    "argument 2 of complement must be an integer or a shape, got a swizzle", 1);
     lt_expect_error("complement((4,2):(1,2,3))", "shape (4,2) and stride (1,2,3) are not congruent", -1);
     lt_expect_error("make_layout((4,2), (1,2,3))", "shape (4,2) and stride (1,2,3) are not congruent", 1);
     lt_expect_error("make_layout((4,0))", "size must be positive, got 0 (in shape (4,0))", 0);
@@ -21,25 +22,31 @@ static void messages(void)
     lt_expect_error("composition(2:1, Sw<1,2,3>)", "composition of a layout with a swizzle is not supported", 1);
     lt_expect_error("composition((6,2):(1,7), 8:1)",
                     "composition: shape 8 of the right layout does not meet the shape divisibility condition "
-                    "(not a multiple of 6) against (6,2):(1,7)", 1);
+                    "(not a multiple of 6) against (6,2):(1,7)",
+                    1);
     lt_expect_error("composition((3,2):(1,4), 3:2)",
                     "composition: shape 3 of the right layout does not meet the shape divisibility condition "
-                    "(not a multiple of 2) against (3,2):(1,4)", 1);
+                    "(not a multiple of 2) against (3,2):(1,4)",
+                    1);
     lt_expect_error("composition((3,2,3):(4,24,1), 4:2)",
                     "composition: stride 2 of the right layout does not meet the stride divisibility condition "
-                    "with mode of size 3 of (3,2,3):(4,24,1)", 1);
+                    "with mode of size 3 of (3,2,3):(4,24,1)",
+                    1);
     lt_expect_error("complement((2,2):(M,1), 8)", "complement needs a static value, but M is dynamic", 0);
     lt_expect_error("left_inverse((4,2):(M,1))", "left_inverse needs a static value, but M is dynamic", 0);
-    lt_expect_error("complement((3,2):(2,3), 12)", "complement: layout (3,2):(2,3) is not injective (or has a negative stride)", 0);
+    lt_expect_error("complement((3,2):(2,3), 12)",
+                    "complement: layout (3,2):(2,3) is not injective (or has a negative stride)", 0);
     lt_expect_error("shape_div(6, 4)", "shape_div: neither of 6 and 4 divides the other", 1);
     lt_expect_error("downcast<2>((4,4):(4,8))", "downcast<2>: layout (4,4):(4,8) has no stride-1 mode", 0);
     lt_expect_error("upcast<4>(8:6)", "upcast<4>: stride 6 and 4 do not divide one another", 0);
-    lt_expect_error("logical_divide(8:1, (2:1, 2:1))", "logical_divide: tiler has 2 modes but layout 8:1 has only 1", 1);
+    lt_expect_error("logical_divide(8:1, (2:1, 2:1))", "logical_divide: tiler has 2 modes but layout 8:1 has only 1",
+                    1);
     lt_expect_error("crd2idx((1,2,3), (4,2):(1,4))", "coordinate (1,2,3) does not match shape (4,2)", 0);
     lt_expect_error("size((4294967296,4294967296))", "value past 64 bits in size", 0);
     lt_expect_error("cosize((4294967296,4294967296):(4294967296,4294967296))", "value past 64 bits in cosize", 0);
     lt_expect_error("composition(Sw<3,4,1>, 8:1)", "Sw<3,4,1>: |S| must be at least B", 0);
-    lt_expect_error("tile_to_shape((2,2):(1,2), (3,4))", "tile_to_shape: block size 2 does not divide target size 3 in mode 0", 1);
+    lt_expect_error("tile_to_shape((2,2):(1,2), (3,4))",
+                    "tile_to_shape: block size 2 does not divide target size 3 in mode 0", 1);
     lt_expect_error("get((4,2))", "get expects 1 to 8 template arguments, got 0", -1);
 }
 

@@ -83,7 +83,9 @@ static LayLayout gen_injective_g(bool gaps)
     int ord[3] = {0, 1, 2};
     for (int i = n - 1; i > 0; i--) {
         int j = (int)rnd((uint32_t)i + 1);
-        int t = ord[i]; ord[i] = ord[j]; ord[j] = t;
+        int t = ord[i];
+        ord[i] = ord[j];
+        ord[j] = t;
     }
     for (int i = 0; i < n; i++) sh[i] = 1 + rnd(4);
     int64_t cur = gaps ? 1 + rnd(2) : 1;
@@ -94,7 +96,10 @@ static LayLayout gen_injective_g(bool gaps)
         cur *= sh[i] * (gaps ? 1 + (int64_t)rnd(2) : 1); /* sometimes leave a gap */
     }
     LayTuple *ss[3], *dd[3];
-    for (int i = 0; i < n; i++) { ss[i] = leaf(sh[i]); dd[i] = leaf(st[i]); }
+    for (int i = 0; i < n; i++) {
+        ss[i] = leaf(sh[i]);
+        dd[i] = leaf(st[i]);
+    }
     LayLayout l = {n == 1 ? ss[0] : lay_tuple_make(&A, n, ss), n == 1 ? dd[0] : lay_tuple_make(&A, n, dd)};
     return l;
 }
@@ -113,7 +118,10 @@ static bool ev(const LayLayout *l, int64_t i, int64_t *out)
 {
     LayInt r;
     LayError e;
-    if (S.total > (1u << 20)) { arena_free(&S); arena_init(&S); }
+    if (S.total > (1u << 20)) {
+        arena_free(&S);
+        arena_init(&S);
+    }
     if (!lay_crd2idx(&S, lay_tuple_leaf(&S, lay_int_static(i)), l, &r, &e) || !r.is_static) return false;
     *out = r.value;
     return true;
@@ -249,7 +257,10 @@ static LayLayout gen_sub(const LayLayout *a)
         int64_t s = (fs->is_leaf ? fs : fs->elems[i])->leaf.value;
         int64_t f = s;
         for (int64_t c = s; c >= 1; c--)
-            if (s % c == 0 && rnd(2)) { f = c; break; }
+            if (s % c == 0 && rnd(2)) {
+                f = c;
+                break;
+            }
         if (rnd(4) != 0) {
             ss[k] = leaf(f);
             dd[k] = leaf(rnd(2) ? pre : pre * (s / f));
@@ -257,11 +268,19 @@ static LayLayout gen_sub(const LayLayout *a)
         }
         pre *= s;
     }
-    if (k == 0) { ss[0] = leaf(1); dd[0] = leaf(0); k = 1; }
+    if (k == 0) {
+        ss[0] = leaf(1);
+        dd[0] = leaf(0);
+        k = 1;
+    }
     for (int i = k - 1; i > 0; i--) {
         int j = (int)rnd((uint32_t)i + 1);
-        LayTuple *t = ss[i]; ss[i] = ss[j]; ss[j] = t;
-        t = dd[i]; dd[i] = dd[j]; dd[j] = t;
+        LayTuple *t = ss[i];
+        ss[i] = ss[j];
+        ss[j] = t;
+        t = dd[i];
+        dd[i] = dd[j];
+        dd[j] = t;
     }
     LayLayout b = {k == 1 ? ss[0] : lay_tuple_make(&A, k, ss), k == 1 ? dd[0] : lay_tuple_make(&A, k, dd)};
     if (k >= 3 && rnd(2)) { /* nest the first two modes */
@@ -269,7 +288,10 @@ static LayLayout gen_sub(const LayLayout *a)
         LayTuple *s3[8], *d3[8];
         s3[0] = lay_tuple_make(&A, 2, g);
         d3[0] = lay_tuple_make(&A, 2, h);
-        for (int i = 2; i < k; i++) { s3[i - 1] = ss[i]; d3[i - 1] = dd[i]; }
+        for (int i = 2; i < k; i++) {
+            s3[i - 1] = ss[i];
+            d3[i - 1] = dd[i];
+        }
         b.shape = lay_tuple_make(&A, k - 1, s3);
         b.stride = lay_tuple_make(&A, k - 1, d3);
     }
@@ -424,8 +446,8 @@ static void prop_divide_product(void)
             /* composition is A's function on A's domain: compare where B lands inside it */
             for (int64_t k = 0; k < nr; k++)
                 if (at(&b, k) < size_of(&a))
-                LT_CHECK(at(&r.layout, k) == at(&a, at(&b, k)), "logical_divide(%s, %s) = %s differs at %lld", P(&a),
-                         P(&t), P(&r.layout), (long long)k);
+                    LT_CHECK(at(&r.layout, k) == at(&a, at(&b, k)), "logical_divide(%s, %s) = %s differs at %lld",
+                             P(&a), P(&t), P(&r.layout), (long long)k);
             for (int64_t i = 0; i < size_of(&a); i++) {
                 bool found = false;
                 for (int64_t k = 0; k < size_of(&b) && !found; k++) found = at(&b, k) == i;
@@ -470,10 +492,12 @@ static void prop_divide_product(void)
                 int R = rb > rt ? rb : rt;
                 for (int i = 0; i < R && R > 1; i++) {
                     LayLayout bi = {bp.layout.shape->elems[i], bp.layout.stride->elems[i]};
-                    LayLayout xi = {(LayTuple *)(i < rb ? (blk.shape->is_leaf ? blk.shape : blk.shape->elems[i]) : leaf(1)),
-                                    (LayTuple *)(i < rb ? (blk.stride->is_leaf ? blk.stride : blk.stride->elems[i]) : leaf(0))};
-                    LayLayout ti = {(LayTuple *)(i < rt ? (t.shape->is_leaf ? t.shape : t.shape->elems[i]) : leaf(1)),
-                                    (LayTuple *)(i < rt ? (t.stride->is_leaf ? t.stride : t.stride->elems[i]) : leaf(0))};
+                    LayLayout xi = {
+                        (LayTuple *)(i < rb ? (blk.shape->is_leaf ? blk.shape : blk.shape->elems[i]) : leaf(1)),
+                        (LayTuple *)(i < rb ? (blk.stride->is_leaf ? blk.stride : blk.stride->elems[i]) : leaf(0))};
+                    LayLayout ti = {
+                        (LayTuple *)(i < rt ? (t.shape->is_leaf ? t.shape : t.shape->elems[i]) : leaf(1)),
+                        (LayTuple *)(i < rt ? (t.stride->is_leaf ? t.stride : t.stride->elems[i]) : leaf(0))};
                     LT_CHECK(size_of(&bi) == size_of(&xi) * size_of(&ti), "blocked_product(%s, %s) = %s: mode %d size",
                              P(&blk), P(&t), P(&bp.layout), i);
                     /* the block sits at the start of each mode */
@@ -498,8 +522,13 @@ static void prop_idx2crd(void)
         LayError e;
         LayValue sv;
         memset(&sv, 0, sizeof sv);
-        if (g.shape->is_leaf) { sv.kind = LAY_V_INT; sv.i = g.shape->leaf; }
-        else { sv.kind = LAY_V_TUPLE; sv.tuple = g.shape; }
+        if (g.shape->is_leaf) {
+            sv.kind = LAY_V_INT;
+            sv.i = g.shape->leaf;
+        } else {
+            sv.kind = LAY_V_TUPLE;
+            sv.tuple = g.shape;
+        }
         bool ok = call1("make_layout", sv, &r, &e);
         LT_CHECK(ok, "make_layout failed: %s", e.msg);
         if (!ok) continue;
@@ -528,7 +557,9 @@ static void prop_swizzle(void)
                 LayValue sw;
                 memset(&sw, 0, sizeof sw);
                 sw.kind = LAY_V_SWIZZLE;
-                sw.sw.b = b; sw.sw.m = m; sw.sw.s = s;
+                sw.sw.b = b;
+                sw.sw.m = m;
+                sw.sw.s = s;
                 LayTuple *sh = leaf((int64_t)1 << (b + m + as));
                 LayLayout id = {sh, leaf(1)};
                 LayValue c, c2;
@@ -543,9 +574,8 @@ static void prop_swizzle(void)
                     LayInt y, z;
                     ok = lay_composed_crd2idx(&A, leaf(x), &c.composed, &y, &e) &&
                          lay_composed_crd2idx(&A, lay_tuple_leaf(&A, y), &c.composed, &z, &e);
-                    LT_CHECK(ok && z.value == x && y.value >= 0 && y.value < n,
-                             "Sw<%d,%d,%d>: %lld -> %lld -> %lld", b, m, s, (long long)x, (long long)y.value,
-                             (long long)z.value);
+                    LT_CHECK(ok && z.value == x && y.value >= 0 && y.value < n, "Sw<%d,%d,%d>: %lld -> %lld -> %lld", b,
+                             m, s, (long long)x, (long long)y.value, (long long)z.value);
                     if (ok && y.value >= 0 && y.value < n) seen[y.value] = 1;
                 }
                 for (int64_t x = 0; x < n; x++) LT_CHECK(seen[x], "Sw<%d,%d,%d> misses %lld", b, m, s, (long long)x);
@@ -621,7 +651,8 @@ static void prop_tile_to_shape_tv(void)
         tv++;
         LayLayout l = r.list[1].layout;
         int64_t n = tm * tn * vm * vn;
-        LT_CHECK(size_of(&l) == n, "layout_tv %s has size %lld, want %lld", P(&l), (long long)size_of(&l), (long long)n);
+        LT_CHECK(size_of(&l) == n, "layout_tv %s has size %lld, want %lld", P(&l), (long long)size_of(&l),
+                 (long long)n);
         char *seen = arena_alloc(&A, (size_t)n);
         for (int64_t i = 0; i < n; i++) {
             int64_t x = at(&l, i);

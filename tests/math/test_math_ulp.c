@@ -123,9 +123,9 @@ static void sweep(F32Fn f, double (*ref)(double), uint32_t lo, uint32_t hi, uint
 
 static void special(F32Fn f, double (*ref)(double), const char *name)
 {
-    static const float xs[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0x1p-149f, -0x1p-149f, 0x1p-126f,
-                               FLT_MAX, -FLT_MAX, 1.0f, -1.0f, 88.72f, 88.73f, -87.5f, -103.9f, 128.0f,
-                               -149.0f, -150.0f, 9.0f, 10.0f, 3.92f, 4.0f, 1e-30f, -1e-30f};
+    static const float xs[] = {0.0f,     -0.0f, INFINITY, -INFINITY, NAN,    0x1p-149f, -0x1p-149f, 0x1p-126f, FLT_MAX,
+                               -FLT_MAX, 1.0f,  -1.0f,    88.72f,    88.73f, -87.5f,    -103.9f,    128.0f,    -149.0f,
+                               -150.0f,  9.0f,  10.0f,    3.92f,     4.0f,   1e-30f,    -1e-30f};
     for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
         float got = f(xs[i]);
         double want = ref((double)xs[i]);
@@ -161,8 +161,8 @@ int main(int argc, char **argv)
             continue;
         }
         Worst w = {0};
-        sweep(f, funcs[i].ref, 0, 0x7f800000u, (uint32_t)stride, &w);                        /* every finite magnitude */
-        sweep(f, funcs[i].ref, to_bits(0.125f), to_bits(32.0f), 31, &w);          /* where results vary most */
+        sweep(f, funcs[i].ref, 0, 0x7f800000u, (uint32_t)stride, &w);    /* every finite magnitude */
+        sweep(f, funcs[i].ref, to_bits(0.125f), to_bits(32.0f), 31, &w); /* where results vary most */
         special(f, funcs[i].ref, funcs[i].name);
         bool ok = w.ulp <= funcs[i].max_ulp;
         printf("%s %-8s max %.3f ulp at %a (bound %.1f, %ld inputs)\n", ok ? "ok  " : "FAIL", funcs[i].name, w.ulp,
@@ -173,7 +173,8 @@ int main(int argc, char **argv)
     int n;
     mathir_all(&n);
     if (n != (int)(sizeof funcs / sizeof funcs[0])) {
-        fprintf(stderr, "FAIL: math_ir.c has %d functions, this test measures %zu\n", n, sizeof funcs / sizeof funcs[0]);
+        fprintf(stderr, "FAIL: math_ir.c has %d functions, this test measures %zu\n", n,
+                sizeof funcs / sizeof funcs[0]);
         failures++;
     }
     return failures ? 1 : 0;

@@ -14,38 +14,37 @@
 
 #define TEST_SKIP 77
 
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                                   \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
+    } while (0)
 
 /* Checks that a call returns the expected status; prints both on mismatch,
  * with the runtime's message when a handle is given. */
-#define CHECK_STATUS(rt, call, expected)                                       \
-  do {                                                                         \
-    cutec_status got_ = (call);                                                \
-    if (got_ != (expected)) {                                                  \
-      fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d (%s)\n%s\n",    \
-              __FILE__, __LINE__, #call, (int)got_, cutec_status_string(got_), \
-              (int)(expected), cutec_status_string(expected),                  \
-              (rt) != NULL ? cutec_runtime_message(rt) : "");                  \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#define CHECK_STATUS(rt, call, expected)                                                                               \
+    do {                                                                                                               \
+        cutec_status got_ = (call);                                                                                    \
+        if (got_ != (expected)) {                                                                                      \
+            fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d (%s)\n%s\n", __FILE__, __LINE__, #call,           \
+                    (int)got_, cutec_status_string(got_), (int)(expected), cutec_status_string(expected),              \
+                    (rt) != NULL ? cutec_runtime_message(rt) : "");                                                    \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
+    } while (0)
 
 #define CHECK_OK(rt, call) CHECK_STATUS(rt, call, CUTEC_OK)
 
-#define CHECK_CONTAINS(haystack, needle)                                       \
-  do {                                                                         \
-    const char *h_ = (haystack);                                               \
-    if (h_ == NULL || strstr(h_, (needle)) == NULL) {                          \
-      fprintf(stderr, "%s:%d: \"%s\" not found in:\n%s\n", __FILE__, __LINE__, \
-              (needle), h_ != NULL ? h_ : "(null)");                          \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#define CHECK_CONTAINS(haystack, needle)                                                                               \
+    do {                                                                                                               \
+        const char *h_ = (haystack);                                                                                   \
+        if (h_ == NULL || strstr(h_, (needle)) == NULL) {                                                              \
+            fprintf(stderr, "%s:%d: \"%s\" not found in:\n%s\n", __FILE__, __LINE__, (needle),                         \
+                    h_ != NULL ? h_ : "(null)");                                                                       \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
+    } while (0)
 
 #endif /* CUTEC_TEST_CHECK_H */

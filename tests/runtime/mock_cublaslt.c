@@ -17,23 +17,23 @@
 
 typedef int st_t;
 typedef struct {
-  uint64_t data[8];
+    uint64_t data[8];
 } algo_t;
 typedef struct {
-  algo_t algo;
-  size_t workspaceSize;
-  st_t state;
-  float wavesCount;
-  int reserved[4];
+    algo_t algo;
+    size_t workspaceSize;
+    st_t state;
+    float wavesCount;
+    int reserved[4];
 } heur_t;
 
 struct desc {
-  int ta, tb;
+    int ta, tb;
 };
 struct layout {
-  int type;
-  uint64_t rows, cols;
-  int64_t ld;
+    int type;
+    uint64_t rows, cols;
+    int64_t ld;
 };
 
 EXPORT st_t cublasLtCreate(void **h);
@@ -42,201 +42,196 @@ EXPORT size_t cublasLtGetVersion(void);
 EXPORT st_t cublasLtMatmulDescCreate(struct desc **d, int compute, int scale);
 EXPORT st_t cublasLtMatmulDescDestroy(struct desc *d);
 EXPORT st_t cublasLtMatmulDescSetAttribute(struct desc *d, int attr, const void *buf, size_t size);
-EXPORT st_t cublasLtMatrixLayoutCreate(struct layout **l, int type, uint64_t rows, uint64_t cols,
-                                       int64_t ld);
+EXPORT st_t cublasLtMatrixLayoutCreate(struct layout **l, int type, uint64_t rows, uint64_t cols, int64_t ld);
 EXPORT st_t cublasLtMatrixLayoutDestroy(struct layout *l);
 EXPORT st_t cublasLtMatmulPreferenceCreate(void **p);
 EXPORT st_t cublasLtMatmulPreferenceDestroy(void *p);
 EXPORT st_t cublasLtMatmulPreferenceSetAttribute(void *p, int attr, const void *buf, size_t size);
-EXPORT st_t cublasLtMatmulAlgoGetHeuristic(void *h, struct desc *d, struct layout *a,
-                                           struct layout *b, struct layout *c, struct layout *dd,
-                                           void *pref, int requested, heur_t *out, int *returned);
-EXPORT st_t cublasLtMatmulAlgoConfigGetAttribute(const algo_t *algo, int attr, void *buf, size_t size,
-                                                 size_t *written);
-EXPORT st_t cublasLtMatmul(void *h, struct desc *d, const float *alpha, const void *A,
-                           struct layout *la, const void *B, struct layout *lb, const float *beta,
-                           const void *C, struct layout *lc, void *D, struct layout *ld,
-                           const algo_t *algo, void *ws, size_t wss, void *stream);
+EXPORT st_t cublasLtMatmulAlgoGetHeuristic(void *h, struct desc *d, struct layout *a, struct layout *b,
+                                           struct layout *c, struct layout *dd, void *pref, int requested, heur_t *out,
+                                           int *returned);
+EXPORT st_t cublasLtMatmulAlgoConfigGetAttribute(const algo_t *algo, int attr, void *buf, size_t size, size_t *written);
+EXPORT st_t cublasLtMatmul(void *h, struct desc *d, const float *alpha, const void *A, struct layout *la, const void *B,
+                           struct layout *lb, const float *beta, const void *C, struct layout *lc, void *D,
+                           struct layout *ld, const algo_t *algo, void *ws, size_t wss, void *stream);
 
 static int dummy_handle;
-st_t cublasLtCreate(void **h) {
-  *h = &dummy_handle;
-  return 0;
+st_t cublasLtCreate(void **h)
+{
+    *h = &dummy_handle;
+    return 0;
 }
 st_t cublasLtDestroy(void *h) { return h == &dummy_handle ? 0 : 7; }
 size_t cublasLtGetVersion(void) { return 130100; }
 
-st_t cublasLtMatmulDescCreate(struct desc **d, int compute, int scale) {
-  if (compute != 68 || scale != 0)
-    return 15; /* NOT_SUPPORTED */
-  *d = calloc(1, sizeof **d);
-  return *d ? 0 : 3;
+st_t cublasLtMatmulDescCreate(struct desc **d, int compute, int scale)
+{
+    if (compute != 68 || scale != 0) return 15; /* NOT_SUPPORTED */
+    *d = calloc(1, sizeof **d);
+    return *d ? 0 : 3;
 }
-st_t cublasLtMatmulDescDestroy(struct desc *d) {
-  free(d);
-  return 0;
+st_t cublasLtMatmulDescDestroy(struct desc *d)
+{
+    free(d);
+    return 0;
 }
-st_t cublasLtMatmulDescSetAttribute(struct desc *d, int attr, const void *buf, size_t size) {
-  if (size != sizeof(int32_t) || (attr != 3 && attr != 4))
-    return 7; /* INVALID_VALUE */
-  int32_t v;
-  memcpy(&v, buf, sizeof v);
-  if (attr == 3)
-    d->ta = v;
-  else
-    d->tb = v;
-  return 0;
+st_t cublasLtMatmulDescSetAttribute(struct desc *d, int attr, const void *buf, size_t size)
+{
+    if (size != sizeof(int32_t) || (attr != 3 && attr != 4)) return 7; /* INVALID_VALUE */
+    int32_t v;
+    memcpy(&v, buf, sizeof v);
+    if (attr == 3)
+        d->ta = v;
+    else
+        d->tb = v;
+    return 0;
 }
-st_t cublasLtMatrixLayoutCreate(struct layout **l, int type, uint64_t rows, uint64_t cols,
-                                int64_t ld) {
-  if ((int64_t)rows > ld)
-    return 7;
-  *l = malloc(sizeof **l);
-  if (*l == NULL)
-    return 3;
-  **l = (struct layout){type, rows, cols, ld};
-  return 0;
+st_t cublasLtMatrixLayoutCreate(struct layout **l, int type, uint64_t rows, uint64_t cols, int64_t ld)
+{
+    if ((int64_t)rows > ld) return 7;
+    *l = malloc(sizeof **l);
+    if (*l == NULL) return 3;
+    **l = (struct layout){type, rows, cols, ld};
+    return 0;
 }
-st_t cublasLtMatrixLayoutDestroy(struct layout *l) {
-  free(l);
-  return 0;
+st_t cublasLtMatrixLayoutDestroy(struct layout *l)
+{
+    free(l);
+    return 0;
 }
 static int dummy_pref;
-st_t cublasLtMatmulPreferenceCreate(void **p) {
-  *p = &dummy_pref;
-  return 0;
+st_t cublasLtMatmulPreferenceCreate(void **p)
+{
+    *p = &dummy_pref;
+    return 0;
 }
 st_t cublasLtMatmulPreferenceDestroy(void *p) { return p == &dummy_pref ? 0 : 7; }
-st_t cublasLtMatmulPreferenceSetAttribute(void *p, int attr, const void *buf, size_t size) {
-  (void)p;
-  (void)buf;
-  return attr == 1 && size == 8 ? 0 : 7;
+st_t cublasLtMatmulPreferenceSetAttribute(void *p, int attr, const void *buf, size_t size)
+{
+    (void)p;
+    (void)buf;
+    return attr == 1 && size == 8 ? 0 : 7;
 }
 
-st_t cublasLtMatmulAlgoGetHeuristic(void *h, struct desc *d, struct layout *a, struct layout *b,
-                                    struct layout *c, struct layout *dd, void *pref,
-                                    int requested, heur_t *out, int *returned) {
-  (void)h, (void)d, (void)c, (void)dd, (void)pref;
-  const char *env = getenv("CUTEC_MOCK_LT_ALGOS");
-  int n = env != NULL ? atoi(env) : 4;
-  if (a->type != b->type)
-    n = 0; /* mixed input types: not supported */
-  if (n > requested)
-    n = requested;
-  for (int i = 0; i < n; i++) {
-    memset(&out[i], 0, sizeof out[i]);
-    out[i].algo.data[0] = 0xa160u + (uint64_t)i;
-    out[i].workspaceSize = 1024;
-  }
-  *returned = n;
-  return 0;
+st_t cublasLtMatmulAlgoGetHeuristic(void *h, struct desc *d, struct layout *a, struct layout *b, struct layout *c,
+                                    struct layout *dd, void *pref, int requested, heur_t *out, int *returned)
+{
+    (void)h, (void)d, (void)c, (void)dd, (void)pref;
+    const char *env = getenv("CUTEC_MOCK_LT_ALGOS");
+    int n = env != NULL ? atoi(env) : 4;
+    if (a->type != b->type) n = 0; /* mixed input types: not supported */
+    if (n > requested) n = requested;
+    for (int i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].algo.data[0] = 0xa160u + (uint64_t)i;
+        out[i].workspaceSize = 1024;
+    }
+    *returned = n;
+    return 0;
 }
 
 /* the configuration of algorithm i: id 100 + i, tile i + 1, the other
  * attributes 0, as 32-bit values; like cuBLASLt, size 0 asks for the size
  * and any other size than the attribute's is an error */
-st_t cublasLtMatmulAlgoConfigGetAttribute(const algo_t *algo, int attr, void *buf, size_t size,
-                                          size_t *written) {
-  uint32_t i = (uint32_t)(algo->data[0] - 0xa160u);
-  uint32_t v = attr == 0 ? 100 + i : attr == 1 ? i + 1 : 0;
-  if (size == 0 && written != NULL) {
-    *written = sizeof v;
-    return 0;
-  }
-  if (size != sizeof v || buf == NULL)
-    return 7; /* INVALID_VALUE */
-  memcpy(buf, &v, sizeof v);
-  if (written != NULL)
-    *written = sizeof v;
-  return 0;
-}
-
-static double load(const void *p, int type, size_t i) {
-  if (type == 0) {
-    float f;
-    memcpy(&f, (const char *)p + 4 * i, 4);
-    return f;
-  }
-  uint16_t h;
-  memcpy(&h, (const char *)p + 2 * i, 2);
-  uint32_t u;
-  if (type == 14) {
-    u = (uint32_t)h << 16;
-  } else {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-    if (e == 0)
-      return (sign ? -1.0 : 1.0) * (double)m / 16777216.0;
-    u = sign | ((e + 112u) << 23) | (m << 13);
-  }
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-static void store(void *p, int type, size_t i, double v) {
-  float f = (float)v;
-  if (type == 0) {
-    memcpy((char *)p + 4 * i, &f, 4);
-    return;
-  }
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  uint16_t h;
-  if (type == 14) {
-    u += 0x7fffu + ((u >> 16) & 1u);
-    h = (uint16_t)(u >> 16);
-  } else {
-    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
-    u &= 0x7fffffffu;
-    if (u < 0x38800000u) {
-      float a;
-      memcpy(&a, &u, sizeof a);
-      h = (uint16_t)(sign | (uint16_t)(a * 16777216.0f + 0.5f));
-    } else {
-      uint32_t x = (u >> 13) - (112u << 10), rem = u & 0x1fffu;
-      if (rem > 0x1000u || (rem == 0x1000u && (x & 1u)))
-        x++;
-      h = (uint16_t)(sign | x);
+st_t cublasLtMatmulAlgoConfigGetAttribute(const algo_t *algo, int attr, void *buf, size_t size, size_t *written)
+{
+    uint32_t i = (uint32_t)(algo->data[0] - 0xa160u);
+    uint32_t v = attr == 0 ? 100 + i : attr == 1 ? i + 1 : 0;
+    if (size == 0 && written != NULL) {
+        *written = sizeof v;
+        return 0;
     }
-  }
-  memcpy((char *)p + 2 * i, &h, 2);
+    if (size != sizeof v || buf == NULL) return 7; /* INVALID_VALUE */
+    memcpy(buf, &v, sizeof v);
+    if (written != NULL) *written = sizeof v;
+    return 0;
+}
+
+static double load(const void *p, int type, size_t i)
+{
+    if (type == 0) {
+        float f;
+        memcpy(&f, (const char *)p + 4 * i, 4);
+        return f;
+    }
+    uint16_t h;
+    memcpy(&h, (const char *)p + 2 * i, 2);
+    uint32_t u;
+    if (type == 14) {
+        u = (uint32_t)h << 16;
+    } else {
+        uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+        if (e == 0) return (sign ? -1.0 : 1.0) * (double)m / 16777216.0;
+        u = sign | ((e + 112u) << 23) | (m << 13);
+    }
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static void store(void *p, int type, size_t i, double v)
+{
+    float f = (float)v;
+    if (type == 0) {
+        memcpy((char *)p + 4 * i, &f, 4);
+        return;
+    }
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint16_t h;
+    if (type == 14) {
+        u += 0x7fffu + ((u >> 16) & 1u);
+        h = (uint16_t)(u >> 16);
+    } else {
+        uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+        u &= 0x7fffffffu;
+        if (u < 0x38800000u) {
+            float a;
+            memcpy(&a, &u, sizeof a);
+            h = (uint16_t)(sign | (uint16_t)(a * 16777216.0f + 0.5f));
+        } else {
+            uint32_t x = (u >> 13) - (112u << 10), rem = u & 0x1fffu;
+            if (rem > 0x1000u || (rem == 0x1000u && (x & 1u))) x++;
+            h = (uint16_t)(sign | x);
+        }
+    }
+    memcpy((char *)p + 2 * i, &h, 2);
 }
 
 /* Element (r, c) of op(X) where X is the column-major matrix of layout l. */
-static double op_elem(const void *x, const struct layout *l, int trans, uint64_t r, uint64_t c) {
-  uint64_t rr = trans ? c : r, cc = trans ? r : c;
-  return load(x, l->type, (size_t)(cc * (uint64_t)l->ld + rr));
+static double op_elem(const void *x, const struct layout *l, int trans, uint64_t r, uint64_t c)
+{
+    uint64_t rr = trans ? c : r, cc = trans ? r : c;
+    return load(x, l->type, (size_t)(cc * (uint64_t)l->ld + rr));
 }
 
-st_t cublasLtMatmul(void *h, struct desc *d, const float *alpha, const void *A, struct layout *la,
-                    const void *B, struct layout *lb, const float *beta, const void *C,
-                    struct layout *lc, void *D, struct layout *ld, const algo_t *algo, void *ws,
-                    size_t wss, void *stream) {
-  (void)h, (void)ws, (void)wss, (void)stream, (void)ld;
-  uint64_t m = lc->rows, n = lc->cols, k = d->ta ? la->rows : la->cols;
-  uint64_t kb = d->tb ? lb->cols : lb->rows;
-  if (k != kb || (d->ta ? la->cols : la->rows) != m || (d->tb ? lb->rows : lb->cols) != n)
-    return 7;
-  if ((double)m * (double)n * (double)k <= 64.0 * 1024 * 1024)
-    for (uint64_t i = 0; i < m; i++)
-      for (uint64_t j = 0; j < n; j++) {
-        double acc = 0;
-        for (uint64_t p = 0; p < k; p++)
-          acc += op_elem(A, la, d->ta, i, p) * op_elem(B, lb, d->tb, p, j);
-        size_t idx = (size_t)(j * (uint64_t)lc->ld + i);
-        double old = *beta != 0.0f ? load(C, lc->type, idx) : 0.0;
-        store(D, lc->type, idx, (double)*alpha * acc + (double)*beta * old);
-      }
-  /* advance the mock driver's clock: algorithm i costs 2.5 + 0.1 i units */
-  const char *drv = getenv("CUTEC_CUDA_DRIVER");
-  void *lib = drv != NULL ? dlopen(drv, RTLD_NOW | RTLD_NOLOAD) : NULL;
-  if (lib != NULL) {
-    void *sym = dlsym(lib, "cutec_mock_advance_clock");
-    void (*advance)(double);
-    memcpy(&advance, &sym, sizeof advance);
-    if (sym != NULL)
-      advance(1.0 + (double)m * (double)n * (double)k * 1e-6 * (2.5 + 0.1 * (double)(algo->data[0] - 0xa160u)));
-    dlclose(lib);
-  }
-  return 0;
+st_t cublasLtMatmul(void *h, struct desc *d, const float *alpha, const void *A, struct layout *la, const void *B,
+                    struct layout *lb, const float *beta, const void *C, struct layout *lc, void *D, struct layout *ld,
+                    const algo_t *algo, void *ws, size_t wss, void *stream)
+{
+    (void)h, (void)ws, (void)wss, (void)stream, (void)ld;
+    uint64_t m = lc->rows, n = lc->cols, k = d->ta ? la->rows : la->cols;
+    uint64_t kb = d->tb ? lb->cols : lb->rows;
+    if (k != kb || (d->ta ? la->cols : la->rows) != m || (d->tb ? lb->rows : lb->cols) != n) return 7;
+    if ((double)m * (double)n * (double)k <= 64.0 * 1024 * 1024)
+        for (uint64_t i = 0; i < m; i++)
+            for (uint64_t j = 0; j < n; j++) {
+                double acc = 0;
+                for (uint64_t p = 0; p < k; p++) acc += op_elem(A, la, d->ta, i, p) * op_elem(B, lb, d->tb, p, j);
+                size_t idx = (size_t)(j * (uint64_t)lc->ld + i);
+                double old = *beta != 0.0f ? load(C, lc->type, idx) : 0.0;
+                store(D, lc->type, idx, (double)*alpha * acc + (double)*beta * old);
+            }
+    /* advance the mock driver's clock: algorithm i costs 2.5 + 0.1 i units */
+    const char *drv = getenv("CUTEC_CUDA_DRIVER");
+    void *lib = drv != NULL ? dlopen(drv, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    if (lib != NULL) {
+        void *sym = dlsym(lib, "cutec_mock_advance_clock");
+        void (*advance)(double);
+        memcpy(&advance, &sym, sizeof advance);
+        if (sym != NULL)
+            advance(1.0 + (double)m * (double)n * (double)k * 1e-6 * (2.5 + 0.1 * (double)(algo->data[0] - 0xa160u)));
+        dlclose(lib);
+    }
+    return 0;
 }

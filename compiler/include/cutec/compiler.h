@@ -17,11 +17,11 @@ extern "C" {
 #define CUTEC_COMPILER_VERSION "0.1.0"
 
 typedef enum cutec_emit {
-    CUTEC_EMIT_TOKENS,  /* the scanner's tokens, one per line */
-    CUTEC_EMIT_AST,     /* the parse tree */
-    CUTEC_EMIT_LL,      /* LLVM IR after optimisation */
-    CUTEC_EMIT_PTX,     /* PTX text (default) */
-    CUTEC_EMIT_CUBIN,   /* ELF cubin through ptxas */
+    CUTEC_EMIT_TOKENS, /* the scanner's tokens, one per line */
+    CUTEC_EMIT_AST,    /* the parse tree */
+    CUTEC_EMIT_LL,     /* LLVM IR after optimisation */
+    CUTEC_EMIT_PTX,    /* PTX text (default) */
+    CUTEC_EMIT_CUBIN,  /* ELF cubin through ptxas */
 } cutec_emit;
 
 /* The largest source, a file or a text given to cutec_compile_source (the
@@ -31,35 +31,35 @@ typedef enum cutec_emit {
 /* Result codes; the CLI uses them as exit codes. */
 typedef enum cutec_result {
     CUTEC_COMPILE_OK = 0,
-    CUTEC_COMPILE_USER_ERROR = 1,   /* an error in the user's source; diagnostics printed */
-    CUTEC_COMPILE_USAGE = 2,        /* bad options */
-    CUTEC_COMPILE_INTERNAL = 3,     /* an internal compiler error */
+    CUTEC_COMPILE_USER_ERROR = 1, /* an error in the user's source; diagnostics printed */
+    CUTEC_COMPILE_USAGE = 2,      /* bad options */
+    CUTEC_COMPILE_INTERNAL = 3,   /* an internal compiler error */
 } cutec_result;
 
 typedef enum cutec_warnings {
-    CUTEC_WARNINGS_ON = 0,          /* report warnings (default) */
-    CUTEC_WARNINGS_OFF,             /* -w: report none */
-    CUTEC_WARNINGS_ERROR,           /* -Werror: report them as errors, which fail the compilation */
+    CUTEC_WARNINGS_ON = 0, /* report warnings (default) */
+    CUTEC_WARNINGS_OFF,    /* -w: report none */
+    CUTEC_WARNINGS_ERROR,  /* -Werror: report them as errors, which fail the compilation */
 } cutec_warnings;
 
 typedef enum cutec_diag_format {
-    CUTEC_DIAG_TEXT = 0,            /* file:line:col: error: message, the line and a caret (default) */
-    CUTEC_DIAG_JSON,                /* one JSON object per line: file, line, column, severity, message */
+    CUTEC_DIAG_TEXT = 0, /* file:line:col: error: message, the line and a caret (default) */
+    CUTEC_DIAG_JSON,     /* one JSON object per line: file, line, column, severity, message */
 } cutec_diag_format;
 
 typedef struct cutec_options {
-    const char *arch;               /* "sm_90a" (default) or "sm_80" */
-    int opt_level;                  /* 0..3, default 2 (compiler.md) */
-    const char *const *defines;     /* "NAME=VALUE" strings */
+    const char *arch;           /* "sm_90a" (default) or "sm_80" */
+    int opt_level;              /* 0..3, default 2 (compiler.md) */
+    const char *const *defines; /* "NAME=VALUE" strings */
     int ndefines;
     const char *const *include_dirs;
     int ninclude_dirs;
-    const char *stdlib_dir;         /* NULL: the built-in default */
-    cutec_emit emit;                /* what cutec_compile_* returns; the tune calls ignore it */
-    FILE *diagnostics;              /* NULL: stderr */
-    FILE *time_report;              /* non-NULL: per-stage times written here (cutec --time) */
-    int lineinfo;                   /* non-zero: PTX .loc/.file line information (-lineinfo) */
-    int fast_math;                  /* non-zero: --fast-math (approximate math builtins, fast-math
+    const char *stdlib_dir; /* NULL: the built-in default */
+    cutec_emit emit;        /* what cutec_compile_* returns; the tune calls ignore it */
+    FILE *diagnostics;      /* NULL: stderr */
+    FILE *time_report;      /* non-NULL: per-stage times written here (cutec --time) */
+    int lineinfo;           /* non-zero: PTX .loc/.file line information (-lineinfo) */
+    int fast_math;          /* non-zero: --fast-math (approximate math builtins, fast-math
                                        flags, subnormals flushed; docs/compiler.md) */
     cutec_warnings warnings;
     cutec_diag_format diag_format;
@@ -78,7 +78,7 @@ typedef struct cutec_options {
 typedef struct cutec_kdesc cutec_kdesc;
 
 typedef struct cutec_output {
-    char *data;                     /* malloc'ed; free with cutec_output_free */
+    char *data; /* malloc'ed; free with cutec_output_free */
     size_t size;
     /* PTX, LLVM IR or cubin: the description of every kernel emitted, in
      * source order (the same the PTX carries as `// cutec.` lines);
@@ -106,14 +106,14 @@ typedef struct cutec_define {
 
 typedef struct cutec_tune_point {
     const char *kernel;
-    const cutec_define *defines;    /* the kernel's tune variables, in its tune clause's order */
-    int ndefines;                   /* 0 for a kernel without a tune clause */
+    const cutec_define *defines; /* the kernel's tune variables, in its tune clause's order */
+    int ndefines;                /* 0 for a kernel without a tune clause */
 } cutec_tune_point;
 
 typedef struct cutec_tune_point_list {
-    cutec_tune_point *points;       /* kernels in source order, each one's points with the last variable fastest */
+    cutec_tune_point *points; /* kernels in source order, each one's points with the last variable fastest */
     size_t npoints;
-    void *storage;                  /* owns the points and their strings */
+    void *storage; /* owns the points and their strings */
 } cutec_tune_point_list;
 
 /* The most tune points a file may declare: the products of its kernels'
@@ -145,9 +145,9 @@ const char *cutec_ptxas_path(void);
 cutec_result cutec_assemble(const char *ptx, size_t len, const char *arch, cutec_output *out, char **log);
 
 typedef enum cutec_eval_render {
-    CUTEC_EVAL_VALUE,   /* the value in CuTe notation, e.g. "(4,(2,3)):(2,(1,8))" */
-    CUTEC_EVAL_TABLE,   /* a rank-2 layout's index table, as CuTe's print_layout */
-    CUTEC_EVAL_SVG,     /* an SVG picture of the layout, as CuTe's print_svg */
+    CUTEC_EVAL_VALUE, /* the value in CuTe notation, e.g. "(4,(2,3)):(2,(1,8))" */
+    CUTEC_EVAL_TABLE, /* a rank-2 layout's index table, as CuTe's print_layout */
+    CUTEC_EVAL_SVG,   /* an SVG picture of the layout, as CuTe's print_svg */
 } cutec_eval_render;
 
 /* Evaluate a compile-time expression of the language (`cutec eval`). */

@@ -12,8 +12,7 @@ extern "C" {
 /* cutec_launch with a thread-block cluster shape; the grid must be a
  * multiple of it.  A cluster of (1, 1, 1) or NULL is a plain launch. */
 cutec_status cutec_launch_cluster(cutec_kernel *k, const unsigned grid[3], const unsigned block[3],
-                                  const unsigned cluster[3], unsigned dynamic_smem_bytes, void *stream,
-                                  void **args);
+                                  const unsigned cluster[3], unsigned dynamic_smem_bytes, void *stream, void **args);
 
 /* How many blocks of k the device holds at once with this block size,
  * cluster shape (NULL: none) and dynamic shared memory, in whole clusters,

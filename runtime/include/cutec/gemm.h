@@ -28,22 +28,13 @@
 extern "C" {
 #endif
 
-typedef enum cutec_dtype {
-  CUTEC_DTYPE_BF16 = 1,
-  CUTEC_DTYPE_F16 = 2,
-  CUTEC_DTYPE_F32 = 3
-} cutec_dtype;
+typedef enum cutec_dtype { CUTEC_DTYPE_BF16 = 1, CUTEC_DTYPE_F16 = 2, CUTEC_DTYPE_F32 = 3 } cutec_dtype;
 
 /* Storage order of a matrix as the problem names it (A is M x K, B is K x N,
  * C is M x N): ROW puts element (r, c) at r * ld + c, COL at c * ld + r. */
-typedef enum cutec_layout {
-  CUTEC_LAYOUT_ROW = 0,
-  CUTEC_LAYOUT_COL = 1
-} cutec_layout;
+typedef enum cutec_layout { CUTEC_LAYOUT_ROW = 0, CUTEC_LAYOUT_COL = 1 } cutec_layout;
 
-typedef enum cutec_epilogue {
-  CUTEC_EPILOGUE_NONE = 0
-} cutec_epilogue;
+typedef enum cutec_epilogue { CUTEC_EPILOGUE_NONE = 0 } cutec_epilogue;
 
 /*
  * The problem.  ABI rule: fields are only ever appended, and a field's zero
@@ -60,14 +51,14 @@ typedef enum cutec_epilogue {
  * it asks for something this library cannot do.
  */
 typedef struct cutec_gemm_problem {
-  size_t struct_size;            /* sizeof(cutec_gemm_problem) of the caller */
-  long long m, n, k;             /* each >= 1 (and <= 2^31 - 1) */
-  cutec_dtype a_type, b_type, c_type;
-  cutec_layout a_layout, b_layout, c_layout;
-  long long lda, ldb, ldc;       /* 0: packed (the row or column length) */
-  float alpha, beta;             /* finite (NaN, inf: CUTEC_ERR_INVALID_ARGUMENT) */
-  /* optional fields: zero is the default */
-  cutec_epilogue epilogue;
+    size_t struct_size; /* sizeof(cutec_gemm_problem) of the caller */
+    long long m, n, k;  /* each >= 1 (and <= 2^31 - 1) */
+    cutec_dtype a_type, b_type, c_type;
+    cutec_layout a_layout, b_layout, c_layout;
+    long long lda, ldb, ldc; /* 0: packed (the row or column length) */
+    float alpha, beta;       /* finite (NaN, inf: CUTEC_ERR_INVALID_ARGUMENT) */
+    /* optional fields: zero is the default */
+    cutec_epilogue epilogue;
 } cutec_gemm_problem;
 
 /* The largest struct_size accepted (the bytes past this library's fields are read, to check they are zero). */
@@ -80,24 +71,24 @@ typedef struct cutec_gemm_problem {
  * dimensions; alpha 1, beta 0; no epilogue; struct_size this header's
  * sizeof.  Inline, so that it writes exactly the struct the caller has.
  */
-static inline void cutec_gemm_problem_init(cutec_gemm_problem *p, long long m, long long n, long long k,
-                                           cutec_dtype ab, cutec_dtype c) {
-  if (p == 0)
-    return;
-  cutec_gemm_problem z = {0};
-  *p = z;
-  p->struct_size = sizeof *p;
-  p->m = m;
-  p->n = n;
-  p->k = k;
-  p->a_type = p->b_type = ab;
-  p->c_type = c;
-  p->a_layout = CUTEC_LAYOUT_ROW;
-  p->b_layout = CUTEC_LAYOUT_COL;
-  p->c_layout = CUTEC_LAYOUT_ROW;
-  p->alpha = 1.0f;
-  p->beta = 0.0f;
-  p->epilogue = CUTEC_EPILOGUE_NONE;
+static inline void cutec_gemm_problem_init(cutec_gemm_problem *p, long long m, long long n, long long k, cutec_dtype ab,
+                                           cutec_dtype c)
+{
+    if (p == 0) return;
+    cutec_gemm_problem z = {0};
+    *p = z;
+    p->struct_size = sizeof *p;
+    p->m = m;
+    p->n = n;
+    p->k = k;
+    p->a_type = p->b_type = ab;
+    p->c_type = c;
+    p->a_layout = CUTEC_LAYOUT_ROW;
+    p->b_layout = CUTEC_LAYOUT_COL;
+    p->c_layout = CUTEC_LAYOUT_ROW;
+    p->alpha = 1.0f;
+    p->beta = 0.0f;
+    p->epilogue = CUTEC_EPILOGUE_NONE;
 }
 
 /* The GEMM handle. */
@@ -143,38 +134,38 @@ cutec_status cutec_gemm_use_pack(cutec_gemm_handle *h, cutec_pack *pack);
  * the context; destroy the handle and the runtime).  Tuning synchronises
  * the device.
  */
-cutec_status cutec_gemm(cutec_gemm_handle *h, const cutec_gemm_problem *p, const void *A,
-                        const void *B, void *C, void *stream);
+cutec_status cutec_gemm(cutec_gemm_handle *h, const cutec_gemm_problem *p, const void *A, const void *B, void *C,
+                        void *stream);
 
 /* One timed candidate of a tuning run. */
 typedef struct cutec_tune_candidate {
-  char name[192];   /* "gemm_sm80 T=bf16 ... BM=128 ..." or "cublasLt algo #3" */
-  int is_cublas;    /* 1 for a cuBLASLt algorithm */
-  double ms;        /* median time per call; +inf when it failed */
-  double tflops;    /* 2*M*N*K / time; 0 when it failed */
-  char note[160];   /* why it failed, or "" */
-  int screened;     /* 1: timed in the screening round only (5 runs, output
+    char name[192];  /* "gemm_sm80 T=bf16 ... BM=128 ..." or "cublasLt algo #3" */
+    int is_cublas;   /* 1 for a cuBLASLt algorithm */
+    double ms;       /* median time per call; +inf when it failed */
+    double tflops;   /* 2*M*N*K / time; 0 when it failed */
+    char note[160];  /* why it failed, or "" */
+    int screened;    /* 1: timed in the screening round only (5 runs, output
                        not checked; see CUTEC_OPT_TUNE_FINALISTS) */
-  double round_ms;  /* median in the rounds that timed every checked candidate
+    double round_ms; /* median in the rounds that timed every checked candidate
                        together; differs from ms for the head-to-head pair,
                        whose ms is from their own alternation; +inf if the
                        candidate was not in those rounds */
-  int algo_rank;    /* rank in cuBLASLt's heuristic for this problem and the
+    int algo_rank;   /* rank in cuBLASLt's heuristic for this problem and the
                        tuner's workspace (0: its first choice, what an
                        untuned caller gets), -1 for a pack kernel */
 } cutec_tune_candidate;
 
 typedef struct cutec_tune_report {
-  int count;                         /* candidates, the winner first, failures last; where
+    int count; /* candidates, the winner first, failures last; where
                                         pack kernels and cuBLASLt both ran, the first two
                                         are the fastest of each, timed head to head, and
                                         the rest follow in the order of the common rounds */
-  cutec_tune_candidate *candidates;
-  int winner;                        /* index into candidates (0), -1 if none */
-  double cublas_ms;                  /* the best cuBLASLt algorithm's time (its head-to-head
+    cutec_tune_candidate *candidates;
+    int winner;       /* index into candidates (0), -1 if none */
+    double cublas_ms; /* the best cuBLASLt algorithm's time (its head-to-head
                                         time where there was one); +inf without cuBLASLt */
-  double seconds;                    /* wall time of the whole tuning */
-  int from_cache;                    /* 1: decision read from cache, nothing timed */
+    double seconds;   /* wall time of the whole tuning */
+    int from_cache;   /* 1: decision read from cache, nothing timed */
 } cutec_tune_report;
 
 /*
@@ -183,26 +174,24 @@ typedef struct cutec_tune_report {
  * uses scratch output buffers).  With report != NULL, *report receives the
  * ranked candidates (free it with cutec_tune_report_free).
  */
-cutec_status cutec_gemm_tune(cutec_gemm_handle *h, const cutec_gemm_problem *p, const void *A,
-                             const void *B, const void *C, void *stream,
-                             cutec_tune_report **report);
+cutec_status cutec_gemm_tune(cutec_gemm_handle *h, const cutec_gemm_problem *p, const void *A, const void *B,
+                             const void *C, void *stream, cutec_tune_report **report);
 void cutec_tune_report_free(cutec_tune_report *report);
 
 /* The name of the candidate chosen for the problem's class ("" and
  * CUTEC_ERR_KERNEL_NOT_FOUND when it has not been tuned by this handle). */
-cutec_status cutec_gemm_choice(cutec_gemm_handle *h, const cutec_gemm_problem *p, char *name,
-                               size_t name_len);
+cutec_status cutec_gemm_choice(cutec_gemm_handle *h, const cutec_gemm_problem *p, char *name, size_t name_len);
 
 /* Options of a handle, set through one setter (values in brackets are the
  * defaults; out of range or unknown: CUTEC_ERR_INVALID_ARGUMENT). */
 typedef enum cutec_option {
-  CUTEC_OPT_TUNE_RUNS = 1,      /* timed runs per candidate, >= 20 [25] */
-  CUTEC_OPT_TUNE_WARMUP = 2,    /* untimed runs before them, >= 1 [3] */
-  CUTEC_OPT_CUBLAS_ALGOS = 3,   /* cuBLASLt heuristic algorithms timed, 0..32 [8]
+    CUTEC_OPT_TUNE_RUNS = 1,     /* timed runs per candidate, >= 20 [25] */
+    CUTEC_OPT_TUNE_WARMUP = 2,   /* untimed runs before them, >= 1 [3] */
+    CUTEC_OPT_CUBLAS_ALGOS = 3,  /* cuBLASLt heuristic algorithms timed, 0..32 [8]
                                    (0: cuBLASLt only as the reference) */
-  CUTEC_OPT_DISK_CACHE = 4,     /* 1: read and write the disk cache [1] */
-  CUTEC_OPT_FLUSH_L2 = 5,       /* 1: flush L2 before each timed run [1] */
-  CUTEC_OPT_TUNE_FINALISTS = 6  /* with more pack candidates than this, all are
+    CUTEC_OPT_DISK_CACHE = 4,    /* 1: read and write the disk cache [1] */
+    CUTEC_OPT_FLUSH_L2 = 5,      /* 1: flush L2 before each timed run [1] */
+    CUTEC_OPT_TUNE_FINALISTS = 6 /* with more pack candidates than this, all are
                                    first screened with 5 timed runs and only this
                                    many of the fastest (and every cuBLASLt
                                    algorithm) get the full count; 0: no

@@ -32,16 +32,15 @@ typedef struct cutec_pack cutec_pack;
  */
 cutec_status cutec_pack_load_file(cutec_runtime *rt, const char *path, cutec_pack **out);
 /* Same from memory; the data is copied, the caller may free it. */
-cutec_status cutec_pack_load_data(cutec_runtime *rt, const void *data, size_t size,
-                                  cutec_pack **out);
+cutec_status cutec_pack_load_data(cutec_runtime *rt, const void *data, size_t size, cutec_pack **out);
 /* Unloads the pack and the modules loaded from it.  NULL is accepted. */
 void cutec_pack_unload(cutec_pack *pack);
 
 /* Facts about a loaded pack (0 / "" for NULL). */
 int cutec_pack_entry_count(const cutec_pack *pack);
-const char *cutec_pack_arch(const cutec_pack *pack);              /* "sm_80", "sm_90a" */
+const char *cutec_pack_arch(const cutec_pack *pack);               /* "sm_80", "sm_90a" */
 unsigned long long cutec_pack_source_hash(const cutec_pack *pack); /* FNV-1a of the sources */
-int cutec_pack_cutec_version(const cutec_pack *pack);             /* CUTEC_VERSION_NUMBER form */
+int cutec_pack_cutec_version(const cutec_pack *pack);              /* CUTEC_VERSION_NUMBER form */
 
 /* Entry i (0-based): kernel name, manifest text (the "// cutec." lines), and
  * the value of a template parameter (NULL when there is none of that name or
@@ -71,8 +70,7 @@ cutec_status cutec_pack_get_kernel(cutec_pack *pack, int i, cutec_kernel **out);
  * names an unknown parameter or divides by zero, or if a component is not in
  * 1 .. 2^31-1).
  */
-cutec_status cutec_pack_launch(cutec_pack *pack, int i, const unsigned grid[3], void *stream,
-                               void **args);
+cutec_status cutec_pack_launch(cutec_pack *pack, int i, const unsigned grid[3], void *stream, void **args);
 
 #ifdef __cplusplus
 }

@@ -22,8 +22,7 @@ extern "C" {
 #define CUTEC_VERSION_MINOR 1
 #define CUTEC_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH, e.g. 100 for 0.1.0. */
-#define CUTEC_VERSION_NUMBER \
-  (CUTEC_VERSION_MAJOR * 10000 + CUTEC_VERSION_MINOR * 100 + CUTEC_VERSION_PATCH)
+#define CUTEC_VERSION_NUMBER (CUTEC_VERSION_MAJOR * 10000 + CUTEC_VERSION_MINOR * 100 + CUTEC_VERSION_PATCH)
 
 /* Version of the library actually linked (compare with CUTEC_VERSION_NUMBER). */
 int cutec_version_number(void);
@@ -32,40 +31,40 @@ const char *cutec_version_string(void);
 
 /* Status codes.  The numeric values are fixed and will not change. */
 typedef enum cutec_status {
-  CUTEC_OK = 0,
-  CUTEC_ERR_INVALID_ARGUMENT = 1, /* NULL handle/pointer, bad sizes */
-  CUTEC_ERR_NO_DRIVER = 2,        /* driver library not loadable, a required
+    CUTEC_OK = 0,
+    CUTEC_ERR_INVALID_ARGUMENT = 1, /* NULL handle/pointer, bad sizes */
+    CUTEC_ERR_NO_DRIVER = 2,        /* driver library not loadable, a required
                                      symbol missing, or it is the stub library */
-  CUTEC_ERR_NO_DEVICE = 3,        /* driver loaded but no CUDA device (or the
+    CUTEC_ERR_NO_DEVICE = 3,        /* driver loaded but no CUDA device (or the
                                      device index is out of range) */
-  CUTEC_ERR_DRIVER = 4,           /* any other driver failure; the message
+    CUTEC_ERR_DRIVER = 4,           /* any other driver failure; the message
                                      names the CUresult */
-  CUTEC_ERR_OUT_OF_MEMORY = 5,    /* device or host allocation failed */
-  CUTEC_ERR_IO = 6,               /* file could not be read */
-  CUTEC_ERR_MODULE_LOAD = 7,      /* PTX/cubin rejected; the message includes
+    CUTEC_ERR_OUT_OF_MEMORY = 5,    /* device or host allocation failed */
+    CUTEC_ERR_IO = 6,               /* file could not be read */
+    CUTEC_ERR_MODULE_LOAD = 7,      /* PTX/cubin rejected; the message includes
                                      the JIT error log */
-  CUTEC_ERR_KERNEL_NOT_FOUND = 8, /* no kernel of that name in the module */
-  CUTEC_ERR_LAUNCH = 9,           /* launch rejected (bad grid/block/smem) */
-  CUTEC_ERR_KERNEL_FAULT = 10,    /* failure while a kernel ran (illegal
+    CUTEC_ERR_KERNEL_NOT_FOUND = 8, /* no kernel of that name in the module */
+    CUTEC_ERR_LAUNCH = 9,           /* launch rejected (bad grid/block/smem) */
+    CUTEC_ERR_KERNEL_FAULT = 10,    /* failure while a kernel ran (illegal
                                      address, trap, ...), usually reported at
                                      synchronize.  The context is then unusable:
                                      destroy the runtime. */
-  /* Kernel packs (cutec/pack.h). */
-  CUTEC_ERR_PACK_FORMAT = 11,     /* not a kernel pack (wrong magic) */
-  CUTEC_ERR_PACK_VERSION = 12,    /* a pack of another container format version */
-  CUTEC_ERR_PACK_CUTEC_VERSION = 13, /* built by another cutec major.minor */
-  CUTEC_ERR_PACK_ARCH = 14,       /* built for an architecture the device cannot run */
-  CUTEC_ERR_PACK_TRUNCATED = 15,  /* shorter than its header declares */
-  CUTEC_ERR_PACK_CORRUPT = 16,    /* checksum mismatch, bad table or manifest */
-  /* GEMM (cutec/gemm.h). */
-  CUTEC_ERR_NULL_POINTER = 17,    /* a matrix pointer is NULL */
-  CUTEC_ERR_MISALIGNED = 18,      /* a matrix pointer is not aligned to its element */
-  CUTEC_ERR_BAD_SIZE = 19,        /* M, N or K zero, negative or too large */
-  CUTEC_ERR_BAD_LEADING_DIM = 20, /* a leading dimension smaller than the matrix needs */
-  CUTEC_ERR_UNSUPPORTED = 21,     /* no candidate supports this combination of
+    /* Kernel packs (cutec/pack.h). */
+    CUTEC_ERR_PACK_FORMAT = 11,        /* not a kernel pack (wrong magic) */
+    CUTEC_ERR_PACK_VERSION = 12,       /* a pack of another container format version */
+    CUTEC_ERR_PACK_CUTEC_VERSION = 13, /* built by another cutec major.minor */
+    CUTEC_ERR_PACK_ARCH = 14,          /* built for an architecture the device cannot run */
+    CUTEC_ERR_PACK_TRUNCATED = 15,     /* shorter than its header declares */
+    CUTEC_ERR_PACK_CORRUPT = 16,       /* checksum mismatch, bad table or manifest */
+    /* GEMM (cutec/gemm.h). */
+    CUTEC_ERR_NULL_POINTER = 17,    /* a matrix pointer is NULL */
+    CUTEC_ERR_MISALIGNED = 18,      /* a matrix pointer is not aligned to its element */
+    CUTEC_ERR_BAD_SIZE = 19,        /* M, N or K zero, negative or too large */
+    CUTEC_ERR_BAD_LEADING_DIM = 20, /* a leading dimension smaller than the matrix needs */
+    CUTEC_ERR_UNSUPPORTED = 21,     /* no candidate supports this combination of
                                      types, layouts, alpha/beta and epilogue */
-  CUTEC_ERR_NO_CUBLAS = 22,       /* cuBLASLt could not be loaded (where it is needed) */
-  CUTEC_ERR_NO_CANDIDATE = 23     /* every candidate failed while tuning */
+    CUTEC_ERR_NO_CUBLAS = 22,       /* cuBLASLt could not be loaded (where it is needed) */
+    CUTEC_ERR_NO_CANDIDATE = 23     /* every candidate failed while tuning */
 } cutec_status;
 
 /* Stable short text for a status ("ok", "invalid argument", ...); never NULL,
@@ -81,10 +80,10 @@ typedef struct cutec_kernel cutec_kernel;   /* a kernel of a module; owned by it
 
 /* Log levels passed to the log callback. */
 typedef enum cutec_log_level {
-  CUTEC_LOG_ERROR = 1, /* a call failed; msg equals cutec_runtime_message() */
-  CUTEC_LOG_WARNING = 2,
-  CUTEC_LOG_INFO = 3,  /* e.g. the PTX JIT info log of a module load */
-  CUTEC_LOG_DEBUG = 4
+    CUTEC_LOG_ERROR = 1, /* a call failed; msg equals cutec_runtime_message() */
+    CUTEC_LOG_WARNING = 2,
+    CUTEC_LOG_INFO = 3, /* e.g. the PTX JIT info log of a module load */
+    CUTEC_LOG_DEBUG = 4
 } cutec_log_level;
 
 typedef void (*cutec_log_fn)(void *user, int level, const char *msg);
@@ -110,29 +109,25 @@ void cutec_runtime_set_log(cutec_runtime *rt, cutec_log_fn fn, void *user);
 
 /* Device name (NUL-terminated, truncated to name_len), compute capability and
  * multiprocessor count.  Every output pointer may be NULL to skip it. */
-cutec_status cutec_device_info(cutec_runtime *rt, char *name, size_t name_len,
-                               int *cc_major, int *cc_minor, int *sm_count);
+cutec_status cutec_device_info(cutec_runtime *rt, char *name, size_t name_len, int *cc_major, int *cc_minor,
+                               int *sm_count);
 /* Driver version as cuDriverGetVersion reports it (e.g. 12040 for 12.4). */
 cutec_status cutec_driver_version(cutec_runtime *rt, int *version);
 
 /* Loads a .ptx or .cubin file; the format is detected from the content (ELF
  * magic means cubin, fatbin magic means fatbin, anything else is PTX text). */
-cutec_status cutec_module_load_file(cutec_runtime *rt, const char *path,
-                                    cutec_module **out);
+cutec_status cutec_module_load_file(cutec_runtime *rt, const char *path, cutec_module **out);
 /* Same for an image in memory.  PTX need not be NUL-terminated: the runtime
  * copies it when it is not.  The data may be freed after the call. */
-cutec_status cutec_module_load_data(cutec_runtime *rt, const void *data,
-                                    size_t size, cutec_module **out);
+cutec_status cutec_module_load_data(cutec_runtime *rt, const void *data, size_t size, cutec_module **out);
 /* Unloads the module; its kernel handles become invalid.  NULL is accepted. */
 void cutec_module_unload(cutec_module *m);
 /* Looks up a kernel by its (unmangled, extern "C"/.entry) name.  The handle is
  * owned by the module; asking twice returns the same handle. */
-cutec_status cutec_module_get_kernel(cutec_module *m, const char *name,
-                                     cutec_kernel **out);
+cutec_status cutec_module_get_kernel(cutec_module *m, const char *name, cutec_kernel **out);
 /* Registers used per thread, static shared memory in bytes and the largest
  * block the kernel can be launched with.  Output pointers may be NULL. */
-cutec_status cutec_kernel_info(cutec_kernel *k, int *num_regs,
-                               int *static_smem_bytes, int *max_threads_per_block);
+cutec_status cutec_kernel_info(cutec_kernel *k, int *num_regs, int *static_smem_bytes, int *max_threads_per_block);
 
 /*
  * Launches k with the given grid and block (x, y, z; every component >= 1) on
@@ -144,8 +139,7 @@ cutec_status cutec_kernel_info(cutec_kernel *k, int *num_regs,
  * The launch is asynchronous: faults while the kernel runs are reported by a
  * later cutec_synchronize / cutec_stream_synchronize as CUTEC_ERR_KERNEL_FAULT.
  */
-cutec_status cutec_launch(cutec_kernel *k, const unsigned grid[3],
-                          const unsigned block[3], unsigned dynamic_smem_bytes,
+cutec_status cutec_launch(cutec_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned dynamic_smem_bytes,
                           void *stream, void **args);
 /* Waits for all work on the device (cuCtxSynchronize). */
 cutec_status cutec_synchronize(cutec_runtime *rt);
@@ -157,10 +151,8 @@ cutec_status cutec_stream_synchronize(cutec_runtime *rt, void *stream);
  * the host (cuMemcpyHtoD / cuMemcpyDtoH). */
 cutec_status cutec_malloc(cutec_runtime *rt, size_t bytes, unsigned long long *dptr);
 cutec_status cutec_free(cutec_runtime *rt, unsigned long long dptr);
-cutec_status cutec_memcpy_htod(cutec_runtime *rt, unsigned long long dst,
-                               const void *src, size_t bytes);
-cutec_status cutec_memcpy_dtoh(cutec_runtime *rt, void *dst,
-                               unsigned long long src, size_t bytes);
+cutec_status cutec_memcpy_htod(cutec_runtime *rt, unsigned long long dst, const void *src, size_t bytes);
+cutec_status cutec_memcpy_dtoh(cutec_runtime *rt, void *dst, unsigned long long src, size_t bytes);
 
 #ifdef __cplusplus
 }

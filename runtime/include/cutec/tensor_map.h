@@ -17,7 +17,7 @@ extern "C" {
 /* A CUtensorMap: 128 bytes, 64-byte aligned; pass its address in the
  * kernel's argument array like any other argument. */
 typedef struct cutec_tensor_map {
-  _Alignas(64) unsigned char bytes[128];
+    _Alignas(64) unsigned char bytes[128];
 } cutec_tensor_map;
 
 /* A 2-D tiled map over `addr` (a device pointer, 16-byte aligned): dim0
@@ -26,9 +26,8 @@ typedef struct cutec_tensor_map {
  * swizzle 0, 32, 64 or 128 bytes.  Elements outside the tensor read as zero.
  * CUTEC_ERR_INVALID_ARGUMENT for values the hardware rejects; the message
  * says which. */
-cutec_status cutec_tensor_map_2d(cutec_runtime *rt, cutec_tensor_map *map, const char *elem,
-                                 unsigned long long addr, uint64_t dim0, uint64_t dim1,
-                                 uint64_t stride1_bytes, uint32_t box0, uint32_t box1,
+cutec_status cutec_tensor_map_2d(cutec_runtime *rt, cutec_tensor_map *map, const char *elem, unsigned long long addr,
+                                 uint64_t dim0, uint64_t dim1, uint64_t stride1_bytes, uint32_t box0, uint32_t box1,
                                  int swizzle_bytes);
 
 #ifdef __cplusplus

@@ -31,8 +31,8 @@ typedef struct cutec_timer cutec_timer;
 typedef cutec_status (*cutec_timing_launch_fn)(void *user, int run, void *stream);
 
 typedef struct cutec_timing_job {
-  cutec_timing_launch_fn launch;
-  void *user;
+    cutec_timing_launch_fn launch;
+    void *user;
 } cutec_timing_job;
 
 /*
@@ -41,39 +41,39 @@ typedef struct cutec_timing_job {
  * behaviour.
  */
 typedef struct cutec_timing {
-  size_t struct_size;
-  int warmup;      /* untimed launches of each job before the rounds, >= 0 */
-  int runs;        /* rounds: timed launches of each job, >= 1 */
-  void *stream;    /* a CUstream / cudaStream_t of the primary context; NULL: the default stream */
-  /* optional fields: zero is the default */
-  int flush_l2;    /* 1: before each timed launch (outside the events), write the
+    size_t struct_size;
+    int warmup;   /* untimed launches of each job before the rounds, >= 0 */
+    int runs;     /* rounds: timed launches of each job, >= 1 */
+    void *stream; /* a CUstream / cudaStream_t of the primary context; NULL: the default stream */
+    /* optional fields: zero is the default */
+    int flush_l2;    /* 1: before each timed launch (outside the events), write the
                       timer's flush buffer with the round's number, so that every
                       timed launch starts on a cold L2 (needs a timer created with one) */
-  int sync_warmup; /* 1: wait for each job's warm-ups before the next job's, so that
+    int sync_warmup; /* 1: wait for each job's warm-ups before the next job's, so that
                       a kernel fault in them names the job (*fault of cutec_timer_run) */
-  /* Called before each timed launch and its flush (untimed), e.g. to run
+    /* Called before each timed launch and its flush (untimed), e.g. to run
    * other work first so that the timed kernel does not start after itself;
    * anything but CUTEC_OK drops the job like a failed launch.  NULL: none. */
-  cutec_status (*before)(void *user, int job, int run, void *stream);
-  void *before_user;
+    cutec_status (*before)(void *user, int job, int run, void *stream);
+    void *before_user;
 } cutec_timing;
 
 /* warmup and runs set, everything else zero. */
-static inline void cutec_timing_init(cutec_timing *t, int warmup, int runs) {
-  if (t == 0)
-    return;
-  cutec_timing z = {0};
-  *t = z;
-  t->struct_size = sizeof *t;
-  t->warmup = warmup;
-  t->runs = runs;
+static inline void cutec_timing_init(cutec_timing *t, int warmup, int runs)
+{
+    if (t == 0) return;
+    cutec_timing z = {0};
+    *t = z;
+    t->struct_size = sizeof *t;
+    t->warmup = warmup;
+    t->runs = runs;
 }
 
 typedef struct cutec_timing_result {
-  double ms;           /* median of the job's timed launches (the mean of the middle
+    double ms;           /* median of the job's timed launches (the mean of the middle
                           two for an even count); +inf when the job was dropped */
-  cutec_status status; /* CUTEC_OK, or why the job was dropped */
-  int failed_run;      /* the launch (run index) that dropped it, else -1 */
+    cutec_status status; /* CUTEC_OK, or why the job was dropped */
+    int failed_run;      /* the launch (run index) that dropped it, else -1 */
 } cutec_timing_result;
 
 /* cutec_timer_create's flush_bytes for twice the device's L2 size (twice
