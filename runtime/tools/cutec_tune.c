@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cutec/cutec.h"
+#include "dtype.h"
 #include "file_read.h"
 #include "kdesc.h"
 #include "pack_format.h"
@@ -202,27 +203,8 @@ static int cmd_list(const opts *o, failure *f)
 
 /* ---- GPU commands ---- */
 
-static uint16_t to_half(float f, int bf16)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    if (bf16) {
-        u += 0x7fffu + ((u >> 16) & 1u);
-        return (uint16_t)(u >> 16);
-    }
-    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
-    u &= 0x7fffffffu; /* |f| <= 1 here: normal or subnormal */
-    if (u < 0x38800000u) {
-        float a;
-        memcpy(&a, &u, sizeof a);
-        return (uint16_t)(sign | (uint16_t)nearbyintf(a * 16777216.0f));
-    }
-    uint32_t h = (u >> 13) - (112u << 10), rem = u & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;
-    return (uint16_t)(sign | h);
-}
-
-static size_t dtype_bytes(cutec_dtype t) { return t == CUTEC_DTYPE_F32 ? 4 : 2; }
+/* the public dtypes are the contract table's first rows (contract/dtype.h) */
+static size_t dtype_bytes(cutec_dtype t) { return (size_t)cutec_dtype_bytes((cutec_ct)t); }
 
 /* Bytes of a rows x cols matrix of t, or 0 where that overflows size_t. */
 static size_t matrix_bytes(long long rows, long long cols, cutec_dtype t)
@@ -244,12 +226,7 @@ static void *random_matrix(size_t bytes, cutec_dtype t, uint64_t seed)
         s ^= s >> 27;
         float f = (float)((double)((s * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0) * 2.0f - 1.0f;
         if (fabsf(f) < 1e-3f) f = 0.5f;
-        if (t == CUTEC_DTYPE_F32) {
-            memcpy(b + 4 * i, &f, 4);
-        } else {
-            uint16_t h = to_half(f, t == CUTEC_DTYPE_BF16);
-            memcpy(b + 2 * i, &h, 2);
-        }
+        cutec_dtype_store((cutec_ct)t, b + dtype_bytes(t) * i, f); /* round to nearest even */
     }
     return b;
 }
