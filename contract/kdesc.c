@@ -327,6 +327,12 @@ int cutec_kdesc_check(const cutec_kdesc *d, char *why, size_t wl)
         if (check_expr(d, d->grid[i], "grid rule", why, wl) != 0) return -1;
     for (int i = 0; i < d->nrequires; i++)
         if (check_expr(d, d->requires[i], "condition", why, wl) != 0) return -1;
+    if (d->act >= d->pool_used || (d->gated && d->act == 0))
+        return fail(why, wl, "epilogue function damaged (or gated without one)");
+    if (d->act != 0 && d->cls != CUTEC_KD_GEMM) return fail(why, wl, "an epilogue function on a plain kernel");
+    for (const char *c = cutec_kd_s(d, d->act); *c; c++)
+        if (!(isalnum((unsigned char)*c) || *c == '_'))
+            return fail(why, wl, "epilogue function '%s' is not a name", cutec_kd_s(d, d->act));
     if (d->cls == CUTEC_KD_GEMM) {
         static const cutec_kd_role need[] = {CUTEC_ROLE_M, CUTEC_ROLE_N, CUTEC_ROLE_K,
                                              CUTEC_ROLE_A, CUTEC_ROLE_B, CUTEC_ROLE_D};
@@ -400,6 +406,7 @@ size_t cutec_kdesc_write(const cutec_kdesc *d, char *buf, size_t len)
     if (d->cluster[0] * d->cluster[1] * d->cluster[2] != 1)
         put(&o, "// cutec.cluster %u %u %u\n", d->cluster[0], d->cluster[1], d->cluster[2]);
     for (int i = 0; i < d->nrequires; i++) put(&o, "// cutec.require %s\n", cutec_kd_s(d, d->requires[i]));
+    if (d->act != 0) put(&o, "// cutec.act %s%s\n", cutec_kd_s(d, d->act), d->gated ? " gated" : "");
     return o.n;
 }
 
@@ -574,6 +581,13 @@ static int read_line(line *l, const char *key, cutec_kdesc *d, char *why, size_t
             return fail(why, wl, "more than %d cutec.require lines", CUTEC_KD_MAX_REQUIRES);
         if (!tok_str(l, d, &d->requires[d->nrequires])) return fail(why, wl, "malformed cutec.require line");
         d->nrequires++;
+    } else if (strcmp(key, "act") == 0) {
+        char g[8];
+        if (d->act != 0 || !tok_str(l, d, &d->act) || d->act == 0) return fail(why, wl, "malformed cutec.act line");
+        if (tok(l, g, sizeof g)) {
+            if (strcmp(g, "gated") != 0) return fail(why, wl, "cutec.act line: unknown flag '%s'", g);
+            d->gated = 1;
+        }
     } else {
         return fail(why, wl, "unknown line cutec.%s", key);
     }

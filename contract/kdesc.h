@@ -70,11 +70,12 @@ typedef enum cutec_kd_value {
     X(B, "b", CUTEC_KD_VALUE_TENSOR, "the right operand, indexed (n, k)")                                              \
     X(C, "c", CUTEC_KD_VALUE_TENSOR, "the source of beta * C, indexed (m, n)")                                         \
     X(D, "d", CUTEC_KD_VALUE_TENSOR, "the output, indexed (m, n)")                                                     \
-    X(BIAS, "bias", CUTEC_KD_VALUE_TENSOR, "an epilogue bias vector")                                                  \
-    X(SCALE_A, "scale_a", CUTEC_KD_VALUE_TENSOR, "scales of A")                                                        \
-    X(SCALE_B, "scale_b", CUTEC_KD_VALUE_TENSOR, "scales of B")                                                        \
+    X(BIAS, "bias", CUTEC_KD_VALUE_TENSOR, "a bias per column of D, indexed n")                                        \
+    X(BIAS_ROW, "bias_row", CUTEC_KD_VALUE_TENSOR, "a bias per row of D, indexed m")                                   \
+    X(SCALE_A, "scale_a", CUTEC_KD_VALUE_TENSOR, "scales of A: one (per tensor) or per row")                           \
+    X(SCALE_B, "scale_b", CUTEC_KD_VALUE_TENSOR, "scales of B: one (per tensor) or per column of D")                   \
     X(SCALE_D, "scale_d", CUTEC_KD_VALUE_TENSOR, "the scale of an fp8 output")                                         \
-    X(AUX, "aux", CUTEC_KD_VALUE_TENSOR, "an auxiliary epilogue output")                                               \
+    X(AUX, "aux", CUTEC_KD_VALUE_TENSOR, "the pre-activation, an auxiliary output indexed (m, n)")                     \
     X(AMAX, "amax", CUTEC_KD_VALUE_TENSOR, "the absolute maximum of the output")                                       \
     X(WORKSPACE, "workspace", CUTEC_KD_VALUE_TENSOR, "scratch memory from the caller")                                 \
     X(ALPHA, "alpha", CUTEC_KD_VALUE_FLOAT, "the scale of A B")                                                        \
@@ -122,6 +123,14 @@ typedef struct cutec_kdesc {
     cutec_kd_str pname[CUTEC_KD_MAX_PARAMS], pvalue[CUTEC_KD_MAX_PARAMS];
     int nargs;
     cutec_kd_arg args[CUTEC_KD_MAX_ARGS];
+    /* GEMM epilogue: the elementwise function applied last (the name of a
+     * .cute fn; 0 = "": none), and whether it is gated (GLU): then D has
+     * N / 2 columns, D(m, j) = act(v(m, gate), v(m, up)) with the gate and
+     * up columns of B interleaved in blocks of 8 (B's rows 16 q .. 16 q + 7
+     * are the gates of D's columns 8 q .. 8 q + 7, the next 8 rows their
+     * ups).  docs/contract.md gives the whole epilogue's meaning. */
+    cutec_kd_str act;
+    int gated;
     int nrequires; /* conditions on the arguments, each must be nonzero */
     cutec_kd_str requires[CUTEC_KD_MAX_REQUIRES];
     unsigned pool_used;

@@ -136,6 +136,9 @@ const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, 
 {
     const cutec_kdesc *d = &pack->entries[i].desc;
     if (d->cls != CUTEC_KD_GEMM) return unfit(why, len, "not a GEMM kernel (it has no 'serves gemm' clause)");
+    if (d->act != 0)
+        return unfit(why, len, "its epilogue applies '%s'%s, which cutec_gemm's problem does not ask for",
+                     cutec_kd_s(d, d->act), d->gated ? " (gated)" : "");
     cutec_kd_values vals;
     cutec_gemm_kd_values(d, p, &vals);
     int has_alpha = 0, has_beta = 0, has_c = 0, has_tma = 0;

@@ -85,6 +85,8 @@ static void full_desc(cutec_kdesc *d)
     d->nrequires = 2;
     d->requires[0] = S(d, "((K%8)==0)");
     d->requires[1] = S(d, "((M*K)<2147483648)&&!(N<1)");
+    d->act = S(d, "swiglu");
+    d->gated = 1;
 }
 
 static int same_str(const cutec_kdesc *a, cutec_kd_str x, const cutec_kdesc *b, cutec_kd_str y)
@@ -116,6 +118,7 @@ static void check_same(const cutec_kdesc *a, const cutec_kdesc *b)
                   (m == 0 || same_str(a, x->tstride[m - 1], b, y->tstride[m - 1])));
     }
     for (int i = 0; a->has_grid && i < 3; i++) CHECK(same_str(a, a->grid[i], b, b->grid[i]));
+    CHECK(same_str(a, a->act, b, b->act) && a->gated == b->gated && (a->act == 0) == (b->act == 0));
     for (int i = 0; i < a->nrequires && i < b->nrequires; i++) CHECK(same_str(a, a->requires[i], b, b -> requires[i]));
 }
 
@@ -233,6 +236,10 @@ static void test_damage(void)
         {"// cutec.param T", "// cutec.param T", "malformed cutec.param"},
         {"// cutec.kernel", "// cutec.kernel a b", "malformed cutec.kernel"},
         {"// cutec.require", "// cutec.future_line 1", "unknown line cutec.future_line"},
+        {"// cutec.act", "// cutec.act swiglu gate", "unknown flag 'gate'"},
+        {"// cutec.act", "// cutec.act", "malformed cutec.act"},
+        {"// cutec.act", "// cutec.act a-b", "not a name"},
+        {"// cutec.class", "// cutec.class plain", "epilogue function on a plain kernel"},
     };
     char why[300];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
