@@ -3,7 +3,8 @@
  * round-trip every field; the reader refuses every kind of damage with a
  * reason (out-of-range indices above all, which a launcher would follow);
  * the expression evaluator's arithmetic, comparisons and limits; the dtype
- * table's conversions.  Pure CPU.
+ * table's conversions; the activation table's float64 references and
+ * cuBLASLt mappings.  Pure CPU.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "arch.h"
 #include "dtype.h"
+#include "epilogue.h"
 #include "kdesc.h"
 #include "kexpr.h"
 
@@ -368,6 +370,68 @@ static void test_archs(void)
     CHECK(!cutec_arch_parse("sm_9", &ma, &mi, &sp) && !cutec_arch_parse("sm_90b", &ma, &mi, &sp));
 }
 
+/* Each activation's float64 reference against values computed
+ * independently (Python's math module), its cuBLASLt mapping, lookups. */
+static void test_activations(void)
+{
+    static const struct {
+        const char *name;
+        int gated;
+        double x, up, want;
+    } cases[] = {
+        {"identity", 0, -1.5, 0, -1.5},
+        {"relu", 0, -1, 0, 0},
+        {"relu", 0, 2, 0, 2},
+        {"gelu_tanh", 0, 1, 0, 0.8411919906082768},
+        {"gelu_tanh", 0, -1, 0, -0.15880800939172324},
+        {"gelu_erf", 0, 1, 0, 0.8413447460685429},
+        {"gelu_erf", 0, -2, 0, -0.04550026389635842},
+        {"silu", 0, 1, 0, 0.7310585786300049},
+        {"sigmoid", 0, -3, 0, 0.04742587317756678},
+        {"sigmoid", 0, 0, 0, 0.5},
+        {"swiglu", 1, 1, 2, 1.4621171572600098},
+        {"geglu", 1, 1, -2, -1.6823839812165535},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const cutec_act_info *a = cutec_act_find(cases[i].name, strlen(cases[i].name));
+        CHECK(a != NULL);
+        if (a == NULL) continue;
+        CHECK(a->gated == cases[i].gated);
+        double got = a->ref(cases[i].x, cases[i].up);
+        if (!(fabs(got - cases[i].want) <= 1e-15 * (1 + fabs(cases[i].want)))) {
+            fprintf(stderr, "activation %s(%g, %g) = %.17g, want %.17g\n", cases[i].name, cases[i].x, cases[i].up, got,
+                    cases[i].want);
+            failures++;
+        }
+    }
+    /* every row is covered above, and names are unique */
+    for (int i = 0; i < cutec_act_count(); i++) {
+        const cutec_act_info *a = cutec_act_at(i);
+        int seen = 0;
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) seen |= strcmp(cases[c].name, a->name) == 0;
+        CHECK(seen);
+        CHECK(cutec_act_find(a->name, strlen(a->name)) == a);
+    }
+    CHECK(cutec_act_at(cutec_act_count()) == NULL && cutec_act_at(-1) == NULL);
+    CHECK(cutec_act_find("", 0) == cutec_act_at(0) && strcmp(cutec_act_at(0)->name, "identity") == 0);
+    CHECK(cutec_act_find("relu6", 5) == NULL && cutec_act_find("relux", 4) != NULL);
+    /* cuBLASLt's fused forms (cublasLt.h): GELU is the tanh form; RELU_AUX
+     * writes a bit mask, not the pre-activation, so relu has no aux form */
+    const cutec_act_info *relu = cutec_act_find("relu", 4), *gelu = cutec_act_find("gelu_tanh", 9);
+    const cutec_act_info *id = cutec_act_find("identity", 8), *silu = cutec_act_find("silu", 4);
+    CHECK(cutec_act_lt_epilogue(id, 0, 0) == 1 && cutec_act_lt_epilogue(id, 1, 0) == 4);
+    CHECK(cutec_act_lt_epilogue(relu, 0, 0) == 2 && cutec_act_lt_epilogue(relu, 1, 0) == 6);
+    CHECK(cutec_act_lt_epilogue(relu, 1, 1) == CUTEC_LT_EPILOGUE_NONE);
+    CHECK(cutec_act_lt_epilogue(gelu, 1, 0) == 36 && cutec_act_lt_epilogue(gelu, 1, 1) == 164);
+    CHECK(cutec_act_lt_epilogue(gelu, 0, 1) == 160);
+    CHECK(cutec_act_lt_epilogue(silu, 1, 0) == CUTEC_LT_EPILOGUE_NONE);
+    CHECK(cutec_act_lt_epilogue(NULL, 0, 0) == CUTEC_LT_EPILOGUE_NONE);
+    /* the gated interleave: blocks of 8 gates, then their 8 ups */
+    CHECK(cutec_act_gate_col(0) == 0 && cutec_act_up_col(0) == 8);
+    CHECK(cutec_act_gate_col(7) == 7 && cutec_act_up_col(7) == 15);
+    CHECK(cutec_act_gate_col(8) == 16 && cutec_act_up_col(13) == 29);
+}
+
 int main(void)
 {
     test_archs();
@@ -375,6 +439,7 @@ int main(void)
     test_damage();
     test_expressions();
     test_dtypes();
+    test_activations();
     if (failures) {
         fprintf(stderr, "test_contract: %d failures\n", failures);
         return 1;
