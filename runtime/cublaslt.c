@@ -8,6 +8,9 @@
  */
 #include "cublaslt.h"
 
+#include "dtype.h"
+#include "epilogue.h"
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,8 +98,27 @@ void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan)
     if (plan->la != NULL) lt->layout_destroy(plan->la);
     if (plan->lb != NULL) lt->layout_destroy(plan->lb);
     if (plan->lc != NULL) lt->layout_destroy(plan->lc);
+    if (plan->lsrc != NULL) lt->layout_destroy(plan->lsrc);
     if (plan->desc != NULL) lt->desc_destroy(plan->desc);
     memset(plan, 0, sizeof *plan);
+}
+
+/* The fused epilogue of p (0: p has none), or why cuBLASLt has none. */
+static const char *lt_epilogue_of(const cutec_gemm_problem *p, int *epi)
+{
+    *epi = 0;
+    if (p->act[0] == '\0' && !p->bias && !p->bias_row && !p->aux && !p->act_gated) return NULL;
+    if (p->act_gated) return "a gated activation";
+    if (p->bias_row) return "a bias per row";
+    const cutec_act_info *a = cutec_act_find(p->act, strlen(p->act));
+    if (a == NULL) return "a user's activation";
+    *epi = cutec_act_lt_epilogue(a, p->bias, p->aux);
+    if (*epi == CUTEC_LT_EPILOGUE_NONE) return p->aux ? "this activation with an aux output" : "this activation";
+    if (p->bias && p->c_layout != CUTEC_LAYOUT_ROW)
+        return "a bias per column of a column-major D (cuBLASLt adds a bias per row of its D)";
+    if (p->aux && (p->c_layout != CUTEC_LAYOUT_ROW || p->ld_aux % 8 != 0))
+        return "an aux output that is not row-major with a leading dimension a multiple of 8";
+    return NULL;
 }
 
 int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_lt_plan *plan, char *why,
@@ -104,6 +126,11 @@ int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_
 {
     memset(plan, 0, sizeof *plan);
     plan->swap = p->c_layout == CUTEC_LAYOUT_ROW;
+    const char *none = lt_epilogue_of(p, &plan->epilogue);
+    if (none != NULL) {
+        snprintf(why, why_len, "cuBLASLt has no fused form of this epilogue: %s", none);
+        return 0;
+    }
     int32_t ta, tb;
     if (plan->swap) {
         ta = p->b_layout == CUTEC_LAYOUT_COL ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -123,6 +150,21 @@ int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_
         st = plan->swap ? make_layout(lt, &plan->lb, p->a_type, p->a_layout, p->m, p->k, p->lda)
                         : make_layout(lt, &plan->lb, p->b_type, p->b_layout, p->k, p->n, p->ldb);
     if (st == CUBLAS_STATUS_SUCCESS) st = make_layout(lt, &plan->lc, p->c_type, p->c_layout, p->m, p->n, p->ldc);
+    if (st == CUBLAS_STATUS_SUCCESS && p->c_source)
+        st = make_layout(lt, &plan->lsrc, p->c_type, p->c_layout, p->m, p->n, p->ld_csrc);
+    if (st == CUBLAS_STATUS_SUCCESS && p->scalars_on_device) {
+        int32_t mode = CUBLASLT_POINTER_MODE_DEVICE;
+        st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &mode, sizeof mode);
+    }
+    if (st == CUBLAS_STATUS_SUCCESS && plan->epilogue != 0) {
+        int32_t epi = plan->epilogue, bt = cutec_dtype_info_of((cutec_ct)p->bias_type)->cuda;
+        int64_t ld_aux = p->ld_aux;
+        st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
+        if (st == CUBLAS_STATUS_SUCCESS && p->bias)
+            st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt);
+        if (st == CUBLAS_STATUS_SUCCESS && p->aux)
+            st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ld_aux, sizeof ld_aux);
+    }
     if (st != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, why_len, "cuBLASLt rejected the problem's descriptors (status %d)", st);
         cutec_lt_plan_destroy(lt, plan);
@@ -140,7 +182,8 @@ int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, size_t workspac
     cublasStatus_t st = lt->pref_create(&pref);
     if (st == CUBLAS_STATUS_SUCCESS) st = lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
     if (st == CUBLAS_STATUS_SUCCESS)
-        st = lt->heuristic(lt->handle, plan->desc, plan->la, plan->lb, plan->lc, plan->lc, pref, max, out, &n);
+        st = lt->heuristic(lt->handle, plan->desc, plan->la, plan->lb, plan->lsrc != NULL ? plan->lsrc : plan->lc,
+                           plan->lc, pref, max, out, &n);
     if (pref != NULL) lt->pref_destroy(pref);
     if (st != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, why_len, "cublasLtMatmulAlgoGetHeuristic failed with status %d", st);
@@ -155,13 +198,33 @@ int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, size_t workspac
 }
 
 cublasStatus_t cutec_lt_run(cutec_cublaslt *lt, cutec_lt_plan *plan, const cutec_gemm_problem *p,
-                            const cublasLtMatmulAlgo_t *algo, const void *A, const void *B, void *C, void *workspace,
+                            const cublasLtMatmulAlgo_t *algo, const cutec_gemm_args *io, void *workspace,
                             size_t workspace_bytes, void *stream)
 {
     float alpha = p->alpha, beta = p->beta;
-    const void *first = plan->swap ? B : A, *second = plan->swap ? A : B;
-    return lt->matmul(lt->handle, plan->desc, &alpha, first, plan->la, second, plan->lb, &beta, C, plan->lc, C,
-                      plan->lc, algo, workspace, workspace_bytes, stream);
+    const void *pa = &alpha, *pb = &beta;
+    if (p->scalars_on_device) pa = io->alpha, pb = io->beta;
+    cublasStatus_t st = cutec_lt_plan_pointers(lt, plan, p, io);
+    if (st != CUBLAS_STATUS_SUCCESS) return st;
+    const void *first = plan->swap ? io->B : io->A, *second = plan->swap ? io->A : io->B;
+    return lt->matmul(lt->handle, plan->desc, pa, first, plan->la, second, plan->lb, pb, io->C,
+                      plan->lsrc != NULL ? plan->lsrc : plan->lc, io->D, plan->lc, algo, workspace, workspace_bytes,
+                      stream);
+}
+
+cublasStatus_t cutec_lt_plan_pointers(cutec_cublaslt *lt, cutec_lt_plan *plan, const cutec_gemm_problem *p,
+                                      const cutec_gemm_args *io)
+{
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+    if (plan->epilogue != 0 && p->bias && plan->bias != io->bias) {
+        st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &io->bias, sizeof io->bias);
+        plan->bias = st == CUBLAS_STATUS_SUCCESS ? io->bias : NULL;
+    }
+    if (st == CUBLAS_STATUS_SUCCESS && plan->epilogue != 0 && p->aux && plan->aux != io->aux) {
+        st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &io->aux, sizeof io->aux);
+        plan->aux = st == CUBLAS_STATUS_SUCCESS ? io->aux : NULL;
+    }
+    return st;
 }
 
 void cutec_lt_algo_describe(cutec_cublaslt *lt, const cublasLtMatmulAlgo_t *algo, char *out, size_t len)

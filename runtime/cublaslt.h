@@ -39,8 +39,15 @@ enum {
     CUDA_R_32F = 0,
     CUDA_R_16F = 2,
     CUDA_R_16BF = 14,
+    CUBLASLT_MATMUL_DESC_POINTER_MODE = 2,
     CUBLASLT_MATMUL_DESC_TRANSA = 3,
     CUBLASLT_MATMUL_DESC_TRANSB = 4,
+    CUBLASLT_MATMUL_DESC_EPILOGUE = 7,
+    CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8,
+    CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER = 11,
+    CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD = 12,
+    CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE = 26,
+    CUBLASLT_POINTER_MODE_DEVICE = 1,
     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1,
     /* cublasLtMatmulAlgoConfigAttributes_t */
     CUBLASLT_ALGO_CONFIG_ID = 0,
@@ -98,10 +105,17 @@ void cutec_cublaslt_unload(cutec_cublaslt *lt);
 typedef struct cutec_lt_plan {
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, lc;
-    int swap; /* 1: the library's A is our B (C row-major) */
+    cublasLtMatrixLayout_t lsrc; /* the C source's, out of place (NULL: C is D) */
+    int swap;                    /* 1: the library's A is our B (C row-major) */
+    int epilogue;                /* cublasLtEpilogue_t set on desc (0: none set) */
+    const void *bias, *aux;      /* the pointers last set on desc */
 } cutec_lt_plan;
 
-/* 0 with why filled on failure (the plan is then empty). */
+/* 0 with why filled on failure (the plan is then empty).  A problem with
+ * an epilogue gets cuBLASLt's fused form from the epilogue table
+ * (contract/epilogue.h), or none (0, why says so): only a bias per column
+ * of a row-major D (cuBLASLt's per-row bias of D^T), no bias per row, not
+ * gated, an aux leading dimension that is a multiple of 8. */
 int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_lt_plan *plan, char *why,
                          size_t why_len);
 void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan);
@@ -113,9 +127,15 @@ void cutec_lt_algo_describe(cutec_cublaslt *lt, const cublasLtMatmulAlgo_t *algo
  * their number (0 with why on failure). */
 int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, size_t workspace_bytes,
                         cublasLtMatmulHeuristicResult_t *out, int max, char *why, size_t why_len);
-/* Runs D = alpha A B + beta C with one algorithm (C and D the same buffer). */
+/* Sets the epilogue's pointers (bias, aux) on the plan where they changed:
+ * cuBLASLt's heuristic reads their alignment, its matmul their values. */
+cublasStatus_t cutec_lt_plan_pointers(cutec_cublaslt *lt, cutec_lt_plan *plan, const cutec_gemm_problem *p,
+                                      const cutec_gemm_args *io);
+/* Runs D = act(alpha A B + beta C + bias) with one algorithm (C is D in
+ * place unless the problem has a C source); the epilogue's pointers are
+ * set on the plan when they changed. */
 cublasStatus_t cutec_lt_run(cutec_cublaslt *lt, cutec_lt_plan *plan, const cutec_gemm_problem *p,
-                            const cublasLtMatmulAlgo_t *algo, const void *A, const void *B, void *C, void *workspace,
+                            const cublasLtMatmulAlgo_t *algo, const cutec_gemm_args *io, void *workspace,
                             size_t workspace_bytes, void *stream);
 
 #endif /* CUTEC_RUNTIME_CUBLASLT_H */

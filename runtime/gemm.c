@@ -9,6 +9,7 @@
  * (cuCtxSetCurrent, to follow the handle across threads).  Everything slow
  * (tuning, the disk cache) happens on a miss, in tune.c and cache.c.
  */
+#include "epilogue.h"
 #include "gemm_internal.h"
 
 #include <math.h>
@@ -201,14 +202,79 @@ static cutec_status problem_read(cutec_runtime *rt, const char *fn, const cutec_
     return CUTEC_OK;
 }
 
-cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *user, const void *A,
-                              const void *B, const void *C, cutec_gemm_problem *out, gemm_class *cls)
+/* The caller's args as this library's struct (the same rule as the
+ * problem's: fields inside struct_size, later ones NULL, bytes past ours zero). */
+static cutec_status args_read(cutec_runtime *rt, const char *fn, const cutec_gemm_args *user, cutec_gemm_args *a)
+{
+    if (user == NULL) return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: args is NULL", fn);
+    size_t size;
+    memcpy(&size, user, sizeof size);
+    size_t min = offsetof(cutec_gemm_args, C);
+    if (size < min || size > CUTEC_GEMM_PROBLEM_MAX_SIZE)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "%s: the args' struct_size is %zu, outside %zu to %d (initialise them with "
+                             "cutec_gemm_args_init)",
+                             fn, size, min, CUTEC_GEMM_PROBLEM_MAX_SIZE);
+    for (size_t i = sizeof *a; i < size; i++)
+        if (((const unsigned char *)user)[i] != 0)
+            return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                                 "%s: the args set byte %zu of %zu, past the %zu bytes of fields this library knows",
+                                 fn, i, size, sizeof *a);
+    memset(a, 0, sizeof *a);
+    memcpy(a, user, size < sizeof *a ? size : sizeof *a);
+    a->struct_size = sizeof *a;
+    return CUTEC_OK;
+}
+
+/* The epilogue's fields, before any pointer is looked at. */
+static cutec_status epilogue_check(cutec_runtime *rt, const char *fn, cutec_gemm_problem *p)
+{
+    size_t an = strnlen(p->act, sizeof p->act);
+    if (an == sizeof p->act)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: act is not NUL-terminated within %zu bytes", fn,
+                             sizeof p->act);
+    for (size_t i = 0; i < an; i++) {
+        char c = p->act[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9')))
+            return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: act '%s' is not a function name", fn, p->act);
+    }
+    if (strcmp(p->act, "identity") == 0) memset(p->act, 0, sizeof p->act); /* one spelling of none */
+    const cutec_act_info *row = cutec_act_find(p->act, strlen(p->act));
+    if (p->act[0] == '\0' && p->act_gated)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: act_gated without an activation", fn);
+    if (row != NULL && (p->act_gated != 0) != row->gated)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: activation '%s' is %sgated; act_gated is %d", fn,
+                             row->name, row->gated ? "" : "not ", p->act_gated);
+    const struct {
+        const char *name;
+        int v;
+    } flags[] = {{"act_gated", p->act_gated}, {"bias", p->bias}, {"bias_row", p->bias_row},
+                 {"c_source", p->c_source},   {"aux", p->aux},   {"scalars_on_device", p->scalars_on_device}};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (flags[i].v != 0 && flags[i].v != 1)
+            return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: %s = %d; it is 0 or 1", fn, flags[i].name,
+                                 flags[i].v);
+    if (p->bias_type != 0 && !dtype_ok(p->bias_type))
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: bias_type %d is not a cutec_dtype value", fn,
+                             (int)p->bias_type);
+    if (p->bias_type == 0) p->bias_type = p->c_type;
+    if (p->act_gated && !p->c_source && (p->scalars_on_device || p->beta != 0.0f))
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "%s: a gated activation cannot read C in place (D is M x n/2, C M x n): "
+                             "give a C source (c_source) or beta = 0",
+                             fn);
+    return CUTEC_OK;
+}
+
+cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *user,
+                              const cutec_gemm_args *uargs, cutec_gemm_problem *out, cutec_gemm_args *io,
+                              gemm_class *cls)
 {
     if (user == NULL) return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: the problem is NULL", fn);
     cutec_gemm_problem whole;
     cutec_status rs = problem_read(rt, fn, user, &whole);
     if (rs != CUTEC_OK) return rs;
-    const cutec_gemm_problem *p = &whole;
+    cutec_gemm_problem *p = &whole;
     if (!dtype_ok(p->a_type) || !dtype_ok(p->b_type) || !dtype_ok(p->c_type))
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
                              "%s: element types (%d, %d, %d) are not cutec_dtype values", fn, (int)p->a_type,
@@ -219,16 +285,45 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
     if (p->epilogue != CUTEC_EPILOGUE_NONE)
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: epilogue %d is not a cutec_epilogue value", fn,
                              (int)p->epilogue);
+    rs = epilogue_check(rt, fn, p);
+    if (rs != CUTEC_OK) return rs;
     /* NaN or infinite scales would make every candidate fail its check and
    * the tuning end in CUTEC_ERR_NO_CANDIDATE, blaming the kernels */
-    if (!isfinite(p->alpha) || !isfinite(p->beta))
+    if (p->scalars_on_device) {
+        p->alpha = p->beta = 0.0f; /* unknown: not part of the class */
+    } else if (!isfinite(p->alpha) || !isfinite(p->beta)) {
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: %s = %g is not a finite number", fn,
                              isfinite(p->alpha) ? "beta" : "alpha", (double)(isfinite(p->alpha) ? p->beta : p->alpha));
-    if (A == NULL || B == NULL || C == NULL)
-        return cutec_rt_fail(rt, CUTEC_ERR_NULL_POINTER, "%s: matrix %s is a NULL pointer", fn,
-                             A == NULL   ? "A"
-                             : B == NULL ? "B"
-                                         : "C");
+    }
+    rs = args_read(rt, fn, uargs, io);
+    if (rs != CUTEC_OK) return rs;
+    /* The call's pointers, a row each: its name, where it is, whether the
+     * problem asks for it. */
+    /* the output is D to cutec_gemm_ex's callers, C to cutec_gemm's */
+    const char *dname = strstr(fn, "_ex") != NULL ? "D" : "C";
+    const struct {
+        const char *name;
+        const void *ptr;
+        int wanted;
+    } ptrs[] = {{"A", io->A, 1},
+                {"B", io->B, 1},
+                {dname, io->D, 1},
+                {"C (the source)", io->C, p->c_source},
+                {"bias", io->bias, p->bias},
+                {"bias_row", io->bias_row, p->bias_row},
+                {"aux", io->aux, p->aux},
+                {"alpha", io->alpha, p->scalars_on_device},
+                {"beta", io->beta, p->scalars_on_device}};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
+        if (!ptrs[i].wanted && ptrs[i].ptr != NULL)
+            return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                                 "%s: args give %s, which the problem does not ask for (set its field)", fn,
+                                 ptrs[i].name);
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
+        if (ptrs[i].wanted && ptrs[i].ptr == NULL)
+            return cutec_rt_fail(rt, CUTEC_ERR_NULL_POINTER, "%s: %s %s is a NULL pointer%s", fn,
+                                 i < 4 ? "matrix" : "the", ptrs[i].name, i < 3 ? "" : " (the problem asks for it)");
+    if (!p->c_source) io->C = io->D; /* in place */
     const struct {
         const char *what;
         long long v;
@@ -241,37 +336,63 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
             return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: %s = %lld is larger than 2^31 - 1", fn, dims[i].what,
                                  dims[i].v);
     }
+    if (p->act_gated && p->n % 16 != 0)
+        return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE,
+                             "%s: N = %lld; a gated activation needs a multiple of 16 (gates and ups interleaved "
+                             "in blocks of 8)",
+                             fn, p->n);
     *out = *p;
     const struct {
         const char *name;
+        char ldname[8];
         cutec_layout l;
         long long rows, cols, *ld;
         const void *ptr;
         cutec_dtype t;
-    } mats[] = {{"A", p->a_layout, p->m, p->k, &out->lda, A, p->a_type},
-                {"B", p->b_layout, p->k, p->n, &out->ldb, B, p->b_type},
-                {"C", p->c_layout, p->m, p->n, &out->ldc, C, p->c_type}};
-    for (int i = 0; i < 3; i++) {
+        int wanted;
+    } mats[] = {{"A", "lda", p->a_layout, p->m, p->k, &out->lda, io->A, p->a_type, 1},
+                {"B", "ldb", p->b_layout, p->k, p->n, &out->ldb, io->B, p->b_type, 1},
+                {dname, "ldc", p->c_layout, p->m, cutec_gemm_d_cols(p), &out->ldc, io->D, p->c_type, 1},
+                {"C", "ld_csrc", p->c_layout, p->m, p->n, &out->ld_csrc, io->C, p->c_type, p->c_source},
+                {"aux", "ld_aux", p->c_layout, p->m, p->n, &out->ld_aux, io->aux, p->c_type, p->aux}};
+    for (size_t i = 0; i < sizeof mats / sizeof mats[0]; i++) {
+        if (!mats[i].wanted) {
+            *mats[i].ld = 0;
+            continue;
+        }
         long long need = mats[i].l == CUTEC_LAYOUT_ROW ? mats[i].cols : mats[i].rows;
         long long outer = mats[i].l == CUTEC_LAYOUT_ROW ? mats[i].rows : mats[i].cols;
         if (*mats[i].ld == 0) *mats[i].ld = need;
         if (*mats[i].ld < need)
-            return cutec_rt_fail(rt, CUTEC_ERR_BAD_LEADING_DIM,
-                                 "%s: ld%c = %lld is smaller than %lld, the %s length of the %s-major "
-                                 "%lld x %lld matrix %s",
-                                 fn, "abc"[i], *mats[i].ld, need, mats[i].l == CUTEC_LAYOUT_ROW ? "row" : "column",
-                                 mats[i].l == CUTEC_LAYOUT_ROW ? "row" : "column", mats[i].rows, mats[i].cols,
-                                 mats[i].name);
+            return cutec_rt_fail(
+                rt, CUTEC_ERR_BAD_LEADING_DIM,
+                "%s: %s = %lld is smaller than %lld, the %s length of the %s-major "
+                "%lld x %lld matrix %s",
+                fn, mats[i].ldname, *mats[i].ld, need, mats[i].l == CUTEC_LAYOUT_ROW ? "row" : "column",
+                mats[i].l == CUTEC_LAYOUT_ROW ? "row" : "column", mats[i].rows, mats[i].cols, mats[i].name);
         if (*mats[i].ld > GEMM_MAX_ELEMS || (outer - 1) > GEMM_MAX_ELEMS / *mats[i].ld)
             return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: matrix %s spans more than 2^40 elements", fn,
                                  mats[i].name);
     }
-    for (int i = 0; i < 3; i++) {
-        size_t esize = cutec_dtype_size(mats[i].t);
-        if ((uintptr_t)mats[i].ptr % esize != 0)
-            return cutec_rt_fail(rt, CUTEC_ERR_MISALIGNED,
-                                 "%s: matrix %s at %p is not aligned to its %zu-byte %s elements", fn, mats[i].name,
-                                 mats[i].ptr, esize, cutec_dtype_name(mats[i].t));
+    const struct {
+        const char *name;
+        const void *ptr;
+        cutec_dtype t;
+        int wanted;
+    } aligned[] = {{"matrix A", io->A, p->a_type, 1},
+                   {"matrix B", io->B, p->b_type, 1},
+                   {dname[0] == 'C' ? "matrix C" : "matrix D", io->D, p->c_type, 1},
+                   {"matrix C", io->C, p->c_type, p->c_source},
+                   {"bias", io->bias, p->bias_type, p->bias},
+                   {"bias_row", io->bias_row, p->bias_type, p->bias_row},
+                   {"aux", io->aux, p->c_type, p->aux},
+                   {"alpha", io->alpha, CUTEC_DTYPE_F32, p->scalars_on_device},
+                   {"beta", io->beta, CUTEC_DTYPE_F32, p->scalars_on_device}};
+    for (size_t i = 0; i < sizeof aligned / sizeof aligned[0]; i++) {
+        size_t esize = cutec_dtype_size(aligned[i].t);
+        if (aligned[i].wanted && (uintptr_t)aligned[i].ptr % esize != 0)
+            return cutec_rt_fail(rt, CUTEC_ERR_MISALIGNED, "%s: %s at %p is not aligned to its %zu-byte %s elements",
+                                 fn, aligned[i].name, aligned[i].ptr, esize, cutec_dtype_name(aligned[i].t));
     }
     memset(cls, 0, sizeof *cls);
     cls->m = out->m;
@@ -286,12 +407,63 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
     cls->a_layout = (int)p->a_layout;
     cls->b_layout = (int)p->b_layout;
     cls->c_layout = (int)p->c_layout;
-    cls->alpha_one = p->alpha == 1.0f;
-    cls->beta_zero = p->beta == 0.0f;
+    cls->alpha_one = !p->scalars_on_device && p->alpha == 1.0f;
+    cls->beta_zero = !p->scalars_on_device && p->beta == 0.0f;
     cls->epilogue = (int)p->epilogue;
-    cls->align[0] = cutec_gemm_ptr_align(A);
-    cls->align[1] = cutec_gemm_ptr_align(B);
-    cls->align[2] = cutec_gemm_ptr_align(C);
+    cls->align[0] = cutec_gemm_ptr_align(io->A);
+    cls->align[1] = cutec_gemm_ptr_align(io->B);
+    cls->align[2] = cutec_gemm_ptr_align(io->D);
+    memcpy(cls->act, p->act, sizeof cls->act);
+    cls->gated = p->act_gated;
+    cls->bias = p->bias;
+    cls->bias_row = p->bias_row;
+    cls->bias_type = p->bias || p->bias_row ? (int)p->bias_type : 0;
+    cls->c_source = p->c_source;
+    cls->aux = p->aux;
+    cls->scalars_on_device = p->scalars_on_device;
+    cls->ld_csrc = out->ld_csrc;
+    cls->ld_aux = out->ld_aux;
+    const void *epi_ptrs[4] = {p->c_source ? io->C : NULL, io->bias, io->bias_row, io->aux};
+    for (int i = 0; i < 4; i++) cls->align_epi[i] = epi_ptrs[i] != NULL ? cutec_gemm_ptr_align(epi_ptrs[i]) : 0;
+    if (!gemm_class_has_epilogue(cls)) out->bias_type = 0; /* as a caller before the field */
+    return CUTEC_OK;
+}
+
+cutec_gemm_act_fn cutec_gemm_act_ref(cutec_gemm_handle *g, const cutec_gemm_problem *p)
+{
+    const cutec_act_info *row = cutec_act_find(p->act, strlen(p->act));
+    if (row != NULL) return row->ref;
+    for (int i = 0; i < g->nact_refs; i++)
+        if (strcmp(g->act_refs[i].name, p->act) == 0 && g->act_refs[i].gated == p->act_gated) return g->act_refs[i].fn;
+    return NULL;
+}
+
+cutec_status cutec_gemm_set_activation_ref(cutec_gemm_handle *g, const char *name, cutec_gemm_act_fn fn, int gated)
+{
+    if (g == NULL || g->rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    cutec_runtime *rt = g->rt;
+    if (name == NULL || name[0] == '\0' || strlen(name) >= sizeof g->act_refs[0].name)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_set_activation_ref: %s",
+                             name == NULL ? "name is NULL" : "the name is empty or longer than 31 bytes");
+    if (cutec_act_find(name, strlen(name)) != NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "cutec_gemm_set_activation_ref: '%s' is in the epilogue table; its reference is fixed",
+                             name);
+    int i = 0;
+    while (i < g->nact_refs && strcmp(g->act_refs[i].name, name) != 0) i++;
+    if (fn == NULL) {
+        if (i < g->nact_refs) g->act_refs[i] = g->act_refs[--g->nact_refs];
+    } else {
+        if (i == g->nact_refs && g->nact_refs == CUTEC_GEMM_MAX_ACT_REFS)
+            return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                                 "cutec_gemm_set_activation_ref: at most %d references per handle",
+                                 CUTEC_GEMM_MAX_ACT_REFS);
+        if (i == g->nact_refs) g->nact_refs++;
+        snprintf(g->act_refs[i].name, sizeof g->act_refs[i].name, "%s", name);
+        g->act_refs[i].fn = fn;
+        g->act_refs[i].gated = gated != 0;
+    }
+    table_clear(g); /* decisions were made without (or with another) reference */
     return CUTEC_OK;
 }
 
@@ -301,16 +473,36 @@ uint64_t cutec_gemm_class_hash(const gemm_class *c)
     return h != 0 ? h : 1; /* 0 marks nothing */
 }
 
+/* The epilogue's part of a class key: "none" (the key of a plain GEMM is
+ * the one written before epilogues), else the activation and each input
+ * present with what decides its kernels: "gelu_tanh+bias:bf16:16+aux:4096:16". */
+static void epilogue_key(const gemm_class *c, char *buf, size_t len)
+{
+    if (!gemm_class_has_epilogue(c)) {
+        snprintf(buf, len, "none");
+        return;
+    }
+    size_t n = (size_t)snprintf(buf, len, "%s%s", c->act[0] ? c->act : "identity", c->gated ? ":gated" : "");
+    const char *bt = cutec_dtype_name((cutec_dtype)c->bias_type);
+    if (c->bias && n < len) n += (size_t)snprintf(buf + n, len - n, "+bias:%s:%d", bt, c->align_epi[1]);
+    if (c->bias_row && n < len) n += (size_t)snprintf(buf + n, len - n, "+bias_row:%s:%d", bt, c->align_epi[2]);
+    if (c->c_source && n < len) n += (size_t)snprintf(buf + n, len - n, "+c:%lld:%d", c->ld_csrc, c->align_epi[0]);
+    if (c->aux && n < len) n += (size_t)snprintf(buf + n, len - n, "+aux:%lld:%d", c->ld_aux, c->align_epi[3]);
+    if (c->scalars_on_device && n < len) snprintf(buf + n, len - n, "+scalars:device");
+}
+
 void cutec_gemm_class_key(const gemm_class *c, char *buf, size_t len)
 {
     static const char *const lay[] = {"row", "col"};
+    char epi[200];
+    epilogue_key(c, epi, sizeof epi);
     snprintf(buf, len,
              "gemm m=%lld n=%lld k=%lld a=%s:%s:%lld b=%s:%s:%lld c=%s:%s:%lld alpha=%s beta=%s "
-             "epilogue=none align=%d:%d:%d",
+             "epilogue=%s align=%d:%d:%d",
              c->m, c->n, c->k, cutec_dtype_name((cutec_dtype)c->a_type), lay[c->a_layout], c->lda,
              cutec_dtype_name((cutec_dtype)c->b_type), lay[c->b_layout], c->ldb,
              cutec_dtype_name((cutec_dtype)c->c_type), lay[c->c_layout], c->ldc, c->alpha_one ? "1" : "any",
-             c->beta_zero ? "0" : "any", c->align[0], c->align[1], c->align[2]);
+             c->beta_zero ? "0" : "any", epi, c->align[0], c->align[1], c->align[2]);
 }
 
 gemm_decision *cutec_gemm_table_find(cutec_gemm_handle *g, const gemm_class *c, uint64_t h)
@@ -384,19 +576,19 @@ void cutec_gemm_device_facts(cutec_gemm_handle *g)
         g->cc_major = 0;
 }
 
-cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, const cutec_gemm_problem *p, const void *A,
-                                     const void *B, void *C, void *stream)
+cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, const cutec_gemm_problem *p,
+                                     const cutec_gemm_args *io, void *stream)
 {
     cutec_runtime *rt = g->rt;
-    if (d->kind == DECISION_DSL) return cutec_gemm_dsl_launch(rt, d, p, A, B, C, stream);
+    if (d->kind == DECISION_DSL) return cutec_gemm_dsl_launch(rt, d, p, io, stream);
     if (!d->has_plan) {
         char why[256];
         if (!cutec_lt_plan_create(&g->lt, p, &d->plan, why, sizeof why))
             return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "cuBLASLt: %s", why);
         d->has_plan = 1;
     }
-    cublasStatus_t st = cutec_lt_run(&g->lt, &d->plan, p, &d->algo, A, B, C, (void *)(uintptr_t)g->workspace,
-                                     g->workspace_bytes, stream);
+    cublasStatus_t st =
+        cutec_lt_run(&g->lt, &d->plan, p, &d->algo, io, (void *)(uintptr_t)g->workspace, g->workspace_bytes, stream);
     if (st != CUBLAS_STATUS_SUCCESS)
         return cutec_rt_fail(rt, CUTEC_ERR_LAUNCH, "cublasLtMatmul (%s) failed with status %d", d->name, st);
     return CUTEC_OK;
@@ -404,12 +596,12 @@ cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, con
 
 /* The decision for a class: memory, then disk, then tuning. */
 static cutec_status decide(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls, uint64_t h,
-                           const void *A, const void *B, void *stream, gemm_decision **out)
+                           const cutec_gemm_args *io, void *stream, gemm_decision **out)
 {
     gemm_decision *d = NULL;
     if (g->disk_cache) d = cutec_gemm_cache_load(g, p, cls);
     if (d == NULL) {
-        cutec_status s = cutec_gemm_tune_class(g, p, cls, A, B, stream, NULL, &d);
+        cutec_status s = cutec_gemm_tune_class(g, p, cls, io, stream, NULL, &d);
         if (s != CUTEC_OK) return s;
     }
     d->hash = h;
@@ -421,49 +613,79 @@ static cutec_status decide(cutec_gemm_handle *g, const cutec_gemm_problem *p, co
     return CUTEC_OK;
 }
 
-/* What both entry points do first: check the problem, enter the runtime. */
-static cutec_status gemm_begin(cutec_gemm_handle *g, const char *fn, const cutec_gemm_problem *p, const void *A,
-                               const void *B, const void *C, cutec_gemm_problem *np, gemm_class *cls)
+/* What every entry point does first: check the problem, enter the runtime. */
+static cutec_status gemm_begin(cutec_gemm_handle *g, const char *fn, const cutec_gemm_problem *p,
+                               const cutec_gemm_args *args, cutec_gemm_problem *np, cutec_gemm_args *io,
+                               gemm_class *cls)
 {
     if (g == NULL || g->rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
-    cutec_status s = cutec_gemm_check(g->rt, fn, p, A, B, C, np, cls);
+    cutec_status s = cutec_gemm_check(g->rt, fn, p, args, np, io, cls);
     if (s != CUTEC_OK) return s;
     return cutec_rt_enter(g->rt);
+}
+
+static cutec_status gemm_run(cutec_gemm_handle *g, const char *fn, const cutec_gemm_problem *p,
+                             const cutec_gemm_args *args, void *stream)
+{
+    cutec_gemm_problem np;
+    cutec_gemm_args io;
+    gemm_class cls;
+    cutec_status s = gemm_begin(g, fn, p, args, &np, &io, &cls);
+    if (s != CUTEC_OK) return s;
+    uint64_t h = cutec_gemm_class_hash(&cls);
+    gemm_decision *d = cutec_gemm_table_find(g, &cls, h);
+    if (d == NULL) {
+        s = decide(g, &np, &cls, h, &io, stream, &d);
+        if (s != CUTEC_OK) return s;
+    }
+    return cutec_gemm_run_decision(g, d, &np, &io, stream);
 }
 
 cutec_status cutec_gemm(cutec_gemm_handle *g, const cutec_gemm_problem *p, const void *A, const void *B, void *C,
                         void *stream)
 {
+    cutec_gemm_args args;
+    cutec_gemm_args_init(&args, A, B, C);
+    return gemm_run(g, "cutec_gemm", p, &args, stream);
+}
+
+cutec_status cutec_gemm_ex(cutec_gemm_handle *g, const cutec_gemm_problem *p, const cutec_gemm_args *args, void *stream)
+{
+    return gemm_run(g, "cutec_gemm_ex", p, args, stream);
+}
+
+static cutec_status gemm_tune(cutec_gemm_handle *g, const char *fn, const cutec_gemm_problem *p,
+                              const cutec_gemm_args *args, void *stream, cutec_tune_report **report)
+{
+    if (report != NULL) *report = NULL;
     cutec_gemm_problem np;
+    cutec_gemm_args io;
     gemm_class cls;
-    cutec_status s = gemm_begin(g, "cutec_gemm", p, A, B, C, &np, &cls);
+    cutec_status s = gemm_begin(g, fn, p, args, &np, &io, &cls);
     if (s != CUTEC_OK) return s;
-    uint64_t h = cutec_gemm_class_hash(&cls);
-    gemm_decision *d = cutec_gemm_table_find(g, &cls, h);
-    if (d == NULL) {
-        s = decide(g, &np, &cls, h, A, B, stream, &d);
-        if (s != CUTEC_OK) return s;
+    gemm_decision *d = NULL;
+    s = cutec_gemm_tune_class(g, &np, &cls, &io, stream, report, &d);
+    if (s != CUTEC_OK) return s;
+    d->hash = cutec_gemm_class_hash(&cls);
+    if (cutec_gemm_table_put(g, d) != 0) {
+        cutec_gemm_decision_free(g, d);
+        return cutec_rt_fail(g->rt, CUTEC_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     }
-    return cutec_gemm_run_decision(g, d, &np, A, B, C, stream);
+    return CUTEC_OK;
 }
 
 cutec_status cutec_gemm_tune(cutec_gemm_handle *g, const cutec_gemm_problem *p, const void *A, const void *B,
                              const void *C, void *stream, cutec_tune_report **report)
 {
-    if (report != NULL) *report = NULL;
-    cutec_gemm_problem np;
-    gemm_class cls;
-    cutec_status s = gemm_begin(g, "cutec_gemm_tune", p, A, B, C, &np, &cls);
-    if (s != CUTEC_OK) return s;
-    gemm_decision *d = NULL;
-    s = cutec_gemm_tune_class(g, &np, &cls, A, B, stream, report, &d);
-    if (s != CUTEC_OK) return s;
-    d->hash = cutec_gemm_class_hash(&cls);
-    if (cutec_gemm_table_put(g, d) != 0) {
-        cutec_gemm_decision_free(g, d);
-        return cutec_rt_fail(g->rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm_tune: out of host memory");
-    }
-    return CUTEC_OK;
+    cutec_gemm_args args;
+    cutec_gemm_args_init(&args, A, B, (void *)(uintptr_t)C);
+    return gemm_tune(g, "cutec_gemm_tune", p, &args, stream, report);
+}
+
+cutec_status cutec_gemm_tune_ex(cutec_gemm_handle *g, const cutec_gemm_problem *p, const cutec_gemm_args *args,
+                                void *stream, cutec_tune_report **report)
+{
+    return gemm_tune(g, "cutec_gemm_tune_ex", p, args, stream, report);
 }
 
 void cutec_tune_report_free(cutec_tune_report *report)
@@ -481,11 +703,24 @@ cutec_status cutec_gemm_choice(cutec_gemm_handle *g, const cutec_gemm_problem *p
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_choice: %s is NULL",
                              p == NULL ? "the problem" : "name");
     name[0] = '\0';
-    /* Pointers only decide the alignment class: assume 16-byte aligned ones. */
-    static const char dummy[16] __attribute__((aligned(16))) = {0};
+    /* Pointers only decide the alignment class: assume 16-byte aligned ones,
+     * each the problem asks for. */
+    static char dummy[16] __attribute__((aligned(16)));
     cutec_gemm_problem np;
+    cutec_gemm_args io, args;
     gemm_class cls;
-    cutec_status s = cutec_gemm_check(rt, "cutec_gemm_choice", p, dummy, dummy, dummy, &np, &cls);
+    cutec_gemm_args_init(&args, dummy, dummy, dummy);
+    cutec_gemm_problem q;
+    memset(&q, 0, sizeof q);
+    size_t qs;
+    memcpy(&qs, p, sizeof qs);
+    memcpy(&q, p, qs < sizeof q ? qs : sizeof q); /* its flags (past a shorter struct: zero) */
+    args.C = q.c_source ? dummy : NULL;
+    args.bias = q.bias ? dummy : NULL;
+    args.bias_row = q.bias_row ? dummy : NULL;
+    args.aux = q.aux ? dummy : NULL;
+    args.alpha = args.beta = q.scalars_on_device ? (const float *)(void *)dummy : NULL;
+    cutec_status s = cutec_gemm_check(rt, "cutec_gemm_choice", p, &args, &np, &io, &cls);
     if (s != CUTEC_OK) return s;
     gemm_decision *d = cutec_gemm_table_find(g, &cls, cutec_gemm_class_hash(&cls));
     if (d == NULL)

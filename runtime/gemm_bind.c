@@ -6,18 +6,21 @@
  * with (shape and stride expressions, evaluated for the problem and
  * compared with the problem's own), alignment, conditions, tensor maps and
  * the grid rule.  No parameter name, layout or element size is assumed.
- * Adding a role the problem can supply is one case in role_int / the
- * argument switch below.
+ * Adding a role the problem can supply is one case in role_int or
+ * role_matrix (and role_ptr, role_align); an epilogue input the kernel
+ * must read, a row of dsl_unfit's inputs.
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gemm_internal.h"
 
 /* The problem's value of an integer role; 0 and *v, or -1 when the
- * problem has none. */
+ * problem has none.  n is the GEMM's width (B's rows; twice D's columns
+ * with a gated activation). */
 static int role_int(const cutec_gemm_problem *p, cutec_kd_role r, long long *v)
 {
     switch (r) {
@@ -26,39 +29,86 @@ static int role_int(const cutec_gemm_problem *p, cutec_kd_role r, long long *v)
     case CUTEC_ROLE_K: *v = p->k; return 0;
     case CUTEC_ROLE_LDA: *v = p->lda; return 0;
     case CUTEC_ROLE_LDB: *v = p->ldb; return 0;
-    case CUTEC_ROLE_LDC:
-    case CUTEC_ROLE_LDD: *v = p->ldc; return 0; /* C and D are one matrix */
+    case CUTEC_ROLE_LDC: *v = p->c_source ? p->ld_csrc : p->ldc; return 0; /* in place, C is D */
+    case CUTEC_ROLE_LDD: *v = p->ldc; return 0;
     default: return -1;
     }
 }
 
-/* Extents and strides of the matrix a tensor role names, in the role's
- * index order: A (m, k), B (n, k), C and D (m, n).  The problem's B is
- * K x N, so its row-major form steps 1 along n. */
-static int role_matrix(const cutec_gemm_problem *p, cutec_kd_role r, long long ext[2], long long str[2], cutec_dtype *t,
-                       const char **what)
+/* The problem's tensor of a role: its rank, extents and strides in the
+ * role's index order (A (m, k), B (n, k), C, D and aux (m, n), bias (n),
+ * bias_row (m)), element type and a description; -1 when the problem
+ * supplies none.  The problem's B is K x N, so its row-major form steps 1
+ * along n. */
+typedef struct role_tensor {
+    int rank;
+    long long ext[2], str[2];
+    cutec_dtype t;
+    const char *what;
+} role_tensor;
+
+static int role_matrix(const cutec_gemm_problem *p, cutec_kd_role r, role_tensor *o)
 {
     int row;
     long long ld;
+    o->rank = 2;
     switch (r) {
     case CUTEC_ROLE_A:
-        ext[0] = p->m, ext[1] = p->k, row = p->a_layout == CUTEC_LAYOUT_ROW, ld = p->lda, *t = p->a_type;
-        *what = row ? "A (row-major M x K)" : "A (column-major M x K)";
+        o->ext[0] = p->m, o->ext[1] = p->k, row = p->a_layout == CUTEC_LAYOUT_ROW, ld = p->lda, o->t = p->a_type;
+        o->what = row ? "A (row-major M x K)" : "A (column-major M x K)";
         break;
     case CUTEC_ROLE_B:
-        ext[0] = p->n, ext[1] = p->k, row = p->b_layout != CUTEC_LAYOUT_ROW, ld = p->ldb, *t = p->b_type;
-        *what = row ? "B (column-major K x N)" : "B (row-major K x N)";
+        o->ext[0] = p->n, o->ext[1] = p->k, row = p->b_layout != CUTEC_LAYOUT_ROW, ld = p->ldb, o->t = p->b_type;
+        o->what = row ? "B (column-major K x N)" : "B (row-major K x N)";
         break;
     case CUTEC_ROLE_C:
+        if (p->c_source) {
+            o->ext[0] = p->m, o->ext[1] = p->n, row = p->c_layout == CUTEC_LAYOUT_ROW, ld = p->ld_csrc;
+            o->t = p->c_type;
+            o->what = row ? "C source (row-major M x N)" : "C source (column-major M x N)";
+            break;
+        }
+        /* in place, C is D */
+        /* fall through */
     case CUTEC_ROLE_D:
-        ext[0] = p->m, ext[1] = p->n, row = p->c_layout == CUTEC_LAYOUT_ROW, ld = p->ldc, *t = p->c_type;
-        *what = row ? "C (row-major M x N)" : "C (column-major M x N)";
+        o->ext[0] = p->m, o->ext[1] = cutec_gemm_d_cols(p), row = p->c_layout == CUTEC_LAYOUT_ROW, ld = p->ldc;
+        o->t = p->c_type;
+        o->what = p->act_gated ? (row ? "D (row-major M x N/2)" : "D (column-major M x N/2)")
+                               : (row ? "C (row-major M x N)" : "C (column-major M x N)");
         break;
+    case CUTEC_ROLE_AUX:
+        if (!p->aux) return -1;
+        o->ext[0] = p->m, o->ext[1] = p->n, row = p->c_layout == CUTEC_LAYOUT_ROW, ld = p->ld_aux, o->t = p->c_type;
+        o->what = row ? "aux (row-major M x N)" : "aux (column-major M x N)";
+        break;
+    case CUTEC_ROLE_BIAS:
+    case CUTEC_ROLE_BIAS_ROW:
+        if (!(r == CUTEC_ROLE_BIAS ? p->bias : p->bias_row)) return -1;
+        o->rank = 1;
+        o->ext[0] = r == CUTEC_ROLE_BIAS ? p->n : p->m, o->ext[1] = 1;
+        o->str[0] = 1, o->str[1] = 0;
+        o->t = p->bias_type;
+        o->what = r == CUTEC_ROLE_BIAS ? "bias (N)" : "bias_row (M)";
+        return 0;
     default: return -1;
     }
-    str[0] = row ? ld : 1;
-    str[1] = row ? 1 : ld;
+    o->str[0] = row ? ld : 1;
+    o->str[1] = row ? 1 : ld;
     return 0;
+}
+
+/* The call's pointer of a tensor role (C is D in place: io says so). */
+static const void *role_ptr(const cutec_gemm_args *io, cutec_kd_role r)
+{
+    switch (r) {
+    case CUTEC_ROLE_A: return io->A;
+    case CUTEC_ROLE_B: return io->B;
+    case CUTEC_ROLE_C: return io->C;
+    case CUTEC_ROLE_BIAS: return io->bias;
+    case CUTEC_ROLE_BIAS_ROW: return io->bias_row;
+    case CUTEC_ROLE_AUX: return io->aux;
+    default: return io->D;
+    }
 }
 
 /* The largest power of two dividing the address, at most 16: problem
@@ -74,7 +124,15 @@ int cutec_gemm_ptr_align(const void *ptr)
 
 static int role_align(const gemm_class *cls, cutec_kd_role r)
 {
-    return r == CUTEC_ROLE_A ? cls->align[0] : r == CUTEC_ROLE_B ? cls->align[1] : cls->align[2];
+    switch (r) {
+    case CUTEC_ROLE_A: return cls->align[0];
+    case CUTEC_ROLE_B: return cls->align[1];
+    case CUTEC_ROLE_C: return cls->c_source ? cls->align_epi[0] : cls->align[2];
+    case CUTEC_ROLE_BIAS: return cls->align_epi[1];
+    case CUTEC_ROLE_BIAS_ROW: return cls->align_epi[2];
+    case CUTEC_ROLE_AUX: return cls->align_epi[3];
+    default: return cls->align[2];
+    }
 }
 
 /* The values the description's expressions see: every integer argument
@@ -100,35 +158,59 @@ static const char *unfit(char *why, size_t len, const char *fmt, ...)
 static const char *tensor_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, const cutec_gemm_problem *p,
                                 const gemm_class *cls, const cutec_kd_values *vals, char *why, size_t len)
 {
-    long long ext[2], str[2], got[4];
-    cutec_dtype t;
-    const char *what;
+    long long got[4];
+    role_tensor o;
     const char *an = cutec_kd_s(d, a->name), *rn = cutec_kd_role_name(a->role);
-    if (role_matrix(p, a->role, ext, str, &t, &what) != 0)
+    if (role_matrix(p, a->role, &o) != 0)
         return unfit(why, len, "argument '%s' has role %s (%s), which cutec_gemm's problem does not supply", an, rn,
                      cutec_kd_role_what(a->role));
-    if ((int)a->dtype != (int)t)
+    if ((int)a->dtype != (int)o.t)
         return unfit(why, len, "'%s' (role %s) is %s in the kernel, %s in the problem", an, rn,
-                     cutec_dtype_str(a->dtype), cutec_dtype_str((cutec_ct)t));
+                     cutec_dtype_str(a->dtype), cutec_dtype_str((cutec_ct)o.t));
+    if (a->rank != o.rank)
+        return unfit(why, len, "'%s' (role %s) has rank %d in the kernel; the problem's %s has rank %d", an, rn,
+                     a->rank, o.what, o.rank);
     char sub[200];
-    for (int m = 0; m < 2; m++)
+    for (int m = 0; m < o.rank; m++)
         if (cutec_kdesc_eval(d, a->shape[m], vals, &got[m], sub, sizeof sub) != 0 ||
             cutec_kdesc_eval(d, a->stride[m], vals, &got[2 + m], sub, sizeof sub) != 0)
             return unfit(why, len, "the layout of '%s' cannot be evaluated for this problem: %s", an, sub);
-    int same = got[0] == ext[0] && got[1] == ext[1];
-    for (int m = 0; m < 2 && same; m++)
-        same = ext[m] == 1 || got[2 + m] == str[m]; /* a mode of one element has no step */
-    if (!same)
-        return unfit(why, len,
-                     "'%s' (role %s) is read as (%s,%s):(%s,%s) = (%lld,%lld):(%lld,%lld); the problem's %s, ld %lld, "
-                     "is (%lld,%lld):(%lld,%lld)",
-                     an, rn, cutec_kd_s(d, a->shape[0]), cutec_kd_s(d, a->shape[1]), cutec_kd_s(d, a->stride[0]),
-                     cutec_kd_s(d, a->stride[1]), got[0], got[1], got[2], got[3], what, str[0] == 1 ? str[1] : str[0],
-                     ext[0], ext[1], str[0], str[1]);
+    if (o.rank == 1) {
+        if (got[0] != o.ext[0] || (o.ext[0] != 1 && got[2] != 1))
+            return unfit(why, len,
+                         "'%s' (role %s) is read as (%s):(%s) = (%lld):(%lld); the problem's %s is (%lld):(1)", an, rn,
+                         cutec_kd_s(d, a->shape[0]), cutec_kd_s(d, a->stride[0]), got[0], got[2], o.what, o.ext[0]);
+    } else {
+        int same = got[0] == o.ext[0] && got[1] == o.ext[1];
+        for (int m = 0; m < 2 && same; m++)
+            same = o.ext[m] == 1 || got[2 + m] == o.str[m]; /* a mode of one element has no step */
+        if (!same)
+            return unfit(why, len,
+                         "'%s' (role %s) is read as (%s,%s):(%s,%s) = (%lld,%lld):(%lld,%lld); the problem's %s, ld "
+                         "%lld, is (%lld,%lld):(%lld,%lld)",
+                         an, rn, cutec_kd_s(d, a->shape[0]), cutec_kd_s(d, a->shape[1]), cutec_kd_s(d, a->stride[0]),
+                         cutec_kd_s(d, a->stride[1]), got[0], got[1], got[2], got[3], o.what,
+                         o.str[0] == 1 ? o.str[1] : o.str[0], o.ext[0], o.ext[1], o.str[0], o.str[1]);
+    }
     if (role_align(cls, a->role) < a->align)
         return unfit(why, len, "'%s' (role %s) must be %d-byte aligned; the problem's pointer is %d-byte aligned", an,
                      rn, a->align, role_align(cls, a->role));
     return NULL;
+}
+
+/* Whether the kernel's epilogue function is the problem's activation
+ * (identity: no cutec.act line, or "identity"). */
+static const char *act_unfit(const cutec_kdesc *d, const cutec_gemm_problem *p, char *why, size_t len)
+{
+    const char *ka = d->act != 0 ? cutec_kd_s(d, d->act) : "";
+    if (strcmp(ka, "identity") == 0) ka = "";
+    if (strcmp(ka, p->act) == 0 && (d->gated != 0) == (p->act_gated != 0)) return NULL;
+    const char *pa = p->act[0] ? p->act : "identity";
+    if (ka[0] == '\0')
+        return unfit(why, len, "its epilogue applies no activation; the problem asks for '%s'%s", pa,
+                     p->act_gated ? " (gated)" : "");
+    return unfit(why, len, "its epilogue applies '%s'%s; the problem asks for '%s'%s", ka, d->gated ? " (gated)" : "",
+                 pa, p->act_gated ? " (gated)" : "");
 }
 
 const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
@@ -136,16 +218,17 @@ const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, 
 {
     const cutec_kdesc *d = &pack->entries[i].desc;
     if (d->cls != CUTEC_KD_GEMM) return unfit(why, len, "not a GEMM kernel (it has no 'serves gemm' clause)");
-    if (d->act != 0)
-        return unfit(why, len, "its epilogue applies '%s'%s, which cutec_gemm's problem does not ask for",
-                     cutec_kd_s(d, d->act), d->gated ? " (gated)" : "");
+    const char *w = act_unfit(d, p, why, len);
+    if (w != NULL) return w;
+    if (p->scalars_on_device)
+        return unfit(why, len, "takes alpha and beta by value; the problem's are in device memory");
     cutec_kd_values vals;
     cutec_gemm_kd_values(d, p, &vals);
-    int has_alpha = 0, has_beta = 0, has_c = 0, has_tma = 0;
+    int has_alpha = 0, has_beta = 0, has_c = 0, has_tma = 0, has[CUTEC_ROLE_COUNT] = {0};
     for (int a = 0; a < d->nargs; a++) {
         const cutec_kd_arg *arg = &d->args[a];
         const char *an = cutec_kd_s(d, arg->name);
-        const char *w;
+        has[arg->role] = 1;
         switch (cutec_kd_role_value(arg->role)) {
         case CUTEC_KD_VALUE_INT: {
             long long v;
@@ -174,6 +257,23 @@ const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, 
     if (!has_alpha && !cls->alpha_one) return unfit(why, len, "computes alpha = 1 only (no argument of role alpha)");
     if ((!has_beta || !has_c) && !cls->beta_zero)
         return unfit(why, len, "computes beta = 0 only (no arguments of roles beta and c)");
+    /* every input of the problem's epilogue is one the kernel reads (a
+     * kernel's own epilogue roles were checked above: the problem supplies
+     * them) */
+    static const struct {
+        cutec_kd_role role;
+        size_t flag; /* its int in the problem */
+        const char *what;
+    } inputs[] = {{CUTEC_ROLE_BIAS, offsetof(cutec_gemm_problem, bias), "adds no bias per column"},
+                  {CUTEC_ROLE_BIAS_ROW, offsetof(cutec_gemm_problem, bias_row), "adds no bias per row"},
+                  {CUTEC_ROLE_AUX, offsetof(cutec_gemm_problem, aux), "writes no pre-activation"}};
+    for (size_t q = 0; q < sizeof inputs / sizeof inputs[0]; q++) {
+        int want;
+        memcpy(&want, (const char *)p + inputs[q].flag, sizeof want);
+        if (want && !has[inputs[q].role])
+            return unfit(why, len, "%s (no argument of role %s); the problem has %s", inputs[q].what,
+                         cutec_kd_role_name(inputs[q].role), cutec_kd_role_name(inputs[q].role));
+    }
     char sub[200];
     for (int r = 0; r < d->nrequires; r++) {
         long long v;
@@ -230,8 +330,8 @@ static void store_int(const cutec_dtype_info *t, void *dst, long long v)
     }
 }
 
-cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *dec, const cutec_gemm_problem *p, const void *A,
-                                   const void *B, void *C, void *stream)
+cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *dec, const cutec_gemm_problem *p,
+                                   const cutec_gemm_args *io, void *stream)
 {
     const cutec_kdesc *d = &dec->pack->entries[dec->entry].desc;
     void *args[CUTEC_KD_MAX_ARGS];
@@ -250,8 +350,7 @@ cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *dec, const 
                 store_float(arg->dtype, &dec->argv[a],
                             arg->role == CUTEC_ROLE_ALPHA ? (double)p->alpha : (double)p->beta);
         } else if (arg->kind == CUTEC_KD_TENSOR) {
-            const void *ptr = arg->role == CUTEC_ROLE_A ? A : arg->role == CUTEC_ROLE_B ? B : C;
-            dec->argv[a] = (unsigned long long)(uintptr_t)ptr;
+            dec->argv[a] = (unsigned long long)(uintptr_t)role_ptr(io, arg->role);
         }
     }
     for (int a = 0; a < d->nargs; a++) {

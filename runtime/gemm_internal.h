@@ -28,7 +28,26 @@ typedef struct gemm_class {
     int alpha_one, beta_zero; /* alpha == 1, beta == 0 */
     int epilogue;
     int align[3]; /* of A, B and C: the largest power of two dividing the pointer, <= 16 */
+    /* the epilogue (all zero without one: the key of a plain GEMM is as before) */
+    char act[32]; /* "" for identity */
+    int gated, bias, bias_row, bias_type, c_source, aux, scalars_on_device;
+    long long ld_csrc, ld_aux;
+    int align_epi[4]; /* of the C source, bias, bias_row and aux (0: absent) */
 } gemm_class;
+
+/* Whether a class has an epilogue beyond D = alpha A B + beta D. */
+static inline int gemm_class_has_epilogue(const gemm_class *c)
+{
+    return c->act[0] != '\0' || c->gated || c->bias || c->bias_row || c->c_source || c->aux || c->scalars_on_device;
+}
+
+/* A user's activation reference (cutec_gemm_set_activation_ref). */
+typedef struct gemm_act_ref {
+    char name[32];
+    cutec_gemm_act_fn fn;
+    int gated;
+} gemm_act_ref;
+#define CUTEC_GEMM_MAX_ACT_REFS 16
 
 typedef enum { DECISION_DSL = 1, DECISION_CUBLAS = 2 } decision_kind;
 
@@ -79,14 +98,23 @@ struct cutec_gemm_handle {
     int facts_read; /* the two device facts below were asked for */
     int smem_optin; /* device's opt-in shared memory per block; 0 unknown */
     int cc_major;   /* device's compute capability major; 0 unknown */
+    gemm_act_ref act_refs[CUTEC_GEMM_MAX_ACT_REFS];
+    int nact_refs;
 };
 
 /* gemm.c */
-/* Checks p (through its struct_size) and the pointers and fills *out with
- * the normalised problem (every field this library knows; packed leading
- * dimensions filled in) and *cls with its class. */
-cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *p, const void *A,
-                              const void *B, const void *C, cutec_gemm_problem *out, gemm_class *cls);
+/* Checks p and args (through their struct_size) and fills *out with the
+ * normalised problem (every field this library knows; packed leading
+ * dimensions filled in), *io with the normalised pointers (C is D for an
+ * in-place problem) and *cls with its class. */
+cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *p,
+                              const cutec_gemm_args *args, cutec_gemm_problem *out, cutec_gemm_args *io,
+                              gemm_class *cls);
+/* D's columns: n, or n / 2 with a gated activation. */
+static inline long long cutec_gemm_d_cols(const cutec_gemm_problem *p) { return p->act_gated ? p->n / 2 : p->n; }
+/* The float64 reference of the problem's activation: the epilogue table's
+ * row or the handle's registration; NULL when there is none. */
+cutec_gemm_act_fn cutec_gemm_act_ref(cutec_gemm_handle *g, const cutec_gemm_problem *p);
 uint64_t cutec_gemm_class_hash(const gemm_class *c);
 void cutec_gemm_class_key(const gemm_class *c, char *buf, size_t len);
 gemm_decision *cutec_gemm_table_find(cutec_gemm_handle *g, const gemm_class *c, uint64_t h);
@@ -98,8 +126,8 @@ int cutec_gemm_lt(cutec_gemm_handle *g);
 /* Reads the device facts candidates' fit depends on, once. */
 void cutec_gemm_device_facts(cutec_gemm_handle *g);
 /* Runs a decision once (no checks). */
-cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, const cutec_gemm_problem *p, const void *A,
-                                     const void *B, void *C, void *stream);
+cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, const cutec_gemm_problem *p,
+                                     const cutec_gemm_args *io, void *stream);
 /* Bytes of a matrix of r x c elements of type t stored with layout l and ld. */
 size_t cutec_gemm_matrix_bytes(cutec_dtype t, cutec_layout l, long long r, long long c, long long ld);
 size_t cutec_dtype_size(cutec_dtype t);
@@ -112,8 +140,8 @@ const char *cutec_dtype_name(cutec_dtype t);
 const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
                                  const gemm_class *cls, gemm_decision *d, char *why, size_t len);
 /* Launches a DSL decision: arguments by role, tensor maps, grid. */
-cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *d, const cutec_gemm_problem *p, const void *A,
-                                   const void *B, void *C, void *stream);
+cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *d, const cutec_gemm_problem *p,
+                                   const cutec_gemm_args *io, void *stream);
 /* The values of d's integer arguments for problem p. */
 void cutec_gemm_kd_values(const cutec_kdesc *d, const cutec_gemm_problem *p, cutec_kd_values *vals);
 /* The largest power of two dividing ptr, at most 16. */
@@ -121,7 +149,7 @@ int cutec_gemm_ptr_align(const void *ptr);
 
 /* tune.c */
 cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
-                                   const void *A, const void *B, void *stream, cutec_tune_report **report,
+                                   const cutec_gemm_args *io, void *stream, cutec_tune_report **report,
                                    gemm_decision **out);
 
 /* gemm_cache.c: the decisions on disk (through cache.h) */

@@ -25,6 +25,7 @@ typedef struct tuning {
     cutec_gemm_handle *g;
     const cutec_gemm_problem *p;
     const gemm_class *cls;
+    const cutec_gemm_args *io;
     double t0;
     candidate *cands; /* pack kernels first (ndsl), then cuBLASLt algorithms */
     int n, ndsl, cap;
@@ -54,10 +55,17 @@ static void pack_candidates(tuning *t)
     char why[300];
     int quarantined = 0;
     char *quarantine = cutec_gemm_quarantine_load(g);
+    /* a kernel that cannot be checked never runs */
+    char noref[160] = "";
+    if (cutec_gemm_act_ref(g, t->p) == NULL)
+        snprintf(noref, sizeof noref,
+                 "no float64 reference for activation '%s' (register one with cutec_gemm_set_activation_ref)",
+                 t->p->act);
     for (int pi = 0; pi < g->npacks; pi++)
         for (int i = 0; i < g->packs[pi]->count; i++) {
             const char *unfit =
                 cutec_gemm_dsl_unfit(g, g->packs[pi], i, t->p, t->cls, &t->cands[t->ndsl].d, why, sizeof why);
+            if (unfit == NULL && noref[0] != '\0') unfit = noref;
             if (unfit == NULL && cutec_gemm_quarantined(quarantine, &t->cands[t->ndsl].d)) {
                 quarantined++; /* faulted in an earlier tuning: its slot is reused */
             } else if (unfit == NULL) {
@@ -96,7 +104,11 @@ static cutec_status cublas_candidates(tuning *t)
         g->workspace_bytes = CUTEC_DEFAULT_WORKSPACE;
         g->workspace_owned = 1;
     }
-    if (t->lt && cutec_lt_plan_create(&g->lt, t->p, &t->ref_plan, t->ltwhy, sizeof t->ltwhy)) {
+    if (t->lt && cutec_lt_plan_create(&g->lt, t->p, &t->ref_plan, t->ltwhy, sizeof t->ltwhy) &&
+        cutec_lt_plan_pointers(&g->lt, &t->ref_plan, t->p, t->io) != CUBLAS_STATUS_SUCCESS) {
+        snprintf(t->ltwhy, sizeof t->ltwhy, "cuBLASLt refused the epilogue's pointers");
+        cutec_lt_plan_destroy(&g->lt, &t->ref_plan);
+    } else if (t->lt && t->ref_plan.desc != NULL) {
         t->have_plan = 1;
         int want = g->cublas_algos > 0 ? g->cublas_algos : 1;
         t->heur = calloc((size_t)want, sizeof *t->heur);
@@ -116,6 +128,8 @@ static cutec_status cublas_candidates(tuning *t)
         }
     }
     if (!t->lt) snprintf(t->ltwhy, sizeof t->ltwhy, "%s", g->lt_why);
+    if (t->lt && t->nalgo == 0 && t->ltwhy[0] != '\0')
+        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: no cuBLASLt candidate: %s", t->ltwhy);
     return CUTEC_OK;
 }
 
@@ -140,6 +154,7 @@ static cutec_status reference(tuning *t)
     cutec_runtime *rt = t->rt;
     harness *h = &t->h;
     cutec_status s = CUTEC_OK;
+    if (h->epi) return tune_epi_reference(h);
     if (t->nalgo > 0) {
         candidate ref = {.d = {.kind = DECISION_CUBLAS, .algo = t->heur[0].algo, .plan = t->ref_plan, .has_plan = 1}};
         snprintf(ref.d.name, sizeof ref.d.name, "cublasLt reference");
@@ -355,7 +370,7 @@ static void tuning_free(tuning *t)
 }
 
 cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
-                                   const void *A, const void *B, void *stream, cutec_tune_report **report,
+                                   const cutec_gemm_args *io, void *stream, cutec_tune_report **report,
                                    gemm_decision **out)
 {
     cutec_runtime *rt = g->rt;
@@ -363,7 +378,7 @@ cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_proble
     if (rt->drv.missing_optional != NULL)
         return cutec_rt_fail(rt, CUTEC_ERR_NO_DRIVER, "tuning needs the driver entry point %s, which the driver lacks",
                              rt->drv.missing_optional);
-    tuning t = {.rt = rt, .g = g, .p = p, .cls = cls, .t0 = tune_now(), .cap = 8 + g->cublas_algos + 1};
+    tuning t = {.rt = rt, .g = g, .p = p, .cls = cls, .io = io, .t0 = tune_now(), .cap = 8 + g->cublas_algos + 1};
     for (int i = 0; i < g->npacks; i++) t.cap += g->packs[i]->count;
     t.cands = calloc((size_t)t.cap, sizeof *t.cands);
     if (t.cands == NULL) return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
@@ -375,7 +390,8 @@ cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_proble
         tuning_free(&t);
         return s;
     }
-    t.h = (harness){.rt = rt, .g = g, .p = p, .A = A, .B = B, .stream = stream, .ref_rms = -1};
+    t.h = (harness){
+        .rt = rt, .g = g, .p = p, .io = *io, .stream = stream, .ref_rms = -1, .epi = gemm_class_has_epilogue(cls)};
     s = tune_harness_init(&t.h);
     if (s == CUTEC_OK) s = reference(&t);
     /* the reference's plan belongs to the tuning, not to a candidate */

@@ -104,13 +104,19 @@ cutec_status tune_run_once(harness *h, candidate *c)
 {
     cutec_runtime *rt = h->rt;
     /* NaN bytes catch outputs never written; with beta != 0 the old C is read,
-   * so it starts at zero and the result is alpha * A * B either way. */
-    unsigned char fill = h->p->beta == 0.0f ? 0xff : 0x00;
+   * so it starts at zero and the result is alpha * A * B either way (beta
+   * on the device may be anything). */
+    const cutec_gemm_problem *p = h->p;
+    int reads_d = !p->c_source && (p->beta != 0.0f || p->scalars_on_device);
+    unsigned char fill = reads_d ? 0x00 : 0xff;
     CUresult r = rt->drv.memset_d8_async(h->cs, fill, h->c_bytes, (CUstream)h->stream);
     if (r != CUDA_SUCCESS) return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(scratch C)");
-    cutec_status s = cutec_gemm_run_decision(h->g, &c->d, h->p, h->A, h->B, (void *)(uintptr_t)h->cs, h->stream);
+    if (h->caux != 0 && (r = rt->drv.memset_d8_async(h->caux, 0xff, h->aux_bytes, (CUstream)h->stream)) != CUDA_SUCCESS)
+        return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(scratch aux)");
+    cutec_status s = cutec_gemm_run_decision(h->g, &c->d, p, &h->run, h->stream);
     if (s == CUTEC_OK) s = cutec_stream_synchronize(rt, h->stream);
     if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
+    if (s == CUTEC_OK && h->caux != 0) s = cutec_memcpy_dtoh(rt, h->host_aux, h->caux, h->aux_bytes);
     return s;
 }
 
@@ -140,6 +146,8 @@ cutec_status tune_check_candidate(harness *h, candidate *c)
     char why[160] = "";
     if (s != CUTEC_OK)
         snprintf(why, sizeof why, "launch failed: %s: %.100s", cutec_status_string(s), cutec_runtime_message(rt));
+    else if (h->epi)
+        (void)tune_epi_compare(h, why, sizeof why);
     else if (h->have_ref)
         (void)compare_full(h, why, sizeof why);
     else if (h->ha != NULL)
@@ -162,7 +170,7 @@ static cutec_status launch_candidate(void *user, int run, void *stream)
     timed_candidate *tc = user;
     harness *h = tc->h;
     (void)run;
-    return cutec_gemm_run_decision(h->g, &tc->c->d, h->p, h->A, h->B, (void *)(uintptr_t)h->cs, stream);
+    return cutec_gemm_run_decision(h->g, &tc->c->d, h->p, &h->run, stream);
 }
 
 /* Median times of `runs` runs (after `warmup` each) of nc candidates, in
@@ -255,6 +263,8 @@ void tune_harness_free(harness *h)
     cutec_runtime *rt = h->rt;
     cutec_timer_destroy(h->timer);
     if (h->cs != 0) (void)rt->drv.mem_free(h->cs);
+    if (h->caux != 0) (void)rt->drv.mem_free(h->caux);
+    tune_epi_free(h);
     free(h->host_c);
     free(h->ref);
     free(h->ha);
@@ -279,9 +289,21 @@ cutec_status tune_harness_init(harness *h)
     cutec_runtime *rt = h->rt;
     const cutec_gemm_problem *p = h->p;
     cutec_gemm_handle *g = h->g;
-    h->c_bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, p->n, p->ldc);
+    h->c_bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, cutec_gemm_d_cols(p), p->ldc);
     cutec_status s = alloc_device(h, &h->cs, h->c_bytes, "the scratch C");
     if (s != CUTEC_OK) return s;
+    h->run = h->io;
+    h->run.D = (void *)(uintptr_t)h->cs;
+    if (!p->c_source) h->run.C = h->run.D;
+    if (p->aux) {
+        h->aux_bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, p->n, p->ld_aux);
+        s = alloc_device(h, &h->caux, h->aux_bytes, "the scratch aux");
+        if (s != CUTEC_OK) return s;
+        h->run.aux = (void *)(uintptr_t)h->caux;
+        h->host_aux = malloc(h->aux_bytes);
+        if (h->host_aux == NULL)
+            return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%zu bytes)", h->aux_bytes);
+    }
     /* the timing harness: its events, and the L2 flush buffer (twice L2) */
     s = cutec_timer_create(rt, g->flush_l2 ? CUTEC_TIMER_FLUSH_L2 : 0, &h->timer);
     if (s != CUTEC_OK) return s;
@@ -302,8 +324,8 @@ cutec_status tune_harness_init(harness *h)
                      "tuning: no host memory for copies of A and B; "
                      "results are checked against cuBLASLt only");
     } else {
-        s = cutec_memcpy_dtoh(rt, h->ha, (unsigned long long)(uintptr_t)h->A, ab);
-        if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, h->hb, (unsigned long long)(uintptr_t)h->B, bb);
+        s = cutec_memcpy_dtoh(rt, h->ha, (unsigned long long)(uintptr_t)h->io.A, ab);
+        if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, h->hb, (unsigned long long)(uintptr_t)h->io.B, bb);
         if (s != CUTEC_OK) return s;
     }
     return CUTEC_OK;

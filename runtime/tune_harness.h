@@ -15,14 +15,26 @@ typedef struct harness {
     cutec_runtime *rt;
     cutec_gemm_handle *g;
     const cutec_gemm_problem *p;
-    const void *A, *B;
+    cutec_gemm_args io;  /* the caller's pointers */
+    cutec_gemm_args run; /* the candidates': D (C too, in place) and aux the scratch ones */
     void *stream;
-    CUdeviceptr cs;
+    CUdeviceptr cs; /* the scratch D */
     size_t c_bytes;
     cutec_timer *timer; /* the runtime's harness (cutec/timing.h): events, the L2 flush */
     unsigned char *host_c, *ref, *ha, *hb;
     int have_ref;
     double ref_rms; /* of the reference C, once (negative: not yet) */
+    /* a problem with an epilogue (tune_epilogue.c): the scratch aux, the
+     * host copies of the epilogue's inputs, the float64 reference */
+    int epi;
+    CUdeviceptr caux;
+    size_t aux_bytes;
+    unsigned char *host_aux, *hcsrc;
+    double *hbias, *hbias_row, alpha, beta;
+    cutec_gemm_act_fn act;
+    float *acc;             /* A B in f32 from cuBLASLt, row-major M x n (NULL: samples only) */
+    float *ref_d, *ref_aux; /* the reference D and aux, from acc */
+    double rms_d, rms_v;
 } harness;
 
 typedef struct candidate {
@@ -33,6 +45,15 @@ typedef struct candidate {
     double round_ms; /* the median of the common timed rounds (the report's round_ms) */
     int algo_rank;   /* cuBLASLt's heuristic rank, -1 for a pack kernel */
 } candidate;
+
+/* tune_epilogue.c: the reference of a problem with an epilogue (host
+ * copies of its inputs, the GEMM in f32 from cuBLASLt checked against
+ * float64 samples, the epilogue applied in float64), and a candidate's D
+ * and aux compared with it (every element, or float64 samples without
+ * cuBLASLt).  0, or -1 with why. */
+cutec_status tune_epi_reference(harness *h);
+int tune_epi_compare(harness *h, char *why, size_t why_len);
+void tune_epi_free(harness *h);
 
 /* Monotonic seconds. */
 double tune_now(void);

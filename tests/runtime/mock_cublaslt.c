@@ -9,6 +9,7 @@
  * one before; $CUTEC_MOCK_LT_ALGOS=0 models a problem cuBLASLt cannot do.
  */
 #include <dlfcn.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,27 @@ typedef struct {
 
 struct desc {
     int ta, tb;
+    int pointer_mode, epilogue, bias_type;
+    const void *bias;
+    void *aux;
+    int64_t aux_ld;
 };
+
+/* What the last cublasLtMatmul was given, for the tests to read (dlsym):
+ * its epilogue attributes and pointer mode. */
+static struct desc last;
+EXPORT void cutec_mock_lt_last(int *epilogue, const void **bias, int *bias_type, const void **aux, long long *aux_ld,
+                               int *pointer_mode);
+void cutec_mock_lt_last(int *epilogue, const void **bias, int *bias_type, const void **aux, long long *aux_ld,
+                        int *pointer_mode)
+{
+    *epilogue = last.epilogue;
+    *bias = last.bias;
+    *bias_type = last.bias_type;
+    *aux = last.aux;
+    *aux_ld = (long long)last.aux_ld;
+    *pointer_mode = last.pointer_mode;
+}
 struct layout {
     int type;
     uint64_t rows, cols;
@@ -75,16 +96,38 @@ st_t cublasLtMatmulDescDestroy(struct desc *d)
     free(d);
     return 0;
 }
+/* The attributes the runtime sets, each with cublasLt.h's exact size:
+ * POINTER_MODE 2, TRANSA 3, TRANSB 4, EPILOGUE 7, BIAS_DATA_TYPE 26
+ * (32-bit); BIAS_POINTER 8, EPILOGUE_AUX_POINTER 11 (pointers);
+ * EPILOGUE_AUX_LD 12 (int64_t).  Anything else is INVALID_VALUE. */
 st_t cublasLtMatmulDescSetAttribute(struct desc *d, int attr, const void *buf, size_t size)
 {
-    if (size != sizeof(int32_t) || (attr != 3 && attr != 4)) return 7; /* INVALID_VALUE */
-    int32_t v;
+    int32_t v = 0;
+    if (attr == 8 || attr == 11) {
+        if (size != sizeof(void *)) return 7;
+        if (attr == 8)
+            memcpy(&d->bias, buf, size);
+        else
+            memcpy(&d->aux, buf, size);
+        return 0;
+    }
+    if (attr == 12) {
+        if (size != sizeof(int64_t)) return 7;
+        memcpy(&d->aux_ld, buf, size);
+        return 0;
+    }
+    if (size != sizeof v) return 7; /* INVALID_VALUE */
     memcpy(&v, buf, sizeof v);
-    if (attr == 3)
-        d->ta = v;
-    else
-        d->tb = v;
-    return 0;
+    switch (attr) {
+    case 2: d->pointer_mode = v; return v == 0 || v == 1 ? 0 : 7;
+    case 3: d->ta = v; return 0;
+    case 4: d->tb = v; return 0;
+    case 7:
+        d->epilogue = v;
+        return v == 1 || v == 2 || v == 4 || v == 6 || v == 32 || v == 36 || v == 160 || v == 164 ? 0 : 15;
+    case 26: d->bias_type = v; return 0;
+    default: return 7;
+    }
 }
 st_t cublasLtMatrixLayoutCreate(struct layout **l, int type, uint64_t rows, uint64_t cols, int64_t ld)
 {
@@ -209,18 +252,31 @@ st_t cublasLtMatmul(void *h, struct desc *d, const float *alpha, const void *A, 
                     struct layout *lb, const float *beta, const void *C, struct layout *lc, void *D, struct layout *ld,
                     const algo_t *algo, void *ws, size_t wss, void *stream)
 {
-    (void)h, (void)ws, (void)wss, (void)stream, (void)ld;
-    uint64_t m = lc->rows, n = lc->cols, k = d->ta ? la->rows : la->cols;
+    (void)h, (void)ws, (void)wss, (void)stream;
+    uint64_t m = ld->rows, n = ld->cols, k = d->ta ? la->rows : la->cols;
     uint64_t kb = d->tb ? lb->cols : lb->rows;
     if (k != kb || (d->ta ? la->cols : la->rows) != m || (d->tb ? lb->rows : lb->cols) != n) return 7;
+    if (lc->rows != m || lc->cols != n || lc->type != ld->type) return 7;
+    int epi = d->epilogue ? d->epilogue : 1, has_bias = (epi & 4) != 0, has_aux = (epi & 128) != 0;
+    if ((has_bias && (d->bias == NULL || d->bias_type != ld->type)) ||
+        (has_aux && (d->aux == NULL || d->aux_ld < (int64_t)m || d->aux_ld % 8 != 0)))
+        return 7;
+    last = *d;
+    /* pointer mode device: alpha and beta are device pointers, which are
+     * host memory in the mock */
     if ((double)m * (double)n * (double)k <= 64.0 * 1024 * 1024)
         for (uint64_t i = 0; i < m; i++)
             for (uint64_t j = 0; j < n; j++) {
                 double acc = 0;
                 for (uint64_t p = 0; p < k; p++) acc += op_elem(A, la, d->ta, i, p) * op_elem(B, lb, d->tb, p, j);
-                size_t idx = (size_t)(j * (uint64_t)lc->ld + i);
-                double old = *beta != 0.0f ? load(C, lc->type, idx) : 0.0;
-                store(D, lc->type, idx, (double)*alpha * acc + (double)*beta * old);
+                size_t ci = (size_t)(j * (uint64_t)lc->ld + i), di = (size_t)(j * (uint64_t)ld->ld + i);
+                double old = *beta != 0.0f ? load(C, lc->type, ci) : 0.0;
+                double v = (double)*alpha * acc + (double)*beta * old;
+                if (has_bias) v += load(d->bias, ld->type, (size_t)i); /* a bias per row of D */
+                if (has_aux) store(d->aux, ld->type, (size_t)(j * (uint64_t)d->aux_ld + i), v);
+                if (epi & 2) v = v > 0 ? v : 0;
+                if (epi & 32) v = 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+                store(D, ld->type, di, v);
             }
     /* advance the mock driver's clock: algorithm i costs 2.5 + 0.1 i units */
     const char *drv = getenv("CUTEC_CUDA_DRIVER");

@@ -13,6 +13,7 @@
  * 48 KiB of dynamic shared memory unless raised, sticky 700-series errors
  * that last until the primary context's last release).
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -553,6 +554,122 @@ static void mock_gemm(const struct CUfunc_st *f, void **params, int b_row)
     cutec_mock_advance_clock(1.0 + (double)m * n * k * 1e-6 * (1.0 + tile));
 }
 
+/* ---- any GEMM kernel, by the roles of its description ---- */
+
+/* The mock's own activations (by name, as in stdlib/std/epilogue.cute;
+ * "cube" is the tests' user activation): 1 and *out, or 0 for a name it
+ * does not know. */
+static int mock_act(const char *name, double x, double up, double *out)
+{
+    double sig = 1.0 / (1.0 + exp(-x)), gt = 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    if (strcmp(name, "") == 0 || strcmp(name, "identity") == 0)
+        *out = x;
+    else if (strcmp(name, "relu") == 0)
+        *out = x > 0 ? x : 0;
+    else if (strcmp(name, "gelu_tanh") == 0)
+        *out = gt;
+    else if (strcmp(name, "gelu_erf") == 0)
+        *out = 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+    else if (strcmp(name, "silu") == 0)
+        *out = x * sig;
+    else if (strcmp(name, "sigmoid") == 0)
+        *out = sig;
+    else if (strcmp(name, "swiglu") == 0)
+        *out = x * sig * up;
+    else if (strcmp(name, "geglu") == 0)
+        *out = gt * up;
+    else if (strcmp(name, "cube") == 0)
+        *out = x * x * x;
+    else
+        return 0;
+    return 1;
+}
+
+enum { MR_M, MR_N, MR_K, MR_A, MR_B, MR_C, MR_D, MR_BIAS, MR_BIAS_ROW, MR_AUX, MR_ALPHA, MR_BETA, MR_COUNT };
+
+/* One element of a tensor of type t ("bf16", "f16", "f32"). */
+static double mock_load(const void *p, const char *t, size_t i)
+{
+    if (strcmp(t, "f32") == 0) return ((const float *)p)[i];
+    return mock_half(((const uint16_t *)p)[i], strcmp(t, "bf16") == 0);
+}
+
+static void mock_store(void *p, const char *t, size_t i, double v)
+{
+    if (strcmp(t, "f32") == 0)
+        ((float *)p)[i] = (float)v;
+    else
+        ((uint16_t *)p)[i] = mock_to_half((float)v, strcmp(t, "bf16") == 0);
+}
+
+/* A GEMM kernel the mock does not know by name: computed from its
+ * description's lines (cutec.arg roles, types, cutec.act) with the
+ * contract's meaning, every tensor packed (A M x K, B N x K, C, D and aux
+ * row-major): D = act(alpha A B^T + beta C + bias + bias_row). */
+static void mock_role_gemm(const struct CUfunc_st *f, void **params)
+{
+    int idx[MR_COUNT];
+    char type[MR_COUNT][8];
+    static const char *const roles[MR_COUNT] = {"m", "n",    "k",        "a",   "b",     "c",
+                                                "d", "bias", "bias_row", "aux", "alpha", "beta"};
+    for (int r = 0; r < MR_COUNT; r++) idx[r] = -1, type[r][0] = '\0';
+    for (const char *l = strstr(f->module_text, "// cutec.arg "); l != NULL; l = strstr(l + 1, "// cutec.arg ")) {
+        int i;
+        char name[64], kind[16], t[8], role[32] = "";
+        if (sscanf(l, "// cutec.arg %d %63s %15s %7s", &i, name, kind, t) != 4) continue;
+        const char *rp = strstr(l, " role ");
+        const char *eol = strchr(l, '\n');
+        if (rp == NULL || (eol != NULL && rp > eol) || sscanf(rp, " role %31s", role) != 1) continue;
+        for (int r = 0; r < MR_COUNT; r++)
+            if (strcmp(role, roles[r]) == 0) {
+                idx[r] = i;
+                snprintf(type[r], sizeof type[r], "%s", t);
+            }
+    }
+    char act[64] = "";
+    int gated = 0;
+    const char *al = strstr(f->module_text, "// cutec.act ");
+    if (al != NULL) {
+        char flag[16] = "";
+        int got = sscanf(al, "// cutec.act %63s %15s", act, flag);
+        gated = got == 2 && strcmp(flag, "gated") == 0;
+    }
+    if (idx[MR_M] < 0 || idx[MR_N] < 0 || idx[MR_K] < 0 || idx[MR_A] < 0 || idx[MR_B] < 0 || idx[MR_D] < 0) return;
+#define ARG(r) (*(void **)params[idx[r]])
+    int m = *(int *)params[idx[MR_M]], n = *(int *)params[idx[MR_N]], k = *(int *)params[idx[MR_K]];
+    double alpha = idx[MR_ALPHA] >= 0 ? *(float *)params[idx[MR_ALPHA]] : 1.0;
+    double beta = idx[MR_BETA] >= 0 ? *(float *)params[idx[MR_BETA]] : 0.0;
+    int dn = gated ? n / 2 : n;
+    double *v = malloc(sizeof *v * (size_t)m * (size_t)n);
+    if (v == NULL || (double)m * n * k > 64.0 * 1024 * 1024) {
+        free(v);
+        return;
+    }
+    for (size_t i = 0; i < (size_t)m; i++)
+        for (size_t j = 0; j < (size_t)n; j++) {
+            double acc = 0;
+            for (size_t q = 0; q < (size_t)k; q++)
+                acc += (double)(float)mock_load(ARG(MR_A), type[MR_A], i * (size_t)k + q) *
+                       mock_load(ARG(MR_B), type[MR_B], j * (size_t)k + q);
+            double x = alpha * (float)acc;
+            if (idx[MR_C] >= 0 && beta != 0.0) x += beta * mock_load(ARG(MR_C), type[MR_C], i * (size_t)n + j);
+            if (idx[MR_BIAS] >= 0) x += mock_load(ARG(MR_BIAS), type[MR_BIAS], j);
+            if (idx[MR_BIAS_ROW] >= 0) x += mock_load(ARG(MR_BIAS_ROW), type[MR_BIAS_ROW], i);
+            v[i * (size_t)n + j] = (float)x;
+            if (idx[MR_AUX] >= 0) mock_store(ARG(MR_AUX), type[MR_AUX], i * (size_t)n + j, x);
+        }
+    for (size_t i = 0; i < (size_t)m; i++)
+        for (size_t j = 0; j < (size_t)dn; j++) {
+            double g = v[i * (size_t)n + (gated ? j / 8 * 16 + j % 8 : j)], out = NAN;
+            double up = gated ? v[i * (size_t)n + j / 8 * 16 + 8 + j % 8] : 0;
+            if (!mock_act(act, g, up, &out)) out = NAN; /* an activation the mock cannot run: a wrong result */
+            mock_store(ARG(MR_D), type[MR_D], i * (size_t)dn + j, out);
+        }
+#undef ARG
+    free(v);
+    cutec_mock_advance_clock(1.0 + (double)m * n * k * 1e-6 * 1.5);
+}
+
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                         unsigned int by, unsigned int bz, unsigned int smem, CUstream stream, void **params,
                         void **extra)
@@ -604,6 +721,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
             mock_gemm(f, params, 0);
     } else if (strcmp(f->name, "user_gemm_brow") == 0) {
         mock_gemm(f, params, 1); /* tests/runtime/user_gemm.cute: B stored K x N */
+    } else if (f->module_text != NULL && strstr(f->module_text, "// cutec.class gemm") != NULL) {
+        mock_role_gemm(f, params); /* any other GEMM kernel, by its roles */
     } else if (strcmp(f->name, "write_null") == 0) {
         sticky = ILLEGAL_ADDRESS;
     } else if (strcmp(f->name, "trap_kernel") == 0) {

@@ -15,7 +15,7 @@ target_compile_options(test_pack PRIVATE ${CUTEC_WARNINGS})
 
 add_library(cutec_mock_cublaslt MODULE mock_cublaslt.c)
 target_compile_options(cutec_mock_cublaslt PRIVATE ${CUTEC_WARNINGS})
-target_link_libraries(cutec_mock_cublaslt PRIVATE ${CMAKE_DL_LIBS})
+target_link_libraries(cutec_mock_cublaslt PRIVATE ${CMAKE_DL_LIBS} m)
 add_dependencies(test_pack cutec_mock_cublaslt cutec_mock_driver)
 
 set(CUTEC_PREBUILT_PACK_DIR "" CACHE PATH

@@ -39,7 +39,7 @@ typedef enum cutec_epilogue { CUTEC_EPILOGUE_NONE = 0 } cutec_epilogue;
 /*
  * The problem.  ABI rule: fields are only ever appended, and a field's zero
  * value always means what the library did before the field existed (the
- * next ones: epilogue inputs, scales, batches).  struct_size is the size of
+ * next ones: scales, batches).  struct_size is the size of
  * the struct the caller was compiled with (cutec_gemm_problem_init sets it);
  * the library reads only the fields inside it, so a caller built against an
  * older header keeps working, and reads the fields it does not have as zero.
@@ -58,7 +58,32 @@ typedef struct cutec_gemm_problem {
     long long lda, ldb, ldc; /* 0: packed (the row or column length) */
     float alpha, beta;       /* finite (NaN, inf: CUTEC_ERR_INVALID_ARGUMENT) */
     /* optional fields: zero is the default */
-    cutec_epilogue epilogue;
+    cutec_epilogue epilogue; /* CUTEC_EPILOGUE_NONE; the fields below say what the epilogue does */
+    /* The epilogue (docs/contract.md, "What a GEMM kernel computes"):
+     *   v = alpha A B + beta C + bias(n) + bias_row(m);  aux = v;  D = act(v)
+     * Pointers come with the call (cutec_gemm_args): the problem stays a
+     * description of shapes, types and what is present, the tuning class. */
+    char act[32];          /* the activation applied last: the name of a row of the
+                        epilogue table ("relu", "gelu_tanh", "gelu_erf", "silu",
+                        "sigmoid", "swiglu", "geglu") or of a user pack's .cute
+                        function (its float64 reference registered with
+                        cutec_gemm_set_activation_ref); "" or "identity": none */
+    int act_gated;         /* 1: a gated (GLU) activation: n is the GEMM's width (B's
+                        rows, the biases' and C's and aux's columns), a multiple
+                        of 16, and D is M x n/2 (ldc D's leading dimension) */
+    int bias;              /* 1: a bias per column of v (indexed n, n elements), args->bias */
+    int bias_row;          /* 1: a bias per row (indexed m, m elements), args->bias_row */
+    cutec_dtype bias_type; /* the biases' element type; 0: c_type */
+    int c_source;          /* 1: beta * C is read from args->C, M x n of c_type and
+                        c_layout with leading dimension ld_csrc, and D is
+                        written out of place; 0: C is D (in place, as cutec_gemm) */
+    long long ld_csrc;     /* 0: packed */
+    int aux;               /* 1: v, before the activation, is written to args->aux
+                        (M x n, c_type, c_layout, leading dimension ld_aux) */
+    long long ld_aux;      /* 0: packed */
+    int scalars_on_device; /* 1: alpha and beta are f32 values in device memory
+                        (args->alpha, args->beta), read when the GEMM runs;
+                        the fields alpha and beta are then ignored */
 } cutec_gemm_problem;
 
 /* The largest struct_size accepted (the bytes past this library's fields are read, to check they are zero). */
@@ -89,6 +114,39 @@ static inline void cutec_gemm_problem_init(cutec_gemm_problem *p, long long m, l
     p->alpha = 1.0f;
     p->beta = 0.0f;
     p->epilogue = CUTEC_EPILOGUE_NONE;
+}
+
+/* The activation's float64 value: act(x) for a plain activation, act(gate,
+ * up) for a gated one (x is then the gate). */
+typedef double (*cutec_gemm_act_fn)(double x, double up);
+
+/*
+ * The pointers of one call (cutec_gemm_ex), versioned like the problem:
+ * struct_size first, fields appended, a field's zero the old behaviour.
+ * A, B, D, C, bias, bias_row, aux, alpha and beta are device pointers; a
+ * pointer the problem does not ask for must be NULL.
+ */
+typedef struct cutec_gemm_args {
+    size_t struct_size; /* sizeof(cutec_gemm_args) of the caller */
+    const void *A, *B;
+    void *D;                   /* the output (M x n, or M x n/2 gated) */
+    const void *C;             /* with c_source: the source of beta * C */
+    const void *bias;          /* with bias: n elements of bias_type */
+    const void *bias_row;      /* with bias_row: m elements of bias_type */
+    void *aux;                 /* with aux: M x n, the pre-activation */
+    const float *alpha, *beta; /* with scalars_on_device */
+} cutec_gemm_args;
+
+/* The mandatory fields: A through D. */
+static inline void cutec_gemm_args_init(cutec_gemm_args *a, const void *A, const void *B, void *D)
+{
+    if (a == 0) return;
+    cutec_gemm_args z = {0};
+    *a = z;
+    a->struct_size = sizeof *a;
+    a->A = A;
+    a->B = B;
+    a->D = D;
 }
 
 /* The GEMM handle. */
@@ -137,6 +195,34 @@ cutec_status cutec_gemm_use_pack(cutec_gemm_handle *h, cutec_pack *pack);
 cutec_status cutec_gemm(cutec_gemm_handle *h, const cutec_gemm_problem *p, const void *A, const void *B, void *C,
                         void *stream);
 
+/*
+ * cutec_gemm with the whole epilogue: the problem's epilogue fields say
+ * what is present, args the pointers.  cutec_gemm(h, p, A, B, C, s) is
+ * cutec_gemm_ex with args {A, B, D = C} and no epilogue.  Statuses as
+ * cutec_gemm's, and: CUTEC_ERR_INVALID_ARGUMENT for args NULL or its
+ * struct_size out of range, an activation name that is not a name, a
+ * table activation with the wrong act_gated, a gated problem whose n is
+ * not a multiple of 16 (CUTEC_ERR_BAD_SIZE) or that reads C in place, a
+ * bias_type out of range, or a pointer the problem does not ask for;
+ * CUTEC_ERR_NULL_POINTER for a pointer it asks for that is NULL (the
+ * message names it); CUTEC_ERR_BAD_LEADING_DIM for ld_csrc or ld_aux;
+ * CUTEC_ERR_MISALIGNED for a pointer not aligned to its element;
+ * CUTEC_ERR_UNSUPPORTED when no pack kernel has this epilogue and cuBLASLt
+ * has no fused form of it (the message says which).
+ */
+cutec_status cutec_gemm_ex(cutec_gemm_handle *h, const cutec_gemm_problem *p, const cutec_gemm_args *args,
+                           void *stream);
+
+/*
+ * Registers the float64 reference of a user's activation (a .cute function
+ * of a user pack, named in the problem's act): the tuner checks pack
+ * kernels with that activation against it; without one they are skipped
+ * (never run unchecked), with the reason logged.  fn NULL removes it.  A
+ * name of the epilogue table cannot be redefined (CUTEC_ERR_INVALID_ARGUMENT);
+ * at most 16 per handle.  Registering clears the handle's decisions.
+ */
+cutec_status cutec_gemm_set_activation_ref(cutec_gemm_handle *h, const char *name, cutec_gemm_act_fn fn, int gated);
+
 /* One timed candidate of a tuning run. */
 typedef struct cutec_tune_candidate {
     char name[192];  /* "gemm_sm80 T=bf16 ... BM=128 ..." or "cublasLt algo #3" */
@@ -176,6 +262,10 @@ typedef struct cutec_tune_report {
  */
 cutec_status cutec_gemm_tune(cutec_gemm_handle *h, const cutec_gemm_problem *p, const void *A, const void *B,
                              const void *C, void *stream, cutec_tune_report **report);
+/* cutec_gemm_tune with the whole epilogue (args as for cutec_gemm_ex; D and
+ * aux are not written: tuning uses scratch outputs). */
+cutec_status cutec_gemm_tune_ex(cutec_gemm_handle *h, const cutec_gemm_problem *p, const cutec_gemm_args *args,
+                                void *stream, cutec_tune_report **report);
 void cutec_tune_report_free(cutec_tune_report *report);
 
 /* The name of the candidate chosen for the problem's class ("" and

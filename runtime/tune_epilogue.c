@@ -1,0 +1,305 @@
+/*
+ * tune_epilogue.c - the tuner's reference for a problem with an epilogue
+ * (docs/contract.md, "What a GEMM kernel computes"):
+ *
+ *   v(m, n) = alpha acc(m, n) + beta C(m, n) + bias(n) + bias_row(m),  aux = v,  D = act(v)
+ *
+ * acc is the plain GEMM in f32 from cuBLASLt (its first algorithm, no
+ * epilogue), itself checked against float64 dot products at sampled
+ * positions; the epilogue is applied on the host in float64 through the
+ * epilogue table's reference (or the handle's registration), so that a
+ * candidate's whole epilogue is checked, whether cuBLASLt has a fused form
+ * of it or not.  Without cuBLASLt (or when its acc disagrees with the
+ * samples) candidates are checked at the samples alone, in float64.
+ */
+#include "epilogue.h"
+#include "tune_harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double load_elem(const unsigned char *buf, cutec_dtype t, size_t i)
+{
+    cutec_ct ct = (cutec_ct)t;
+    return cutec_dtype_load(ct, buf + (size_t)cutec_dtype_bytes(ct) * i);
+}
+
+static size_t elem_index(cutec_layout l, long long r, long long c, long long ld)
+{
+    return (size_t)(l == CUTEC_LAYOUT_ROW ? r * ld + c : c * ld + r);
+}
+
+void tune_epi_free(harness *h)
+{
+    free(h->hcsrc);
+    free(h->hbias);
+    free(h->hbias_row);
+    free(h->acc);
+    free(h->ref_d);
+    free(h->ref_aux);
+    free(h->host_aux);
+    h->hcsrc = h->host_aux = NULL;
+    h->hbias = h->hbias_row = NULL;
+    h->acc = h->ref_d = h->ref_aux = NULL;
+}
+
+/* A bias vector's n elements, copied to the host as doubles. */
+static cutec_status load_vector(harness *h, const void *dptr, long long n, double **out)
+{
+    cutec_ct t = (cutec_ct)h->p->bias_type;
+    size_t bytes = (size_t)n * (size_t)cutec_dtype_bytes(t);
+    unsigned char *raw = malloc(bytes);
+    *out = malloc(sizeof **out * (size_t)n);
+    cutec_status s = raw == NULL || *out == NULL
+                         ? cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory")
+                         : cutec_memcpy_dtoh(h->rt, raw, (unsigned long long)(uintptr_t)dptr, bytes);
+    for (long long i = 0; s == CUTEC_OK && i < n; i++) (*out)[i] = load_elem(raw, (cutec_dtype)t, (size_t)i);
+    free(raw);
+    return s;
+}
+
+/* The host copies of the epilogue's inputs. */
+static cutec_status load_inputs(harness *h)
+{
+    const cutec_gemm_problem *p = h->p;
+    cutec_runtime *rt = h->rt;
+    cutec_status s = CUTEC_OK;
+    h->alpha = p->alpha;
+    h->beta = p->c_source ? p->beta : 0.0; /* in place, C is the zeroed scratch */
+    if (p->scalars_on_device) {
+        float ab[2];
+        s = cutec_memcpy_dtoh(rt, &ab[0], (unsigned long long)(uintptr_t)h->io.alpha, sizeof(float));
+        if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, &ab[1], (unsigned long long)(uintptr_t)h->io.beta, sizeof(float));
+        if (s != CUTEC_OK) return s;
+        if (!isfinite(ab[0]) || !isfinite(ab[1]))
+            return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "tuning: alpha or beta in device memory is %g",
+                                 (double)(isfinite(ab[0]) ? ab[1] : ab[0]));
+        h->alpha = ab[0];
+        h->beta = p->c_source ? ab[1] : 0.0;
+    }
+    if (p->bias) s = load_vector(h, h->io.bias, p->n, &h->hbias);
+    if (s == CUTEC_OK && p->bias_row) s = load_vector(h, h->io.bias_row, p->m, &h->hbias_row);
+    if (s == CUTEC_OK && p->c_source) {
+        size_t bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, p->n, p->ld_csrc);
+        h->hcsrc = malloc(bytes);
+        s = h->hcsrc == NULL ? cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory")
+                             : cutec_memcpy_dtoh(rt, h->hcsrc, (unsigned long long)(uintptr_t)h->io.C, bytes);
+    }
+    return s;
+}
+
+/* v(r, c) from a GEMM value x (acc, or a float64 dot product). */
+static double epi_v(const harness *h, long long r, long long c, double x)
+{
+    const cutec_gemm_problem *p = h->p;
+    double v = h->alpha * x;
+    if (h->hcsrc != NULL) v += h->beta * load_elem(h->hcsrc, p->c_type, elem_index(p->c_layout, r, c, p->ld_csrc));
+    if (h->hbias != NULL) v += h->hbias[c];
+    if (h->hbias_row != NULL) v += h->hbias_row[r];
+    return v;
+}
+
+/* The float64 dot product of row r of A and column c of B, and the sum of
+ * the magnitudes of its terms. */
+static double dot(const harness *h, long long r, long long c, double *mag)
+{
+    const cutec_gemm_problem *p = h->p;
+    double d = 0;
+    *mag = 0;
+    for (long long q = 0; q < p->k; q++) {
+        double a = load_elem(h->ha, p->a_type, elem_index(p->a_layout, r, q, p->lda));
+        double b = load_elem(h->hb, p->b_type, elem_index(p->b_layout, q, c, p->ldb));
+        d += a * b;
+        *mag += fabs(a * b);
+    }
+    return d;
+}
+
+/* acc from cuBLASLt: the plain GEMM, f32, row-major M x n. */
+static cutec_status lt_acc(harness *h)
+{
+    cutec_gemm_handle *g = h->g;
+    cutec_runtime *rt = h->rt;
+    const cutec_gemm_problem *p = h->p;
+    if (!cutec_gemm_lt(g)) return CUTEC_OK;
+    cutec_gemm_problem q;
+    cutec_gemm_problem_init(&q, p->m, p->n, p->k, p->a_type, CUTEC_DTYPE_F32);
+    q.a_layout = p->a_layout, q.b_layout = p->b_layout, q.lda = p->lda, q.ldb = p->ldb, q.ldc = p->n;
+    size_t bytes = (size_t)p->m * (size_t)p->n * sizeof(float);
+    cutec_lt_plan plan;
+    cublasLtMatmulHeuristicResult_t heur;
+    char why[256];
+    if (!cutec_lt_plan_create(&g->lt, &q, &plan, why, sizeof why)) return CUTEC_OK;
+    int n = cutec_lt_heuristics(&g->lt, &plan, g->workspace_bytes, &heur, 1, why, sizeof why);
+    CUdeviceptr dacc = 0;
+    cutec_status s = CUTEC_OK;
+    CUresult r = n > 0 ? rt->drv.mem_alloc(&dacc, bytes) : CUDA_SUCCESS;
+    if (r != CUDA_SUCCESS) {
+        dacc = 0;
+        s = cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "tuning: cuMemAlloc_v2(%zu bytes for the f32 GEMM)",
+                                 bytes);
+    }
+    if (s == CUTEC_OK && n > 0) {
+        cutec_gemm_args io;
+        cutec_gemm_args_init(&io, h->io.A, h->io.B, (void *)(uintptr_t)dacc);
+        io.C = io.D;
+        cublasStatus_t st = cutec_lt_run(&g->lt, &plan, &q, &heur.algo, &io, (void *)(uintptr_t)g->workspace,
+                                         g->workspace_bytes, h->stream);
+        if (st == CUBLAS_STATUS_SUCCESS) s = cutec_stream_synchronize(rt, h->stream);
+        h->acc = st == CUBLAS_STATUS_SUCCESS && s == CUTEC_OK ? malloc(bytes) : NULL;
+        if (h->acc != NULL) s = cutec_memcpy_dtoh(rt, h->acc, dacc, bytes);
+        if (st != CUBLAS_STATUS_SUCCESS)
+            cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: the cuBLASLt reference failed with status %d", st);
+    }
+    if (dacc != 0) (void)rt->drv.mem_free(dacc);
+    cutec_lt_plan_destroy(&g->lt, &plan);
+    return s;
+}
+
+/* Sampled positions: the corners, then a fixed pseudo-random walk. */
+static void sample(const harness *h, int t, uint64_t *s, long long cols, long long *r, long long *c)
+{
+    const cutec_gemm_problem *p = h->p;
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    *r = t == 0 ? 0 : t == 1 ? p->m - 1 : (long long)((*s >> 20) % (uint64_t)p->m);
+    *c = t == 0 ? 0 : t == 1 ? cols - 1 : (long long)((*s >> 40) % (uint64_t)cols);
+}
+
+/* Whether acc agrees with float64 dot products at the samples. */
+static int acc_agrees(harness *h, char *why, size_t len)
+{
+    const cutec_gemm_problem *p = h->p;
+    const double eps = cutec_dtype_info_of(CUTEC_CT_F32)->tol;
+    uint64_t s = 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
+    for (int t = 0; t < 256; t++) {
+        long long r, c;
+        double mag;
+        sample(h, t, &s, p->n, &r, &c);
+        double want = dot(h, r, c, &mag), got = h->acc[(size_t)r * (size_t)p->n + (size_t)c];
+        if (!(fabs(got - want) <= 2 * eps * fabs(want) + 4 * eps * mag / sqrt((double)p->k) + 1e-30)) {
+            snprintf(why, len, "A B[%lld,%lld] = %.6g, float64 %.6g", r, c, got, want);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+cutec_status tune_epi_reference(harness *h)
+{
+    const cutec_gemm_problem *p = h->p;
+    cutec_runtime *rt = h->rt;
+    h->act = cutec_gemm_act_ref(h->g, p);
+    if (h->act == NULL) /* only cuBLASLt could be a candidate, and it has no form of a user's activation */
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "tuning: no float64 reference for activation '%s'", p->act);
+    cutec_status s = load_inputs(h);
+    if (s == CUTEC_OK && h->ha != NULL) s = lt_acc(h);
+    if (s != CUTEC_OK) return s;
+    char why[160];
+    if (h->acc != NULL && !acc_agrees(h, why, sizeof why)) {
+        cutec_rt_log(rt, CUTEC_LOG_WARNING,
+                     "tuning: cuBLASLt's GEMM disagrees with float64 samples (%s); checking against the samples "
+                     "instead",
+                     why);
+        free(h->acc);
+        h->acc = NULL;
+    }
+    if (h->acc == NULL) {
+        if (h->ha == NULL)
+            return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY,
+                                 "tuning: no reference to check candidates against (no host memory for A and B)");
+        return CUTEC_OK;
+    }
+    long long dn = cutec_gemm_d_cols(p);
+    size_t nv = (size_t)p->m * (size_t)p->n, nd = (size_t)p->m * (size_t)dn;
+    h->ref_d = malloc(sizeof *h->ref_d * nd);
+    h->ref_aux = malloc(sizeof *h->ref_aux * nv);
+    if (h->ref_d == NULL || h->ref_aux == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory for the reference");
+    double sv = 0, sd = 0;
+    for (long long r = 0; r < p->m; r++)
+        for (long long c = 0; c < p->n; c++) {
+            size_t i = (size_t)r * (size_t)p->n + (size_t)c;
+            double v = epi_v(h, r, c, h->acc[i]);
+            h->ref_aux[i] = (float)v;
+            sv += v * v;
+        }
+    for (long long r = 0; r < p->m; r++)
+        for (long long j = 0; j < dn; j++) {
+            const float *vr = h->ref_aux + (size_t)r * (size_t)p->n;
+            double d = p->act_gated ? h->act(vr[cutec_act_gate_col(j)], vr[cutec_act_up_col(j)]) : h->act(vr[j], 0);
+            h->ref_d[(size_t)r * (size_t)dn + (size_t)j] = (float)d;
+            sd += d * d;
+        }
+    h->rms_v = sqrt(sv / (double)nv);
+    h->rms_d = sqrt(sd / (double)nd);
+    h->have_ref = 1;
+    return CUTEC_OK;
+}
+
+/* One element against its reference; 0, or -1 with why. */
+static int close_to(double got, double want, double tol, const char *what, long long r, long long c, char *why,
+                    size_t len)
+{
+    if (fabs(got - want) <= tol) return 0;
+    snprintf(why, len, "wrong result: %s[%lld,%lld] = %.6g, reference %.6g", what, r, c, got, want);
+    return -1;
+}
+
+/* Every element of D and aux against the reference from acc. */
+static int compare_full(harness *h, char *why, size_t len)
+{
+    const cutec_gemm_problem *p = h->p;
+    double eps = cutec_dtype_info_of((cutec_ct)p->c_type)->tol;
+    /* the error of v (the accumulation's order) grows through a gated
+     * product with the other factor */
+    double slack = 2 * eps * (h->rms_d + h->rms_v * (p->act_gated ? 1 + h->rms_v : 1)) + 1e-30;
+    long long dn = cutec_gemm_d_cols(p);
+    for (long long r = 0; r < p->m; r++)
+        for (long long j = 0; j < dn; j++) {
+            double want = h->ref_d[(size_t)r * (size_t)dn + (size_t)j];
+            double got = load_elem(h->host_c, p->c_type, elem_index(p->c_layout, r, j, p->ldc));
+            if (close_to(got, want, 2 * eps * fabs(want) + slack, "D", r, j, why, len) != 0) return -1;
+        }
+    for (long long r = 0; p->aux && r < p->m; r++)
+        for (long long c = 0; c < p->n; c++) {
+            double want = h->ref_aux[(size_t)r * (size_t)p->n + (size_t)c];
+            double got = load_elem(h->host_aux, p->c_type, elem_index(p->c_layout, r, c, p->ld_aux));
+            if (close_to(got, want, 2 * eps * (fabs(want) + h->rms_v) + 1e-30, "aux", r, c, why, len) != 0) return -1;
+        }
+    return 0;
+}
+
+/* D (and aux) at sampled positions against float64 dot products. */
+static int compare_samples(harness *h, char *why, size_t len)
+{
+    const cutec_gemm_problem *p = h->p;
+    double eps = cutec_dtype_info_of((cutec_ct)p->c_type)->tol;
+    long long dn = cutec_gemm_d_cols(p);
+    uint64_t s = 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
+    for (int t = 0; t < 256; t++) {
+        long long r, j;
+        sample(h, t, &s, dn, &r, &j);
+        long long cg = p->act_gated ? cutec_act_gate_col(j) : j, cu = p->act_gated ? cutec_act_up_col(j) : j;
+        double mg, mu = 0;
+        double vg = epi_v(h, r, cg, dot(h, r, cg, &mg)), vu = p->act_gated ? epi_v(h, r, cu, dot(h, r, cu, &mu)) : 0;
+        /* the error of v, through the activation (slope about 1, or the
+         * other factor of a gated one) */
+        double ev = 4 * eps * fabs(h->alpha) * (mg + mu) / sqrt((double)p->k);
+        double slope = p->act_gated ? 1.2 * (fabs(vg) + fabs(vu) + 1) : 1.2;
+        double want = h->act(vg, vu);
+        double got = load_elem(h->host_c, p->c_type, elem_index(p->c_layout, r, j, p->ldc));
+        if (close_to(got, want, 2 * eps * fabs(want) + slope * ev + 1e-30, "D", r, j, why, len) != 0) return -1;
+        if (p->aux) {
+            double ga = load_elem(h->host_aux, p->c_type, elem_index(p->c_layout, r, cg, p->ld_aux));
+            if (close_to(ga, vg, 2 * eps * fabs(vg) + ev + 1e-30, "aux", r, cg, why, len) != 0) return -1;
+        }
+    }
+    return 0;
+}
+
+int tune_epi_compare(harness *h, char *why, size_t why_len)
+{
+    return h->ref_d != NULL ? compare_full(h, why, why_len) : compare_samples(h, why, why_len);
+}
