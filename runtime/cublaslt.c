@@ -103,8 +103,7 @@ void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan)
     memset(plan, 0, sizeof *plan);
 }
 
-/* The fused epilogue of p (0: p has none), or why cuBLASLt has none. */
-static const char *lt_epilogue_of(const cutec_gemm_problem *p, int *epi)
+const char *cutec_lt_epilogue_of(const cutec_gemm_problem *p, int *epi)
 {
     *epi = 0;
     if (p->act[0] == '\0' && !p->bias && !p->bias_row && !p->aux && !p->act_gated) return NULL;
@@ -126,7 +125,7 @@ int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_
 {
     memset(plan, 0, sizeof *plan);
     plan->swap = p->c_layout == CUTEC_LAYOUT_ROW;
-    const char *none = lt_epilogue_of(p, &plan->epilogue);
+    const char *none = cutec_lt_epilogue_of(p, &plan->epilogue);
     if (none != NULL) {
         snprintf(why, why_len, "cuBLASLt has no fused form of this epilogue: %s", none);
         return 0;

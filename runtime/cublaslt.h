@@ -111,6 +111,9 @@ typedef struct cutec_lt_plan {
     const void *bias, *aux;      /* the pointers last set on desc */
 } cutec_lt_plan;
 
+/* The fused epilogue of p (*epi; 0: p has no epilogue), or why cuBLASLt
+ * has none. */
+const char *cutec_lt_epilogue_of(const cutec_gemm_problem *p, int *epi);
 /* 0 with why filled on failure (the plan is then empty).  A problem with
  * an epilogue gets cuBLASLt's fused form from the epilogue table
  * (contract/epilogue.h), or none (0, why says so): only a bias per column

@@ -65,7 +65,10 @@ static void pack_candidates(tuning *t)
         for (int i = 0; i < g->packs[pi]->count; i++) {
             const char *unfit =
                 cutec_gemm_dsl_unfit(g, g->packs[pi], i, t->p, t->cls, &t->cands[t->ndsl].d, why, sizeof why);
-            if (unfit == NULL && noref[0] != '\0') unfit = noref;
+            if (unfit == NULL && noref[0] != '\0') {
+                unfit = noref;
+                snprintf(t->pruned, sizeof t->pruned, "%s", noref); /* the reason to report */
+            }
             if (unfit == NULL && cutec_gemm_quarantined(quarantine, &t->cands[t->ndsl].d)) {
                 quarantined++; /* faulted in an earlier tuning: its slot is reused */
             } else if (unfit == NULL) {
@@ -138,7 +141,9 @@ static cutec_status no_candidate(tuning *t)
 {
     char key[CUTEC_KEY_MAX];
     cutec_gemm_class_key(t->cls, key, sizeof key);
-    return cutec_rt_fail(t->rt, t->lt || t->ndsl > 0 ? CUTEC_ERR_UNSUPPORTED : CUTEC_ERR_NO_CUBLAS,
+    int epi; /* cuBLASLt would not do either: it has no fused form of the epilogue */
+    int lt_useless = cutec_lt_epilogue_of(t->p, &epi) != NULL;
+    return cutec_rt_fail(t->rt, t->lt || t->ndsl > 0 || lt_useless ? CUTEC_ERR_UNSUPPORTED : CUTEC_ERR_NO_CUBLAS,
                          "no candidate for %s: pack kernels: %s; cuBLASLt: %s", key,
                          t->g->npacks == 0 ? "no pack in use (cutec_gemm_use_pack)"
                          : t->pruned[0]    ? t->pruned

@@ -613,7 +613,18 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
     static const char *const roles[MR_COUNT] = {"m", "n",    "k",        "a",   "b",     "c",
                                                 "d", "bias", "bias_row", "aux", "alpha", "beta"};
     for (int r = 0; r < MR_COUNT; r++) idx[r] = -1, type[r][0] = '\0';
-    for (const char *l = strstr(f->module_text, "// cutec.arg "); l != NULL; l = strstr(l + 1, "// cutec.arg ")) {
+    /* the kernel's own description: from its cutec.kernel line to the next */
+    char head[96];
+    snprintf(head, sizeof head, "// cutec.kernel %s\n", f->name);
+    const char *desc = strstr(f->module_text, head);
+    if (desc == NULL) return;
+    const char *next = strstr(desc + 1, "// cutec.kernel ");
+    size_t dlen = next != NULL ? (size_t)(next - desc) : strlen(desc);
+    char *text = malloc(dlen + 1);
+    if (text == NULL) return;
+    memcpy(text, desc, dlen);
+    text[dlen] = '\0';
+    for (const char *l = strstr(text, "// cutec.arg "); l != NULL; l = strstr(l + 1, "// cutec.arg ")) {
         int i;
         char name[64], kind[16], t[8], role[32] = "";
         if (sscanf(l, "// cutec.arg %d %63s %15s %7s", &i, name, kind, t) != 4) continue;
@@ -628,12 +639,13 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
     }
     char act[64] = "";
     int gated = 0;
-    const char *al = strstr(f->module_text, "// cutec.act ");
+    const char *al = strstr(text, "// cutec.act ");
     if (al != NULL) {
         char flag[16] = "";
         int got = sscanf(al, "// cutec.act %63s %15s", act, flag);
         gated = got == 2 && strcmp(flag, "gated") == 0;
     }
+    free(text);
     if (idx[MR_M] < 0 || idx[MR_N] < 0 || idx[MR_K] < 0 || idx[MR_A] < 0 || idx[MR_B] < 0 || idx[MR_D] < 0) return;
 #define ARG(r) (*(void **)params[idx[r]])
     int m = *(int *)params[idx[MR_M]], n = *(int *)params[idx[MR_N]], k = *(int *)params[idx[MR_K]];

@@ -305,3 +305,24 @@ set_tests_properties(${_pack_gpu_tests} PROPERTIES LABELS "gpu;runtime;pack" SKI
                      TIMEOUT 600)
 # cutec-tune's checks answer at once; a hang (as /dev/zero used to cause) should not take 5 minutes
 set_tests_properties(${_cli_tests} PROPERTIES TIMEOUT 60)
+
+# GEMM epilogues (test_epilogue.c): its kernels are descriptions packed
+# in-process, so it needs no compiler
+add_executable(test_epilogue test_epilogue.c)
+target_include_directories(test_epilogue PRIVATE ${PROJECT_SOURCE_DIR}/contract)
+target_link_libraries(test_epilogue PRIVATE cutec_rt ${CMAKE_DL_LIBS} m)
+target_compile_options(test_epilogue PRIVATE ${CUTEC_WARNINGS})
+add_dependencies(test_epilogue cutec_mock_cublaslt cutec_mock_driver)
+add_test(NAME pack_cpu_epilogue_args COMMAND test_epilogue args)
+set_tests_properties(pack_cpu_epilogue_args PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 60)
+foreach(_case bind cache)
+  add_test(NAME pack_mock_epilogue_${_case} COMMAND test_epilogue ${_case})
+  set_tests_properties(pack_mock_epilogue_${_case} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+    ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
+  add_test(NAME pack_gpu_epilogue_${_case} COMMAND test_epilogue ${_case})
+  set_tests_properties(pack_gpu_epilogue_${_case} PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+# without cuBLASLt: the epilogue checked at float64 samples only
+add_test(NAME pack_mock_epilogue_bind_no_cublas COMMAND test_epilogue bind)
+set_tests_properties(pack_mock_epilogue_bind_no_cublas PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+  ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=/nonexistent/libcublasLt.so;TEST_NO_CUBLAS=1")

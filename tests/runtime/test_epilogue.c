@@ -1,0 +1,626 @@
+/*
+ * test_epilogue.c - GEMM epilogues in the runtime (cutec_gemm_ex, the
+ * problem's epilogue fields, binding by activation and epilogue roles, the
+ * tuner's float64 reference, cuBLASLt's fused epilogues, the class key).
+ * One case per process (`test_epilogue CASE`):
+ *   args     every bad epilogue field or pointer gets its own status (no GPU)
+ *   bind     kernels served exactly where their epilogue fits, results
+ *            checked against float64, cuBLASLt's epilogue attributes  (mock or GPU;
+ *            with TEST_NO_CUBLAS set, cuBLASLt is absent and the tuner checks
+ *            at float64 samples)
+ *   cache    the epilogue in the class key on disk, read back            (mock or GPU)
+ * The kernels are descriptions written here (with `cutec.act` lines) and
+ * packed in-process; the mock driver computes a GEMM kernel from its own
+ * copy of the description (tests/runtime/mock_driver.c), so a kernel can
+ * be made to lie: its manifest says one activation, its PTX another.
+ */
+#include <dlfcn.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cutec/cutec.h"
+#include "dtype.h"
+#include "epilogue.h"
+#include "pack_format.h"
+
+/* ---- the kernels: one row each ---- */
+
+/* Argument lines after M, N, K, A, B, D (indices 6 on), by name. */
+static const struct {
+    const char *name, *line;
+} arg_specs[] = {
+    {"bias", "bias tensor bf16 rank 1 shape N stride 1 align 2 role bias"},
+    {"bias_row", "bias_row tensor bf16 rank 1 shape M stride 1 align 2 role bias_row"},
+    {"aux", "aux tensor bf16 rank 2 shape M N stride N 1 align 2 role aux"},
+    {"c", "C tensor bf16 rank 2 shape M N stride N 1 align 2 role c"},
+    {"alpha", "alpha scalar f32 role alpha"},
+    {"beta", "beta scalar f32 role beta"},
+};
+
+static const struct kern {
+    const char *name;
+    const char *act; /* in the manifest */
+    int gated;
+    const char *args;     /* extra arguments, in order, space-separated */
+    const char *mock_act; /* what the mock computes, when it differs (a lying kernel) */
+} kerns[] = {
+    {"epi_relu", "relu", 0, "", NULL},
+    {"epi_relu_bias", "relu", 0, "bias", NULL},
+    {"epi_gelu_aux_bias", "gelu_tanh", 0, "bias aux", NULL},
+    {"epi_swiglu", "swiglu", 1, "", NULL},
+    {"epi_cube", "cube", 0, "", NULL},
+    {"epi_silu_all", "silu", 0, "alpha beta c bias_row", NULL},
+    {"epi_sigmoid_lies", "sigmoid", 0, "", "silu"},
+};
+
+/* A kernel's description, with activation act. */
+static char *describe(const struct kern *k, const char *act)
+{
+    char *t = malloc(4096);
+    CHECK(t != NULL);
+    int n = snprintf(t, 4096,
+                     "// cutec.kernel %s\n// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 16 16 1\n"
+                     "// cutec.smem_static 0\n// cutec.smem_dynamic 0\n// cutec.param T bf16\n"
+                     "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n"
+                     "// cutec.arg 2 K scalar i32 role k\n"
+                     "// cutec.arg 3 A tensor bf16 rank 2 shape M K stride K 1 align 2 role a\n"
+                     "// cutec.arg 4 B tensor bf16 rank 2 shape N K stride K 1 align 2 role b\n"
+                     "// cutec.arg 5 D tensor bf16 rank 2 shape M %s stride %s 1 align 2 role d\n",
+                     k->name, k->gated ? "(N/2)" : "N", k->gated ? "(N/2)" : "N");
+    int idx = 6;
+    char words[128];
+    snprintf(words, sizeof words, "%s", k->args);
+    for (char *save = NULL, *w = strtok_r(words, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save))
+        for (size_t i = 0; i < sizeof arg_specs / sizeof arg_specs[0]; i++)
+            if (strcmp(arg_specs[i].name, w) == 0)
+                n += snprintf(t + n, 4096 - (size_t)n, "// cutec.arg %d %s\n", idx++, arg_specs[i].line);
+    snprintf(t + n, 4096 - (size_t)n, "// cutec.grid ceil_div(N,16) ceil_div(M,16) 1\n// cutec.act %s%s\n", act,
+             k->gated ? " gated" : "");
+    return t;
+}
+
+/* The pack of every row (PTX only, sm_80). */
+static cutec_pack *load_pack(cutec_runtime *rt)
+{
+    enum { NK = sizeof kerns / sizeof kerns[0] };
+    cutec_packfmt_entry e[NK];
+    char *texts[2 * NK];
+    for (int i = 0; i < NK; i++) {
+        const struct kern *k = &kerns[i];
+        texts[2 * i] = describe(k, k->act);
+        char *mock = describe(k, k->mock_act != NULL ? k->mock_act : k->act);
+        texts[2 * i + 1] = malloc(strlen(mock) + 256);
+        CHECK(texts[2 * i + 1] != NULL);
+        sprintf(texts[2 * i + 1], "%s.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry %s(\n)\n{\n}\n",
+                mock, k->name);
+        free(mock);
+        e[i] = (cutec_packfmt_entry){.manifest = texts[2 * i],
+                                     .manifest_size = strlen(texts[2 * i]),
+                                     .ptx = texts[2 * i + 1],
+                                     .ptx_size = strlen(texts[2 * i + 1])};
+    }
+    unsigned char *out = NULL;
+    size_t size = 0;
+    CHECK(cutec_packfmt_write("sm_80", CUTEC_VERSION_NUMBER, 0xe91, e, NK, &out, &size) == 0);
+    for (int i = 0; i < 2 * NK; i++) free(texts[i]);
+    cutec_pack *pack = NULL;
+    CHECK_OK(rt, cutec_pack_load_data(rt, out, size, &pack));
+    free(out);
+    return pack;
+}
+
+/* ---- runtimes, logs ---- */
+
+static char logbuf[1 << 17];
+static void keep_log(void *user, int level, const char *msg)
+{
+    (void)user;
+    size_t n = strlen(logbuf);
+    if (n + strlen(msg) + 2 < sizeof logbuf) snprintf(logbuf + n, sizeof logbuf - n, "%s\n", msg);
+    if (getenv("TEST_EPILOGUE_VERBOSE") != NULL) fprintf(stderr, "[log %d] %s\n", level, msg);
+}
+
+static cutec_runtime *gpu_runtime(void)
+{
+    cutec_runtime *rt = NULL;
+    cutec_status s = cutec_runtime_create(&rt, 0);
+    if (s == CUTEC_ERR_NO_DRIVER || s == CUTEC_ERR_NO_DEVICE) {
+        fprintf(stderr, "skipped: %s\n", cutec_runtime_message(rt));
+        cutec_runtime_destroy(rt);
+        exit(TEST_SKIP);
+    }
+    CHECK_OK(rt, s);
+    cutec_runtime_set_log(rt, keep_log, NULL);
+    return rt;
+}
+
+/* Whether the runtime runs on the mock driver (whose cuBLASLt records
+ * what it was given). */
+static int on_mock(void)
+{
+    const char *d = getenv("CUTEC_CUDA_DRIVER");
+    return d != NULL && strstr(d, "mock") != NULL;
+}
+
+/* Whether cuBLASLt could be loaded (bind_no_cublas runs without it:
+ * candidates are then checked at float64 samples). */
+static int have_lt;
+
+/* ---- data ---- */
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+static float urand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    float f = (float)((double)(rng >> 11) / 9007199254740992.0) * 2.0f - 1.0f;
+    return fabsf(f) < 1e-3f ? 0.25f : f;
+}
+
+/* A device buffer of n random bf16 values, and its host copy. */
+typedef struct buf {
+    unsigned long long d;
+    uint16_t *h;
+    size_t n;
+} buf;
+
+static buf buf_new(cutec_runtime *rt, size_t n, int random)
+{
+    buf b = {0, calloc(n, 2), n};
+    CHECK(b.h != NULL);
+    for (size_t i = 0; random && i < n; i++) b.h[i] = cutec_float_to_bf16(urand());
+    CHECK_OK(rt, cutec_malloc(rt, 2 * n, &b.d));
+    CHECK_OK(rt, cutec_memcpy_htod(rt, b.d, b.h, 2 * n));
+    return b;
+}
+
+static void buf_free(cutec_runtime *rt, buf *b)
+{
+    cutec_free(rt, b->d);
+    free(b->h);
+}
+
+static double at(const buf *b, size_t i) { return cutec_bf16_to_float(b->h[i]); }
+
+/* The inputs and outputs of one problem (row-major A, B as N rows of K,
+ * row-major D), every optional one allocated. */
+typedef struct io {
+    buf a, b, d, c, bias, bias_row, aux;
+} io;
+
+static void io_new(cutec_runtime *rt, const cutec_gemm_problem *p, io *x)
+{
+    size_t m = (size_t)p->m, n = (size_t)p->n, k = (size_t)p->k;
+    x->a = buf_new(rt, m * k, 1);
+    x->b = buf_new(rt, n * k, 1);
+    x->d = buf_new(rt, m * n, 0);
+    x->c = buf_new(rt, m * n, 1);
+    x->bias = buf_new(rt, n, 1);
+    x->bias_row = buf_new(rt, m, 1);
+    x->aux = buf_new(rt, m * n, 0);
+}
+
+static void io_free(cutec_runtime *rt, io *x)
+{
+    buf *all[] = {&x->a, &x->b, &x->d, &x->c, &x->bias, &x->bias_row, &x->aux};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buf_free(rt, all[i]);
+}
+
+static void *dp(const buf *b) { return (void *)(uintptr_t)b->d; }
+
+/* The args of p over x: each pointer the problem asks for. */
+static cutec_gemm_args args_of(const cutec_gemm_problem *p, const io *x)
+{
+    cutec_gemm_args a;
+    cutec_gemm_args_init(&a, dp(&x->a), dp(&x->b), dp(&x->d));
+    if (p->c_source) a.C = dp(&x->c);
+    if (p->bias) a.bias = dp(&x->bias);
+    if (p->bias_row) a.bias_row = dp(&x->bias_row);
+    if (p->aux) a.aux = dp(&x->aux);
+    return a;
+}
+
+/* D (and aux) copied back and compared with float64: v = alpha A B^T +
+ * beta C + bias + bias_row, D = act(v), through the epilogue table's
+ * reference or ref. */
+static void check_result(cutec_runtime *rt, const cutec_gemm_problem *p, io *x, cutec_gemm_act_fn ref)
+{
+    size_t m = (size_t)p->m, n = (size_t)p->n, k = (size_t)p->k, dn = p->act_gated ? n / 2 : n;
+    CHECK_OK(rt, cutec_memcpy_dtoh(rt, x->d.h, x->d.d, 2 * m * dn));
+    if (p->aux) CHECK_OK(rt, cutec_memcpy_dtoh(rt, x->aux.h, x->aux.d, 2 * m * n));
+    const cutec_act_info *row = cutec_act_find(p->act, strlen(p->act));
+    cutec_gemm_act_fn act = row != NULL ? row->ref : ref;
+    CHECK(act != NULL);
+    double *v = malloc(sizeof *v * m * n);
+    CHECK(v != NULL);
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            double s = 0;
+            for (size_t q = 0; q < k; q++) s += at(&x->a, i * k + q) * at(&x->b, j * k + q);
+            s *= p->alpha;
+            if (p->c_source) s += p->beta * at(&x->c, i * n + j);
+            if (p->bias) s += at(&x->bias, j);
+            if (p->bias_row) s += at(&x->bias_row, i);
+            v[i * n + j] = s;
+            if (p->aux && !(fabs(at(&x->aux, i * n + j) - s) <= fabs(s) / 128 + 1e-2)) {
+                fprintf(stderr, "aux[%zu,%zu] = %g, want %g\n", i, j, at(&x->aux, i * n + j), s);
+                exit(1);
+            }
+        }
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < dn; j++) {
+            double want = p->act_gated ? act(v[i * n + (size_t)cutec_act_gate_col((long long)j)],
+                                             v[i * n + (size_t)cutec_act_up_col((long long)j)])
+                                       : act(v[i * n + j], 0);
+            double got = at(&x->d, i * dn + j);
+            if (!(fabs(got - want) <= fabs(want) / 64 + 2e-2)) {
+                fprintf(stderr, "%s: D[%zu,%zu] = %g, want %g\n", p->act, i, j, got, want);
+                exit(1);
+            }
+        }
+    free(v);
+}
+
+/* The tuned report's best pack kernel: its name, or "" (and its note). */
+static const char *best_dsl(const cutec_tune_report *r)
+{
+    for (int i = 0; i < r->count; i++)
+        if (!r->candidates[i].is_cublas && isfinite(r->candidates[i].ms)) return r->candidates[i].name;
+    return "";
+}
+
+static int cublas_ran(const cutec_tune_report *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->count; i++) n += r->candidates[i].is_cublas && isfinite(r->candidates[i].ms);
+    return n;
+}
+
+/* What the mock cuBLASLt's last matmul was given. */
+typedef void (*lt_last_fn)(int *, const void **, int *, const void **, long long *, int *);
+static lt_last_fn lt_last(void)
+{
+    const char *path = getenv("CUTEC_CUBLASLT");
+    void *lib = path != NULL ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    CHECK(lib != NULL);
+    void *sym = dlsym(lib, "cutec_mock_lt_last");
+    CHECK(sym != NULL);
+    lt_last_fn f;
+    memcpy(&f, &sym, sizeof f);
+    dlclose(lib);
+    return f;
+}
+
+static double cube(double x, double up)
+{
+    (void)up;
+    return x * x * x;
+}
+
+/* ---- cases ---- */
+
+static cutec_gemm_problem problem(long long m, long long n, long long k, const char *act, int gated)
+{
+    cutec_gemm_problem p;
+    cutec_gemm_problem_init(&p, m, n, k, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    snprintf(p.act, sizeof p.act, "%s", act);
+    p.act_gated = gated;
+    return p;
+}
+
+/* Tunes p (report) and runs it (cutec_gemm_ex), checking the result. */
+static cutec_tune_report *tune_and_run(cutec_runtime *rt, cutec_gemm_handle *h, const cutec_gemm_problem *p,
+                                       cutec_gemm_act_fn ref)
+{
+    io x;
+    io_new(rt, p, &x);
+    cutec_gemm_args a = args_of(p, &x);
+    cutec_tune_report *r = NULL;
+    logbuf[0] = '\0';
+    CHECK_OK(rt, cutec_gemm_tune_ex(h, p, &a, NULL, &r));
+    CHECK_OK(rt, cutec_gemm_ex(h, p, &a, NULL));
+    CHECK_OK(rt, cutec_synchronize(rt));
+    check_result(rt, p, &x, ref);
+    io_free(rt, &x);
+    return r;
+}
+
+static int test_bind(void)
+{
+    cutec_runtime *rt = gpu_runtime();
+    cutec_gemm_handle *h;
+    CHECK_OK(rt, cutec_gemm_create(rt, &h));
+    cutec_pack *pack = load_pack(rt);
+    CHECK_OK(rt, cutec_gemm_use_pack(h, pack));
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    have_lt = cutec_gemm_cublas_version(h) != 0;
+    CHECK(have_lt == (getenv("TEST_NO_CUBLAS") == NULL));
+
+    /* relu + bias: the bias kernel, and cuBLASLt's RELU_BIAS */
+    cutec_gemm_problem p = problem(40, 32, 24, "relu", 0);
+    p.bias = 1;
+    cutec_tune_report *r = tune_and_run(rt, h, &p, NULL);
+    CHECK(strcmp(best_dsl(r), "epi_relu_bias T=bf16") == 0);
+    CHECK((cublas_ran(r) > 0) == have_lt);
+    CHECK_CONTAINS(logbuf, "skipping epi_relu T=bf16: adds no bias per column (no argument of role bias)");
+    CHECK_CONTAINS(logbuf, "skipping epi_gelu_aux_bias T=bf16: its epilogue applies 'gelu_tanh'; the problem asks "
+                           "for 'relu'");
+    cutec_tune_report_free(r);
+    if (on_mock() && have_lt) { /* the fused epilogue reached cuBLASLt: RELU_BIAS, bf16 bias (CUDA_R_16BF) */
+        int epi, bt, mode;
+        const void *bias, *aux;
+        long long ld;
+        lt_last()(&epi, &bias, &bt, &aux, &ld, &mode);
+        CHECK(epi == CUTEC_LT_EPILOGUE_RELU_BIAS && bt == 14 && bias != NULL && aux == NULL && mode == 0);
+    }
+
+    /* relu without a bias: the bias kernel cannot serve it */
+    p.bias = 0;
+    r = tune_and_run(rt, h, &p, NULL);
+    CHECK(strcmp(best_dsl(r), "epi_relu T=bf16") == 0);
+    CHECK_CONTAINS(logbuf, "skipping epi_relu_bias T=bf16: argument 'bias' has role bias");
+    cutec_tune_report_free(r);
+
+    /* no activation: no epilogue kernel serves it */
+    p = problem(40, 32, 24, "", 0);
+    if (have_lt) {
+        r = tune_and_run(rt, h, &p, NULL);
+        CHECK(strcmp(best_dsl(r), "") == 0);
+        cutec_tune_report_free(r);
+    } else {
+        io y;
+        io_new(rt, &p, &y);
+        cutec_gemm_args b = args_of(&p, &y);
+        logbuf[0] = '\0';
+        CHECK_STATUS(rt, cutec_gemm_ex(h, &p, &b, NULL), CUTEC_ERR_NO_CUBLAS);
+        io_free(rt, &y);
+    }
+    CHECK_CONTAINS(logbuf, "skipping epi_relu T=bf16: its epilogue applies 'relu'; the problem asks for 'identity'");
+
+    /* GELU with bias and the pre-activation: cuBLASLt's GELU_AUX_BIAS */
+    p = problem(40, 32, 24, "gelu_tanh", 0);
+    p.bias = p.aux = 1;
+    r = tune_and_run(rt, h, &p, NULL);
+    CHECK(strcmp(best_dsl(r), "epi_gelu_aux_bias T=bf16") == 0);
+    CHECK((cublas_ran(r) > 0) == have_lt);
+    cutec_tune_report_free(r);
+    if (on_mock() && have_lt) {
+        int epi, bt, mode;
+        const void *bias, *aux;
+        long long ld;
+        lt_last()(&epi, &bias, &bt, &aux, &ld, &mode);
+        CHECK(epi == CUTEC_LT_EPILOGUE_GELU_AUX_BIAS && aux != NULL && ld == 32);
+    }
+
+    /* SwiGLU: D at half width; cuBLASLt has no fused form */
+    p = problem(40, 32, 24, "swiglu", 1);
+    r = tune_and_run(rt, h, &p, NULL);
+    CHECK(strcmp(best_dsl(r), "epi_swiglu T=bf16") == 0);
+    CHECK(cublas_ran(r) == 0);
+    if (have_lt)
+        CHECK_CONTAINS(logbuf,
+                       "no cuBLASLt candidate: cuBLASLt has no fused form of this epilogue: a gated activation");
+    cutec_tune_report_free(r);
+
+    /* SiLU with alpha, a C source (beta), a bias per row: out of place */
+    p = problem(40, 32, 24, "silu", 0);
+    p.alpha = 0.5f;
+    p.beta = -1.5f;
+    p.c_source = p.bias_row = 1;
+    r = tune_and_run(rt, h, &p, NULL);
+    CHECK(strcmp(best_dsl(r), "epi_silu_all T=bf16") == 0);
+    cutec_tune_report_free(r);
+
+    /* a kernel whose result is not its description's (sigmoid, computes
+     * SiLU) scores +inf: the reference checks the epilogue */
+    p = problem(40, 32, 24, "sigmoid", 0);
+    io x;
+    io_new(rt, &p, &x);
+    cutec_gemm_args a = args_of(&p, &x);
+    logbuf[0] = '\0';
+    CHECK_STATUS(rt, cutec_gemm_tune_ex(h, &p, &a, NULL, NULL), CUTEC_ERR_NO_CANDIDATE);
+    CHECK_CONTAINS(logbuf, "candidate epi_sigmoid_lies T=bf16 scores +inf: wrong result: D[");
+
+    /* a user's activation: skipped until its reference is registered */
+    p = problem(40, 32, 24, "cube", 0);
+    logbuf[0] = '\0';
+    CHECK_STATUS(rt, cutec_gemm_ex(h, &p, &a, NULL), CUTEC_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "pack kernels: no float64 reference for activation 'cube'");
+    CHECK_CONTAINS(logbuf, "skipping epi_cube T=bf16: no float64 reference for activation 'cube' (register one with "
+                           "cutec_gemm_set_activation_ref)");
+    io_free(rt, &x);
+    CHECK_OK(rt, cutec_gemm_set_activation_ref(h, "cube", cube, 0));
+    r = tune_and_run(rt, h, &p, cube);
+    CHECK(strcmp(best_dsl(r), "epi_cube T=bf16") == 0);
+    cutec_tune_report_free(r);
+
+    /* alpha and beta in device memory: only cuBLASLt (pointer mode device) */
+    p = problem(40, 32, 24, "relu", 0);
+    p.bias = p.scalars_on_device = 1;
+    io_new(rt, &p, &x);
+    a = args_of(&p, &x);
+    float ab[2] = {1.0f, 0.0f};
+    unsigned long long dab;
+    CHECK_OK(rt, cutec_malloc(rt, sizeof ab, &dab));
+    CHECK_OK(rt, cutec_memcpy_htod(rt, dab, ab, sizeof ab));
+    a.alpha = (const float *)(uintptr_t)dab;
+    a.beta = a.alpha + 1;
+    logbuf[0] = '\0';
+    if (!have_lt) {
+        CHECK_STATUS(rt, cutec_gemm_tune_ex(h, &p, &a, NULL, &r), CUTEC_ERR_NO_CUBLAS);
+        CHECK_CONTAINS(logbuf, "skipping epi_relu_bias T=bf16: takes alpha and beta by value");
+        cutec_free(rt, dab);
+        io_free(rt, &x);
+        cutec_gemm_destroy(h);
+        cutec_runtime_destroy(rt);
+        return 0;
+    }
+    CHECK_OK(rt, cutec_gemm_tune_ex(h, &p, &a, NULL, &r));
+    CHECK(strcmp(best_dsl(r), "") == 0 && cublas_ran(r) > 0);
+    CHECK_CONTAINS(logbuf, "skipping epi_relu_bias T=bf16: takes alpha and beta by value");
+    cutec_tune_report_free(r);
+    CHECK_OK(rt, cutec_gemm_ex(h, &p, &a, NULL));
+    CHECK_OK(rt, cutec_synchronize(rt));
+    p.scalars_on_device = 0;
+    check_result(rt, &p, &x, NULL);
+    if (on_mock() && have_lt) {
+        int epi, bt, mode;
+        const void *bias, *aux;
+        long long ld;
+        lt_last()(&epi, &bias, &bt, &aux, &ld, &mode);
+        CHECK(mode == 1 && epi == CUTEC_LT_EPILOGUE_RELU_BIAS && bias == dp(&x.bias));
+    }
+    cutec_free(rt, dab);
+    io_free(rt, &x);
+
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
+/* The epilogue is in the class key (on disk), a plain key is as before,
+ * and a second handle reads the decision back. */
+static int test_cache(void)
+{
+    char dir[] = "/tmp/cutec_epi_cacheXXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    cutec_gemm_problem p = problem(40, 32, 24, "relu", 0);
+    p.bias = 1;
+    for (int round = 0; round < 2; round++) {
+        cutec_runtime *rt = gpu_runtime();
+        cutec_gemm_handle *h;
+        CHECK_OK(rt, cutec_gemm_create(rt, &h));
+        cutec_pack *pack = load_pack(rt);
+        CHECK_OK(rt, cutec_gemm_use_pack(h, pack));
+        CHECK_OK(rt, cutec_gemm_set_cache_dir(h, dir));
+        io x;
+        io_new(rt, &p, &x);
+        cutec_gemm_args a = args_of(&p, &x);
+        logbuf[0] = '\0';
+        CHECK_OK(rt, cutec_gemm_ex(h, &p, &a, NULL));
+        CHECK_OK(rt, cutec_synchronize(rt));
+        check_result(rt, &p, &x, NULL);
+        /* tuned the first time, read from disk the second */
+        CHECK((strstr(logbuf, "tuning: chose ") != NULL) == (round == 0));
+        char name[192];
+        CHECK_OK(rt, cutec_gemm_choice(h, &p, name, sizeof name));
+        CHECK(strcmp(name, "epi_relu_bias T=bf16") == 0);
+        io_free(rt, &x);
+        cutec_gemm_destroy(h);
+        cutec_runtime_destroy(rt);
+    }
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "grep -rq 'epilogue=relu+bias:bf16:16 align=16:16:16' %s", dir);
+    CHECK(system(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    return 0;
+}
+
+/* cutec_gemm_ex on p and a returns want, with msg in the message. */
+static void expect(cutec_runtime *rt, cutec_gemm_handle *h, const cutec_gemm_problem *p, const cutec_gemm_args *a,
+                   cutec_status want, const char *msg)
+{
+    CHECK_STATUS(rt, cutec_gemm_ex(h, p, a, NULL), want);
+    if (msg != NULL) CHECK_CONTAINS(cutec_runtime_message(rt), msg);
+}
+
+/* Every bad epilogue field or pointer, each with its status and message,
+ * before the runtime's own (no driver here: a good call is NO_DRIVER). */
+static int test_args(void)
+{
+    CHECK(setenv("CUTEC_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1) == 0);
+    cutec_runtime *rt = NULL;
+    CHECK_STATUS(rt, cutec_runtime_create(&rt, 0), CUTEC_ERR_NO_DRIVER);
+    cutec_gemm_handle *h;
+    CHECK_OK(rt, cutec_gemm_create(rt, &h));
+    static uint16_t mem[64] __attribute__((aligned(16)));
+    char *odd = (char *)mem + 1;
+    cutec_gemm_problem p = problem(40, 32, 24, "relu", 0), q;
+    p.bias = 1;
+    cutec_gemm_args a, b;
+    cutec_gemm_args_init(&a, mem, mem, mem);
+    a.bias = mem;
+    expect(rt, h, &p, &a, CUTEC_ERR_NO_DRIVER, NULL); /* every check passed */
+    expect(rt, h, &p, NULL, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_ex: args is NULL");
+    b = a, b.struct_size = 0;
+    expect(rt, h, &p, &b, CUTEC_ERR_INVALID_ARGUMENT, "the args' struct_size is 0");
+    b = a, b.bias = NULL;
+    expect(rt, h, &p, &b, CUTEC_ERR_NULL_POINTER,
+           "cutec_gemm_ex: the bias is a NULL pointer (the problem asks for it)");
+    b = a, b.aux = mem;
+    expect(rt, h, &p, &b, CUTEC_ERR_INVALID_ARGUMENT, "args give aux, which the problem does not ask for");
+    b = a, b.D = NULL;
+    expect(rt, h, &p, &b, CUTEC_ERR_NULL_POINTER, "matrix D is a NULL pointer");
+    b = a, b.bias = odd;
+    expect(rt, h, &p, &b, CUTEC_ERR_MISALIGNED, "bias at");
+    q = p, q.bias_type = (cutec_dtype)9;
+    expect(rt, h, &q, &a, CUTEC_ERR_INVALID_ARGUMENT, "bias_type 9 is not a cutec_dtype value");
+    q = p, q.bias = 2;
+    expect(rt, h, &q, &a, CUTEC_ERR_INVALID_ARGUMENT, "bias = 2; it is 0 or 1");
+    q = p, snprintf(q.act, sizeof q.act, "re lu");
+    expect(rt, h, &q, &a, CUTEC_ERR_INVALID_ARGUMENT, "act 're lu' is not a function name");
+    q = p, memset(q.act, 'x', sizeof q.act);
+    expect(rt, h, &q, &a, CUTEC_ERR_INVALID_ARGUMENT, "act is not NUL-terminated");
+    q = p, q.act_gated = 1;
+    expect(rt, h, &q, &a, CUTEC_ERR_INVALID_ARGUMENT, "activation 'relu' is not gated; act_gated is 1");
+    q = problem(40, 32, 24, "swiglu", 0);
+    expect(rt, h, &q, &a, CUTEC_ERR_INVALID_ARGUMENT, "activation 'swiglu' is gated; act_gated is 0");
+    q = problem(40, 24, 24, "swiglu", 1); /* gated: a multiple of 16 */
+    b = a, b.bias = NULL;
+    expect(rt, h, &q, &b, CUTEC_ERR_BAD_SIZE, "a gated activation needs a multiple of 16");
+    q = problem(40, 32, 24, "swiglu", 1), q.beta = 1.0f; /* D is half as wide as C */
+    expect(rt, h, &q, &b, CUTEC_ERR_INVALID_ARGUMENT, "a gated activation cannot read C in place");
+    q = problem(40, 32, 24, "swiglu", 1), q.ldc = 15; /* D is 40 x 16 */
+    expect(rt, h, &q, &b, CUTEC_ERR_BAD_LEADING_DIM, "ldc = 15 is smaller than 16");
+    q = problem(40, 32, 24, "", 0), q.aux = 1, q.ld_aux = 31;
+    b = a, b.bias = NULL, b.aux = mem;
+    expect(rt, h, &q, &b, CUTEC_ERR_BAD_LEADING_DIM, "ld_aux = 31 is smaller than 32");
+    q = problem(40, 32, 24, "", 0), q.c_source = 1;
+    b = a, b.bias = NULL;
+    expect(rt, h, &q, &b, CUTEC_ERR_NULL_POINTER, "matrix C (the source) is a NULL pointer (the problem asks for it)");
+    q = p, q.scalars_on_device = 1, q.alpha = NAN; /* alpha is then ignored, but its pointers are needed */
+    expect(rt, h, &q, &a, CUTEC_ERR_NULL_POINTER, "the alpha is a NULL pointer");
+    b = a, b.alpha = b.beta = (const float *)(const void *)odd;
+    expect(rt, h, &q, &b, CUTEC_ERR_MISALIGNED, "alpha at");
+    b.alpha = b.beta = (const float *)(const void *)mem;
+    expect(rt, h, &q, &b, CUTEC_ERR_NO_DRIVER, NULL);
+    /* "identity" is no activation, as "" */
+    q = problem(40, 32, 24, "identity", 0);
+    b = a, b.bias = NULL;
+    expect(rt, h, &q, &b, CUTEC_ERR_NO_DRIVER, NULL);
+    /* references: not for a table name, at most 16 */
+    CHECK_STATUS(rt, cutec_gemm_set_activation_ref(h, "relu", cube, 0), CUTEC_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "'relu' is in the epilogue table");
+    char name[32];
+    for (int i = 0; i < 16; i++) {
+        snprintf(name, sizeof name, "act%d", i);
+        CHECK_OK(rt, cutec_gemm_set_activation_ref(h, name, cube, 0));
+    }
+    CHECK_STATUS(rt, cutec_gemm_set_activation_ref(h, "one_more", cube, 0), CUTEC_ERR_INVALID_ARGUMENT);
+    CHECK_OK(rt, cutec_gemm_set_activation_ref(h, "act3", NULL, 0)); /* removed: room for one */
+    CHECK_OK(rt, cutec_gemm_set_activation_ref(h, "one_more", cube, 0));
+    /* cutec_gemm keeps calling the output C */
+    q = problem(40, 32, 24, "", 0);
+    CHECK_STATUS(rt, cutec_gemm(h, &q, mem, mem, NULL, NULL), CUTEC_ERR_NULL_POINTER);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "matrix C is a NULL pointer");
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*fn)(void);
+    } cases[] = {{"args", test_args}, {"bind", test_bind}, {"cache", test_cache}};
+    for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
+        if (strcmp(argv[1], cases[i].name) == 0) return cases[i].fn();
+    fprintf(stderr, "usage: test_epilogue args|bind|cache\n");
+    return 2;
+}
