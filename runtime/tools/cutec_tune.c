@@ -6,6 +6,8 @@
  *   cutec-tune list PACK                     entries of a pack (no GPU needed)
  *   cutec-tune tune PACK --m M --n N --k K   ranked candidates and the winner
  *   cutec-tune bench PACK --shapes FILE      per shape: cuBLAS vs best DSL kernel
+ *   (tune, bench, overhead: --epilogue ACT [--bias] [--bias-row] [--c-source] [--aux]
+ *   for a GEMM with a fused epilogue, against cuBLASLt's fused form)
  *   cutec-tune overhead PACK --m M ...       host time per cached cutec_gemm call
  *
  * The command line is tune_args.c, the shapes file tune_shapes.c.  Exit
@@ -268,52 +270,84 @@ static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long
     cutec_gemm_problem_init(p, m, n, k, o->in, o->out);
     p->alpha = o->alpha;
     p->beta = o->beta;
+    snprintf(p->act, sizeof p->act, "%s", o->act);
+    p->act_gated = o->gated;
+    p->bias = o->bias;
+    p->bias_row = o->bias_row;
+    p->c_source = o->c_source;
+    p->aux = o->aux;
 }
 
+/* The epilogue's name for reports: "relu+bias", "none". */
+static void epilogue_name(const opts *o, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s%s%s", o->act[0] ? o->act : "identity", o->bias ? "+bias" : "",
+             o->bias_row ? "+bias_row" : "", o->c_source ? "+c" : "", o->aux ? "+aux" : "");
+    if (strcmp(buf, "identity") == 0) snprintf(buf, len, "none");
+}
+
+/* The device buffers of a problem, a row each: D (C in place), A, B, and
+ * the epilogue's. */
+enum { BUF_D, BUF_A, BUF_B, BUF_C, BUF_BIAS, BUF_BIAS_ROW, BUF_AUX, BUF_COUNT };
 typedef struct buffers {
-    unsigned long long a, b, c;
+    unsigned long long d[BUF_COUNT];
 } buffers;
 
 static int alloc_problem(gpu *g, const cutec_gemm_problem *p, buffers *bufs, uint64_t seed, failure *f)
 {
     memset(bufs, 0, sizeof *bufs);
-    size_t ba = matrix_bytes(p->m, p->k, p->a_type), bb = matrix_bytes(p->k, p->n, p->b_type);
-    size_t bc = matrix_bytes(p->m, p->n, p->c_type);
-    if (ba == 0 || bb == 0 || bc == 0)
-        return fail(f, CUTEC_ERR_BAD_SIZE, "problem: %lld x %lld x %lld: a matrix's size overflows size_t", p->m, p->n,
-                    p->k);
-    void *ha = random_matrix(ba, p->a_type, seed), *hb = random_matrix(bb, p->b_type, seed + 1);
-    /* with beta != 0 the GEMM reads C: give it zeros, not whatever was there */
-    void *hc = p->beta != 0.0f ? calloc(1, bc) : NULL;
-    if (ha == NULL || hb == NULL || (p->beta != 0.0f && hc == NULL)) {
-        free(ha);
-        free(hb);
-        free(hc);
-        return fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for the %zu + %zu + %zu bytes of A, B, C", ba, bb,
-                    bc);
+    long long dn = p->act_gated ? p->n / 2 : p->n;
+    /* rows, columns, type, whether present, random (else zero: with beta !=
+     * 0 an in-place GEMM reads C, which starts at zero, not at whatever was
+     * there) */
+    const struct {
+        long long r, c;
+        cutec_dtype t;
+        int want, random;
+    } rows[BUF_COUNT] = {
+        [BUF_D] = {p->m, dn, p->c_type, 1, 0},          [BUF_A] = {p->m, p->k, p->a_type, 1, 1},
+        [BUF_B] = {p->k, p->n, p->b_type, 1, 1},        [BUF_C] = {p->m, p->n, p->c_type, p->c_source, 1},
+        [BUF_BIAS] = {1, p->n, p->c_type, p->bias, 1},  [BUF_BIAS_ROW] = {1, p->m, p->c_type, p->bias_row, 1},
+        [BUF_AUX] = {p->m, p->n, p->c_type, p->aux, 0},
+    };
+    cutec_status s = CUTEC_OK;
+    for (int i = 0; i < BUF_COUNT && s == CUTEC_OK; i++) {
+        if (!rows[i].want) continue;
+        size_t bytes = matrix_bytes(rows[i].r, rows[i].c, rows[i].t);
+        if (bytes == 0)
+            return fail(f, CUTEC_ERR_BAD_SIZE, "problem: %lld x %lld x %lld: a matrix's size overflows size_t", p->m,
+                        p->n, p->k);
+        int zero = !rows[i].random && (i != BUF_D || p->beta != 0.0f);
+        void *h = rows[i].random ? random_matrix(bytes, rows[i].t, seed + (uint64_t)i) : zero ? calloc(1, bytes) : NULL;
+        if ((rows[i].random || zero) && h == NULL)
+            return fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for %zu bytes of input", bytes);
+        s = cutec_malloc(g->rt, bytes, &bufs->d[i]);
+        if (s == CUTEC_OK && h != NULL) s = cutec_memcpy_htod(g->rt, bufs->d[i], h, bytes);
+        free(h);
     }
-    cutec_status s = cutec_malloc(g->rt, ba, &bufs->a);
-    if (s == CUTEC_OK) s = cutec_malloc(g->rt, bb, &bufs->b);
-    if (s == CUTEC_OK) s = cutec_malloc(g->rt, bc, &bufs->c);
-    if (s == CUTEC_OK) s = cutec_memcpy_htod(g->rt, bufs->a, ha, ba);
-    if (s == CUTEC_OK) s = cutec_memcpy_htod(g->rt, bufs->b, hb, bb);
-    if (s == CUTEC_OK && hc != NULL) s = cutec_memcpy_htod(g->rt, bufs->c, hc, bc);
-    free(ha);
-    free(hb);
-    free(hc);
     if (s != CUTEC_OK) return fail_runtime(f, g->rt, "device buffers", s);
     return 0;
 }
 
 static void free_problem(gpu *g, buffers *b)
 {
-    cutec_free(g->rt, b->a);
-    cutec_free(g->rt, b->b);
-    cutec_free(g->rt, b->c);
+    for (int i = 0; i < BUF_COUNT; i++) cutec_free(g->rt, b->d[i]);
     memset(b, 0, sizeof *b);
 }
 
 #define PTR(x) ((void *)(uintptr_t)(x))
+
+/* The call's pointers over the buffers. */
+static cutec_gemm_args args_of(const buffers *b)
+{
+    cutec_gemm_args a;
+    cutec_gemm_args_init(&a, PTR(b->d[BUF_A]), PTR(b->d[BUF_B]), PTR(b->d[BUF_D]));
+    a.C = PTR(b->d[BUF_C]);
+    a.bias = PTR(b->d[BUF_BIAS]);
+    a.bias_row = PTR(b->d[BUF_BIAS_ROW]);
+    a.aux = PTR(b->d[BUF_AUX]);
+    return a;
+}
 
 static void device_line(gpu *g, char *buf, size_t len)
 {
@@ -327,12 +361,14 @@ static void device_line(gpu *g, char *buf, size_t len)
 
 static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p, const cutec_tune_report *rep)
 {
-    char dev[256];
+    char dev[256], epi[96];
     device_line(g, dev, sizeof dev);
+    epilogue_name(o, epi, sizeof epi);
     if (!o->json) {
         printf("device: %s\n", dev);
-        printf("problem: M=%lld N=%lld K=%lld %s -> %s, tuned in %.2f s\n", p->m, p->n, p->k, dtype_name(p->a_type),
-               dtype_name(p->c_type), rep->seconds);
+        printf("problem: M=%lld N=%lld K=%lld %s -> %s%s%s, tuned in %.2f s\n", p->m, p->n, p->k, dtype_name(p->a_type),
+               dtype_name(p->c_type), strcmp(epi, "none") ? ", epilogue " : "", strcmp(epi, "none") ? epi : "",
+               rep->seconds);
         printf("%5s  %10s  %9s  %8s  %s\n", "rank", "ms", "TFLOP/s", "vs cuBLAS", "candidate");
         for (int i = 0; i < rep->count; i++) {
             const cutec_tune_candidate *c = &rep->candidates[i];
@@ -349,8 +385,8 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
     printf("{\"device\": ");
     json_string(dev);
     printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", \"out_dtype\": \"%s\", "
-           "\"alpha\": %.9g, \"beta\": %.9g, \"tuning_seconds\": %.3f, \"cublas_ms\": ",
-           p->m, p->n, p->k, dtype_name(p->a_type), dtype_name(p->c_type), (double)p->alpha, (double)p->beta,
+           "\"alpha\": %.9g, \"beta\": %.9g, \"epilogue\": \"%s\", \"tuning_seconds\": %.3f, \"cublas_ms\": ",
+           p->m, p->n, p->k, dtype_name(p->a_type), dtype_name(p->c_type), (double)p->alpha, (double)p->beta, epi,
            rep->seconds);
     if (isinf(rep->cublas_ms))
         printf("null");
@@ -389,13 +425,14 @@ static int cmd_tune(const opts *o, failure *f)
     problem_init(o, &p, o->m, o->n, o->k);
     if (rc == 0) rc = alloc_problem(&g, &p, &b, 1, f);
     if (rc == 0) {
-        cutec_status s = cutec_gemm_tune(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, &rep);
+        cutec_gemm_args a = args_of(&b);
+        cutec_status s = cutec_gemm_tune_ex(g.gemm, &p, &a, NULL, &rep);
         if (s != CUTEC_OK) rc = fail_runtime(f, g.rt, "tuning", s);
     }
     if (rc == 0) print_tune_report(o, &g, &p, rep);
     json_end(o, f, rc == 0);
     cutec_tune_report_free(rep);
-    if (b.a) free_problem(&g, &b);
+    if (b.d[BUF_A]) free_problem(&g, &b);
     gpu_close(&g);
     return rc;
 }
@@ -413,7 +450,8 @@ static int bench_warmup(const opts *o, gpu *g, const tune_shape *first, failure 
     int rc = alloc_problem(g, &p, &b, 1, f);
     if (rc == 0) {
         if (o->verbose) fprintf(stderr, "cutec-tune: warm-up tuning of %s (not reported)\n", first->name);
-        cutec_status s = cutec_gemm_tune(g->gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, NULL);
+        cutec_gemm_args a = args_of(&b);
+        cutec_status s = cutec_gemm_tune_ex(g->gemm, &p, &a, NULL, NULL);
         if (s != CUTEC_OK) rc = fail_runtime(f, g->rt, first->name, s);
     }
     free_problem(g, &b);
@@ -509,14 +547,17 @@ static int cmd_bench(const opts *o, failure *f)
         free(shapes);
         return rc;
     }
-    char dev[256];
+    char dev[256], epi[96];
     device_line(&g, dev, sizeof dev);
+    epilogue_name(o, epi, sizeof epi);
     if (o->json) {
         printf("{\"device\": ");
         json_string(dev);
-        printf(", \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"shapes\": [", dtype_name(o->in), dtype_name(o->out));
+        printf(", \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"epilogue\": \"%s\", \"shapes\": [", dtype_name(o->in),
+               dtype_name(o->out), epi);
     } else {
         printf("device: %s\ndtype: %s -> %s\n", dev, dtype_name(o->in), dtype_name(o->out));
+        if (strcmp(epi, "none") != 0) printf("epilogue: %s\n", epi);
         printf("%-20s %6s %6s %6s  %12s %12s %7s %7s  %8s  %s\n", "shape", "M", "N", "K", "cuBLAS TF/s", "DSL TF/s",
                "ratio", "vs #0", "tune s", "winner");
     }
@@ -530,7 +571,8 @@ static int cmd_bench(const opts *o, failure *f)
         rc = alloc_problem(&g, &p, &b, (uint64_t)sh->line, f);
         cutec_tune_report *rep = NULL;
         if (rc == 0) {
-            cutec_status s = cutec_gemm_tune(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL, &rep);
+            cutec_gemm_args a = args_of(&b);
+            cutec_status s = cutec_gemm_tune_ex(g.gemm, &p, &a, NULL, &rep);
             if (s != CUTEC_OK) rc = fail_runtime(f, g.rt, sh->name, s);
         }
         free_problem(&g, &b);
@@ -564,8 +606,9 @@ static int cmd_overhead(const opts *o, failure *f)
     problem_init(o, &p, o->m, o->n, o->k);
     if (rc == 0) rc = alloc_problem(&g, &p, &b, 7, f);
     cutec_status s = CUTEC_OK;
+    cutec_gemm_args a = args_of(&b);
     if (rc == 0) /* the first call tunes (or reads the cache) */
-        s = cutec_gemm(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL);
+        s = cutec_gemm_ex(g.gemm, &p, &a, NULL);
     if (rc == 0 && s == CUTEC_OK) s = cutec_synchronize(g.rt);
     double t_call = 0, t_lookup = 0;
     long long done = 0;
@@ -574,7 +617,7 @@ static int cmd_overhead(const opts *o, failure *f)
    * queue never fills and blocks the host: only the calls are timed. */
     while (rc == 0 && s == CUTEC_OK && done < o->calls) {
         double t0 = now_seconds();
-        for (int i = 0; i < 64 && s == CUTEC_OK; i++) s = cutec_gemm(g.gemm, &p, PTR(b.a), PTR(b.b), PTR(b.c), NULL);
+        for (int i = 0; i < 64 && s == CUTEC_OK; i++) s = cutec_gemm_ex(g.gemm, &p, &a, NULL);
         t_call += now_seconds() - t0;
         t0 = now_seconds();
         for (int i = 0; i < 64 && s == CUTEC_OK; i++) s = cutec_gemm_choice(g.gemm, &p, choice, sizeof choice);
@@ -598,7 +641,7 @@ static int cmd_overhead(const opts *o, failure *f)
         }
     }
     json_end(o, f, rc == 0);
-    if (b.a) free_problem(&g, &b);
+    if (b.d[BUF_A]) free_problem(&g, &b);
     gpu_close(&g);
     return rc;
 }

@@ -6,6 +6,8 @@
  */
 #include "tune_args.h"
 
+#include "epilogue.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
@@ -49,6 +51,11 @@ typedef enum opt_id {
     OPT_OUT_DTYPE,
     OPT_ALPHA,
     OPT_BETA,
+    OPT_EPILOGUE,
+    OPT_BIAS,
+    OPT_BIAS_ROW,
+    OPT_C_SOURCE,
+    OPT_AUX,
     OPT_RUNS,
     OPT_DEVICE,
     OPT_CACHE_DIR,
@@ -77,6 +84,13 @@ static const struct option {
     {OPT_OUT_DTYPE, "--out-dtype", "T", CMDS_GPU, "output type: bf16, f16 or f32 (default: the input type)"},
     {OPT_ALPHA, "--alpha", "X", CMDS_GPU, "alpha, a finite float (default 1; pack kernels need 1)"},
     {OPT_BETA, "--beta", "X", CMDS_GPU, "beta, a finite float (default 0; pack kernels need 0)"},
+    {OPT_EPILOGUE, "--epilogue", "ACT", CMDS_GPU,
+     "the epilogue's activation: identity (default), relu, gelu_tanh, gelu_erf, silu, sigmoid, or gated "
+     "swiglu, geglu (then N is the GEMM's width, a multiple of 16, and D has N/2 columns)"},
+    {OPT_BIAS, "--bias", NULL, CMDS_GPU, "add a random bias per column (before the activation)"},
+    {OPT_BIAS_ROW, "--bias-row", NULL, CMDS_GPU, "add a random bias per row"},
+    {OPT_C_SOURCE, "--c-source", NULL, CMDS_GPU, "read beta * C from a random C and write D out of place"},
+    {OPT_AUX, "--aux", NULL, CMDS_GPU, "also write the pre-activation (an aux output)"},
     {OPT_RUNS, "--runs", "R", CMDS_GPU, "timed runs per candidate, 20 to 10000 (default 25)"},
     {OPT_DEVICE, "--device", "D", CMDS_GPU, "CUDA device, 0 to 2^31-1 (default 0)"},
     {OPT_CACHE_DIR, "--cache-dir", "DIR", CMDS_GPU,
@@ -100,7 +114,8 @@ static void print_usage(FILE *f)
             "       cutec-tune --version\n\n"
             "Runs the autotuner of the cutec runtime on a kernel pack (from `cutec pack`) against\n"
             "cuBLASLt: C[M,N] = alpha * A[M,K] * B[K,N] + beta * C[M,N], A row-major, B column-major\n"
-            "(K-contiguous), C row-major, random inputs in [-1, 1], f32 accumulation.\n\n"
+            "(K-contiguous), C row-major, random inputs in [-1, 1], f32 accumulation; with --epilogue\n"
+            "and its inputs, D = act(alpha A B + beta C + bias), against cuBLASLt's fused epilogue.\n\n"
             "'cutec-tune COMMAND --help' describes a command and its options.\n\n%s",
             exit_text);
 }
@@ -113,7 +128,16 @@ static void print_command_usage(tune_cmd c, FILE *f)
         char left[32];
         snprintf(left, sizeof left, "%s%s%s", options[i].name, options[i].value ? " " : "",
                  options[i].value ? options[i].value : "");
-        fprintf(f, "  %-16s %s\n", left, options[i].help);
+        fprintf(f, "  %-16s ", left);
+        /* the help wrapped at 100 columns, continued under itself */
+        const char *h = options[i].help;
+        while (strlen(h) > 80) {
+            int cut = 80;
+            while (cut > 0 && h[cut] != ' ') cut--;
+            fprintf(f, "%.*s\n%19s", cut, h, "");
+            h += cut + 1;
+        }
+        fprintf(f, "%s\n", h);
     }
     fprintf(f, "\n%s", exit_text);
 }
@@ -191,6 +215,22 @@ static int store_option(const struct option *opt, const char *v, tune_opts *o, i
     case OPT_OUT_DTYPE: *out_set = 1; return parse_dtype(c, opt->name, v, 1, &o->out);
     case OPT_ALPHA: return parse_scale(c, opt->name, v, &o->alpha);
     case OPT_BETA: return parse_scale(c, opt->name, v, &o->beta);
+    case OPT_EPILOGUE: {
+        const cutec_act_info *a = cutec_act_find(v, strlen(v));
+        if (a == NULL || v[0] == '\0') {
+            char names[256] = "";
+            for (int i = 0, n = 0; cutec_act_at(i) != NULL && n < (int)sizeof names; i++)
+                n += snprintf(names + n, sizeof names - (size_t)n, "%s%s", i ? ", " : "", cutec_act_at(i)->name);
+            return usage_error(c, "option '%s': unknown activation '%s' (%s)", opt->name, v, names);
+        }
+        snprintf(o->act, sizeof o->act, "%s", strcmp(a->name, "identity") == 0 ? "" : a->name);
+        o->gated = a->gated;
+        return 0;
+    }
+    case OPT_BIAS: o->bias = 1; return 0;
+    case OPT_BIAS_ROW: o->bias_row = 1; return 0;
+    case OPT_C_SOURCE: o->c_source = 1; return 0;
+    case OPT_AUX: o->aux = 1; return 0;
     case OPT_RUNS: return parse_integer(c, opt->name, v, 20, 10000, &o->runs);
     case OPT_DEVICE: return parse_integer(c, opt->name, v, 0, INT32_MAX, &o->device);
     case OPT_CACHE_DIR: o->cache_dir = v; return 0;

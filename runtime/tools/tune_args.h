@@ -28,6 +28,10 @@ typedef struct tune_opts {
     float alpha, beta; /* finite */
     cutec_dtype in, out;
     int json, no_cache, verbose, no_warmup;
+    /* the epilogue (cutec_gemm_problem's fields): an activation of the
+     * epilogue table ("": none), and the inputs present */
+    char act[32];
+    int gated, bias, bias_row, c_source, aux;
 } tune_opts;
 
 /* Parses argv into *o.  Returns -1 when the command is to run; otherwise

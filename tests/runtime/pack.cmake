@@ -250,6 +250,20 @@ if(_user_pack)
   set_tests_properties(pack_mock_user_tune_verbose PROPERTIES PASS_REGULAR_EXPRESSION
     "info: tuning: skipping user_gemm_bias T=bf16 TC=bf16: argument 'bias' has role bias")
   list(APPEND _pack_mock_tests pack_mock_user_kernels pack_mock_user_tune_verbose)
+  # cutec-tune --epilogue and its inputs: the bias kernel serves --bias; with
+  # an activation it does not apply it is skipped, and cuBLASLt's fused form wins
+  cutec_tune_cli(pack_mock_tune_epilogue_bias 0 "^winner: user_gemm_bias T=bf16 TC=bf16$" -
+                 tune ${_user_pack} --m 40 --n 24 --k 32 --bias --no-cache)
+  cutec_tune_cli(pack_mock_tune_epilogue_relu 0 "^winner: cublasLt algo #0$"
+                 "skipping user_gemm_bias T=bf16 TC=bf16: its epilogue applies no activation. the problem asks for 'relu'$"
+                 tune ${_user_pack} --m 40 --n 24 --k 32 --epilogue relu --bias --no-cache --verbose)
+  cutec_tune_cli(pack_mock_tune_epilogue_json 0 "\"epilogue\": \"gelu_tanh[+]bias[+]aux\""  -
+                 tune ${_user_pack} --m 40 --n 24 --k 32 --epilogue gelu_tanh --bias --aux --no-cache --json)
+  cutec_tune_cli(pack_mock_tune_epilogue_gated_n 1 EMPTY "N = 24. a gated activation needs a multiple of 16"
+                 tune ${_user_pack} --m 40 --n 24 --k 32 --epilogue swiglu --no-cache)
+  cutec_tune_cli(pack_cpu_tune_epilogue_unknown 2 EMPTY
+                 "^cutec-tune: error: option '--epilogue': unknown activation 'foo' .identity, relu, gelu_tanh"
+                 tune ${_user_pack} --m 40 --n 24 --k 32 --epilogue foo)
   list(APPEND _pack_gpu_tests pack_gpu_user_kernels)
 endif()
 # The quarantine on the GPU: a pack whose BM = 128 kernel really faults
