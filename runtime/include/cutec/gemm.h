@@ -4,6 +4,10 @@
  *
  *   C[M,N] = alpha * A[M,K] * B[K,N] + beta * C[M,N]      (f32 accumulation)
  *
+ * and, through cutec_gemm_ex, a fused epilogue (bias per column or row, a
+ * C source with D out of place, an activation, gated or not, the
+ * pre-activation as an aux output; docs/runtime.md, "Epilogues").
+ *
  * Everything GEMM lives on a handle (cutec_gemm_create): the packs in use,
  * options, cache directory, cuBLASLt workspace, progress callback and the
  * decisions.  Several handles on one runtime are independent.  Failures are
