@@ -264,11 +264,12 @@ bool kdesc_serves(Eval *e, const Node *k, cutec_kdesc *d)
 {
     const Node *s = k->e;
     if (!s) return true;
-    if (strcmp(s->name, "gemm") != 0) {
-        diag_error(e->diag, s->name_loc, "unknown problem class '%s' (a kernel can serve: gemm)", s->name);
+    int cls = cutec_kd_class_from_name(s->name);
+    if (cls <= CUTEC_KD_PLAIN) { /* "plain" is no class to serve */
+        diag_error(e->diag, s->name_loc, "unknown problem class '%s' (a kernel can serve: gemm, epilogue)", s->name);
         return false;
     }
-    d->cls = CUTEC_KD_GEMM;
+    d->cls = (cutec_kd_class)cls;
     bool ok = true;
     for (int i = 0; i < s->list.n; i++) {
         const Node *item = s->list.items[i];
@@ -288,11 +289,11 @@ bool kdesc_serves(Eval *e, const Node *k, cutec_kdesc *d)
         ok = kdesc_put(e, d, text, item->a->loc, &d->requires[d->nrequires++]) && ok;
     }
     if (!ok) return false;
-    static const cutec_kd_role need[] = {CUTEC_ROLE_M, CUTEC_ROLE_N, CUTEC_ROLE_K,
-                                         CUTEC_ROLE_A, CUTEC_ROLE_B, CUTEC_ROLE_D};
-    for (size_t r = 0; r < sizeof need / sizeof need[0]; r++)
+    const cutec_kd_role *need;
+    int nneed = cutec_kd_class_needs(d->cls, &need);
+    for (int r = 0; r < nneed; r++)
         if (cutec_kdesc_role_arg(d, need[r]) < 0) {
-            diag_error(e->diag, s->name_loc, "a kernel that serves gemm needs a parameter of role %s (%s)",
+            diag_error(e->diag, s->name_loc, "a kernel that serves %s needs a parameter of role %s (%s)", s->name,
                        cutec_kd_role_name(need[r]), cutec_kd_role_what(need[r]));
             ok = false;
         }
@@ -300,9 +301,9 @@ bool kdesc_serves(Eval *e, const Node *k, cutec_kdesc *d)
         if (d->args[i].kind != CUTEC_KD_TMA && d->args[i].role == CUTEC_ROLE_NONE) {
             const Node *par = k->list.items[i];
             diag_error(e->diag, par->name_loc,
-                       "parameter '%s' of kernel '%s', which serves gemm, has no role "
+                       "parameter '%s' of kernel '%s', which serves %s, has no role "
                        "(add 'ROLE = %s;' to its serves clause)",
-                       par->name, d->kernel, par->name);
+                       par->name, d->kernel, s->name, par->name);
             ok = false;
         }
     return ok;

@@ -44,6 +44,36 @@ static const struct {
 #undef CUTEC_KD_ROLE_ROW
 };
 
+/* The problem classes: a row each, its name and the roles it needs. */
+static const struct {
+    const char *name;
+    cutec_kd_role need[6];
+    int nneed;
+} classes[CUTEC_KD_CLASS_COUNT] = {
+    [CUTEC_KD_PLAIN] = {"plain", {CUTEC_ROLE_NONE}, 0},
+    [CUTEC_KD_GEMM] = {"gemm", {CUTEC_ROLE_M, CUTEC_ROLE_N, CUTEC_ROLE_K, CUTEC_ROLE_A, CUTEC_ROLE_B, CUTEC_ROLE_D}, 6},
+    [CUTEC_KD_EPILOGUE] = {"epilogue", {CUTEC_ROLE_M, CUTEC_ROLE_N, CUTEC_ROLE_C, CUTEC_ROLE_D}, 4},
+};
+
+const char *cutec_kd_class_name(cutec_kd_class c)
+{
+    return (int)c >= 0 && c < CUTEC_KD_CLASS_COUNT ? classes[c].name : "?";
+}
+
+int cutec_kd_class_from_name(const char *name)
+{
+    for (int c = 0; c < CUTEC_KD_CLASS_COUNT; c++)
+        if (strcmp(classes[c].name, name) == 0) return c;
+    return -1;
+}
+
+int cutec_kd_class_needs(cutec_kd_class c, const cutec_kd_role **roles_out)
+{
+    if ((int)c < 0 || c >= CUTEC_KD_CLASS_COUNT) return 0;
+    *roles_out = classes[c].need;
+    return classes[c].nneed;
+}
+
 const char *cutec_kd_role_name(cutec_kd_role r) { return (int)r >= 0 && r < CUTEC_ROLE_COUNT ? roles[r].name : "?"; }
 
 const char *cutec_kd_role_what(cutec_kd_role r) { return (int)r >= 0 && r < CUTEC_ROLE_COUNT ? roles[r].what : "?"; }
@@ -299,7 +329,7 @@ int cutec_kdesc_check(const cutec_kdesc *d, char *why, size_t wl)
         return fail(why, wl, "no kernel name");
     if (d->pool_used < 1 || d->pool_used > sizeof d->pool || d->pool[0] != '\0' || d->pool[d->pool_used - 1] != '\0')
         return fail(why, wl, "string pool damaged");
-    if (d->cls != CUTEC_KD_PLAIN && d->cls != CUTEC_KD_GEMM)
+    if ((int)d->cls < 0 || d->cls >= CUTEC_KD_CLASS_COUNT)
         return fail(why, wl, "problem class %d out of range", (int)d->cls);
     unsigned long long nt = 1, nc = 1;
     for (int i = 0; i < 3; i++) {
@@ -329,20 +359,22 @@ int cutec_kdesc_check(const cutec_kdesc *d, char *why, size_t wl)
         if (check_expr(d, d->requires[i], "condition", why, wl) != 0) return -1;
     if (d->act >= d->pool_used || (d->gated && d->act == 0))
         return fail(why, wl, "epilogue function damaged (or gated without one)");
-    if (d->act != 0 && d->cls != CUTEC_KD_GEMM) return fail(why, wl, "an epilogue function on a plain kernel");
+    if (d->act != 0 && d->cls == CUTEC_KD_PLAIN) return fail(why, wl, "an epilogue function on a plain kernel");
     for (const char *c = cutec_kd_s(d, d->act); *c; c++)
         if (!(isalnum((unsigned char)*c) || *c == '_'))
             return fail(why, wl, "epilogue function '%s' is not a name", cutec_kd_s(d, d->act));
-    if (d->cls == CUTEC_KD_GEMM) {
-        static const cutec_kd_role need[] = {CUTEC_ROLE_M, CUTEC_ROLE_N, CUTEC_ROLE_K,
-                                             CUTEC_ROLE_A, CUTEC_ROLE_B, CUTEC_ROLE_D};
-        for (size_t r = 0; r < sizeof need / sizeof need[0]; r++)
+    if (d->cls != CUTEC_KD_PLAIN) {
+        const cutec_kd_role *need;
+        int nneed = cutec_kd_class_needs(d->cls, &need);
+        const char *cn = d->cls == CUTEC_KD_GEMM ? "GEMM" : cutec_kd_class_name(d->cls);
+        const char *an = strchr("aeiou", cn[0]) != NULL ? "an" : "a";
+        for (int r = 0; r < nneed; r++)
             if (cutec_kdesc_role_arg(d, need[r]) < 0)
-                return fail(why, wl, "a GEMM kernel without an argument of role %s (%s)", roles[need[r]].name,
+                return fail(why, wl, "%s %s kernel without an argument of role %s (%s)", an, cn, roles[need[r]].name,
                             roles[need[r]].what);
         for (int i = 0; i < d->nargs; i++)
             if (d->args[i].kind != CUTEC_KD_TMA && d->args[i].role == CUTEC_ROLE_NONE)
-                return fail(why, wl, "GEMM kernel argument '%s' has no role", cutec_kd_s(d, d->args[i].name));
+                return fail(why, wl, "%s kernel argument '%s' has no role", cn, cutec_kd_s(d, d->args[i].name));
     }
     return 0;
 }
@@ -372,7 +404,7 @@ size_t cutec_kdesc_write(const cutec_kdesc *d, char *buf, size_t len)
     out o = {buf, len, 0};
     if (len > 0) buf[0] = '\0';
     put(&o, "// cutec.kernel %s\n// cutec.contract %d\n// cutec.class %s\n", d->kernel, d->version,
-        d->cls == CUTEC_KD_GEMM ? "gemm" : "plain");
+        cutec_kd_class_name(d->cls));
     if (d->threads[0]) put(&o, "// cutec.threads %u %u %u\n", d->threads[0], d->threads[1], d->threads[2]);
     put(&o, "// cutec.smem_static %u\n// cutec.smem_dynamic %u\n", d->smem_static, d->smem_dynamic);
     for (int i = 0; i < d->nparams; i++)
@@ -552,9 +584,9 @@ static int read_line(line *l, const char *key, cutec_kdesc *d, char *why, size_t
                         CUTEC_KDESC_VERSION);
     } else if (strcmp(key, "class") == 0) {
         char c[16];
-        if (!tok(l, c, sizeof c) || (strcmp(c, "gemm") != 0 && strcmp(c, "plain") != 0))
-            return fail(why, wl, "malformed cutec.class line (want gemm or plain)");
-        d->cls = c[0] == 'g' ? CUTEC_KD_GEMM : CUTEC_KD_PLAIN;
+        int cls = tok(l, c, sizeof c) ? cutec_kd_class_from_name(c) : -1;
+        if (cls < 0) return fail(why, wl, "malformed cutec.class line (want gemm, epilogue or plain)");
+        d->cls = (cutec_kd_class)cls;
     } else if (strcmp(key, "threads") == 0 || strcmp(key, "cluster") == 0) {
         unsigned *dst = key[0] == 't' ? d->threads : d->cluster;
         for (int i = 0; i < 3; i++) {

@@ -30,10 +30,14 @@
 #define CUTEC_KD_MAX_REQUIRES 16
 #define CUTEC_KD_POOL         8192
 
-/* Problem classes a kernel can serve. */
+/* Problem classes a kernel can serve (names and the roles each needs:
+ * cutec_kd_class_name, cutec_kd_class_needs). */
 typedef enum cutec_kd_class {
-    CUTEC_KD_PLAIN = 0, /* launched by the caller's own arguments */
-    CUTEC_KD_GEMM = 1   /* D = A B (and its epilogue), launched by cutec_gemm */
+    CUTEC_KD_PLAIN = 0,    /* launched by the caller's own arguments */
+    CUTEC_KD_GEMM = 1,     /* D = A B (and its epilogue), launched by cutec_gemm */
+    CUTEC_KD_EPILOGUE = 2, /* D = act(C + bias + bias_row) elementwise over a GEMM's result C (and aux = C +
+                            * biases): the second kernel of an unfused GEMM + epilogue, launched by cutec_gemm */
+    CUTEC_KD_CLASS_COUNT
 } cutec_kd_class;
 
 typedef enum cutec_kd_kind {
@@ -168,6 +172,12 @@ int cutec_kdesc_read_kernel(const char *text, size_t len, const char *kernel, cu
 /* ---- queries ---- */
 
 static inline const char *cutec_kd_s(const cutec_kdesc *d, cutec_kd_str s) { return d->pool + s; }
+/* "plain", "gemm", "epilogue" ("?" out of range); the class named name,
+ * or -1. */
+const char *cutec_kd_class_name(cutec_kd_class c);
+int cutec_kd_class_from_name(const char *name);
+/* The roles a kernel of class c must have: their number, *roles the list. */
+int cutec_kd_class_needs(cutec_kd_class c, const cutec_kd_role **roles);
 const char *cutec_kd_role_name(cutec_kd_role r);
 const char *cutec_kd_role_what(cutec_kd_role r);
 cutec_kd_value cutec_kd_role_value(cutec_kd_role r);

@@ -181,6 +181,22 @@ static void test_round_trip(void)
     free(t1);
     free(t2);
     free(wrapped);
+    /* an elementwise epilogue kernel (class epilogue) round-trips, with its
+     * activation; the class table names and needs */
+    static const char epi[] = "// cutec.kernel epi_apply\n// cutec.contract 1\n// cutec.class epilogue\n"
+                              "// cutec.threads 256 1 1\n// cutec.smem_static 0\n// cutec.smem_dynamic 0\n"
+                              "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n"
+                              "// cutec.arg 2 X tensor bf16 rank 2 shape M N stride N 1 align 16 role c\n"
+                              "// cutec.arg 3 D tensor bf16 rank 2 shape M (N/2) stride (N/2) 1 align 16 role d\n"
+                              "// cutec.grid ceil_div((M*N),256) 1 1\n// cutec.act swiglu gated\n";
+    CHECK(cutec_kdesc_read(epi, strlen(epi), &d2, why, sizeof why) == 0);
+    CHECK(d2.cls == CUTEC_KD_EPILOGUE && d2.gated && strcmp(cutec_kd_s(&d2, d2.act), "swiglu") == 0);
+    char *t3 = write_all(&d2);
+    CHECK(strcmp(t3, epi) == 0);
+    free(t3);
+    CHECK(strcmp(cutec_kd_class_name(CUTEC_KD_EPILOGUE), "epilogue") == 0 && cutec_kd_class_from_name("conv") == -1);
+    const cutec_kd_role *need;
+    CHECK(cutec_kd_class_needs(CUTEC_KD_EPILOGUE, &need) == 4 && need[2] == CUTEC_ROLE_C);
 }
 
 /* Replaces the first line starting with `key` in a written description. */
@@ -203,7 +219,8 @@ static void test_damage(void)
     } cases[] = {
         {"// cutec.contract", "// cutec.contract 2", "contract version 2"},
         {"// cutec.contract", "// cutec.version 1", "no cutec.contract line"},
-        {"// cutec.class", "// cutec.class conv", "want gemm or plain"},
+        {"// cutec.class", "// cutec.class conv", "want gemm, epilogue or plain"},
+        {"// cutec.class", "// cutec.class epilogue", "an epilogue kernel without an argument of role c"},
         {"// cutec.threads", "// cutec.threads 384 0 1", "malformed cutec.threads"},
         {"// cutec.threads", "// cutec.threads 1024 2 1", "more than 1024 threads"},
         {"// cutec.cluster", "// cutec.cluster 17 1 1", "cluster 17 1 1"},
