@@ -58,6 +58,10 @@ void cutec_gemm_decision_free(cutec_gemm_handle *g, gemm_decision *d)
 {
     if (d == NULL) return;
     if (d->has_plan && g->lt_ok) cutec_lt_plan_destroy(&g->lt, &d->plan);
+    free(d->ew);
+    cutec_runtime *rt = g->rt;
+    if (d->x_owned && d->x != 0 && rt != NULL && rt->init_status == CUTEC_OK && cutec_rt_enter(rt) == CUTEC_OK)
+        (void)rt->drv.mem_free(d->x);
     free(d);
 }
 
@@ -581,17 +585,39 @@ cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, con
 {
     cutec_runtime *rt = g->rt;
     if (d->kind == DECISION_DSL) return cutec_gemm_dsl_launch(rt, d, p, io, stream);
+    /* the unfused baseline: cuBLASLt's plain GEMM into x, then the
+     * elementwise kernel over x */
+    cutec_gemm_problem gp, ep;
+    gemm_class ec;
+    cutec_gemm_args gio, eio;
+    const cutec_gemm_problem *lp = p;
+    const cutec_gemm_args *lio = io;
+    if (d->ew != NULL) {
+        cutec_gemm_ew_split(p, &d->cls, &gp, &ep, &ec);
+        gio = *io;
+        gio.C = p->c_source ? io->C : io->D;
+        gio.D = (void *)(uintptr_t)d->x;
+        gio.bias = gio.bias_row = gio.aux = NULL;
+        eio = *io;
+        eio.C = gio.D;
+        lp = &gp, lio = &gio;
+    }
     if (!d->has_plan) {
         char why[256];
-        if (!cutec_lt_plan_create(&g->lt, p, &d->plan, why, sizeof why))
+        if (!cutec_lt_plan_create(&g->lt, lp, &d->plan, why, sizeof why))
             return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "cuBLASLt: %s", why);
         d->has_plan = 1;
     }
     cublasStatus_t st =
-        cutec_lt_run(&g->lt, &d->plan, p, &d->algo, io, (void *)(uintptr_t)g->workspace, g->workspace_bytes, stream);
+        cutec_lt_run(&g->lt, &d->plan, lp, &d->algo, lio, (void *)(uintptr_t)g->workspace, g->workspace_bytes, stream);
     if (st != CUBLAS_STATUS_SUCCESS)
         return cutec_rt_fail(rt, CUTEC_ERR_LAUNCH, "cublasLtMatmul (%s) failed with status %d", d->name, st);
-    return CUTEC_OK;
+    if (d->ew == NULL) return CUTEC_OK;
+    if (d->ew->kernel == NULL) {
+        cutec_status s = cutec_rt_pack_kernel(d->ew->pack, d->ew->entry, &d->ew->kernel);
+        if (s != CUTEC_OK) return s;
+    }
+    return cutec_gemm_dsl_launch(rt, d->ew, &ep, &eio, stream);
 }
 
 /* The decision for a class: memory, then disk, then tuning. */

@@ -213,11 +213,14 @@ static const char *act_unfit(const cutec_kdesc *d, const cutec_gemm_problem *p, 
                  pa, p->act_gated ? " (gated)" : "");
 }
 
-const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
-                                 const gemm_class *cls, gemm_decision *dec, char *why, size_t len)
+/* Whether entry i of pack, a kernel of class want, can serve p. */
+static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
+                              const gemm_class *cls, cutec_kd_class want, gemm_decision *dec, char *why, size_t len)
 {
     const cutec_kdesc *d = &pack->entries[i].desc;
-    if (d->cls != CUTEC_KD_GEMM) return unfit(why, len, "not a GEMM kernel (it has no 'serves gemm' clause)");
+    if (d->cls != want)
+        return want == CUTEC_KD_GEMM ? unfit(why, len, "not a GEMM kernel (it has no 'serves gemm' clause)")
+                                     : unfit(why, len, "not an elementwise epilogue kernel (no 'serves epilogue')");
     const char *w = act_unfit(d, p, why, len);
     if (w != NULL) return w;
     if (p->scalars_on_device)
@@ -254,6 +257,8 @@ const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, 
         default: has_tma |= arg->kind == CUTEC_KD_TMA; break;
         }
     }
+    if (want == CUTEC_KD_EPILOGUE && (has_alpha || has_beta))
+        return unfit(why, len, "an elementwise epilogue kernel with alpha or beta (the GEMM before it scales)");
     if (!has_alpha && !cls->alpha_one) return unfit(why, len, "computes alpha = 1 only (no argument of role alpha)");
     if ((!has_beta || !has_c) && !cls->beta_zero)
         return unfit(why, len, "computes beta = 0 only (no arguments of roles beta and c)");
@@ -268,9 +273,9 @@ const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, 
                   {CUTEC_ROLE_BIAS_ROW, offsetof(cutec_gemm_problem, bias_row), "adds no bias per row"},
                   {CUTEC_ROLE_AUX, offsetof(cutec_gemm_problem, aux), "writes no pre-activation"}};
     for (size_t q = 0; q < sizeof inputs / sizeof inputs[0]; q++) {
-        int want;
-        memcpy(&want, (const char *)p + inputs[q].flag, sizeof want);
-        if (want && !has[inputs[q].role])
+        int asked;
+        memcpy(&asked, (const char *)p + inputs[q].flag, sizeof asked);
+        if (asked && !has[inputs[q].role])
             return unfit(why, len, "%s (no argument of role %s); the problem has %s", inputs[q].what,
                          cutec_kd_role_name(inputs[q].role), cutec_kd_role_name(inputs[q].role));
     }
@@ -304,6 +309,49 @@ const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, 
         cutec_kdesc_describe(d, dec->name, sizeof dec->name);
     }
     return NULL;
+}
+
+const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
+                                 const gemm_class *cls, gemm_decision *dec, char *why, size_t len)
+{
+    return bind_unfit(g, pack, i, p, cls, CUTEC_KD_GEMM, dec, why, len);
+}
+
+void cutec_gemm_ew_split(const cutec_gemm_problem *p, const gemm_class *cls, cutec_gemm_problem *gemm,
+                         cutec_gemm_problem *ew, gemm_class *ew_cls)
+{
+    long long ld_x = p->c_layout == CUTEC_LAYOUT_ROW ? p->n : p->m;
+    int reads_c = p->c_source || p->scalars_on_device || p->beta != 0.0f;
+    *gemm = *p;
+    memset(gemm->act, 0, sizeof gemm->act);
+    gemm->act_gated = gemm->bias = gemm->bias_row = gemm->aux = 0;
+    gemm->ldc = ld_x;
+    gemm->c_source = reads_c;
+    gemm->ld_csrc = p->c_source ? p->ld_csrc : reads_c ? p->ldc : 0;
+    *ew = *p;
+    ew->c_source = 1;
+    ew->ld_csrc = ld_x;
+    ew->alpha = 1.0f, ew->beta = 1.0f, ew->scalars_on_device = 0;
+    *ew_cls = *cls;
+    ew_cls->c_source = 1;
+    ew_cls->ld_csrc = ld_x;
+    ew_cls->align_epi[0] = 16; /* x: from cuMemAlloc */
+    ew_cls->alpha_one = ew_cls->beta_zero = 1;
+    ew_cls->scalars_on_device = 0;
+}
+
+size_t cutec_gemm_ew_x_bytes(const cutec_gemm_problem *p)
+{
+    return (size_t)p->m * (size_t)p->n * cutec_dtype_size(p->c_type);
+}
+
+const char *cutec_gemm_ew_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
+                                const gemm_class *cls, gemm_decision *dec, char *why, size_t len)
+{
+    cutec_gemm_problem gp, ep;
+    gemm_class ec;
+    cutec_gemm_ew_split(p, cls, &gp, &ep, &ec);
+    return bind_unfit(g, pack, i, &ep, &ec, CUTEC_KD_EPILOGUE, dec, why, len);
 }
 
 /* A scalar argument's bytes from a float role. */

@@ -99,10 +99,15 @@ void cutec_gemm_cache_store(cutec_gemm_handle *g, const gemm_decision *d)
     if (d->kind == DECISION_DSL) {
         snprintf(v.choice, sizeof v.choice, "dsl %016llx %d %s", (unsigned long long)d->pack->h.source_hash, d->entry,
                  d->name);
-    } else {
+    } else if (d->ew == NULL) {
         char hex[2 * sizeof d->algo + 1];
         hex_encode(&d->algo, sizeof d->algo, hex);
         snprintf(v.choice, sizeof v.choice, "cublas %s", hex);
+    } else { /* the unfused baseline: the algorithm, then the elementwise kernel as a dsl choice */
+        char hex[2 * sizeof d->algo + 1];
+        hex_encode(&d->algo, sizeof d->algo, hex);
+        snprintf(v.choice, sizeof v.choice, "cublas+ew %s %016llx %d %s", hex,
+                 (unsigned long long)d->ew->pack->h.source_hash, d->ew->entry, d->ew->name);
     }
     (void)cutec_cache_store(g->rt, &k, &v);
 }
@@ -114,6 +119,39 @@ static const char *resolve(cutec_gemm_handle *g, const char *choice, const cutec
 {
     static _Thread_local char unfit_why[300];
     d->cls = *cls;
+    if (strncmp(choice, "cublas+ew ", 10) == 0) {
+        char hex[2 * sizeof d->algo + 1];
+        const char *rest = choice + 10;
+        size_t hn = strcspn(rest, " ");
+        if (hn != sizeof hex - 1 || rest[hn] != ' ') return "unexpected content";
+        memcpy(hex, rest, hn);
+        hex[hn] = '\0';
+        if (hex_decode(hex, &d->algo, sizeof d->algo) != 0) return "unexpected content";
+        if (!cutec_gemm_lt(g)) return "it chose cuBLASLt, which cannot be loaded now";
+        unsigned long long hash;
+        int entry, off = 0;
+        if (sscanf(rest + hn + 1, "%16llx %d %n", &hash, &entry, &off) != 2 || off == 0) return "unexpected content";
+        cutec_pack *pack = NULL;
+        for (int i = 0; i < g->npacks; i++)
+            if (g->packs[i]->h.source_hash == hash) pack = g->packs[i];
+        if (pack == NULL || entry < 0 || entry >= pack->count) return "its elementwise kernel's pack entry is gone";
+        char desc[192];
+        cutec_pack_entry_describe(pack, entry, desc, sizeof desc);
+        if (strcmp(desc, rest + hn + 1 + off) != 0) return "its elementwise kernel's pack entry changed";
+        d->ew = calloc(1, sizeof *d->ew);
+        if (d->ew == NULL) return "out of host memory";
+        const char *unfit = cutec_gemm_ew_unfit(g, pack, entry, p, cls, d->ew, unfit_why, sizeof unfit_why);
+        if (unfit != NULL) return unfit;
+        cutec_runtime *rt = g->rt;
+        if (rt->drv.mem_alloc(&d->x, cutec_gemm_ew_x_bytes(p)) != CUDA_SUCCESS) {
+            d->x = 0;
+            return "no device memory for its intermediate";
+        }
+        d->x_owned = 1;
+        d->kind = DECISION_CUBLAS;
+        snprintf(d->name, sizeof d->name, "cublasLt algo (cached) + %.150s", d->ew->name);
+        return NULL;
+    }
     if (strncmp(choice, "cublas ", 7) == 0) {
         d->kind = DECISION_CUBLAS;
         snprintf(d->name, sizeof d->name, "cublasLt algo (cached)");
@@ -150,7 +188,7 @@ gemm_decision *cutec_gemm_cache_load(cutec_gemm_handle *g, const cutec_gemm_prob
     const char *why = d == NULL ? "out of host memory" : resolve(g, v.choice, p, cls, d);
     if (why != NULL) {
         cutec_cache_reject(g->rt, path, why);
-        free(d);
+        cutec_gemm_decision_free(g, d);
         return NULL;
     }
     d->ms = v.ms;

@@ -63,6 +63,13 @@ typedef struct gemm_decision {
     cublasLtMatmulAlgo_t algo; /* cuBLASLt */
     cutec_lt_plan plan;
     int has_plan;
+    /* the unfused baseline: cuBLASLt's plain GEMM into x (the problem's v
+     * before bias and activation, M x n, D's type and layout, packed), then
+     * the elementwise epilogue kernel ew (a DSL decision of class epilogue;
+     * malloc'd, owned) over it; x owned when x_owned */
+    struct gemm_decision *ew;
+    CUdeviceptr x;
+    int x_owned;
     double ms;
     char name[192];
     /* the kernel's arguments (gemm_bind.c): scalars' and pointers' bytes, and
@@ -139,6 +146,18 @@ const char *cutec_dtype_name(cutec_dtype t);
  * d != NULL. */
 const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
                                  const gemm_class *cls, gemm_decision *d, char *why, size_t len);
+/* The unfused baseline's two halves of problem p: the plain GEMM writing
+ * x (gemm: no activation, bias or aux; C read from the C source or, in
+ * place, from D), and the elementwise kernel's problem (ew: x as its C
+ * source) with its class (from p's). */
+void cutec_gemm_ew_split(const cutec_gemm_problem *p, const gemm_class *cls, cutec_gemm_problem *gemm,
+                         cutec_gemm_problem *ew, gemm_class *ew_cls);
+/* Bytes of x for p. */
+size_t cutec_gemm_ew_x_bytes(const cutec_gemm_problem *p);
+/* Why entry i of pack cannot be the elementwise kernel of p's unfused
+ * baseline (NULL when it can; then dec is filled as for a DSL decision). */
+const char *cutec_gemm_ew_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
+                                const gemm_class *cls, gemm_decision *d, char *why, size_t len);
 /* Launches a DSL decision: arguments by role, tensor maps, grid. */
 cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *d, const cutec_gemm_problem *p,
                                    const cutec_gemm_args *io, void *stream);

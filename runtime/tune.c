@@ -37,6 +37,7 @@ typedef struct tuning {
     char ltwhy[256];
     harness h;
     int step, total; /* progress */
+    CUdeviceptr x;   /* the unfused baseline's intermediate, shared by its candidates (0: none) */
 } tuning;
 
 static void progress(tuning *t, const char *name)
@@ -136,13 +137,90 @@ static cutec_status cublas_candidates(tuning *t)
     return CUTEC_OK;
 }
 
+/* The first pack kernel that can be the elementwise half of p's unfused
+ * baseline (1 and *ew), else 0; with log, the others' reasons logged. */
+static int find_ew(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls, gemm_decision *ew, int log)
+{
+    char why[300];
+    for (int pi = 0; pi < g->npacks; pi++)
+        for (int i = 0; i < g->packs[pi]->count; i++) {
+            if (g->packs[pi]->entries[i].desc.cls != CUTEC_KD_EPILOGUE) continue;
+            const char *unfit = cutec_gemm_ew_unfit(g, g->packs[pi], i, p, cls, ew, why, sizeof why);
+            if (unfit == NULL) return 1;
+            if (!log) continue;
+            char name[192];
+            cutec_pack_entry_describe(g->packs[pi], i, name, sizeof name);
+            cutec_rt_log(g->rt, CUTEC_LOG_INFO, "tuning: skipping %s for the unfused baseline: %s", name, unfit);
+        }
+    return 0;
+}
+
+/* Step 2b: where cuBLASLt has no fused form of the problem's epilogue,
+ * its baseline is unfused: its plain GEMM into an intermediate x, then an
+ * elementwise epilogue kernel of a pack (class epilogue) over x; a
+ * candidate per cuBLASLt algorithm, with the first elementwise kernel that
+ * fits. */
+static cutec_status unfused_candidates(tuning *t)
+{
+    cutec_runtime *rt = t->rt;
+    cutec_gemm_handle *g = t->g;
+    int epi;
+    if (!t->lt || t->nalgo > 0 || !gemm_class_has_epilogue(t->cls) || cutec_lt_epilogue_of(t->p, &epi) == NULL ||
+        g->cublas_algos == 0)
+        return CUTEC_OK;
+    gemm_decision ew;
+    char why[300];
+    if (!find_ew(g, t->p, t->cls, &ew, 1)) {
+        cutec_rt_log(rt, CUTEC_LOG_INFO,
+                     "tuning: no unfused cuBLASLt baseline: no elementwise epilogue kernel in the packs serves it");
+        return CUTEC_OK;
+    }
+    cutec_gemm_problem gp, ep;
+    gemm_class ec;
+    cutec_gemm_ew_split(t->p, t->cls, &gp, &ep, &ec);
+    cutec_lt_plan plan;
+    if (!cutec_lt_plan_create(&g->lt, &gp, &plan, why, sizeof why)) return CUTEC_OK;
+    int want = g->cublas_algos;
+    cublasLtMatmulHeuristicResult_t *heur = calloc((size_t)want, sizeof *heur);
+    int n = heur != NULL ? cutec_lt_heuristics(&g->lt, &plan, g->workspace_bytes, heur, want, why, sizeof why) : 0;
+    cutec_lt_plan_destroy(&g->lt, &plan);
+    CUresult r = n > 0 ? rt->drv.mem_alloc(&t->x, cutec_gemm_ew_x_bytes(t->p)) : CUDA_SUCCESS;
+    if (r != CUDA_SUCCESS) {
+        t->x = 0;
+        free(heur);
+        return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "tuning: cuMemAlloc_v2(%zu bytes of intermediate)",
+                                    cutec_gemm_ew_x_bytes(t->p));
+    }
+    for (int a = 0; a < n && t->n < t->cap; a++) {
+        candidate *c = &t->cands[t->n];
+        memset(c, 0, sizeof *c);
+        c->d.ew = malloc(sizeof *c->d.ew);
+        if (c->d.ew == NULL) break;
+        *c->d.ew = ew;
+        c->d.kind = DECISION_CUBLAS;
+        c->d.cls = *t->cls;
+        c->d.algo = heur[a].algo;
+        c->d.x = t->x;
+        c->algo_rank = a;
+        snprintf(c->d.name, sizeof c->d.name, "cublasLt algo #%d + %.150s", a, ew.name);
+        t->n++;
+    }
+    cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: the unfused baseline: %d cuBLASLt algorithm%s, then %s", n,
+                 n == 1 ? "" : "s", ew.name);
+    free(heur);
+    return CUTEC_OK;
+}
+
 /* The error when there is no candidate at all. */
 static cutec_status no_candidate(tuning *t)
 {
     char key[CUTEC_KEY_MAX];
     cutec_gemm_class_key(t->cls, key, sizeof key);
-    int epi; /* cuBLASLt would not do either: it has no fused form of the epilogue */
-    int lt_useless = cutec_lt_epilogue_of(t->p, &epi) != NULL;
+    /* cuBLASLt would not do either: it has no fused form of the epilogue,
+     * and no elementwise kernel makes an unfused one */
+    int epi;
+    gemm_decision ew;
+    int lt_useless = cutec_lt_epilogue_of(t->p, &epi) != NULL && !find_ew(t->g, t->p, t->cls, &ew, 0);
     return cutec_rt_fail(t->rt, t->lt || t->ndsl > 0 || lt_useless ? CUTEC_ERR_UNSUPPORTED : CUTEC_ERR_NO_CUBLAS,
                          "no candidate for %s: pack kernels: %s; cuBLASLt: %s", key,
                          t->g->npacks == 0 ? "no pack in use (cutec_gemm_use_pack)"
@@ -327,6 +405,11 @@ static cutec_status decide(tuning *t, gemm_decision **out)
     *d = t->cands[0].d;
     d->ms = t->cands[0].ms;
     t->cands[0].d.has_plan = 0; /* the plan moved to d */
+    t->cands[0].d.ew = NULL;    /* and the elementwise kernel, and x */
+    if (d->ew != NULL) {
+        d->x_owned = 1;
+        t->x = 0;
+    }
     cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: chose %s (%.4f ms)", d->name, d->ms);
     if (t->g->disk_cache) cutec_gemm_cache_store(t->g, d);
     *out = d;
@@ -369,9 +452,12 @@ static void tuning_free(tuning *t)
 {
     if (t->have_plan) cutec_lt_plan_destroy(&t->g->lt, &t->ref_plan);
     free(t->heur);
-    for (int i = 0; i < t->n; i++)
+    for (int i = 0; i < t->n; i++) {
         if (t->cands[i].d.has_plan) cutec_lt_plan_destroy(&t->g->lt, &t->cands[i].d.plan);
+        free(t->cands[i].d.ew);
+    }
     free(t->cands);
+    if (t->x != 0) (void)t->rt->drv.mem_free(t->x);
 }
 
 cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
@@ -390,6 +476,7 @@ cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_proble
     cutec_gemm_device_facts(g);
     pack_candidates(&t);
     cutec_status s = cublas_candidates(&t);
+    if (s == CUTEC_OK) s = unfused_candidates(&t);
     if (s == CUTEC_OK && t.n == 0) s = no_candidate(&t);
     if (s != CUTEC_OK) {
         tuning_free(&t);

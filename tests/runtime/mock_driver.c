@@ -605,7 +605,9 @@ static void mock_store(void *p, const char *t, size_t i, double v)
 /* A GEMM kernel the mock does not know by name: computed from its
  * description's lines (cutec.arg roles, types, cutec.act) with the
  * contract's meaning, every tensor packed (A M x K, B N x K, C, D and aux
- * row-major): D = act(alpha A B^T + beta C + bias + bias_row). */
+ * row-major): D = act(alpha A B^T + beta C + bias + bias_row); for an
+ * elementwise epilogue kernel (class epilogue), D = act(C + bias +
+ * bias_row). */
 static void mock_role_gemm(const struct CUfunc_st *f, void **params)
 {
     int idx[MR_COUNT];
@@ -645,10 +647,13 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
         int got = sscanf(al, "// cutec.act %63s %15s", act, flag);
         gated = got == 2 && strcmp(flag, "gated") == 0;
     }
+    /* an elementwise epilogue kernel reads v from C, before the biases */
+    int ew = strstr(text, "// cutec.class epilogue\n") != NULL;
     free(text);
-    if (idx[MR_M] < 0 || idx[MR_N] < 0 || idx[MR_K] < 0 || idx[MR_A] < 0 || idx[MR_B] < 0 || idx[MR_D] < 0) return;
+    if (idx[MR_M] < 0 || idx[MR_N] < 0 || idx[MR_D] < 0) return;
+    if (ew ? idx[MR_C] < 0 : idx[MR_K] < 0 || idx[MR_A] < 0 || idx[MR_B] < 0) return;
 #define ARG(r) (*(void **)params[idx[r]])
-    int m = *(int *)params[idx[MR_M]], n = *(int *)params[idx[MR_N]], k = *(int *)params[idx[MR_K]];
+    int m = *(int *)params[idx[MR_M]], n = *(int *)params[idx[MR_N]], k = ew ? 0 : *(int *)params[idx[MR_K]];
     double alpha = idx[MR_ALPHA] >= 0 ? *(float *)params[idx[MR_ALPHA]] : 1.0;
     double beta = idx[MR_BETA] >= 0 ? *(float *)params[idx[MR_BETA]] : 0.0;
     int dn = gated ? n / 2 : n;
@@ -663,8 +668,8 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
             for (size_t q = 0; q < (size_t)k; q++)
                 acc += (double)(float)mock_load(ARG(MR_A), type[MR_A], i * (size_t)k + q) *
                        mock_load(ARG(MR_B), type[MR_B], j * (size_t)k + q);
-            double x = alpha * (float)acc;
-            if (idx[MR_C] >= 0 && beta != 0.0) x += beta * mock_load(ARG(MR_C), type[MR_C], i * (size_t)n + j);
+            double x = ew ? mock_load(ARG(MR_C), type[MR_C], i * (size_t)n + j) : alpha * (float)acc;
+            if (!ew && idx[MR_C] >= 0 && beta != 0.0) x += beta * mock_load(ARG(MR_C), type[MR_C], i * (size_t)n + j);
             if (idx[MR_BIAS] >= 0) x += mock_load(ARG(MR_BIAS), type[MR_BIAS], j);
             if (idx[MR_BIAS_ROW] >= 0) x += mock_load(ARG(MR_BIAS_ROW), type[MR_BIAS_ROW], i);
             v[i * (size_t)n + j] = (float)x;
@@ -679,7 +684,7 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
         }
 #undef ARG
     free(v);
-    cutec_mock_advance_clock(1.0 + (double)m * n * k * 1e-6 * 1.5);
+    cutec_mock_advance_clock(1.0 + (ew ? (double)m * n * 1e-3 : (double)m * n * k * 1e-6 * 1.5));
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
@@ -733,8 +738,9 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
             mock_gemm(f, params, 0);
     } else if (strcmp(f->name, "user_gemm_brow") == 0) {
         mock_gemm(f, params, 1); /* tests/runtime/user_gemm.cute: B stored K x N */
-    } else if (f->module_text != NULL && strstr(f->module_text, "// cutec.class gemm") != NULL) {
-        mock_role_gemm(f, params); /* any other GEMM kernel, by its roles */
+    } else if (f->module_text != NULL && (strstr(f->module_text, "// cutec.class gemm") != NULL ||
+                                          strstr(f->module_text, "// cutec.class epilogue") != NULL)) {
+        mock_role_gemm(f, params); /* any other GEMM or elementwise epilogue kernel, by its roles */
     } else if (strcmp(f->name, "write_null") == 0) {
         sticky = ILLEGAL_ADDRESS;
     } else if (strcmp(f->name, "trap_kernel") == 0) {

@@ -46,14 +46,19 @@ static const struct kern {
     int gated;
     const char *args;     /* extra arguments, in order, space-separated */
     const char *mock_act; /* what the mock computes, when it differs (a lying kernel) */
+    int ew;               /* an elementwise epilogue kernel (class epilogue) */
 } kerns[] = {
-    {"epi_relu", "relu", 0, "", NULL},
-    {"epi_relu_bias", "relu", 0, "bias", NULL},
-    {"epi_gelu_aux_bias", "gelu_tanh", 0, "bias aux", NULL},
-    {"epi_swiglu", "swiglu", 1, "", NULL},
-    {"epi_cube", "cube", 0, "", NULL},
-    {"epi_silu_all", "silu", 0, "alpha beta c bias_row", NULL},
-    {"epi_sigmoid_lies", "sigmoid", 0, "", "silu"},
+    {"epi_relu", "relu", 0, "", NULL, 0},
+    {"epi_relu_bias", "relu", 0, "bias", NULL, 0},
+    {"epi_gelu_aux_bias", "gelu_tanh", 0, "bias aux", NULL, 0},
+    {"epi_swiglu", "swiglu", 1, "", NULL, 0},
+    {"epi_cube", "cube", 0, "", NULL, 0},
+    {"epi_silu_all", "silu", 0, "alpha beta c bias_row", NULL, 0},
+    {"epi_sigmoid_lies", "sigmoid", 0, "", "silu", 0},
+    /* the elementwise halves of unfused baselines */
+    {"ew_silu", "silu", 0, "", NULL, 1},
+    {"ew_swiglu", "swiglu", 1, "", NULL, 1},
+    {"ew_gelu_erf_bias", "gelu_erf", 0, "bias", NULL, 1},
 };
 
 /* A kernel's description, with activation act. */
@@ -61,24 +66,33 @@ static char *describe(const struct kern *k, const char *act)
 {
     char *t = malloc(4096);
     CHECK(t != NULL);
-    int n = snprintf(t, 4096,
-                     "// cutec.kernel %s\n// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 16 16 1\n"
-                     "// cutec.smem_static 0\n// cutec.smem_dynamic 0\n// cutec.param T bf16\n"
-                     "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n"
-                     "// cutec.arg 2 K scalar i32 role k\n"
-                     "// cutec.arg 3 A tensor bf16 rank 2 shape M K stride K 1 align 2 role a\n"
-                     "// cutec.arg 4 B tensor bf16 rank 2 shape N K stride K 1 align 2 role b\n"
-                     "// cutec.arg 5 D tensor bf16 rank 2 shape M %s stride %s 1 align 2 role d\n",
-                     k->name, k->gated ? "(N/2)" : "N", k->gated ? "(N/2)" : "N");
-    int idx = 6;
+    const char *dn = k->gated ? "(N/2)" : "N";
+    int n = k->ew ? snprintf(t, 4096,
+                             "// cutec.kernel %s\n// cutec.contract 1\n// cutec.class epilogue\n"
+                             "// cutec.threads 256 1 1\n// cutec.smem_static 0\n// cutec.smem_dynamic 0\n"
+                             "// cutec.param T bf16\n"
+                             "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n"
+                             "// cutec.arg 2 X tensor bf16 rank 2 shape M N stride N 1 align 2 role c\n"
+                             "// cutec.arg 3 D tensor bf16 rank 2 shape M %s stride %s 1 align 2 role d\n",
+                             k->name, dn, dn)
+                  : snprintf(t, 4096,
+                             "// cutec.kernel %s\n// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 16 16 1\n"
+                             "// cutec.smem_static 0\n// cutec.smem_dynamic 0\n// cutec.param T bf16\n"
+                             "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n"
+                             "// cutec.arg 2 K scalar i32 role k\n"
+                             "// cutec.arg 3 A tensor bf16 rank 2 shape M K stride K 1 align 2 role a\n"
+                             "// cutec.arg 4 B tensor bf16 rank 2 shape N K stride K 1 align 2 role b\n"
+                             "// cutec.arg 5 D tensor bf16 rank 2 shape M %s stride %s 1 align 2 role d\n",
+                             k->name, dn, dn);
+    int idx = k->ew ? 4 : 6;
     char words[128];
     snprintf(words, sizeof words, "%s", k->args);
     for (char *save = NULL, *w = strtok_r(words, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save))
         for (size_t i = 0; i < sizeof arg_specs / sizeof arg_specs[0]; i++)
             if (strcmp(arg_specs[i].name, w) == 0)
                 n += snprintf(t + n, 4096 - (size_t)n, "// cutec.arg %d %s\n", idx++, arg_specs[i].line);
-    snprintf(t + n, 4096 - (size_t)n, "// cutec.grid ceil_div(N,16) ceil_div(M,16) 1\n// cutec.act %s%s\n", act,
-             k->gated ? " gated" : "");
+    snprintf(t + n, 4096 - (size_t)n, "// cutec.grid %s\n// cutec.act %s%s\n",
+             k->ew ? "ceil_div((M*N),256) 1 1" : "ceil_div(N,16) ceil_div(M,16) 1", act, k->gated ? " gated" : "");
     return t;
 }
 
@@ -400,11 +414,35 @@ static int test_bind(void)
     p = problem(40, 32, 24, "swiglu", 1);
     r = tune_and_run(rt, h, &p, NULL);
     CHECK(strcmp(best_dsl(r), "epi_swiglu T=bf16") == 0);
-    CHECK(cublas_ran(r) == 0);
+    CHECK((cublas_ran(r) > 0) == have_lt); /* unfused: cuBLASLt at the GEMM's width, then ew_swiglu */
+    CHECK(!have_lt || strstr(logbuf, "the unfused baseline: 4 cuBLASLt algorithms, then ew_swiglu T=bf16") != NULL);
     if (have_lt)
         CHECK_CONTAINS(logbuf,
                        "no cuBLASLt candidate: cuBLASLt has no fused form of this epilogue: a gated activation");
     cutec_tune_report_free(r);
+
+    /* no GEMM kernel applies plain SiLU, or GELU (erf) with a bias: cuBLASLt
+     * unfused, its GEMM then an elementwise kernel, is the only candidate */
+    static const struct {
+        const char *act, *winner;
+        int bias;
+    } unfused[] = {{"silu", "cublasLt algo #0 + ew_silu T=bf16", 0},
+                   {"gelu_erf", "cublasLt algo #0 + ew_gelu_erf_bias T=bf16", 1}};
+    for (size_t u = 0; u < sizeof unfused / sizeof unfused[0]; u++) {
+        p = problem(40, 32, 24, unfused[u].act, 0);
+        p.bias = unfused[u].bias;
+        if (have_lt) {
+            r = tune_and_run(rt, h, &p, NULL);
+            CHECK(strcmp(r->candidates[0].name, unfused[u].winner) == 0 && r->candidates[0].is_cublas);
+            cutec_tune_report_free(r);
+        } else {
+            io y;
+            io_new(rt, &p, &y);
+            cutec_gemm_args b = args_of(&p, &y);
+            CHECK_STATUS(rt, cutec_gemm_ex(h, &p, &b, NULL), CUTEC_ERR_NO_CUBLAS);
+            io_free(rt, &y);
+        }
+    }
 
     /* SiLU with alpha, a C source (beta), a bias per row: out of place */
     p = problem(40, 32, 24, "silu", 0);
@@ -483,38 +521,54 @@ static int test_bind(void)
 }
 
 /* The epilogue is in the class key (on disk), a plain key is as before,
- * and a second handle reads the decision back. */
+ * and a second handle reads the decision back: a pack kernel's, and the
+ * unfused baseline's (cuBLASLt's algorithm and the elementwise kernel). */
 static int test_cache(void)
 {
+    cutec_runtime_destroy(gpu_runtime()); /* skipped (77) before a directory is made */
     char dir[] = "/tmp/cutec_epi_cacheXXXXXX";
     CHECK(mkdtemp(dir) != NULL);
-    cutec_gemm_problem p = problem(40, 32, 24, "relu", 0);
-    p.bias = 1;
-    for (int round = 0; round < 2; round++) {
-        cutec_runtime *rt = gpu_runtime();
-        cutec_gemm_handle *h;
-        CHECK_OK(rt, cutec_gemm_create(rt, &h));
-        cutec_pack *pack = load_pack(rt);
-        CHECK_OK(rt, cutec_gemm_use_pack(h, pack));
-        CHECK_OK(rt, cutec_gemm_set_cache_dir(h, dir));
-        io x;
-        io_new(rt, &p, &x);
-        cutec_gemm_args a = args_of(&p, &x);
-        logbuf[0] = '\0';
-        CHECK_OK(rt, cutec_gemm_ex(h, &p, &a, NULL));
-        CHECK_OK(rt, cutec_synchronize(rt));
-        check_result(rt, &p, &x, NULL);
-        /* tuned the first time, read from disk the second */
-        CHECK((strstr(logbuf, "tuning: chose ") != NULL) == (round == 0));
-        char name[192];
-        CHECK_OK(rt, cutec_gemm_choice(h, &p, name, sizeof name));
-        CHECK(strcmp(name, "epi_relu_bias T=bf16") == 0);
-        io_free(rt, &x);
-        cutec_gemm_destroy(h);
-        cutec_runtime_destroy(rt);
+    static const struct {
+        const char *act, *choice, *cached, *key;
+        int bias;
+    } cases[] = {
+        {"relu", "epi_relu_bias T=bf16", "epi_relu_bias T=bf16", "epilogue=relu+bias:bf16:16 align=16:16:16", 1},
+        {"silu", "cublasLt algo #0 + ew_silu T=bf16", "cublasLt algo (cached) + ew_silu T=bf16",
+         "epilogue=silu align=16:16:16", 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cutec_gemm_problem p = problem(40, 32, 24, cases[c].act, 0);
+        p.bias = cases[c].bias;
+        for (int round = 0; round < 2; round++) {
+            cutec_runtime *rt = gpu_runtime();
+            cutec_gemm_handle *h;
+            CHECK_OK(rt, cutec_gemm_create(rt, &h));
+            cutec_pack *pack = load_pack(rt);
+            CHECK_OK(rt, cutec_gemm_use_pack(h, pack));
+            CHECK_OK(rt, cutec_gemm_set_cache_dir(h, dir));
+            io x;
+            io_new(rt, &p, &x);
+            cutec_gemm_args a = args_of(&p, &x);
+            logbuf[0] = '\0';
+            CHECK_OK(rt, cutec_gemm_ex(h, &p, &a, NULL));
+            CHECK_OK(rt, cutec_synchronize(rt));
+            check_result(rt, &p, &x, NULL);
+            /* tuned the first time, read from disk the second */
+            CHECK((strstr(logbuf, "tuning: chose ") != NULL) == (round == 0));
+            CHECK(strstr(logbuf, "tuning cache: ignoring") == NULL);
+            char name[192];
+            CHECK_OK(rt, cutec_gemm_choice(h, &p, name, sizeof name));
+            CHECK(strcmp(name, round == 0 ? cases[c].choice : cases[c].cached) == 0);
+            io_free(rt, &x);
+            cutec_gemm_destroy(h);
+            cutec_runtime_destroy(rt);
+        }
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "grep -rq '%s' %s", cases[c].key, dir);
+        CHECK(system(cmd) == 0);
     }
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "grep -rq 'epilogue=relu+bias:bf16:16 align=16:16:16' %s", dir);
+    snprintf(cmd, sizeof cmd, "grep -rq '^choice cublas+ew [0-9a-f]* [0-9a-f]* 7 ew_silu T=bf16$' %s", dir);
     CHECK(system(cmd) == 0);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
