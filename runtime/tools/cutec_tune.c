@@ -458,14 +458,49 @@ static int bench_warmup(const opts *o, gpu *g, const tune_shape *first, failure 
     return rc;
 }
 
-/* The geometric means of both ratio columns: sums of logs and counts. */
+/* The geometric means of the ratio columns: sums of logs and counts
+ * (vs plain: with --epilogue, the fastest pack kernel with the epilogue
+ * against the fastest pack kernel of the plain GEMM of the same shape). */
 typedef struct bench_means {
-    double log_sum, log_sum0;
-    int n, n0;
+    double log_sum, log_sum0, log_plain;
+    int n, n0, nplain;
 } bench_means;
 
+/* The fastest checked pack kernel's median of a report (+inf: none). */
+static double report_best_dsl(const cutec_tune_report *rep)
+{
+    for (int i = 0; i < rep->count; i++)
+        if (!rep->candidates[i].is_cublas && !rep->candidates[i].screened && !isinf(rep->candidates[i].ms))
+            return rep->candidates[i].ms;
+    return INFINITY;
+}
+
+/* With --epilogue: the plain GEMM of the same shape tuned too, its fastest
+ * pack kernel's median in *ms (+inf: none). */
+static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, double *ms, failure *f)
+{
+    opts plain = *o;
+    memset(plain.act, 0, sizeof plain.act);
+    plain.gated = plain.bias = plain.bias_row = plain.c_source = plain.aux = 0;
+    cutec_gemm_problem p;
+    problem_init(&plain, &p, sh->m, sh->n, sh->k);
+    buffers b;
+    cutec_tune_report *rep = NULL;
+    int rc = alloc_problem(g, &p, &b, (uint64_t)sh->line, f);
+    if (rc == 0) {
+        cutec_gemm_args a = args_of(&b);
+        cutec_status s = cutec_gemm_tune_ex(g->gemm, &p, &a, NULL, &rep);
+        if (s != CUTEC_OK) rc = fail_runtime(f, g->rt, sh->name, s);
+    }
+    free_problem(g, &b);
+    *ms = rc == 0 ? report_best_dsl(rep) : INFINITY;
+    cutec_tune_report_free(rep);
+    return rc;
+}
+
 /* One shape's line (or JSON object) from its tuning report. */
-static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_report *rep, int first, bench_means *gm)
+static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_report *rep, double plain_ms, int first,
+                         bench_means *gm)
 {
     /* the fastest pack kernel, winner or not: the first checked one (the
    * report puts the two timed head to head first) */
@@ -503,6 +538,12 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         gm->log_sum0 += log(ratio0);
         gm->n0++;
     }
+    int epi = o->act[0] || o->bias || o->bias_row || o->c_source || o->aux;
+    double vs_plain = !isinf(plain_ms) && !isinf(best_dsl) ? plain_ms / best_dsl : 0;
+    if (vs_plain > 0) {
+        gm->log_plain += log(vs_plain);
+        gm->nplain++;
+    }
     const char *win = rep->candidates[rep->winner].name;
     if (o->json) {
         printf("%s\n  {\"shape\": ", first ? "" : ",");
@@ -516,12 +557,15 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
             json_string(dsl_name);
         else
             printf("null");
+        if (epi) printf(", \"ratio_vs_plain\": %.4f", vs_plain);
         printf(", \"tuning_seconds\": %.3f}", rep->seconds);
     } else {
         /* where cuBLASLt wins, which pack kernel came closest */
         int cublas_won = rep->candidates[rep->winner].is_cublas;
-        printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f  %8.2f  %s%s%s%s\n", sh->name, sh->m, sh->n, sh->k,
-               tc, td, ratio, ratio0, rep->seconds, win, cublas_won ? " (best DSL: " : "",
+        char plain_col[16] = "";
+        if (epi) snprintf(plain_col, sizeof plain_col, " %7.3f", vs_plain);
+        printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f%s  %8.2f  %s%s%s%s\n", sh->name, sh->m, sh->n, sh->k,
+               tc, td, ratio, ratio0, plain_col, rep->seconds, win, cublas_won ? " (best DSL: " : "",
                cublas_won ? (dsl_name != NULL ? dsl_name : "none") : "", cublas_won ? ")" : "");
     }
     fflush(stdout);
@@ -558,8 +602,8 @@ static int cmd_bench(const opts *o, failure *f)
     } else {
         printf("device: %s\ndtype: %s -> %s\n", dev, dtype_name(o->in), dtype_name(o->out));
         if (strcmp(epi, "none") != 0) printf("epilogue: %s\n", epi);
-        printf("%-20s %6s %6s %6s  %12s %12s %7s %7s  %8s  %s\n", "shape", "M", "N", "K", "cuBLAS TF/s", "DSL TF/s",
-               "ratio", "vs #0", "tune s", "winner");
+        printf("%-20s %6s %6s %6s  %12s %12s %7s %7s%s  %8s  %s\n", "shape", "M", "N", "K", "cuBLAS TF/s", "DSL TF/s",
+               "ratio", "vs #0", strcmp(epi, "none") ? " vsplain" : "", "tune s", "winner");
     }
     bench_means gm = {0};
     if (!o->no_warmup) rc = bench_warmup(o, &g, &shapes[0], f);
@@ -576,12 +620,16 @@ static int cmd_bench(const opts *o, failure *f)
             if (s != CUTEC_OK) rc = fail_runtime(f, g.rt, sh->name, s);
         }
         free_problem(&g, &b);
-        if (rc == 0) bench_report(o, sh, rep, i == 0, &gm);
+        double plain_ms = INFINITY;
+        if (rc == 0 && strcmp(epi, "none") != 0) rc = bench_plain(o, &g, sh, &plain_ms, f);
+        if (rc == 0) bench_report(o, sh, rep, plain_ms, i == 0, &gm);
         cutec_tune_report_free(rep);
     }
     double mean = gm.n ? exp(gm.log_sum / gm.n) : 0, mean0 = gm.n0 ? exp(gm.log_sum0 / gm.n0) : 0;
+    double mean_plain = gm.nplain ? exp(gm.log_plain / gm.nplain) : 0;
     if (o->json) {
         printf("\n], \"geomean_ratio\": %.4f, \"geomean_ratio_vs_algo0\": %.4f", mean, mean0);
+        if (strcmp(epi, "none") != 0) printf(", \"geomean_ratio_vs_plain\": %.4f", mean_plain);
     } else if (rc == 0 && gm.n > 0) {
         printf("geometric mean over %d shapes: ratio %.3f (the fastest pack kernel against the fastest "
                "cuBLASLt algorithm, head to head)\n",
@@ -590,6 +638,10 @@ static int cmd_bench(const opts *o, failure *f)
             printf("geometric mean over %d shapes: vs #0 %.3f (against cuBLASLt's own choice, its heuristic's "
                    "first algorithm, in the common rounds)\n",
                    gm.n0, mean0);
+        if (gm.nplain > 0)
+            printf("geometric mean over %d shapes: vs plain %.3f (the fastest pack kernel with the epilogue against "
+                   "the fastest of the plain GEMM of the same shape: 1 is a free epilogue)\n",
+                   gm.nplain, mean_plain);
     }
     json_end(o, f, 1);
     free(shapes);
