@@ -126,6 +126,7 @@ static cutec_status lt_acc(harness *h)
     if (!cutec_gemm_lt(g)) return CUTEC_OK;
     cutec_gemm_problem q;
     cutec_gemm_problem_init(&q, p->m, p->n, p->k, p->a_type, CUTEC_DTYPE_F32);
+    q.b_type = p->b_type;
     q.a_layout = p->a_layout, q.b_layout = p->b_layout, q.lda = p->lda, q.ldb = p->ldb, q.ldc = p->n;
     size_t bytes = (size_t)p->m * (size_t)p->n * sizeof(float);
     cutec_lt_plan plan;
