@@ -200,7 +200,7 @@ static cutec_status problem_read(cutec_runtime *rt, const char *fn, const cutec_
                                  "%s: the problem sets byte %zu of %zu, past the %zu bytes of fields this library "
                                  "knows (a newer header's field, which this library cannot honour)",
                                  fn, i, size, sizeof *p);
-    memset(p, 0, sizeof *p);
+    if (size < sizeof *p) memset((char *)p + size, 0, sizeof *p - size);
     memcpy(p, user, size < sizeof *p ? size : sizeof *p);
     p->struct_size = sizeof *p;
     return CUTEC_OK;
@@ -210,7 +210,6 @@ static cutec_status problem_read(cutec_runtime *rt, const char *fn, const cutec_
  * problem's: fields inside struct_size, later ones NULL, bytes past ours zero). */
 static cutec_status args_read(cutec_runtime *rt, const char *fn, const cutec_gemm_args *user, cutec_gemm_args *a)
 {
-    if (user == NULL) return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: args is NULL", fn);
     size_t size;
     memcpy(&size, user, sizeof size);
     size_t min = offsetof(cutec_gemm_args, C);
@@ -224,7 +223,7 @@ static cutec_status args_read(cutec_runtime *rt, const char *fn, const cutec_gem
             return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
                                  "%s: the args set byte %zu of %zu, past the %zu bytes of fields this library knows",
                                  fn, i, size, sizeof *a);
-    memset(a, 0, sizeof *a);
+    if (size < sizeof *a) memset((char *)a + size, 0, sizeof *a - size);
     memcpy(a, user, size < sizeof *a ? size : sizeof *a);
     a->struct_size = sizeof *a;
     return CUTEC_OK;
@@ -270,6 +269,44 @@ static cutec_status epilogue_check(cutec_runtime *rt, const char *fn, cutec_gemm
     return CUTEC_OK;
 }
 
+/* The call's pointers, a row each: its name (NULL: the output, C or D),
+ * its place in the args, the problem's flag asking for it (-1: always),
+ * the problem's field of its element type (-1: f32).  Offsets, so that
+ * the per-call path builds nothing. */
+static const struct gemm_ptr_row {
+    const char *name;
+    size_t arg;
+    ptrdiff_t flag, type;
+} ptr_rows[] = {
+    {"matrix A", offsetof(cutec_gemm_args, A), -1, offsetof(cutec_gemm_problem, a_type)},
+    {"matrix B", offsetof(cutec_gemm_args, B), -1, offsetof(cutec_gemm_problem, b_type)},
+    {NULL, offsetof(cutec_gemm_args, D), -1, offsetof(cutec_gemm_problem, c_type)},
+    {"matrix C (the source)", offsetof(cutec_gemm_args, C), offsetof(cutec_gemm_problem, c_source),
+     offsetof(cutec_gemm_problem, c_type)},
+    {"the bias", offsetof(cutec_gemm_args, bias), offsetof(cutec_gemm_problem, bias),
+     offsetof(cutec_gemm_problem, bias_type)},
+    {"the bias_row", offsetof(cutec_gemm_args, bias_row), offsetof(cutec_gemm_problem, bias_row),
+     offsetof(cutec_gemm_problem, bias_type)},
+    {"the aux", offsetof(cutec_gemm_args, aux), offsetof(cutec_gemm_problem, aux),
+     offsetof(cutec_gemm_problem, c_type)},
+    {"the alpha", offsetof(cutec_gemm_args, alpha), offsetof(cutec_gemm_problem, scalars_on_device), -1},
+    {"the beta", offsetof(cutec_gemm_args, beta), offsetof(cutec_gemm_problem, scalars_on_device), -1},
+};
+
+static const void *ptr_of(const cutec_gemm_args *io, const struct gemm_ptr_row *r)
+{
+    const void *ptr;
+    memcpy(&ptr, (const char *)io + r->arg, sizeof ptr);
+    return ptr;
+}
+
+static int wanted_of(const cutec_gemm_problem *p, const struct gemm_ptr_row *r)
+{
+    int v = 1;
+    if (r->flag >= 0) memcpy(&v, (const char *)p + r->flag, sizeof v);
+    return v;
+}
+
 cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *user,
                               const cutec_gemm_args *uargs, cutec_gemm_problem *out, cutec_gemm_args *io,
                               gemm_class *cls)
@@ -289,7 +326,13 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
     if (p->epilogue != CUTEC_EPILOGUE_NONE)
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: epilogue %d is not a cutec_epilogue value", fn,
                              (int)p->epilogue);
-    rs = epilogue_check(rt, fn, p);
+    /* a problem without any epilogue field (every caller before them) takes
+     * the short path: the per-call cost of a plain GEMM stays what it was */
+    int epi =
+        p->act[0] != '\0' ||
+        (p->act_gated | p->bias | p->bias_row | p->c_source | p->aux | p->scalars_on_device | (int)p->bias_type) != 0 ||
+        (p->ld_csrc | p->ld_aux) != 0;
+    rs = epi ? epilogue_check(rt, fn, p) : CUTEC_OK;
     if (rs != CUTEC_OK) return rs;
     /* NaN or infinite scales would make every candidate fail its check and
    * the tuning end in CUTEC_ERR_NO_CANDIDATE, blaming the kernels */
@@ -299,34 +342,39 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: %s = %g is not a finite number", fn,
                              isfinite(p->alpha) ? "beta" : "alpha", (double)(isfinite(p->alpha) ? p->beta : p->alpha));
     }
-    rs = args_read(rt, fn, uargs, io);
-    if (rs != CUTEC_OK) return rs;
-    /* The call's pointers, a row each: its name, where it is, whether the
-     * problem asks for it. */
-    /* the output is D to cutec_gemm_ex's callers, C to cutec_gemm's */
-    const char *dname = strstr(fn, "_ex") != NULL ? "D" : "C";
-    const struct {
-        const char *name;
-        const void *ptr;
-        int wanted;
-    } ptrs[] = {{"A", io->A, 1},
-                {"B", io->B, 1},
-                {dname, io->D, 1},
-                {"C (the source)", io->C, p->c_source},
-                {"bias", io->bias, p->bias},
-                {"bias_row", io->bias_row, p->bias_row},
-                {"aux", io->aux, p->aux},
-                {"alpha", io->alpha, p->scalars_on_device},
-                {"beta", io->beta, p->scalars_on_device}};
-    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
-        if (!ptrs[i].wanted && ptrs[i].ptr != NULL)
+    if (uargs != NULL) {
+        rs = args_read(rt, fn, uargs, io);
+        if (rs != CUTEC_OK) return rs;
+    } else { /* placeholders (cutec_gemm_choice): 16-byte aligned, each the problem asks for */
+        static char dummy[16] __attribute__((aligned(16)));
+        cutec_gemm_args_init(io, dummy, dummy, dummy);
+        io->C = p->c_source ? dummy : NULL;
+        io->bias = p->bias ? dummy : NULL;
+        io->bias_row = p->bias_row ? dummy : NULL;
+        io->aux = p->aux ? dummy : NULL;
+        io->alpha = io->beta = p->scalars_on_device ? (const float *)(void *)dummy : NULL;
+    }
+    /* the output is D to cutec_gemm_ex's callers, C to cutec_gemm's (named
+     * on failures only: this is the per-call path) */
+#define OUT_NAME (strstr(fn, "_ex") != NULL ? "matrix D" : "matrix C")
+    /* without an epilogue only A, B and D are asked for, and the others must be NULL */
+    size_t nrows = epi || (io->C != NULL || io->bias != NULL || io->bias_row != NULL || io->aux != NULL ||
+                           io->alpha != NULL || io->beta != NULL)
+                       ? sizeof ptr_rows / sizeof ptr_rows[0]
+                       : 3;
+    for (size_t i = 0; i < nrows; i++) {
+        const void *ptr = ptr_of(io, &ptr_rows[i]);
+        int wanted = wanted_of(p, &ptr_rows[i]);
+        const char *name = ptr_rows[i].name != NULL ? ptr_rows[i].name : OUT_NAME;
+        if (!wanted && ptr != NULL)
             return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
-                                 "%s: args give %s, which the problem does not ask for (set its field)", fn,
-                                 ptrs[i].name);
-    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
-        if (ptrs[i].wanted && ptrs[i].ptr == NULL)
-            return cutec_rt_fail(rt, CUTEC_ERR_NULL_POINTER, "%s: %s %s is a NULL pointer%s", fn,
-                                 i < 4 ? "matrix" : "the", ptrs[i].name, i < 3 ? "" : " (the problem asks for it)");
+                                 "%s: args give %s, which the problem does not ask for (set its field)", fn, name);
+    }
+    for (size_t i = 0; i < nrows; i++)
+        if (wanted_of(p, &ptr_rows[i]) && ptr_of(io, &ptr_rows[i]) == NULL)
+            return cutec_rt_fail(rt, CUTEC_ERR_NULL_POINTER, "%s: %s is a NULL pointer%s", fn,
+                                 ptr_rows[i].name != NULL ? ptr_rows[i].name : OUT_NAME,
+                                 ptr_rows[i].flag >= 0 ? " (the problem asks for it)" : "");
     if (!p->c_source) io->C = io->D; /* in place */
     const struct {
         const char *what;
@@ -356,10 +404,11 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
         int wanted;
     } mats[] = {{"A", "lda", p->a_layout, p->m, p->k, &out->lda, io->A, p->a_type, 1},
                 {"B", "ldb", p->b_layout, p->k, p->n, &out->ldb, io->B, p->b_type, 1},
-                {dname, "ldc", p->c_layout, p->m, cutec_gemm_d_cols(p), &out->ldc, io->D, p->c_type, 1},
+                {NULL, "ldc", p->c_layout, p->m, cutec_gemm_d_cols(p), &out->ldc, io->D, p->c_type, 1},
                 {"C", "ld_csrc", p->c_layout, p->m, p->n, &out->ld_csrc, io->C, p->c_type, p->c_source},
                 {"aux", "ld_aux", p->c_layout, p->m, p->n, &out->ld_aux, io->aux, p->c_type, p->aux}};
-    for (size_t i = 0; i < sizeof mats / sizeof mats[0]; i++) {
+#define MNAME(i) (mats[i].name != NULL ? mats[i].name : strstr(fn, "_ex") != NULL ? "D" : "C")
+    for (size_t i = 0; i < (epi ? sizeof mats / sizeof mats[0] : 3); i++) {
         if (!mats[i].wanted) {
             *mats[i].ld = 0;
             continue;
@@ -373,31 +422,23 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
                 "%s: %s = %lld is smaller than %lld, the %s length of the %s-major "
                 "%lld x %lld matrix %s",
                 fn, mats[i].ldname, *mats[i].ld, need, mats[i].l == CUTEC_LAYOUT_ROW ? "row" : "column",
-                mats[i].l == CUTEC_LAYOUT_ROW ? "row" : "column", mats[i].rows, mats[i].cols, mats[i].name);
+                mats[i].l == CUTEC_LAYOUT_ROW ? "row" : "column", mats[i].rows, mats[i].cols, MNAME(i));
         if (*mats[i].ld > GEMM_MAX_ELEMS || (outer - 1) > GEMM_MAX_ELEMS / *mats[i].ld)
-            return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: matrix %s spans more than 2^40 elements", fn,
-                                 mats[i].name);
+            return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: matrix %s spans more than 2^40 elements", fn, MNAME(i));
     }
-    const struct {
-        const char *name;
-        const void *ptr;
-        cutec_dtype t;
-        int wanted;
-    } aligned[] = {{"matrix A", io->A, p->a_type, 1},
-                   {"matrix B", io->B, p->b_type, 1},
-                   {dname[0] == 'C' ? "matrix C" : "matrix D", io->D, p->c_type, 1},
-                   {"matrix C", io->C, p->c_type, p->c_source},
-                   {"bias", io->bias, p->bias_type, p->bias},
-                   {"bias_row", io->bias_row, p->bias_type, p->bias_row},
-                   {"aux", io->aux, p->c_type, p->aux},
-                   {"alpha", io->alpha, CUTEC_DTYPE_F32, p->scalars_on_device},
-                   {"beta", io->beta, CUTEC_DTYPE_F32, p->scalars_on_device}};
-    for (size_t i = 0; i < sizeof aligned / sizeof aligned[0]; i++) {
-        size_t esize = cutec_dtype_size(aligned[i].t);
-        if (aligned[i].wanted && (uintptr_t)aligned[i].ptr % esize != 0)
+#undef MNAME
+    for (size_t i = 0; i < nrows; i++) {
+        if (!wanted_of(p, &ptr_rows[i])) continue;
+        const void *ptr = ptr_of(io, &ptr_rows[i]);
+        cutec_dtype t = CUTEC_DTYPE_F32;
+        if (ptr_rows[i].type >= 0) memcpy(&t, (const char *)p + ptr_rows[i].type, sizeof t);
+        size_t esize = cutec_dtype_size(t);
+        if ((uintptr_t)ptr % esize != 0)
             return cutec_rt_fail(rt, CUTEC_ERR_MISALIGNED, "%s: %s at %p is not aligned to its %zu-byte %s elements",
-                                 fn, aligned[i].name, aligned[i].ptr, esize, cutec_dtype_name(aligned[i].t));
+                                 fn, ptr_rows[i].name != NULL ? ptr_rows[i].name : OUT_NAME, ptr, esize,
+                                 cutec_dtype_name(t));
     }
+#undef OUT_NAME
     memset(cls, 0, sizeof *cls);
     cls->m = out->m;
     cls->n = out->n;
@@ -417,6 +458,7 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
     cls->align[0] = cutec_gemm_ptr_align(io->A);
     cls->align[1] = cutec_gemm_ptr_align(io->B);
     cls->align[2] = cutec_gemm_ptr_align(io->D);
+    if (!epi) return CUTEC_OK; /* the epilogue's fields: zero */
     memcpy(cls->act, p->act, sizeof cls->act);
     cls->gated = p->act_gated;
     cls->bias = p->bias;
@@ -473,7 +515,10 @@ cutec_status cutec_gemm_set_activation_ref(cutec_gemm_handle *g, const char *nam
 
 uint64_t cutec_gemm_class_hash(const gemm_class *c)
 {
-    uint64_t h = cutec_fnv1a(CUTEC_FNV_OFFSET, c, sizeof *c);
+    /* the epilogue's fields are zero without one: a plain class hashes the
+     * bytes before them only (the per-call path: FNV-1a goes byte by byte) */
+    size_t n = gemm_class_has_epilogue(c) ? sizeof *c : offsetof(gemm_class, act);
+    uint64_t h = cutec_fnv1a(CUTEC_FNV_OFFSET, c, n);
     return h != 0 ? h : 1; /* 0 marks nothing */
 }
 
@@ -675,8 +720,16 @@ cutec_status cutec_gemm(cutec_gemm_handle *g, const cutec_gemm_problem *p, const
     return gemm_run(g, "cutec_gemm", p, &args, stream);
 }
 
+/* args NULL is the caller's mistake (cutec_gemm_check reads NULL as placeholders). */
+static cutec_status args_null(cutec_gemm_handle *g, const char *fn)
+{
+    if (g == NULL || g->rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: args is NULL", fn);
+}
+
 cutec_status cutec_gemm_ex(cutec_gemm_handle *g, const cutec_gemm_problem *p, const cutec_gemm_args *args, void *stream)
 {
+    if (args == NULL) return args_null(g, "cutec_gemm_ex");
     return gemm_run(g, "cutec_gemm_ex", p, args, stream);
 }
 
@@ -711,6 +764,8 @@ cutec_status cutec_gemm_tune(cutec_gemm_handle *g, const cutec_gemm_problem *p, 
 cutec_status cutec_gemm_tune_ex(cutec_gemm_handle *g, const cutec_gemm_problem *p, const cutec_gemm_args *args,
                                 void *stream, cutec_tune_report **report)
 {
+    if (report != NULL) *report = NULL;
+    if (args == NULL) return args_null(g, "cutec_gemm_tune_ex");
     return gemm_tune(g, "cutec_gemm_tune_ex", p, args, stream, report);
 }
 
@@ -729,24 +784,11 @@ cutec_status cutec_gemm_choice(cutec_gemm_handle *g, const cutec_gemm_problem *p
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_choice: %s is NULL",
                              p == NULL ? "the problem" : "name");
     name[0] = '\0';
-    /* Pointers only decide the alignment class: assume 16-byte aligned ones,
-     * each the problem asks for. */
-    static char dummy[16] __attribute__((aligned(16)));
+    /* Pointers only decide the alignment class: 16-byte aligned placeholders. */
     cutec_gemm_problem np;
-    cutec_gemm_args io, args;
+    cutec_gemm_args io;
     gemm_class cls;
-    cutec_gemm_args_init(&args, dummy, dummy, dummy);
-    cutec_gemm_problem q;
-    memset(&q, 0, sizeof q);
-    size_t qs;
-    memcpy(&qs, p, sizeof qs);
-    memcpy(&q, p, qs < sizeof q ? qs : sizeof q); /* its flags (past a shorter struct: zero) */
-    args.C = q.c_source ? dummy : NULL;
-    args.bias = q.bias ? dummy : NULL;
-    args.bias_row = q.bias_row ? dummy : NULL;
-    args.aux = q.aux ? dummy : NULL;
-    args.alpha = args.beta = q.scalars_on_device ? (const float *)(void *)dummy : NULL;
-    cutec_status s = cutec_gemm_check(rt, "cutec_gemm_choice", p, &args, &np, &io, &cls);
+    cutec_status s = cutec_gemm_check(rt, "cutec_gemm_choice", p, NULL, &np, &io, &cls);
     if (s != CUTEC_OK) return s;
     gemm_decision *d = cutec_gemm_table_find(g, &cls, cutec_gemm_class_hash(&cls));
     if (d == NULL)

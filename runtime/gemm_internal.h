@@ -113,7 +113,8 @@ struct cutec_gemm_handle {
 /* Checks p and args (through their struct_size) and fills *out with the
  * normalised problem (every field this library knows; packed leading
  * dimensions filled in), *io with the normalised pointers (C is D for an
- * in-place problem) and *cls with its class. */
+ * in-place problem) and *cls with its class.  args NULL: 16-byte aligned
+ * placeholders for every pointer p asks for (cutec_gemm_choice). */
 cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *p,
                               const cutec_gemm_args *args, cutec_gemm_problem *out, cutec_gemm_args *io,
                               gemm_class *cls);

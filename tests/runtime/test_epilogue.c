@@ -607,7 +607,7 @@ static int test_args(void)
     expect(rt, h, &p, &b, CUTEC_ERR_NULL_POINTER,
            "cutec_gemm_ex: the bias is a NULL pointer (the problem asks for it)");
     b = a, b.aux = mem;
-    expect(rt, h, &p, &b, CUTEC_ERR_INVALID_ARGUMENT, "args give aux, which the problem does not ask for");
+    expect(rt, h, &p, &b, CUTEC_ERR_INVALID_ARGUMENT, "args give the aux, which the problem does not ask for");
     b = a, b.D = NULL;
     expect(rt, h, &p, &b, CUTEC_ERR_NULL_POINTER, "matrix D is a NULL pointer");
     b = a, b.bias = odd;
