@@ -62,6 +62,8 @@ typedef enum VKind {
     V_ATOM,       /* an MMA or copy atom, or a tiled MMA / tiled copy: atom */
     V_DESC,       /* a wgmma shared-memory matrix descriptor (smem_desc): llvm: i64;
                      ty: element type; i: 1 if MN-major (transposed), 0 if K-major */
+    V_ABSENT,     /* a kernel parameter whose `if` condition is false: node (the
+                     parameter); it may be passed along, not used (kernel.c) */
 } VKind;
 
 typedef struct Value {
@@ -142,6 +144,7 @@ typedef struct Eval {
     EvalLimits *limits;      /* NULL until first used: see eval_limits */
     const Node *expanding;   /* the outermost `unroll for` or inlined call being expanded */
     bool param_layout;       /* binding the kernel's tensor parameters: an i64 leaf of a layout warns (eval_lay.c) */
+    const NodeList *absent;  /* the kernel's parameters whose `if` condition is false (kernel.c) */
     /* function-call state */
     bool in_fn;
     bool returned;

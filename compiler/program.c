@@ -177,6 +177,11 @@ static void register_items(Program *p, Node *prog, bool is_main)
                 diag_error(p->diag, it->list2.items[0]->name_loc,
                            "functions take no template parameters; pass '%s' as an ordinary parameter",
                            it->list2.items[0]->name);
+            for (int j = 0; it->kind == N_FUNC && j < it->list.n; j++)
+                if (it->list.items[j]->b)
+                    diag_error(p->diag, it->list.items[j]->b->loc,
+                               "only a kernel's parameters can be conditional ('%s' of function '%s')",
+                               it->list.items[j]->name, it->name);
             add_sym(p, it->name, it);
             break;
         default: break;
