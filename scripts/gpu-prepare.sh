@@ -116,6 +116,16 @@ tiled_bf16 -D TILED=1
 tiled_f16_n256_k128 -D TILED=1 -D TA=f16 -D N=256 -D K=128
 tiled_bf16_n64_sw64_sw32_ord1 -D TILED=1 -D N=64 -D SWA=2 -D SWB=1 -D ORD=1
 tiled_bf16_n8 -D TILED=1 -D N=8
+tiled_e4m3_n8 -D TILED=1 -D TA=e4m3 -D KSTEP=32 -D K=128 -D N=8
+tiled_e4m3 -D TILED=1 -D TA=e4m3 -D KSTEP=32 -D K=128
+tiled_e5m2_n64_k256 -D TILED=1 -D TA=e5m2 -D KSTEP=32 -D K=256 -D N=64
+tiled_e4m3_e5m2_sw64_sw32_ord1 -D TILED=1 -D TA=e4m3 -D TB=e5m2 -D KSTEP=32 -D K=128 -D SWA=2 -D SWB=1 -D ORD=1
+tiled_rs_bf16 -D TILED=1 -D RS=1
+tiled_rs_f16_n256_k128 -D TILED=1 -D RS=1 -D TA=f16 -D N=256 -D K=128
+tiled_rs_bf16_n64_mnB_sw64 -D TILED=1 -D RS=1 -D N=64 -D BMN=1 -D SWB=2
+tiled_rs_f16_n8 -D TILED=1 -D RS=1 -D TA=f16 -D N=8
+tiled_rs_e4m3 -D TILED=1 -D RS=1 -D TA=e4m3 -D KSTEP=32 -D K=128
+tiled_rs_e5m2_e4m3_n64_sw64 -D TILED=1 -D RS=1 -D TA=e5m2 -D TB=e4m3 -D KSTEP=32 -D K=64 -D N=64 -D SWA=2 -D SWB=2
 POINTS
 # kernel packs for the runtime's GEMM entry point and its tests
 "$B"/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm80.pack
