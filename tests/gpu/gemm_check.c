@@ -401,7 +401,8 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
      * guards (checked like C's) */
     size_t bytes_s = nmn * szc + 2 * GUARD, bytes_bias = (size_t)d->n * szc + 2 * GUARD;
     size_t bytes_br = (size_t)d->m * szc + 2 * GUARD, bytes_aux = nmn * szc + 2 * GUARD;
-    unsigned long long ds = 0, dbias = 0, dbr = 0, daux = 0;
+    unsigned long long ds = 0, dbias = 0, dbr = 0, daux = 0, dsa = 0, dsb = 0;
+    size_t bytes_sa = (size_t)d->m * 4 + 2 * GUARD, bytes_sb = (size_t)d->n * 4 + 2 * GUARD;
     unsigned char *hx = NULL, *haux = NULL;
     size_t bytes_a = na + 2 * GUARD, bytes_b = nb + 2 * GUARD, bytes_c = nc * szc + 2 * GUARD;
     unsigned long long da = 0, db = 0, dc = 0;
@@ -416,8 +417,10 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
         goto out;
     }
     if (e) {
-        hx = malloc(bytes_s > bytes_br ? (bytes_s > bytes_bias ? bytes_s : bytes_bias)
-                                       : (bytes_br > bytes_bias ? bytes_br : bytes_bias));
+        size_t most = bytes_s;
+        const size_t sizes[] = {bytes_bias, bytes_br, bytes_sa, bytes_sb};
+        for (int q = 0; q < 4; q++) most = sizes[q] > most ? sizes[q] : most;
+        hx = malloc(most);
         haux = malloc(2 * bytes_aux);
     }
     if (ha == NULL || hb == NULL || hc == NULL || hc_out == NULL || (e && (hx == NULL || haux == NULL))) {
@@ -460,8 +463,12 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
             unsigned long long *dev;
             size_t bytes;
             const unsigned char *data;
-        } in[3] = {{&ds, bytes_s, e->s}, {&dbias, bytes_bias, e->b}, {&dbr, bytes_br, e->br}};
-        for (int q = 0; q < 3; q++) {
+        } in[5] = {{&ds, bytes_s, e->s},
+                   {&dbias, bytes_bias, e->b},
+                   {&dbr, bytes_br, e->br},
+                   {&dsa, bytes_sa, (const unsigned char *)e->sa},
+                   {&dsb, bytes_sb, (const unsigned char *)e->sb}};
+        for (int q = 0; q < 5; q++) {
             size_t body = in[q].bytes - 2 * GUARD;
             memset(hx, 0xFF, in[q].bytes);
             if (q > 0 || e->src) memcpy(hx + GUARD, in[q].data, body);
@@ -484,6 +491,8 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
         gargs.bias = dbias + GUARD;
         gargs.bias_row = dbr + GUARD;
         gargs.aux = daux + GUARD;
+        gargs.scale_a = dsa + GUARD;
+        gargs.scale_b = dsb + GUARD;
     }
     char aerr[256];
     if (gemm_build_args(s->rt, &gp->meta, &gargs, aerr, sizeof aerr) != 0) {
@@ -559,6 +568,8 @@ out:
         cutec_free(s->rt, dbias);
         cutec_free(s->rt, dbr);
         cutec_free(s->rt, daux);
+        cutec_free(s->rt, dsa);
+        cutec_free(s->rt, dsb);
     }
     free(hx);
     free(haux);
@@ -753,6 +764,7 @@ static void self_test_epilogue(void)
         memset(&e, 0, sizeof e);
         e.alpha = e.src = e.bias = e.bias_row = e.aux = 1;
         e.gated = gated;
+        e.scale = gated ? 1 : 2;
         e.act = cutec_act_find(gated ? "swiglu" : "gelu_tanh", gated ? 6 : 9);
         e.tc = GT_BF16;
         e.alpha_v = 0.75;

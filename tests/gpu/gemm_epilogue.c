@@ -24,6 +24,9 @@ int gemm_epi_from_point(const gemm_point *p, gemm_epi *e, char *err, size_t errl
     e->bias_row = cutec_kdesc_role_arg(m, CUTEC_ROLE_BIAS_ROW) >= 0;
     e->aux = cutec_kdesc_role_arg(m, CUTEC_ROLE_AUX) >= 0;
     e->gated = m->gated;
+    int sa = cutec_kdesc_role_arg(m, CUTEC_ROLE_SCALE_A);
+    if (sa >= 0) /* a tensor of shape 1 is a per-tensor scale (docs/contract.md) */
+        e->scale = m->args[sa].rank == 1 && strcmp(cutec_kd_s(m, m->args[sa].shape[0]), "1") == 0 ? 1 : 2;
     e->tc = p->tc;
     /* not 1 and 0: a kernel that ignores them fails */
     e->alpha_v = e->alpha ? 0.75 : 1.0;
@@ -40,7 +43,7 @@ int gemm_epi_from_point(const gemm_point *p, gemm_epi *e, char *err, size_t errl
 
 int gemm_epi_any(const gemm_epi *e)
 {
-    return e->alpha || e->src || e->bias || e->bias_row || e->aux || e->gated ||
+    return e->scale || e->alpha || e->src || e->bias || e->bias_row || e->aux || e->gated ||
            (e->act && strcmp(e->act->name, "identity") != 0);
 }
 
@@ -54,6 +57,9 @@ void gemm_epi_free(gemm_epi *e)
     free(e->sv);
     free(e->bv);
     free(e->brv);
+    free(e->sa);
+    free(e->sb);
+    e->sa = e->sb = NULL;
     e->s = e->b = e->br = NULL;
     e->sv = e->bv = e->brv = NULL;
     e->m = e->n = 0;
@@ -69,7 +75,9 @@ int gemm_epi_make(gemm_epi *e, long m, long n, uint64_t seed)
     e->bv = malloc((size_t)n * sizeof *e->bv);
     e->br = malloc((size_t)m * es);
     e->brv = malloc((size_t)m * sizeof *e->brv);
-    if (!e->s || !e->sv || !e->b || !e->bv || !e->br || !e->brv) {
+    e->sa = malloc((size_t)m * sizeof *e->sa);
+    e->sb = malloc((size_t)n * sizeof *e->sb);
+    if (!e->s || !e->sv || !e->b || !e->bv || !e->br || !e->brv || !e->sa || !e->sb) {
         gemm_epi_free(e);
         return -1;
     }
@@ -78,6 +86,11 @@ int gemm_epi_make(gemm_epi *e, long m, long n, uint64_t seed)
     gemm_fill_random(&r, e->tc, e->s, e->sv, ns);
     gemm_fill_random(&r, e->tc, e->b, e->bv, (size_t)n);
     gemm_fill_random(&r, e->tc, e->br, e->brv, (size_t)m);
+    /* scales in [0.25, 4): far from 1, so a kernel that skips them fails */
+    for (long i = 0; i < m; i++)
+        e->sa[i] = (float)ldexp(1.0 + 0.5 * gemm_rng_uniform(&r), (int)(gemm_rng_next(&r) % 4) - 2);
+    for (long j = 0; j < n; j++)
+        e->sb[j] = (float)ldexp(1.0 + 0.5 * gemm_rng_uniform(&r), (int)(gemm_rng_next(&r) % 4) - 2);
     e->m = m;
     e->n = n;
     return 0;
@@ -85,7 +98,9 @@ int gemm_epi_make(gemm_epi *e, long m, long n, uint64_t seed)
 
 void gemm_epi_pre(const gemm_epi *e, long i, long j, double acc, double absacc, double gamma, double *v, double *bound)
 {
-    double x = e->alpha_v * acc, sz = fabs(x);
+    double f = e->alpha_v;
+    if (e->scale) f *= (double)e->sa[e->scale == 2 ? i : 0] * (double)e->sb[e->scale == 2 ? j : 0];
+    double x = f * acc, sz = fabs(x);
     if (e->src) {
         double t = e->beta_v * e->sv[(size_t)i * (size_t)e->n + (size_t)j];
         x += t;
@@ -102,7 +117,7 @@ void gemm_epi_pre(const gemm_epi *e, long i, long j, double acc, double absacc, 
     *v = x;
     /* the accumulation's error scaled by alpha, and the f32 rounding of the
      * few operations that add the inputs */
-    *bound = fabs(e->alpha_v) * (1.0 + ldexp(1.0, -24)) * gamma * absacc + ldexp(1.0, -21) * sz;
+    *bound = fabs(f) * (1.0 + ldexp(1.0, -24)) * gamma * absacc + ldexp(1.0, -21) * sz;
 }
 
 void gemm_epi_out(const gemm_epi *e, double g, double bg, double u, double bu, double *out, double *bound)

@@ -16,6 +16,7 @@
 typedef struct gemm_epi {
     /* what the point computes */
     int alpha, src, bias, bias_row, aux, gated;
+    int scale; /* 0: none, 1: scale_a and scale_b one each (per tensor), 2: per row of A and column of B */
     const cutec_act_info *act; /* the table's row; identity without a cutec.act line */
     gemm_type tc;              /* the output's type, also that of S, bias, bias_row and aux */
     double alpha_v, beta_v;
@@ -24,6 +25,7 @@ typedef struct gemm_epi {
     long m, n;
     unsigned char *s, *b, *br;
     double *sv, *bv, *brv;
+    float *sa, *sb; /* the scales (f32 in the kernel): m and n of them (index 0 per tensor) */
 } gemm_epi;
 
 /* Reads the epilogue of a point; -1 with a message for an activation the
