@@ -24,11 +24,13 @@ typedef struct MmaAtomInfo MmaAtomInfo;
 typedef struct CopyAtomInfo CopyAtomInfo;
 
 /* gemm's operands, checked against the atom (atom_gemm.c): acc (values,
- * MI, NI), a (values or the atom's A tile, MI, K), b (..., NI, K) */
+ * MI, NI), a (values or the atom's A tile, MI, K), b (..., NI, K); where
+ * the user wrote a and b, for diagnostics */
 typedef struct MmaOperands {
     const Atom *mma;
     Value c, a, b;
     int64_t MI, NI, K;
+    SrcLoc aloc, bloc;
 } MmaOperands;
 
 /* One atom's instruction for block (i, j) and k-step k of gemm's operands. */
@@ -41,10 +43,10 @@ struct MmaAtomInfo {
     const char *name;  /* the PTX instruction, for descriptions */
     unsigned features; /* CUTEC_FEAT_* the target needs */
     int64_t m, n_min, n_max, k;
-    ScalarType ab, c;  /* input and accumulator types */
-    int nthr;          /* threads that issue one atom: a warp, a warpgroup */
-    bool smem_ab;      /* A and B read from shared memory (wgmma SS), else register fragments */
-    const char *tv[3]; /* A, B, C */
+    ScalarType a, b, c;  /* A's and B's input types, the accumulator type */
+    int nthr;            /* threads that issue one atom: a warp, a warpgroup */
+    bool smem_a, smem_b; /* the operand read from shared memory (a wgmma descriptor), else a register fragment */
+    const char *tv[3];   /* A, B, C */
     MmaEmitFn emit;
 };
 
@@ -58,11 +60,10 @@ typedef struct CopyStep {
 } CopyStep;
 typedef bool (*CopyEmitFn)(Eval *e, const CopyStep *st, SrcLoc loc);
 
-/* A copy atom of the catalog: its constructor builtin, the sizes it
- * moves, and the emitter of one instruction. */
+/* A copy atom of the catalog: the sizes it moves and the emitter of one
+ * instruction (the op is the constructor's, builtins.c). */
 struct CopyAtomInfo {
-    const char *builtin; /* copy_atom_universal, ... */
-    const char *name;    /* in descriptions */
+    const char *name; /* in descriptions */
     CopyOp op;
     unsigned features;
     unsigned bytes;   /* bit b set: moves b bytes at once (0: counted in matrices) */
@@ -73,7 +74,8 @@ struct CopyAtomInfo {
 
 struct Atom {
     AtomKind kind;
-    ScalarType ty, acc; /* element type; MMA accumulator type */
+    ScalarType ty, acc; /* element type (an MMA's A type); MMA accumulator type */
+    ScalarType tyb;     /* an MMA's B type (fp8 wgmma: may differ from A's) */
     /* MMA (an atom is a tiled MMA of 1 x 1 warps or warpgroups) */
     const MmaAtomInfo *info;
     int64_t shp[3];   /* atom M, N, K */
@@ -92,21 +94,19 @@ struct Atom {
 };
 
 /* the catalogs (atom_catalog.c): the atom for the call's arguments on the
- * target, or NULL with a diagnostic (no such atom; the target lacks it) */
-const MmaAtomInfo *mma_atom_find(Eval *e, const Node *call, int64_t m, int64_t n, int64_t k, ScalarType ty);
-const CopyAtomInfo *copy_atom_find(const char *builtin);
+ * target (rs: A from registers, B from shared memory; mma_atom_rs), or
+ * NULL with a diagnostic (no such atom; the target lacks it) */
+const MmaAtomInfo *mma_atom_find(Eval *e, const Node *call, bool rs, int64_t m, int64_t n, int64_t k, ScalarType ta,
+                                 ScalarType tb);
+const CopyAtomInfo *copy_atom_find(CopyOp op);
 
 /* the emitters the catalogs point to */
 bool mma_sync_emit(Eval *e, const MmaOperands *op, int64_t i, int64_t j, int64_t k, SrcLoc loc); /* atom_gemm.c */
 bool wgmma_ss_emit(Eval *e, const MmaOperands *op, int64_t i, int64_t j, int64_t k, SrcLoc loc); /* atom_gemm.c */
-bool copy_universal_emit(Eval *e, const CopyStep *st, SrcLoc loc);                               /* atom_copy.c */
+bool wgmma_rs_emit(Eval *e, const MmaOperands *op, int64_t i, int64_t j, int64_t k, SrcLoc loc);
+bool copy_universal_emit(Eval *e, const CopyStep *st, SrcLoc loc); /* atom_copy.c */
 bool copy_cp_async_emit(Eval *e, const CopyStep *st, SrcLoc loc);
 bool copy_ldmatrix_emit(Eval *e, const CopyStep *st, SrcLoc loc);
-
-/* the builtins of each file */
-Value partition_mma(Eval *e, const Node *call, const Value *arg, int operand); /* atom_partition.c */
-Value partition_copy(Eval *e, const Node *call, const Value *arg, bool src);
-Value atom_gemm(Eval *e, const Node *call, const Value *arg); /* atom_gemm.c */
 
 /* layout helpers (atom_layout.c) */
 int lrank(const LayLayout *L);

@@ -229,3 +229,9 @@ bool copy_ldmatrix_emit(Eval *e, const CopyStep *st, SrcLoc loc)
     Value ref = {.kind = V_REF, .llvm = st->ps, .ty = st->src->ty, .space = SPACE_SMEM};
     return emit_ldmatrix(e, st->dst, 2 * a->vec * st->i, a->vec, a->trans, smem_addr32(e, &ref), loc);
 }
+
+Value b_copy_if(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+{
+    (void)b;
+    return atom_copy(e, call, arg, true);
+}

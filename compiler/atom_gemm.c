@@ -1,7 +1,8 @@
 /* atom_gemm.c: gemm(tiled_mma, acc, a, b), acc(_, i, j) += a(_, i, k) *
  * b(_, j, k) over every i, j and k, each step through the atom's emitter
  * (its catalog row): mma.sync on register fragments, or wgmma on shared
- * tiles (descriptors taken of each (64, 16) atom tile of partition_A/B). */
+ * tiles (descriptors taken of each (64, K) or (N, K) atom tile of
+ * partition_A/B) and, for the RS form, A's register fragment. */
 #include "atom.h"
 
 /* the static extent of each mode (rank <= 4) */
@@ -26,7 +27,8 @@ static bool gemm_operands(Eval *e, const Node *call, MmaOperands *op)
     const Atom *mma = op->mma;
     const Value *ts[3] = {&op->c, &op->a, &op->b};
     static const char *what[3] = {"the accumulator", "the A fragment", "the B fragment"};
-    ScalarType want[3] = {mma->acc, mma->ty, mma->ty};
+    ScalarType want[3] = {mma->acc, mma->ty, mma->tyb};
+    bool smem[3] = {false, mma->info->smem_a, mma->info->smem_b};
     int64_t s[3][4] = {{1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}}, frg[3];
     static const int tvi[3] = {2, 0, 1};
     for (int i = 0; i < 3; i++) {
@@ -36,7 +38,7 @@ static bool gemm_operands(Eval *e, const Node *call, MmaOperands *op)
     int rk[3];
     for (int i = 0; i < 3; i++) {
         rk[i] = mode_sizes(e, ts[i], s[i]);
-        MemSpace space = i > 0 && mma->info->smem_ab ? SPACE_SMEM : SPACE_RMEM;
+        MemSpace space = smem[i] ? SPACE_SMEM : SPACE_RMEM;
         if (ts[i]->space != space || ts[i]->ty != want[i] || rk[i] < 2 || rk[i] > 3 || s[i][0] != frg[i]) {
             LayLayout v = lmode(&mma->tv[tvi[i]], 1);
             const char *vals = space == SPACE_SMEM ? lay_print_tuple(e->arena, v.shape)
@@ -66,17 +68,23 @@ static bool gemm_operands(Eval *e, const Node *call, MmaOperands *op)
     return true;
 }
 
-Value atom_gemm(Eval *e, const Node *call, const Value *arg)
+Value b_gemm(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    (void)b;
     Value mv = arg[0];
     if (mv.atom->kind != AK_MMA) {
         diag_error(e->diag, call->list.items[0]->loc, "'gemm' needs a tiled MMA, found %s", val_describe(e, &mv));
         return val_error();
     }
-    MmaOperands op = {.mma = mv.atom, .c = arg[1], .a = arg[2], .b = arg[3]};
+    MmaOperands op = {.mma = mv.atom,
+                      .c = arg[1],
+                      .a = arg[2],
+                      .b = arg[3],
+                      .aloc = call->list.items[2]->loc,
+                      .bloc = call->list.items[3]->loc};
     if (!gemm_operands(e, call, &op)) return val_error();
     /* wgmmas of one gemm are one asm statement, as a loop of wgmma builtins is */
-    bool group = mv.atom->info->smem_ab && wgmma_group_open(e), ok = true;
+    bool group = mv.atom->info->smem_b && wgmma_group_open(e), ok = true;
     for (int64_t k = 0; ok && k < op.K; k++)
         for (int64_t i = 0; ok && i < op.MI; i++)
             for (int64_t j = 0; ok && j < op.NI; j++) ok = mv.atom->info->emit(e, &op, i, j, k, call->loc);
@@ -118,14 +126,31 @@ static bool block(Eval *e, const Value *t, int64_t x, int64_t y, SrcLoc loc, Val
 
 /* wgmma SS: descriptors of the A and B atom tiles, the accumulators of
  * block (i, j); fused with the wgmmas around it where they form a group
- * (eval_wgmma.c) */
+ * (eval_wgmma.c).  A descriptor error names gemm's operand. */
 bool wgmma_ss_emit(Eval *e, const MmaOperands *op, int64_t i, int64_t j, int64_t k, SrcLoc loc)
 {
     Value a, b, c;
     if (!block(e, &op->a, i, k, loc, &a) || !block(e, &op->b, j, k, loc, &b) || !block(e, &op->c, i, j, loc, &c))
         return false;
-    Value da = wgmma_desc(e, &a, loc), db = wgmma_desc(e, &b, loc);
-    if (da.kind == V_ERROR || db.kind == V_ERROR) return false;
-    ScalarType ty[2] = {op->mma->ty, op->mma->ty};
+    Value da = wgmma_desc(e, &a, op->aloc, "'gemm' (operand A)");
+    if (da.kind == V_ERROR) return false;
+    Value db = wgmma_desc(e, &b, op->bloc, "'gemm' (operand B)");
+    if (db.kind == V_ERROR) return false;
+    ScalarType ty[2] = {op->mma->ty, op->mma->tyb};
     return wgmma_issue(e, &c, op->mma->shp[1] / 2, NULL, da.llvm, db.llvm, (int)da.i, (int)db.i, ty);
+}
+
+/* wgmma RS: the A fragment's values of block (i, k) as four registers, a
+ * descriptor of the B atom tile */
+bool wgmma_rs_emit(Eval *e, const MmaOperands *op, int64_t i, int64_t j, int64_t k, SrcLoc loc)
+{
+    Value a, b, c;
+    LLVMValueRef regs[4];
+    if (!block(e, &op->a, i, k, loc, &a) || !block(e, &op->b, j, k, loc, &b) || !block(e, &op->c, i, j, loc, &c) ||
+        !wgmma_pack_a(e, &a, regs))
+        return false;
+    Value db = wgmma_desc(e, &b, op->bloc, "'gemm' (operand B)");
+    if (db.kind == V_ERROR) return false;
+    ScalarType ty[2] = {op->mma->ty, op->mma->tyb};
+    return wgmma_issue(e, &c, op->mma->shp[1] / 2, regs, NULL, db.llvm, 0, (int)db.i, ty);
 }

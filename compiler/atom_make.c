@@ -1,9 +1,6 @@
 /* atom_make.c: atoms as values (CuTe's MMA_Atom / Copy_Atom / TiledMMA /
  * TiledCopy): the constructors, which look the atoms up in the catalogs
- * (atom_catalog.c), make_fragment_like, their descriptions, and the
- * dispatch of the atom builtins (a table: name, handler, which operand). */
-#include <string.h>
-
+ * (atom_catalog.c), make_fragment_like and their descriptions. */
 #include "atom.h"
 #include "codegen.h"
 
@@ -14,11 +11,14 @@ const char *atom_describe(Eval *e, const Atom *a)
     switch (a->kind) {
     case AK_MMA: {
         const char *unit = a->info->nthr == 128 ? "warpgroups" : "warps";
+        const char *ty =
+            a->ty == a->tyb ? type_name(a->ty) : arena_printf(e->arena, "%s x %s", type_name(a->ty), type_name(a->tyb));
+        const char *rs = a->info->smem_b && !a->info->smem_a ? " (A in registers)" : "";
         if (a->warps[0] * a->warps[1] == 1)
-            return arena_printf(e->arena, "MMA atom m%lldn%lldk%lld %s -> %s", (long long)a->shp[0],
-                                (long long)a->shp[1], (long long)a->shp[2], type_name(a->ty), type_name(a->acc));
-        return arena_printf(e->arena, "tiled MMA (m%lldn%lldk%lld %s -> %s, %lld x %lld %s)", (long long)a->shp[0],
-                            (long long)a->shp[1], (long long)a->shp[2], type_name(a->ty), type_name(a->acc),
+            return arena_printf(e->arena, "MMA atom m%lldn%lldk%lld %s -> %s%s", (long long)a->shp[0],
+                                (long long)a->shp[1], (long long)a->shp[2], ty, type_name(a->acc), rs);
+        return arena_printf(e->arena, "tiled MMA (m%lldn%lldk%lld %s -> %s%s, %lld x %lld %s)", (long long)a->shp[0],
+                            (long long)a->shp[1], (long long)a->shp[2], ty, type_name(a->acc), rs,
                             (long long)a->warps[0], (long long)a->warps[1], unit);
     }
     case AK_COPY:
@@ -45,6 +45,7 @@ void atom_view(const Atom *a, AtomView *v)
                                          [AK_LDSM_COPY] = ATOM_VIEW_LDSM_COPY};
     *v = (AtomView){.kind = kinds[a->kind],
                     .ty = a->ty,
+                    .tyb = a->tyb,
                     .acc = a->acc,
                     .mnk = {a->shp[0], a->shp[1], a->shp[2]},
                     .instr = a->info ? a->info->name : NULL,
@@ -68,13 +69,21 @@ static Value val_atom(Eval *e, const Atom *src)
     return (Value){.kind = V_ATOM, .atom = a};
 }
 
-/* mma_atom(M, N, K, T): the catalog's atom of that shape and input type */
-static Value mma_atom(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
+/* mma_atom(M, N, K, TA[, TB]): the catalog's atom of that shape and input
+ * types (TB = TA if left out); mma_atom_rs (op BOP_RS): its form with A
+ * in registers */
+Value b_mma_atom(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
-    (void)name, (void)unused;
-    const MmaAtomInfo *r = mma_atom_find(e, call, arg[0].i, arg[1].i, arg[2].i, arg[3].ty);
+    ScalarType tb = call->list.n == 5 ? arg[4].ty : arg[3].ty;
+    const MmaAtomInfo *r = mma_atom_find(e, call, b->op == BOP_RS, arg[0].i, arg[1].i, arg[2].i, arg[3].ty, tb);
     if (!r) return val_error();
-    Atom a = {.kind = AK_MMA, .info = r, .ty = r->ab, .acc = r->c, .shp = {r->m, arg[1].i, r->k}, .warps = {1, 1}};
+    Atom a = {.kind = AK_MMA,
+              .info = r,
+              .ty = r->a,
+              .tyb = r->b,
+              .acc = r->c,
+              .shp = {r->m, arg[1].i, r->k},
+              .warps = {1, 1}};
     for (int i = 0; i < 3; i++) a.tv[i] = parse_layout(e, r->tv[i], arg[1].i);
     return val_atom(e, &a);
 }
@@ -82,9 +91,9 @@ static Value mma_atom(Eval *e, const char *name, const Node *call, const Value *
 /* make_tiled_mma(atom, (WM, WN)): the atom repeated over WM x WN warps (a
  * wgmma atom: warpgroups), w at (w % WM, w / WM); a tile larger than they
  * cover is repeated over, so each takes atoms wm, wm + WM, ... along M. */
-static Value make_tiled_mma(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
+Value b_make_tiled_mma(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
-    (void)name, (void)unused;
+    (void)b;
     Value av = arg[0], wv = arg[1];
     if (av.atom->kind != AK_MMA || av.atom->warps[0] * av.atom->warps[1] != 1) {
         diag_error(e->diag, call->list.items[0]->loc, "argument 1 of 'make_tiled_mma' must be an MMA atom, found %s",
@@ -117,14 +126,10 @@ static Value make_tiled_mma(Eval *e, const char *name, const Node *call, const V
 /* copy_atom_universal(T, N) / copy_atom_cp_async(T, N): N elements of T per
  * instruction (a vector load and store, or one cp.async); ldmatrix: N
  * 8x8 matrices (1, 2, 4), optionally transposed. */
-static Value copy_atom(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
+Value b_copy_atom(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
-    (void)unused;
-    const CopyAtomInfo *r = copy_atom_find(name);
-    if (!r) {
-        diag_error(e->diag, call->loc, "internal: no copy atom '%s' in the catalog", name);
-        return val_error();
-    }
+    const char *name = b->name;
+    const CopyAtomInfo *r = copy_atom_find((CopyOp)b->op);
     if (!builtin_target_has(e, call->loc, arena_printf(e->arena, "'%s'", name), r->features)) return val_error();
     ScalarType ty = arg[0].ty;
     int64_t n = arg[1].i, bytes;
@@ -151,9 +156,9 @@ static Value copy_atom(Eval *e, const char *name, const Node *call, const Value 
 /* make_tiled_copy(atom, thr, val): threads laid out by thr over the tile
  * (thr maps a thread's coordinate to its index), each holding the block
  * val; the TV layout is make_layout_tv(thr, val). */
-static Value make_tiled_copy(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
+Value b_make_tiled_copy(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
-    (void)name, (void)unused;
+    (void)b;
     Value av = arg[0];
     if (av.atom->kind != AK_COPY || av.atom->op == OP_LDSM) {
         diag_error(e->diag, call->list.items[0]->loc,
@@ -200,8 +205,10 @@ static Value make_tiled_copy(Eval *e, const char *name, const Node *call, const 
 
 /* make_tiled_copy_A/B(ldmatrix atom, tiled_mma): ldmatrix that loads the
  * MMA's A or B fragments from shared memory. */
-static Value make_tiled_copy_op(Eval *e, const char *name, const Node *call, const Value *arg, int operand)
+Value b_make_tiled_copy_op(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    const char *name = b->name;
+    int operand = b->op;
     Value cv = arg[0], mv = arg[1];
     if (cv.atom->kind != AK_COPY || cv.atom->op != OP_LDSM) {
         diag_error(e->diag, call->list.items[0]->loc, "'%s' needs an ldmatrix copy atom, found %s", name,
@@ -212,9 +219,11 @@ static Value make_tiled_copy_op(Eval *e, const char *name, const Node *call, con
         diag_error(e->diag, call->list.items[1]->loc, "'%s' needs a tiled MMA, found %s", name, val_describe(e, &mv));
         return val_error();
     }
-    if (mv.atom->info->smem_ab) {
-        diag_error(e->diag, call->list.items[1]->loc, "'%s': the %s reads A and B from shared memory itself", name,
-                   val_describe(e, &mv));
+    if (mv.atom->info->nthr != 32) {
+        /* ldmatrix's rows follow one warp's fragment (the .x4 of 32 lanes) */
+        diag_error(e->diag, call->list.items[1]->loc, "'%s': the %s reads %s", name, val_describe(e, &mv),
+                   mv.atom->info->smem_a ? "A and B from shared memory itself"
+                                         : "B from shared memory itself and A from registers its threads fill");
         return val_error();
     }
     if (cv.atom->ty != mv.atom->ty) {
@@ -232,9 +241,9 @@ static Value make_tiled_copy_op(Eval *e, const char *name, const Node *call, con
 
 /* make_fragment_like(T[, type]): a register tensor of T's shape, compact
  * and column-major, of T's element type or the given one */
-static Value make_fragment_like(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
+Value b_make_fragment_like(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
-    (void)name, (void)unused;
+    (void)b;
     Value t = arg[0];
     ScalarType ty = call->list.n == 2 ? arg[1].ty : t.ty;
     if (call->list.n == 1 && t.space == SPACE_IDENT) {
@@ -257,57 +266,4 @@ static Value make_fragment_like(Eval *e, const char *name, const Node *call, con
     }
     LLVMTypeRef arr = LLVMArrayType2(cg_type(e->cg, ty), (uint64_t)(n > 0 ? n : 1));
     return tensor_make(cg_alloca(e->cg, arr, "frag"), ty, SPACE_RMEM, lay);
-}
-
-static Value part_A_B_C(Eval *e, const char *name, const Node *call, const Value *arg, int operand)
-{
-    (void)name;
-    return partition_mma(e, call, arg, operand);
-}
-static Value part_S_D(Eval *e, const char *name, const Node *call, const Value *arg, int src)
-{
-    (void)name;
-    return partition_copy(e, call, arg, src);
-}
-static Value gemm(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
-{
-    (void)name, (void)unused;
-    return atom_gemm(e, call, arg);
-}
-static Value copy_if(Eval *e, const char *name, const Node *call, const Value *arg, int unused)
-{
-    (void)name, (void)unused;
-    return atom_copy(e, call, arg, true);
-}
-
-/* the atom builtins (their arguments are checked by builtins.c) */
-static const struct {
-    const char *name;
-    Value (*fn)(Eval *e, const char *name, const Node *call, const Value *arg, int which);
-    int which;
-} ops[] = {
-    {"mma_atom", mma_atom, 0},
-    {"make_tiled_mma", make_tiled_mma, 0},
-    {"copy_atom_universal", copy_atom, 0},
-    {"copy_atom_cp_async", copy_atom, 0},
-    {"copy_atom_ldmatrix", copy_atom, 0},
-    {"make_tiled_copy", make_tiled_copy, 0},
-    {"make_tiled_copy_A", make_tiled_copy_op, 0},
-    {"make_tiled_copy_B", make_tiled_copy_op, 1},
-    {"partition_A", part_A_B_C, 0},
-    {"partition_B", part_A_B_C, 1},
-    {"partition_C", part_A_B_C, 2},
-    {"partition_S", part_S_D, 1},
-    {"partition_D", part_S_D, 0},
-    {"make_fragment_like", make_fragment_like, 0},
-    {"gemm", gemm, 0},
-    {"copy_if", copy_if, 0},
-};
-
-Value atom_builtin(Eval *e, const char *name, const Node *call, const Value *arg)
-{
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (strcmp(ops[i].name, name) == 0) return ops[i].fn(e, name, call, arg, ops[i].which);
-    diag_error(e->diag, call->loc, "internal: '%s' is not an atom builtin", name);
-    return val_error();
 }

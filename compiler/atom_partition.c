@@ -105,11 +105,13 @@ static bool split_tid(Eval *e, const Atom *mma, LayInt tid, LayInt *lane, LayInt
     return lay_int_mod(e->arena, tid, w, lane) && lay_int_div(e->arena, tid, w, warp);
 }
 
-/* partition_A/B/C(mma, tid, T); for a wgmma atom A and B are shared
- * tiles every thread of the warpgroup names whole (their TV layouts have
- * thread stride 0): ((64, 16), MI, KI) views that gemm takes descriptors of */
-Value partition_mma(Eval *e, const Node *call, const Value *arg, int operand)
+/* partition_A/B/C(mma, tid, T); for a wgmma atom the operands read from
+ * shared memory (B, and A but for the RS form) are shared tiles every
+ * thread of the warpgroup names whole (their TV layouts have thread
+ * stride 0): ((64, K), MI, KI) views that gemm takes descriptors of */
+Value b_partition_mma(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    int operand = b->op;
     static const char *what[] = {"partition_A", "partition_B", "partition_C"};
     Value mv = arg[0], t = arg[2];
     LayInt tid, lane, warp;
@@ -120,7 +122,8 @@ Value partition_mma(Eval *e, const Node *call, const Value *arg, int operand)
         return val_error();
     }
     OpPart p;
-    if (operand < 2 && mv.atom->info->smem_ab && t.space != SPACE_SMEM) {
+    bool smem = operand == 0 ? mv.atom->info->smem_a : operand == 1 && mv.atom->info->smem_b;
+    if (smem && t.space != SPACE_SMEM) {
         diag_error(e->diag, call->list.items[2]->loc, "'%s' of the %s needs a shared tile, found %s", what[operand],
                    atom_describe(e, mv.atom), val_describe(e, &t));
         return val_error();
@@ -285,9 +288,10 @@ static bool check_ldsm(Eval *e, const Atom *a, const Value *t, const OpPart *p, 
 }
 
 /* partition_S/D(tiled_copy, tid, T) */
-Value partition_copy(Eval *e, const Node *call, const Value *arg, bool src)
+Value b_partition_copy(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
-    const char *name = src ? "partition_S" : "partition_D";
+    const char *name = b->name;
+    bool src = b->op == 1;
     Value cv = arg[0], t = arg[2];
     LayInt tid;
     if (!get_index(e, call->list.items[1], arg[1], &tid)) return val_error();

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "arch.h"
+#include "atom.h"
 #include "codegen.h"
+#include "math_ir.h"
 #include "program.h"
 
 enum {
@@ -22,111 +24,115 @@ enum {
 #define NOARGS    ((const BuiltinArg[]){BA_END})
 #define OPT(k)    ((BuiltinArg)((k) | BA_OPT))
 enum { K = true, P = true }; /* K: kernels only; P: pure */
-/* The predicates of the predicated stores: the family evaluates them in
+/* The predicates of the predicated stores: the handler evaluates them in
  * its own order (a list in parentheses is combined in the PTX), up to 8. */
 #define PREDS8 BA_NODE, BA_NODE, BA_NODE, BA_NODE, BA_NODE, BA_NODE, BA_NODE, BA_NODE
 
-/* name, family, features, pure (emits nothing with side effects, so a
+/* name, handler, features, pure (emits nothing with side effects, so a
  * fused wgmma group may evaluate it in place: eval_wgmma.c), arguments,
- * kernels only */
+ * kernels only, the handler's op where rows share one (builtins.h) */
 static const Builtin table[] = {
     /* eval_builtin.c: barriers, math, integer helpers */
-    {"sync", core_builtin, 0, false, NOARGS, K},
-    {"min", core_builtin, 0, P, ARGS(BA_RVALUE, BA_RVALUE), false},
-    {"max", core_builtin, 0, P, ARGS(BA_RVALUE, BA_RVALUE), false},
-    {"abs", core_builtin, 0, false, ARGS(BA_RVALUE), false},
-    {"sqrt", core_builtin, 0, false, ARGS(BA_RVALUE), false},
-    {"fma", core_builtin, 0, false, ARGS(BA_RVALUE, BA_RVALUE, BA_RVALUE), false},
-    {"ceil_div", core_builtin, 0, P, ARGS(BA_RVALUE, BA_RVALUE), false},
-    {"select", core_builtin, 0, P, ARGS(BA_RVALUE, BA_RVALUE, BA_RVALUE), false},
-    {"sizeof", core_builtin, 0, false, ARGS(BA_TYPE), false},
+    {"sync", b_sync, 0, false, NOARGS, K, 0},
+    {"min", b_minmax, 0, P, ARGS(BA_RVALUE, BA_RVALUE), false, '<'},
+    {"max", b_minmax, 0, P, ARGS(BA_RVALUE, BA_RVALUE), false, '>'},
+    {"abs", b_abs, 0, false, ARGS(BA_RVALUE), false, 0},
+    {"sqrt", b_sqrt, 0, false, ARGS(BA_RVALUE), false, 0},
+    {"fma", b_fma, 0, false, ARGS(BA_RVALUE, BA_RVALUE, BA_RVALUE), false, 0},
+    {"ceil_div", b_ceil_div, 0, P, ARGS(BA_RVALUE, BA_RVALUE), false, 0},
+    {"select", b_select, 0, P, ARGS(BA_RVALUE, BA_RVALUE, BA_RVALUE), false, 0},
+    {"sizeof", b_sizeof, 0, false, ARGS(BA_TYPE), false, 0},
     /* eval_math.c: math for epilogues, exact (math_ir.c) and fast forms */
-    {"exp", math_builtin, 0, P, ARGS(BA_RVALUE), false},
-    {"exp2", math_builtin, 0, P, ARGS(BA_RVALUE), false},
-    {"log", math_builtin, 0, P, ARGS(BA_RVALUE), false},
-    {"tanh", math_builtin, 0, P, ARGS(BA_RVALUE), false},
-    {"erf", math_builtin, 0, P, ARGS(BA_RVALUE), false},
-    {"sigmoid", math_builtin, 0, P, ARGS(BA_RVALUE), false},
-    {"rsqrt", math_builtin, 0, P, ARGS(BA_RVALUE), false},
-    {"clamp", math_builtin, 0, P, ARGS(BA_RVALUE, BA_RVALUE, BA_RVALUE), false},
-    {"fast_exp", math_builtin, 0, P, ARGS(BA_RVALUE), false},
-    {"fast_exp2", math_builtin, 0, P, ARGS(BA_RVALUE), false},
-    {"fast_log", math_builtin, 0, P, ARGS(BA_RVALUE), false},
-    {"fast_tanh", math_builtin, 0, P, ARGS(BA_RVALUE), false},
-    {"fast_sigmoid", math_builtin, 0, P, ARGS(BA_RVALUE), false},
-    {"fast_rsqrt", math_builtin, 0, P, ARGS(BA_RVALUE), false},
+    {"exp", b_math, 0, P, ARGS(BA_RVALUE), false, MATH_EXP},
+    {"exp2", b_math, 0, P, ARGS(BA_RVALUE), false, MATH_EXP2},
+    {"log", b_math, 0, P, ARGS(BA_RVALUE), false, MATH_LOG},
+    {"tanh", b_math, 0, P, ARGS(BA_RVALUE), false, MATH_TANH},
+    {"erf", b_math, 0, P, ARGS(BA_RVALUE), false, MATH_ERF},
+    {"sigmoid", b_math, 0, P, ARGS(BA_RVALUE), false, MATH_SIGMOID},
+    {"rsqrt", b_rsqrt, 0, P, ARGS(BA_RVALUE), false, 0},
+    {"clamp", b_clamp, 0, P, ARGS(BA_RVALUE, BA_RVALUE, BA_RVALUE), false, 0},
+    {"fast_exp", b_math, 0, P, ARGS(BA_RVALUE), false, MATH_EXP | BOP_FAST},
+    {"fast_exp2", b_math, 0, P, ARGS(BA_RVALUE), false, MATH_EXP2 | BOP_FAST},
+    {"fast_log", b_math, 0, P, ARGS(BA_RVALUE), false, MATH_LOG | BOP_FAST},
+    {"fast_tanh", b_math, 0, P, ARGS(BA_RVALUE), false, MATH_TANH | BOP_FAST},
+    {"fast_sigmoid", b_math, 0, P, ARGS(BA_RVALUE), false, MATH_SIGMOID | BOP_FAST},
+    {"fast_rsqrt", b_rsqrt, 0, P, ARGS(BA_RVALUE), false, BOP_FAST},
     /* eval_tensor.c: tensors, views, sm_80 copies and MMAs */
-    {"make_identity_tensor", tensor_builtin, 0, false, ARGS(BA_RVALUE), false},
+    {"make_identity_tensor", b_make_identity_tensor, 0, false, ARGS(BA_RVALUE), false, 0},
     /* a tile coordinate written in place may hold `_` */
-    {"local_tile", tensor_builtin, 0, false, ARGS(BA_TENSOR, BA_RVALUE, BA_NODE), false},
-    {"local_partition", tensor_builtin, 0, false, ARGS(BA_TENSOR, BA_RVALUE, BA_RVALUE), false},
-    {"fill", tensor_builtin, 0, false, ARGS(BA_TENSOR, BA_RVALUE), K},
+    {"local_tile", b_local_tile, 0, false, ARGS(BA_TENSOR, BA_RVALUE, BA_NODE), false, 0},
+    {"local_partition", b_local_partition, 0, false, ARGS(BA_TENSOR, BA_RVALUE, BA_RVALUE), false, 0},
+    {"fill", b_fill, 0, false, ARGS(BA_TENSOR, BA_RVALUE), K, 0},
     /* copy(dst, src) or copy(tiled_copy, src, dst) */
-    {"copy", tensor_builtin, 0, false, ARGS(BA_EXPR, BA_TENSOR, OPT(BA_TENSOR)), K},
-    {"mma_m16n8k16", tensor_builtin, F_SM80, false, ARGS(BA_TENSOR, BA_TENSOR, BA_TENSOR), K},
-    {"ldmatrix", tensor_builtin, F_SM80, false, ARGS(BA_TENSOR, BA_SMEM, OPT(BA_CONST_BOOL)), K},
+    {"copy", b_copy, 0, false, ARGS(BA_EXPR, BA_TENSOR, OPT(BA_TENSOR)), K, 0},
+    {"mma_m16n8k16", b_mma_m16n8k16, F_SM80, false, ARGS(BA_TENSOR, BA_TENSOR, BA_TENSOR), K, 0},
+    {"ldmatrix", b_ldmatrix, F_SM80, false, ARGS(BA_TENSOR, BA_SMEM, OPT(BA_CONST_BOOL)), K, 0},
     /* the shared address is taken where the instruction is emitted */
-    {"cp_async", tensor_builtin, F_SM80, false, ARGS(BA_EXPR, BA_EXPR, BA_RVALUE, OPT(BA_RVALUE)), K},
-    {"cp_async_commit", tensor_builtin, F_SM80, false, NOARGS, K},
-    {"cp_async_wait", tensor_builtin, F_SM80, false, ARGS(BA_RVALUE), K},
-    {"store_vector", tensor_builtin, 0, false, ARGS(BA_EXPR, BA_TENSOR, OPT(BA_NODE), PREDS8), K},
+    {"cp_async", b_cp_async, F_SM80, false, ARGS(BA_EXPR, BA_EXPR, BA_RVALUE, OPT(BA_RVALUE)), K, 0},
+    {"cp_async_commit", b_cp_async_commit, F_SM80, false, NOARGS, K, 0},
+    {"cp_async_wait", b_cp_async_wait, F_SM80, false, ARGS(BA_RVALUE), K, 0},
+    {"store_vector", b_vector_access, 0, false, ARGS(BA_EXPR, BA_TENSOR, OPT(BA_NODE), PREDS8), K, BOP_STORE},
     /* load_vector(frag, src[, pred]) evaluates src first */
-    {"load_vector", tensor_builtin, 0, false, ARGS(BA_NODE, BA_NODE, OPT(BA_NODE)), K},
-    {"store_if", tensor_builtin, 0, false,
-     ARGS(BA_EXPR, BA_EXPR, BA_NODE, OPT(BA_NODE), BA_NODE, BA_NODE, BA_NODE, BA_NODE, BA_NODE, BA_NODE), K},
+    {"load_vector", b_vector_access, 0, false, ARGS(BA_NODE, BA_NODE, OPT(BA_NODE)), K, BOP_LOAD},
+    {"store_if", b_store_if, 0, false,
+     ARGS(BA_EXPR, BA_EXPR, BA_NODE, OPT(BA_NODE), BA_NODE, BA_NODE, BA_NODE, BA_NODE, BA_NODE, BA_NODE), K, 0},
     /* eval_sm90.c: mbarriers, TMA loads, clusters, named barriers; eval_wgmma.c: wgmma, setmaxnreg */
-    {"mbar_init", sm90_builtin, F_SM80, false, ARGS(BA_SMEM, BA_INT), K},
-    {"mbar_arrive", sm90_builtin, F_SM80, false, ARGS(BA_SMEM), K},
-    {"mbar_arrive_tx", sm90_builtin, F_TMA, false, ARGS(BA_SMEM, BA_INT), K},
-    {"mbar_wait", sm90_builtin, F_SM90, false, ARGS(BA_SMEM, BA_INT), K},
-    {"fence_barrier_init", sm90_builtin, F_CLUSTER, false, NOARGS, K},
-    {"fence_proxy_async", sm90_builtin, F_SM90, false, NOARGS, K},
+    {"mbar_init", b_mbar_init, F_SM80, false, ARGS(BA_SMEM, BA_INT), K, 0},
+    {"mbar_arrive", b_mbar_arrive, F_SM80, false, ARGS(BA_SMEM), K, 0},
+    {"mbar_arrive_tx", b_mbar_arrive_tx, F_TMA, false, ARGS(BA_SMEM, BA_INT), K, 0},
+    {"mbar_wait", b_mbar_wait, F_SM90, false, ARGS(BA_SMEM, BA_INT), K, 0},
+    {"fence_barrier_init", b_fence_barrier_init, F_CLUSTER, false, NOARGS, K, 0},
+    {"fence_proxy_async", b_fence_proxy_async, F_SM90, false, NOARGS, K, 0},
     /* tma_load(dst, tmap, mbar, c0, c1[, mask]) */
-    {"tma_load", sm90_builtin, F_TMA, false, ARGS(BA_SMEM, BA_TMAP, BA_SMEM, BA_INT, BA_INT), K},
-    {"tma_load_mc", sm90_builtin, F_TMA | F_CLUSTER, false, ARGS(BA_SMEM, BA_TMAP, BA_SMEM, BA_INT, BA_INT, BA_INT), K},
-    {"tma_prefetch", sm90_builtin, F_TMA, false, ARGS(BA_TMAP), K},
+    {"tma_load", b_tma_load, F_TMA, false, ARGS(BA_SMEM, BA_TMAP, BA_SMEM, BA_INT, BA_INT), K, 0},
+    {"tma_load_mc", b_tma_load_mc, F_TMA | F_CLUSTER, false, ARGS(BA_SMEM, BA_TMAP, BA_SMEM, BA_INT, BA_INT, BA_INT), K,
+     0},
+    {"tma_prefetch", b_tma_prefetch, F_TMA, false, ARGS(BA_TMAP), K, 0},
     /* smem_desc(view, row, k): the coordinates index the view */
-    {"smem_desc", wgmma_builtin, F_WGMMA, P, ARGS(BA_EXPR, BA_NODE, BA_NODE), K},
+    {"smem_desc", b_smem_desc, F_WGMMA, P, ARGS(BA_EXPR, BA_NODE, BA_NODE), K, 0},
     /* wgmma(acc, A, B, T[, TB]) */
-    {"wgmma", wgmma_builtin, F_WGMMA, false, ARGS(BA_EXPR, BA_EXPR, BA_RVALUE, BA_TYPE, OPT(BA_TYPE)), K},
-    {"wgmma_fence", wgmma_builtin, F_WGMMA, false, ARGS(BA_EXPR, OPT(BA_EXPR)), K},
-    {"wgmma_commit", wgmma_builtin, F_WGMMA, false, NOARGS, K},
-    {"wgmma_wait", wgmma_builtin, F_WGMMA, false, ARGS(BA_RVALUE, BA_EXPR, OPT(BA_EXPR)), K},
-    {"setmaxnreg_inc", wgmma_builtin, F_NREG, false, ARGS(BA_RVALUE), K},
-    {"setmaxnreg_dec", wgmma_builtin, F_NREG, false, ARGS(BA_RVALUE), K},
-    {"elect_one", sm90_builtin, F_SM90, false, NOARGS, K},
-    {"bar_sync", sm90_builtin, 0, false, ARGS(BA_INT, BA_INT), K},
-    {"bar_arrive", sm90_builtin, 0, false, ARGS(BA_INT, BA_INT), K},
-    {"cluster_rank", sm90_builtin, F_CLUSTER, false, NOARGS, K},
-    {"cluster_sync", sm90_builtin, F_CLUSTER, false, NOARGS, K},
-    {"mbar_arrive_cluster", sm90_builtin, F_CLUSTER, false, ARGS(BA_SMEM, BA_INT), K},
+    {"wgmma", b_wgmma, F_WGMMA, false, ARGS(BA_EXPR, BA_EXPR, BA_RVALUE, BA_TYPE, OPT(BA_TYPE)), K, 0},
+    {"wgmma_fence", b_wgmma_fence_wait, F_WGMMA, false, ARGS(BA_EXPR, OPT(BA_EXPR)), K, BOP_FENCE},
+    {"wgmma_commit", b_wgmma_commit, F_WGMMA, false, NOARGS, K, 0},
+    {"wgmma_wait", b_wgmma_fence_wait, F_WGMMA, false, ARGS(BA_RVALUE, BA_EXPR, OPT(BA_EXPR)), K, BOP_WAIT},
+    {"setmaxnreg_inc", b_setmaxnreg, F_NREG, false, ARGS(BA_RVALUE), K, BOP_INC},
+    {"setmaxnreg_dec", b_setmaxnreg, F_NREG, false, ARGS(BA_RVALUE), K, BOP_DEC},
+    {"elect_one", b_elect_one, F_SM90, false, NOARGS, K, 0},
+    {"bar_sync", b_named_barrier, 0, false, ARGS(BA_INT, BA_INT), K, BOP_BAR_SYNC},
+    {"bar_arrive", b_named_barrier, 0, false, ARGS(BA_INT, BA_INT), K, BOP_BAR_ARRIVE},
+    {"cluster_rank", b_cluster_rank, F_CLUSTER, false, NOARGS, K, 0},
+    {"cluster_sync", b_cluster_sync, F_CLUSTER, false, NOARGS, K, 0},
+    {"mbar_arrive_cluster", b_mbar_arrive_cluster, F_CLUSTER, false, ARGS(BA_SMEM, BA_INT), K, 0},
     /* eval_sm90_store.c: the TMA-store epilogue */
-    {"stmatrix", sm90_store_builtin, F_SM90, false, ARGS(BA_SMEM, BA_EXPR, OPT(BA_CONST_BOOL)), K},
-    {"tma_store", sm90_store_builtin, F_TMA, false, ARGS(BA_TMAP, BA_SMEM, BA_INT, BA_INT), K},
-    {"tma_store_commit", sm90_store_builtin, F_TMA, false, NOARGS, K},
-    {"tma_store_wait", sm90_store_builtin, F_TMA, false, ARGS(BA_RVALUE), K},
+    {"stmatrix", b_stmatrix, F_SM90, false, ARGS(BA_SMEM, BA_EXPR, OPT(BA_CONST_BOOL)), K, 0},
+    {"tma_store", b_tma_store, F_TMA, false, ARGS(BA_TMAP, BA_SMEM, BA_INT, BA_INT), K, 0},
+    {"tma_store_commit", b_tma_store_commit, F_TMA, false, NOARGS, K, 0},
+    {"tma_store_wait", b_tma_store_wait, F_TMA, false, ARGS(BA_RVALUE), K, 0},
     /* eval_atomic.c: the address is taken after the value is converted */
-    {"atomic_add", atomic_builtin, 0, false, ARGS(BA_EXPR, BA_RVALUE), K},
-    {"fence_gpu", atomic_builtin, 0, false, NOARGS, K},
+    {"atomic_add", b_atomic_add, 0, false, ARGS(BA_EXPR, BA_RVALUE), K, 0},
+    {"fence_gpu", b_fence_gpu, 0, false, NOARGS, K, 0},
     /* atom_make.c, atom_partition.c, atom_gemm.c, atom_copy.c: copy and MMA
      * atoms, tiled copies and MMAs; the features an atom needs are its
      * catalog row's (atom_catalog.c) */
-    {"mma_atom", atom_builtin, 0, false, ARGS(BA_CONST_INT, BA_CONST_INT, BA_CONST_INT, BA_TYPE), false},
-    {"make_tiled_mma", atom_builtin, 0, false, ARGS(BA_ATOM, BA_RVALUE), false},
-    {"copy_atom_universal", atom_builtin, 0, false, ARGS(BA_TYPE, BA_CONST_INT), false},
-    {"copy_atom_cp_async", atom_builtin, 0, false, ARGS(BA_TYPE, BA_CONST_INT), false},
-    {"copy_atom_ldmatrix", atom_builtin, 0, false, ARGS(BA_TYPE, BA_CONST_INT, OPT(BA_CONST_BOOL)), false},
-    {"make_tiled_copy", atom_builtin, 0, false, ARGS(BA_ATOM, BA_RVALUE, BA_RVALUE), false},
-    {"make_tiled_copy_A", atom_builtin, 0, false, ARGS(BA_ATOM, BA_ATOM), false},
-    {"make_tiled_copy_B", atom_builtin, 0, false, ARGS(BA_ATOM, BA_ATOM), false},
-    {"partition_A", atom_builtin, 0, false, ARGS(BA_ATOM, BA_RVALUE, BA_TENSOR), false},
-    {"partition_B", atom_builtin, 0, false, ARGS(BA_ATOM, BA_RVALUE, BA_TENSOR), false},
-    {"partition_C", atom_builtin, 0, false, ARGS(BA_ATOM, BA_RVALUE, BA_TENSOR), false},
-    {"partition_S", atom_builtin, 0, false, ARGS(BA_ATOM, BA_RVALUE, BA_TENSOR), false},
-    {"partition_D", atom_builtin, 0, false, ARGS(BA_ATOM, BA_RVALUE, BA_TENSOR), false},
-    {"make_fragment_like", atom_builtin, 0, false, ARGS(BA_TENSOR, OPT(BA_TYPE)), K},
-    {"gemm", atom_builtin, 0, false, ARGS(BA_ATOM, BA_TENSOR, BA_TENSOR, BA_TENSOR), K},
-    {"copy_if", atom_builtin, 0, false, ARGS(BA_ATOM, BA_TENSOR, BA_RVALUE, BA_TENSOR, BA_TENSOR), K},
+    /* mma_atom(M, N, K, TA[, TB]) */
+    {"mma_atom", b_mma_atom, 0, false, ARGS(BA_CONST_INT, BA_CONST_INT, BA_CONST_INT, BA_TYPE, OPT(BA_TYPE)), false, 0},
+    {"mma_atom_rs", b_mma_atom, 0, false, ARGS(BA_CONST_INT, BA_CONST_INT, BA_CONST_INT, BA_TYPE, OPT(BA_TYPE)), false,
+     BOP_RS},
+    {"make_tiled_mma", b_make_tiled_mma, 0, false, ARGS(BA_ATOM, BA_RVALUE), false, 0},
+    {"copy_atom_universal", b_copy_atom, 0, false, ARGS(BA_TYPE, BA_CONST_INT), false, OP_UNIVERSAL},
+    {"copy_atom_cp_async", b_copy_atom, 0, false, ARGS(BA_TYPE, BA_CONST_INT), false, OP_CP_ASYNC},
+    {"copy_atom_ldmatrix", b_copy_atom, 0, false, ARGS(BA_TYPE, BA_CONST_INT, OPT(BA_CONST_BOOL)), false, OP_LDSM},
+    {"make_tiled_copy", b_make_tiled_copy, 0, false, ARGS(BA_ATOM, BA_RVALUE, BA_RVALUE), false, 0},
+    {"make_tiled_copy_A", b_make_tiled_copy_op, 0, false, ARGS(BA_ATOM, BA_ATOM), false, 0},
+    {"make_tiled_copy_B", b_make_tiled_copy_op, 0, false, ARGS(BA_ATOM, BA_ATOM), false, 1},
+    {"partition_A", b_partition_mma, 0, false, ARGS(BA_ATOM, BA_RVALUE, BA_TENSOR), false, 0},
+    {"partition_B", b_partition_mma, 0, false, ARGS(BA_ATOM, BA_RVALUE, BA_TENSOR), false, 1},
+    {"partition_C", b_partition_mma, 0, false, ARGS(BA_ATOM, BA_RVALUE, BA_TENSOR), false, 2},
+    {"partition_S", b_partition_copy, 0, false, ARGS(BA_ATOM, BA_RVALUE, BA_TENSOR), false, 1},
+    {"partition_D", b_partition_copy, 0, false, ARGS(BA_ATOM, BA_RVALUE, BA_TENSOR), false, 0},
+    {"make_fragment_like", b_make_fragment_like, 0, false, ARGS(BA_TENSOR, OPT(BA_TYPE)), K, 0},
+    {"gemm", b_gemm, 0, false, ARGS(BA_ATOM, BA_TENSOR, BA_TENSOR, BA_TENSOR), K, 0},
+    {"copy_if", b_copy_if, 0, false, ARGS(BA_ATOM, BA_TENSOR, BA_RVALUE, BA_TENSOR, BA_TENSOR), K, 0},
 };
 
 const Builtin *builtin_find(const char *name)
@@ -223,7 +229,6 @@ static bool builtin_check(Eval *e, const Builtin *b, const Node *call, Value **a
         diag_error(e->diag, call->loc, "'%s' is only allowed inside a kernel", b->name);
         return false;
     }
-    if (!b->args) return true;
     int lo, hi;
     arg_counts(b->args, &lo, &hi);
     if (!builtin_arity(e, call, b->name, lo, hi)) return false;
@@ -254,5 +259,5 @@ Value builtin_call(Eval *e, const char *name, const Node *call)
     if (!builtin_target_has(e, call->loc, arena_printf(e->arena, "'%s'", name), b->features)) return val_error();
     Value *args;
     if (!builtin_check(e, b, call, &args)) return val_error();
-    return b->eval(e, name, call, args);
+    return b->eval(e, b, call, args);
 }

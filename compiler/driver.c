@@ -109,6 +109,8 @@ static cutec_result begin(Diag *diag, Arena *arena, Program *prog, const char *p
                       .diag = diag,
                       .include_dirs = (const char **)o->include_dirs,
                       .ninclude = o->ninclude_dirs,
+                      .imports = o->imports,
+                      .nimports = o->nimports,
                       .stdlib_dir = o->stdlib_dir ? o->stdlib_dir : CUTEC_STDLIB_DIR,
                       .arch = cutec_arch_find(o->arch),
                       .fast_math = o->fast_math != 0,

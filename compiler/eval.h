@@ -62,6 +62,8 @@ typedef enum VKind {
     V_ATOM,       /* an MMA or copy atom, or a tiled MMA / tiled copy: atom */
     V_DESC,       /* a wgmma shared-memory matrix descriptor (smem_desc): llvm: i64;
                      ty: element type; i: 1 if MN-major (transposed), 0 if K-major */
+    V_ABSENT,     /* a kernel parameter whose `if` condition is false: node (the
+                     parameter); it may be passed along, not used (kernel.c) */
 } VKind;
 
 typedef struct Value {
@@ -142,6 +144,7 @@ typedef struct Eval {
     EvalLimits *limits;      /* NULL until first used: see eval_limits */
     const Node *expanding;   /* the outermost `unroll for` or inlined call being expanded */
     bool param_layout;       /* binding the kernel's tensor parameters: an i64 leaf of a layout warns (eval_lay.c) */
+    const NodeList *absent;  /* the kernel's parameters whose `if` condition is false (kernel.c) */
     /* function-call state */
     bool in_fn;
     bool returned;
@@ -229,8 +232,12 @@ void sm90_wgmma_group_end(Eval *e);
 bool sm90_wgmma_group_fence(Eval *e, const Node *st, const Node *next);
 /* for gemm through a wgmma tiled MMA (atom_gemm.c): the descriptor of a
  * shared (MN, K) view at its element (0, 0), checked as smem_desc checks
- * it; one wgmma of checked operands (afrag NULL: A is the descriptor da) */
-Value wgmma_desc(Eval *e, const Value *view, SrcLoc loc);
+ * it (a diagnostic at loc names `who`, what the user wrote); the four
+ * 32-bit registers of a register A fragment of 16 bytes (its size and
+ * type checked by the caller); one wgmma of checked operands (afrag NULL:
+ * A is the descriptor da) */
+Value wgmma_desc(Eval *e, const Value *view, SrcLoc loc, const char *who);
+bool wgmma_pack_a(Eval *e, const Value *frag, LLVMValueRef regs[4]);
 /* a group that the wgmmas issued until sm90_wgmma_group_end join (false:
  * one is open already, or no kernel) */
 bool wgmma_group_open(Eval *e);
@@ -262,7 +269,6 @@ void emit_cp_async(Eval *e, LLVMValueRef dst, LLVMValueRef src, int nbytes, LLVM
  * dst where pred (a V_BOOL or runtime boolean; diagnosed at ploc) holds */
 bool emit_store_pred(Eval *e, const Value *dst, LLVMValueRef payload, int bytes, Value pred, const char *name,
                      SrcLoc ploc, SrcLoc loc);
-Value store_if(Eval *e, const Node *call, const Value *arg); /* arg: evaluated (builtins.c) */
 /* A predicate argument of the predicated stores: a boolean, or a list of
  * them in parentheses, `(a, b, c)`, which must all hold.  A list becomes
  * one runtime boolean with .conj set (static trues dropped, a static false
@@ -293,7 +299,8 @@ typedef enum AtomViewKind {
 } AtomViewKind;
 typedef struct AtomView {
     AtomViewKind kind;
-    ScalarType ty, acc;     /* element type; the MMA's accumulator type */
+    ScalarType ty, acc;     /* element type (an MMA's A type); the MMA's accumulator type */
+    ScalarType tyb;         /* MMA: B's type */
     const char *instr;      /* MMA: the PTX instruction, e.g. "mma.sync.aligned.m16n8k16" */
     int64_t atom_threads;   /* MMA: threads that issue one atom (a warp, a warpgroup) */
     int64_t mnk[3];         /* MMA: the atom's M, N, K */

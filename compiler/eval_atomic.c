@@ -6,15 +6,16 @@
  * an acquire is the atomic, fence_gpu(), then loads (PTX ISA, memory
  * consistency model).  Inline PTX, like eval_sm90.c: LLVM's atomicrmw would
  * pick the scope and ordering itself. */
-#include <string.h>
+#include <stdio.h>
 
 #include "builtins.h"
 #include "codegen.h"
 #include "eval.h"
 
 /* atomic_add(ref, v): ref an i32 or f32 element of global or shared memory */
-static Value atomic_add(Eval *e, const Node *call, const Value *arg)
+Value b_atomic_add(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    (void)b;
     Value r = arg[0], v = arg[1];
     if (r.kind != V_REF || (r.space != SPACE_GMEM && r.space != SPACE_SMEM)) {
         diag_error(e->diag, call->list.items[0]->loc,
@@ -37,9 +38,9 @@ static Value atomic_add(Eval *e, const Node *call, const Value *arg)
     return val_dyn(eval_asm(e, f ? cg->t_f32 : cg->t_i32, a, 2, text, cons), r.ty);
 }
 
-Value atomic_builtin(Eval *e, const char *name, const Node *call, const Value *arg)
+Value b_fence_gpu(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
-    if (strcmp(name, "atomic_add") == 0) return atomic_add(e, call, arg);
+    (void)b, (void)call, (void)arg;
     eval_asm(e, e->cg->t_void, NULL, 0, "fence.acq_rel.gpu;", "~{memory}");
     return (Value){.kind = V_VOID};
 }

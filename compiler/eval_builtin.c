@@ -9,10 +9,10 @@
 
 static bool is_scalar(const Value *v) { return v->kind == V_INT || v->kind == V_FLOAT || v->kind == V_DYN; }
 
-static Value minmax(Eval *e, const Node *call, const Value *arg, bool is_min)
+static Value minmax(Eval *e, const Node *call, const Value *arg, int cmp)
 {
     Value a = arg[0], b = arg[1];
-    Value c = binop(e, is_min ? '<' : '>', a, b, call->loc);
+    Value c = binop(e, cmp, a, b, call->loc);
     if (c.kind == V_ERROR) return c;
     if (c.kind == V_BOOL) return c.i ? a : b; /* both static */
     if (!unify_operands(e, arena_printf(e->arena, "'%s'", call->a->name), &a, &b, call->loc)) return val_error();
@@ -87,59 +87,79 @@ static Value ceil_div_runtime(Eval *e, Value a, Value b, SrcLoc loc)
     return val_dyn(LLVMBuildAdd(B, q.llvm, up, ""), q.ty);
 }
 
-/* sync, min, max, abs, sqrt, fma, ceil_div, select, sizeof (builtins.c) */
-Value core_builtin(Eval *e, const char *name, const Node *call, const Value *arg)
+Value b_sync(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
-    if (strcmp(name, "sync") == 0) {
-        cg_intrinsic(e->cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
-        return (Value){.kind = V_VOID};
+    (void)b, (void)call, (void)arg;
+    cg_intrinsic(e->cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
+    return (Value){.kind = V_VOID};
+}
+
+/* min (op '<'), max (op '>') */
+Value b_minmax(Eval *e, const Builtin *b, const Node *call, const Value *arg) { return minmax(e, call, arg, b->op); }
+
+/* bytes of a scalar type: static, so boxes and budgets can depend on a type parameter */
+Value b_sizeof(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+{
+    (void)e, (void)b, (void)call;
+    return val_int(type_bytes(arg[0].ty));
+}
+
+Value b_ceil_div(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+{
+    Value x = arg[0], y = arg[1];
+    if (x.kind == V_LAY || y.kind == V_LAY) return call_layout_fn(e, b->name, call);
+    if (y.kind == V_INT && y.i == 0) {
+        diag_error(e->diag, call->list.items[1]->loc, "ceil_div by zero");
+        return val_error();
     }
-    if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) return minmax(e, call, arg, name[1] == 'i');
-    /* bytes of a scalar type: static, so boxes and budgets can depend on a type parameter */
-    if (strcmp(name, "sizeof") == 0) return val_int(type_bytes(arg[0].ty));
-    if (strcmp(name, "ceil_div") == 0) {
-        Value a = arg[0], b = arg[1];
-        if (a.kind == V_LAY || b.kind == V_LAY) return call_layout_fn(e, name, call);
-        if (b.kind == V_INT && b.i == 0) {
-            diag_error(e->diag, call->list.items[1]->loc, "ceil_div by zero");
+    if (x.kind == V_INT && y.kind == V_INT) return ceil_div_static(e, x.i, y.i, call->loc);
+    return ceil_div_runtime(e, x, y, call->loc);
+}
+
+Value b_abs(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+{
+    (void)b;
+    Value a = arg[0];
+    if (a.kind == V_INT) {
+        if (a.i == INT64_MIN) { /* -INT64_MIN is past int64 */
+            diag_error(e->diag, call->loc, "integer overflow in 'abs' (abs(%lld))", (long long)a.i);
             return val_error();
         }
-        if (a.kind == V_INT && b.kind == V_INT) return ceil_div_static(e, a.i, b.i, call->loc);
-        return ceil_div_runtime(e, a, b, call->loc);
+        return val_int(a.i < 0 ? -a.i : a.i);
     }
-    if (strcmp(name, "abs") == 0) {
-        Value a = arg[0];
-        if (a.kind == V_INT) {
-            if (a.i == INT64_MIN) { /* -INT64_MIN is past int64 */
-                diag_error(e->diag, call->loc, "integer overflow in 'abs' (abs(%lld))", (long long)a.i);
-                return val_error();
-            }
-            return val_int(a.i < 0 ? -a.i : a.i);
-        }
-        if (a.kind == V_FLOAT) return val_float(a.f < 0 ? -a.f : a.f);
-        if (a.kind == V_DYN && type_is_int(a.ty)) {
-            LLVMValueRef neg = LLVMBuildNeg(e->cg->b, a.llvm, "");
-            LLVMValueRef lt = LLVMBuildICmp(e->cg->b, LLVMIntSLT, a.llvm, LLVMConstInt(cg_type(e->cg, a.ty), 0, 0), "");
-            return val_dyn(LLVMBuildSelect(e->cg->b, lt, neg, a.llvm, ""), a.ty);
-        }
-        return float_intrinsic(e, call, arg, "llvm.fabs", 1);
+    if (a.kind == V_FLOAT) return val_float(a.f < 0 ? -a.f : a.f);
+    if (a.kind == V_DYN && type_is_int(a.ty)) {
+        LLVMValueRef neg = LLVMBuildNeg(e->cg->b, a.llvm, "");
+        LLVMValueRef lt = LLVMBuildICmp(e->cg->b, LLVMIntSLT, a.llvm, LLVMConstInt(cg_type(e->cg, a.ty), 0, 0), "");
+        return val_dyn(LLVMBuildSelect(e->cg->b, lt, neg, a.llvm, ""), a.ty);
     }
-    if (strcmp(name, "sqrt") == 0) return float_intrinsic(e, call, arg, "llvm.sqrt", 1);
-    if (strcmp(name, "fma") == 0) return float_intrinsic(e, call, arg, "llvm.fma", 3);
-    if (strcmp(name, "select") == 0) {
-        Value c = arg[0], a = arg[1], b = arg[2];
-        if (c.kind == V_BOOL) return c.i ? a : b;
-        if (c.kind != V_DYN || c.ty != TY_BOOL || !is_scalar(&a) || !is_scalar(&b)) {
-            diag_error(e->diag, call->loc, "'select' expects (bool, value, value)");
-            return val_error();
-        }
-        if (a.kind != V_DYN && b.kind != V_DYN)
-            a = conv_to(e, a, a.kind == V_FLOAT ? TY_F32 : TY_I32, call->loc, false);
-        if (a.kind == V_ERROR || !unify_operands(e, "'select'", &a, &b, call->loc)) return val_error();
-        return val_dyn(LLVMBuildSelect(e->cg->b, c.llvm, a.llvm, b.llvm, ""), a.ty);
+    return float_intrinsic(e, call, arg, "llvm.fabs", 1);
+}
+
+Value b_sqrt(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+{
+    (void)b;
+    return float_intrinsic(e, call, arg, "llvm.sqrt", 1);
+}
+
+Value b_fma(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+{
+    (void)b;
+    return float_intrinsic(e, call, arg, "llvm.fma", 3);
+}
+
+Value b_select(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+{
+    (void)b;
+    Value c = arg[0], x = arg[1], y = arg[2];
+    if (c.kind == V_BOOL) return c.i ? x : y;
+    if (c.kind != V_DYN || c.ty != TY_BOOL || !is_scalar(&x) || !is_scalar(&y)) {
+        diag_error(e->diag, call->loc, "'select' expects (bool, value, value)");
+        return val_error();
     }
-    diag_error(e->diag, call->loc, "internal: '%s' is not a core builtin", name);
-    return val_error();
+    if (x.kind != V_DYN && y.kind != V_DYN) x = conv_to(e, x, x.kind == V_FLOAT ? TY_F32 : TY_I32, call->loc, false);
+    if (x.kind == V_ERROR || !unify_operands(e, "'select'", &x, &y, call->loc)) return val_error();
+    return val_dyn(LLVMBuildSelect(e->cg->b, c.llvm, x.llvm, y.llvm, ""), x.ty);
 }
 
 Value sreg_member(Eval *e, const char *ns, const Node *member)

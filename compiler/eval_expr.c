@@ -254,6 +254,12 @@ Value eval_call(Eval *e, const Node *call)
         }
         return conv_to(e, eval_rvalue(e, call->list.items[0]), callee.ty, call->loc, true);
     case V_TENSOR: return tensor_index(e, callee, &call->list, call->loc);
+    case V_ABSENT:
+        diag_error(e->diag, call->a->loc,
+                   "parameter '%s' is absent here: its condition is false for these template values",
+                   callee.node->name);
+        diag_note(e->diag, callee.node->b->loc, "the condition of '%s'", callee.node->name);
+        return val_error();
     case V_LAY:
         if (callee.lay.kind == LAY_V_LAYOUT || callee.lay.kind == LAY_V_COMPOSED) {
             /* L(c): the index of coordinate c, as in CuTe */

@@ -105,7 +105,9 @@ static const char *mma_title(Eval *e, int op, const LayLayout *tv, int64_t rows,
 static const char *mma_text(Eval *e, const AtomView *v, SrcLoc loc)
 {
     Arena *a = e->arena;
-    const char *ty = type_name(v->ty), *acc = type_name(v->acc);
+    const char *ty =
+        v->ty == v->tyb ? type_name(v->ty) : arena_printf(a, "%s x %s", type_name(v->ty), type_name(v->tyb));
+    const char *acc = type_name(v->acc);
     long long T = (long long)v->atom_threads;
     const char *atom =
         arena_printf(a,

@@ -5,7 +5,7 @@
  * epilogue and the main loop can change independently.  LLVM 19 has no
  * intrinsics for stmatrix or the tensor store; like eval_sm90.c these are
  * inline PTX marked sideeffect and convergent (docs/compiler.md). */
-#include <string.h>
+#include <stdio.h>
 
 #include "builtins.h"
 #include "codegen.h"
@@ -37,8 +37,9 @@ static LLVMValueRef frag_pair(Eval *e, const Value *t, int64_t i)
  * bf16/f16 elements (one, two or four 8x8 matrices, a pair per register);
  * each lane passes in dst the start of one 16-byte matrix row (lanes 0-7
  * the rows of matrix 0, 8-15 of matrix 1, ...).  The mirror of ldmatrix. */
-static Value stmatrix(Eval *e, const Node *call, const Value *arg)
+Value b_stmatrix(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    (void)b;
     Value dst = arg[0], f = arg[1];
     LLVMValueRef args[5] = {dst.llvm};
     if (f.kind != V_TENSOR || f.space != SPACE_RMEM || f.lay.kind != LAY_V_LAYOUT) {
@@ -86,8 +87,9 @@ static Value stmatrix(Eval *e, const Node *call, const Value *arg)
  * innermost first, written from the shared tile at src.  Out-of-bounds
  * parts of the box are not written.  The shared writes must be made
  * visible to the async proxy first (fence_proxy_async and a barrier). */
-static Value tma_store(Eval *e, const Node *call, const Value *arg)
+Value b_tma_store(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    (void)b;
     Value tm = arg[0], src = arg[1];
     LLVMValueRef args[4] = {tm.llvm, src.llvm, arg[2].llvm, arg[3].llvm};
     if (src.ty != tm.ty) {
@@ -101,18 +103,19 @@ static Value tma_store(Eval *e, const Node *call, const Value *arg)
     return (Value){.kind = V_VOID};
 }
 
-Value sm90_store_builtin(Eval *e, const char *name, const Node *call, const Value *arg)
+/* closes this thread's bulk group: every earlier tma_store of it */
+Value b_tma_store_commit(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
-    if (strcmp(name, "stmatrix") == 0) return stmatrix(e, call, arg);
-    if (strcmp(name, "tma_store") == 0) return tma_store(e, call, arg);
-    if (strcmp(name, "tma_store_commit") == 0) {
-        /* closes this thread's bulk group: every earlier tma_store of it */
-        eval_asm(e, e->cg->t_void, NULL, 0, "cp.async.bulk.commit_group;", "~{memory}");
-        return (Value){.kind = V_VOID};
-    }
-    /* tma_store_wait(N): until at most N of this thread's bulk groups still
-     * read shared memory (.read: their sources may then be overwritten) */
-    if (!arg_static_range(e, call, name, 0, &arg[0], 0, 7, "the number of pending groups")) return val_error();
+    (void)b, (void)call, (void)arg;
+    eval_asm(e, e->cg->t_void, NULL, 0, "cp.async.bulk.commit_group;", "~{memory}");
+    return (Value){.kind = V_VOID};
+}
+
+/* tma_store_wait(N): until at most N of this thread's bulk groups still
+ * read shared memory (.read: their sources may then be overwritten) */
+Value b_tma_store_wait(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+{
+    if (!arg_static_range(e, call, b->name, 0, &arg[0], 0, 7, "the number of pending groups")) return val_error();
     char text[64];
     snprintf(text, sizeof text, "cp.async.bulk.wait_group.read %lld;", (long long)arg[0].i);
     eval_asm(e, e->cg->t_void, NULL, 0, text, "~{memory}");

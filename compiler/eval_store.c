@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "codegen.h"
+#include "builtins.h"
 #include "eval.h"
 
 Value eval_pred(Eval *e, const Node *arg, const char *name)
@@ -272,8 +273,9 @@ bool store_elems_pred(Eval *e, const Value *dst, const Value *frag, int64_t n, c
  * to dst's element type as an assignment would.  store_if(dst, frag, p0,
  * .., pn-1): element i of the register fragment frag to the i-th element
  * after dst where pi holds. */
-Value store_if(Eval *e, const Node *call, const Value *arg)
+Value b_store_if(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    (void)b;
     Value d = arg[0], v = arg[1];
     if (d.kind != V_REF) {
         diag_error(e->diag, call->list.items[0]->loc, "'store_if' needs a tensor element to store to, found %s",

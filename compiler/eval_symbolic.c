@@ -48,8 +48,41 @@ void eval_bind_symbols(Eval *e, const Node *expr)
     bind_free_names(e, expr, &nsym);
 }
 
+/* In a kernel parameter's layout, + - * / % of runtime integers stay
+ * expressions of the parameters (N / 2, not an unnamed runtime value), so
+ * that the contract can describe the tensor: the leaves keep their LLVM
+ * values for lowering. */
+static Value binop_param_layout(Eval *e, int op, Value a, Value b, SrcLoc loc)
+{
+    bool arith = op == '+' || op == '-' || op == '*' || op == '/' || op == '%';
+    bool ints =
+        (a.kind == V_INT || (a.kind == V_DYN && type_is_int(a.ty)) || (a.kind == V_LAY && a.lay.kind == LAY_V_INT)) &&
+        (b.kind == V_INT || (b.kind == V_DYN && type_is_int(b.ty)) || (b.kind == V_LAY && b.lay.kind == LAY_V_INT));
+    if (!arith || !ints || (a.kind == V_INT && b.kind == V_INT)) return (Value){.kind = V_VOID};
+    LayValue x, y;
+    if (!val_to_lay(e, a, &x, loc, "an operand") || !val_to_lay(e, b, &y, loc, "an operand")) return val_error();
+    if ((op == '/' || op == '%') && (!y.i.is_static || y.i.value <= 0)) {
+        diag_error(e->diag, loc, "operator '%s' in a parameter's layout needs a positive compile-time divisor",
+                   ast_op_name(op));
+        return val_error();
+    }
+    LayInt r;
+    bool ok = op == '+'   ? lay_int_add(e->arena, x.i, y.i, &r)
+              : op == '-' ? lay_int_sub(e->arena, x.i, y.i, &r)
+              : op == '*' ? lay_int_mul(e->arena, x.i, y.i, &r)
+              : op == '/' ? lay_int_div(e->arena, x.i, y.i, &r)
+                          : lay_int_mod(e->arena, x.i, y.i, &r);
+    if (!ok) {
+        diag_error(e->diag, loc, "value past 64 bits in '%s'", ast_op_name(op));
+        return val_error();
+    }
+    if (r.is_static) return val_int(r.value);
+    return (Value){.kind = V_LAY, .lay = {.kind = LAY_V_INT, .i = r}};
+}
+
 Value binop_symbolic(Eval *e, int op, Value a, Value b, SrcLoc loc)
 {
+    if (e->param_layout && e->cg) return binop_param_layout(e, op, a, b, loc);
     if (e->cg || !(is_symbolic(&a) || is_symbolic(&b))) return (Value){.kind = V_VOID};
     LayInt x, y, r;
     const Value *in[2] = {&a, &b};

@@ -32,8 +32,10 @@ static bool has_memory(Eval *e, const Value *t, const Node *arg)
  * elements have, for predication of residue tiles.  One layout per
  * coordinate (stride 1 in its own mode, 0 elsewhere) plays the role of
  * CuTe's basis strides. */
-static Value make_identity(Eval *e, const Node *call, Value sv)
+Value b_make_identity_tensor(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    (void)b;
+    Value sv = arg[0];
     LayTuple *shape = coord_of(e, sv, call->list.items[0]->loc);
     if (!shape) return val_error();
     int r = shape->is_leaf ? 1 : shape->n;
@@ -144,8 +146,9 @@ static bool tile_one(Eval *e, const Node *call, const LayLayout *L, const LayTup
 /* local_tile(T, (BM, BK), (bm, _)): the tile at coordinate bm along mode 0;
  * a `_` keeps that mode's tile index as an extra trailing mode, as CuTe's
  * local_tile does.  T must have a flat layout. */
-static Value local_tile(Eval *e, const Node *call, const Value *arg)
+Value b_local_tile(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    (void)b;
     Value t = arg[0], tile = arg[1];
     if (t.lay.kind != LAY_V_LAYOUT) {
         diag_error(e->diag, call->list.items[0]->loc, "'local_tile' needs a tensor with a plain layout");
@@ -248,8 +251,9 @@ static bool partition_one(Eval *e, const Node *call, const LayLayout *L, const L
  * the thread layout thr tiles T (CuTe's local_partition / outer_partition):
  * thread coordinate c_i = (idx / d_i) % s_i in each mode of thr; the view
  * keeps every s_i-th element of mode i starting at c_i. */
-static Value local_partition(Eval *e, const Node *call, const Value *arg)
+Value b_local_partition(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    (void)b;
     Value t = arg[0], thr = arg[1], idx = arg[2];
     if (t.lay.kind != LAY_V_LAYOUT || thr.kind != V_LAY || thr.lay.kind != LAY_V_LAYOUT) {
         diag_error(e->diag, call->loc, "'local_partition' needs a tensor with a plain layout and a thread layout");
@@ -281,8 +285,9 @@ static Value local_partition(Eval *e, const Node *call, const Value *arg)
     return r;
 }
 
-static Value fill(Eval *e, const Node *call, const Value *arg)
+Value b_fill(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    (void)b;
     Value t = arg[0], v = arg[1];
     int64_t n;
     if (!has_memory(e, &t, call->list.items[0]) || !tensor_static_size(e, &t, call->loc, &n)) return val_error();
@@ -298,8 +303,9 @@ static Value fill(Eval *e, const Node *call, const Value *arg)
 
 /* copy(dst, src): element i of src to element i of dst, converting the
  * element type; both sizes static and equal. */
-static Value copy(Eval *e, const Node *call, const Value *arg)
+Value b_copy(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    (void)b;
     Value d = arg[0], s = arg[1];
     /* copy(tiled_copy, src, dst) is the atom form (atom_copy.c) */
     if (d.kind == V_ATOM) return builtin_arity(e, call, "copy", 3, 3) ? atom_copy(e, call, arg, false) : val_error();
@@ -406,8 +412,9 @@ bool emit_mma16816(Eval *e, const Value *c, int64_t cb, const Value *a, int64_t 
 
 /* mma_m16n8k16(acc, a, b): acc (4 x f32) += a (8 x bf16|f16) * b (4 x same),
  * fragments in the order of PTX's mma.m16n8k16 register layout. */
-static Value mma(Eval *e, const Node *call, const Value *arg)
+Value b_mma_m16n8k16(Eval *e, const Builtin *row, const Node *call, const Value *arg)
 {
+    (void)row;
     Value c = arg[0], a = arg[1], b = arg[2];
     if (!has_memory(e, &c, call->list.items[0]) || !has_memory(e, &a, call->list.items[1]) ||
         !has_memory(e, &b, call->list.items[2]))
@@ -457,8 +464,9 @@ bool emit_ldmatrix(Eval *e, const Value *d, int64_t db, int x, bool trans, LLVMV
 
 /* ldmatrix(dst, src[, trans]): dst is a 2, 4 or 8 element 16-bit fragment
  * (x1, x2, x4); src is this lane's row address in shared memory. */
-static Value ldmatrix(Eval *e, const Node *call, const Value *arg)
+Value b_ldmatrix(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    (void)b;
     Value d = arg[0];
     if (!has_memory(e, &d, call->list.items[0])) return val_error();
     bool trans = call->list.n == 3 && arg[2].i;
@@ -487,8 +495,9 @@ void emit_cp_async(Eval *e, LLVMValueRef dst, LLVMValueRef src, int nbytes, LLVM
 /* cp_async(dst, src, bytes[, pred]): an asynchronous global -> shared copy of
  * 4, 8 or 16 bytes; with pred false the destination is zero-filled and
  * nothing is read. */
-static Value cp_async(Eval *e, const Node *call, const Value *arg)
+Value b_cp_async(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    (void)b;
     Value d = arg[0], s = arg[1], nb = arg[2];
     if (d.kind != V_REF || d.space != SPACE_SMEM) {
         diag_error(e->diag, call->list.items[0]->loc,
@@ -625,9 +634,10 @@ static LLVMValueRef load_pred(Eval *e, const Node *call, const Value *src, LLVMT
  * predicated instruction (eval_store.c), and with one predicate per element
  * after it, element i is stored alone where pred fails and pi holds (rows
  * whose alignment is only known at run time). */
-static Value vector_access(Eval *e, const Node *call, const Value *arg, bool store)
+Value b_vector_access(Eval *e, const Builtin *row, const Node *call, const Value *arg)
 {
-    const char *name = store ? "store_vector" : "load_vector";
+    bool store = row->op == BOP_STORE;
+    const char *name = row->name;
     Value f, r = store ? arg[0] : eval_expr(e, call->list.items[1]);
     if (r.kind == V_ERROR) return r;
     if (store) {
@@ -692,25 +702,17 @@ static Value vector_access(Eval *e, const Node *call, const Value *arg, bool sto
     return (Value){.kind = V_VOID};
 }
 
-Value tensor_builtin(Eval *e, const char *name, const Node *call, const Value *arg)
+Value b_cp_async_commit(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
-    if (strcmp(name, "store_vector") == 0) return vector_access(e, call, arg, true);
-    if (strcmp(name, "load_vector") == 0) return vector_access(e, call, arg, false);
-    if (strcmp(name, "store_if") == 0) return store_if(e, call, arg);
-    if (strcmp(name, "make_identity_tensor") == 0) return make_identity(e, call, arg[0]);
-    if (strcmp(name, "local_tile") == 0) return local_tile(e, call, arg);
-    if (strcmp(name, "local_partition") == 0) return local_partition(e, call, arg);
-    if (strcmp(name, "fill") == 0) return fill(e, call, arg);
-    if (strcmp(name, "copy") == 0) return copy(e, call, arg);
-    if (strcmp(name, "mma_m16n8k16") == 0) return mma(e, call, arg);
-    if (strcmp(name, "ldmatrix") == 0) return ldmatrix(e, call, arg);
-    if (strcmp(name, "cp_async") == 0) return cp_async(e, call, arg);
-    if (strcmp(name, "cp_async_commit") == 0) {
-        cg_intrinsic(e->cg, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
-        return (Value){.kind = V_VOID};
-    }
-    /* cp_async_wait(n): wait until at most n groups are pending */
-    if (!arg_static_range(e, call, name, 0, &arg[0], 0, 7, "the number of pending groups")) return val_error();
+    (void)b, (void)call, (void)arg;
+    cg_intrinsic(e->cg, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
+    return (Value){.kind = V_VOID};
+}
+
+/* cp_async_wait(n): wait until at most n groups are pending */
+Value b_cp_async_wait(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+{
+    if (!arg_static_range(e, call, b->name, 0, &arg[0], 0, 7, "the number of pending groups")) return val_error();
     LLVMValueRef n = LLVMConstInt(e->cg->t_i32, (unsigned long long)arg[0].i, 0);
     cg_intrinsic(e->cg, "llvm.nvvm.cp.async.wait.group", NULL, 0, &n, 1);
     return (Value){.kind = V_VOID};

@@ -92,6 +92,7 @@ const char *val_describe(Eval *e, const Value *v)
     case V_VAR: return arena_printf(e->arena, "%s variable", type_name(v->ty));
     case V_TYPE: return arena_printf(e->arena, "type %s", type_name(v->ty));
     case V_FUNC: return arena_printf(e->arena, "function '%s'", v->node->name);
+    case V_ABSENT: return arena_printf(e->arena, "parameter '%s', absent for these template values", v->node->name);
     case V_BUILTIN: return arena_printf(e->arena, "builtin '%s'", v->name);
     case V_UNDERSCORE: return "'_'";
     case V_SREG: return arena_printf(e->arena, "'%s'", v->name);
@@ -377,6 +378,12 @@ Value binop(Eval *e, int op, Value a, Value b, SrcLoc loc)
     /* types compare for equality, so a `require` can restrict a type parameter */
     if (a.kind == V_TYPE && b.kind == V_TYPE && (op == OP_EQ || op == OP_NE))
         return val_bool((a.ty == b.ty) == (op == OP_EQ));
+    /* and functions, so that a template can test its `fn` parameter (ACT == identity) */
+    if ((a.kind == V_FUNC || a.kind == V_BUILTIN) && (b.kind == V_FUNC || b.kind == V_BUILTIN) &&
+        (op == OP_EQ || op == OP_NE)) {
+        bool same = a.kind == b.kind && (a.kind == V_FUNC ? a.node == b.node : strcmp(a.name, b.name) == 0);
+        return val_bool(same == (op == OP_EQ));
+    }
     if (a.kind == V_BOOL && b.kind == V_BOOL) {
         if (op == OP_AND || op == OP_OR || op == OP_EQ || op == OP_NE || op == '&' || op == '|' || op == '^')
             return fold_int(e, op, a.i, b.i, loc);

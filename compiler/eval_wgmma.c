@@ -83,8 +83,10 @@ static bool acc_arg(Eval *e, const Node *arg, Value *acc, int64_t *n, bool sever
 
 /* The register A operand of wgmma: a register tensor of T (bf16, f16,
  * e4m3 or e5m2) holding 16 bytes per thread, 8 or 16 elements, which the
- * instruction takes as four 32-bit registers. */
-static bool afrag_check(Eval *e, const Node *arg, const Value *f)
+ * instruction takes as four 32-bit registers.  The fence and the wait take
+ * the A fragments of several wgmmas at once (several: a multiple of 16
+ * bytes, up to 256), as they take several accumulators. */
+static bool afrag_check(Eval *e, const Node *arg, const Value *f, bool several)
 {
     ScalarType t = f->ty;
     bool ok_ty = t == TY_BF16 || t == TY_F16 || type_is_fp8(t);
@@ -104,7 +106,15 @@ static bool afrag_check(Eval *e, const Node *arg, const Value *f)
     }
     int64_t n;
     if (!static_size(e, f, arg->loc, &n)) return false;
-    if (n * type_bytes(t) != 16) {
+    int64_t bytes = n * type_bytes(t);
+    if (several && (bytes < 16 || bytes > 256 || bytes % 16)) {
+        diag_error(e->diag, arg->loc,
+                   "the A fragments of a wgmma fence or wait hold a multiple of %d elements of %s per thread (four "
+                   "32-bit registers each), at most %d; got %lld",
+                   16 / type_bytes(t), type_name(t), 256 / type_bytes(t), (long long)n);
+        return false;
+    }
+    if (!several && bytes != 16) {
         diag_error(e->diag, arg->loc,
                    "a wgmma A fragment of %s holds %d elements per thread (four 32-bit registers); got %lld",
                    type_name(t), 16 / type_bytes(t), (long long)n);
@@ -113,15 +123,22 @@ static bool afrag_check(Eval *e, const Node *arg, const Value *f)
     return true;
 }
 
-/* Packs the A fragment into four i32: element j of register r is element
+/* the 32-bit registers of a checked A fragment */
+static int afrag_regs(Eval *e, const Value *f)
+{
+    LayInt n = lay_size(e->arena, &f->lay.layout);
+    return (int)(n.value * type_bytes(f->ty) / 4);
+}
+
+/* Packs the A fragment into nregs i32: element j of register r is element
  * r * per + j of the fragment, lowest in the low bits (PTX's packing of
  * .f16x2 / .b32 fragment registers). */
-static bool afrag_pack(Eval *e, const Value *f, LLVMValueRef regs[4])
+static bool afrag_pack(Eval *e, const Value *f, LLVMValueRef *regs, int nregs)
 {
     CG *cg = e->cg;
     int per = 4 / type_bytes(f->ty);
     LLVMTypeRef vt = LLVMVectorType(cg_type(cg, f->ty), (unsigned)per);
-    for (int r = 0; r < 4; r++) {
+    for (int r = 0; r < nregs; r++) {
         LLVMValueRef v = LLVMGetUndef(vt);
         for (int j = 0; j < per; j++) {
             LLVMValueRef p = frag_ptr(e, f, r * per + j);
@@ -134,12 +151,12 @@ static bool afrag_pack(Eval *e, const Value *f, LLVMValueRef regs[4])
     return true;
 }
 
-static bool afrag_unpack(Eval *e, const Value *f, LLVMValueRef regs[4])
+static bool afrag_unpack(Eval *e, const Value *f, LLVMValueRef *regs, int nregs)
 {
     CG *cg = e->cg;
     int per = 4 / type_bytes(f->ty);
     LLVMTypeRef vt = LLVMVectorType(cg_type(cg, f->ty), (unsigned)per);
-    for (int r = 0; r < 4; r++) {
+    for (int r = 0; r < nregs; r++) {
         LLVMValueRef v = LLVMBuildBitCast(cg->b, regs[r], vt, "");
         for (int j = 0; j < per; j++) {
             LLVMValueRef p = frag_ptr(e, f, r * per + j);
@@ -157,7 +174,7 @@ static bool afrag_unpack(Eval *e, const Value *f, LLVMValueRef regs[4])
  * fence, and its registers stay alive (unchanged) until the wait. */
 static bool thread_acc(Eval *e, const Value *acc, int64_t n, const Value *afrag, const char *text)
 {
-    int64_t na = afrag ? 4 : 0, nt = n + na;
+    int64_t na = afrag ? afrag_regs(e, afrag) : 0, nt = n + na;
     LLVMValueRef *ptrs = ARENA_ARRAY(e->arena, LLVMValueRef, n);
     LLVMValueRef *vals = ARENA_ARRAY(e->arena, LLVMValueRef, nt);
     for (int64_t i = 0; i < n; i++) {
@@ -165,7 +182,7 @@ static bool thread_acc(Eval *e, const Value *acc, int64_t n, const Value *afrag,
         if (!ptrs[i]) return false;
         vals[i] = LLVMBuildLoad2(e->cg->b, e->cg->t_f32, ptrs[i], "");
     }
-    if (afrag && !afrag_pack(e, afrag, vals + n)) return false;
+    if (afrag && !afrag_pack(e, afrag, vals + n, (int)na)) return false;
     size_t cap = (size_t)nt * 12 + 32;
     char *cons = arena_alloc(e->arena, cap);
     size_t len = 0;
@@ -180,9 +197,9 @@ static bool thread_acc(Eval *e, const Value *acc, int64_t n, const Value *afrag,
     for (int64_t i = 0; i < n; i++)
         LLVMBuildStore(e->cg->b, LLVMBuildExtractValue(e->cg->b, r, (unsigned)i, ""), ptrs[i]);
     if (afrag) {
-        LLVMValueRef regs[4];
-        for (int j = 0; j < 4; j++) regs[j] = LLVMBuildExtractValue(e->cg->b, r, (unsigned)(n + j), "");
-        if (!afrag_unpack(e, afrag, regs)) return false;
+        LLVMValueRef *regs = ARENA_ARRAY(e->arena, LLVMValueRef, na);
+        for (int j = 0; j < na; j++) regs[j] = LLVMBuildExtractValue(e->cg->b, r, (unsigned)(n + j), "");
+        if (!afrag_unpack(e, afrag, regs, (int)na)) return false;
     }
     return true;
 }
@@ -219,7 +236,7 @@ static bool mode_size(Eval *e, const LayLayout *L, int m, int64_t *out)
  * with W the elements in one swizzle row (32, 64 or 128 bytes).  The check
  * runs over the whole view, mode by mode (the offset is a sum of the two
  * modes' parts). */
-static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
+static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call, const char *who)
 {
     if (t.kind != V_TENSOR || t.space != SPACE_SMEM || t.lay.kind != LAY_V_COMPOSED) {
         const char *what = t.kind != V_TENSOR ? val_describe(e, &t)
@@ -230,7 +247,7 @@ static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
                                                                       : "coordinate",
                                               type_name(t.ty))
                                : arena_printf(e->arena, "an unswizzled shared tensor of %s", type_name(t.ty));
-        diag_error(e->diag, loc, "'smem_desc' needs a swizzled shared tensor view, found %s", what);
+        diag_error(e->diag, loc, "%s needs a swizzled shared tensor view, found %s", who, what);
         return val_error();
     }
     LayLayout *L = &t.lay.composed.outer;
@@ -238,31 +255,29 @@ static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
     int eb = type_bytes(t.ty), lg = eb == 1 ? 0 : eb == 2 ? 1 : eb == 4 ? 2 : 3;
     const char *lp = lay_print_value(e->arena, &t.lay);
     if (sw.m + lg != 4 || sw.s != 3 || sw.b < 1 || sw.b > 3) {
-        diag_error(e->diag, loc,
-                   "'smem_desc' needs a layout swizzled in 16-byte units (Sw<B,%d,3> for %s, B = 1..3), found %s",
-                   4 - lg, type_name(t.ty), lp);
+        diag_error(e->diag, loc, "%s needs a layout swizzled in 16-byte units (Sw<B,%d,3> for %s, B = 1..3), found %s",
+                   who, 4 - lg, type_name(t.ty), lp);
         return val_error();
     }
     int64_t mn, ks;
     if (L->shape->is_leaf || L->shape->n != 2 || !mode_size(e, L, 0, &mn) || !mode_size(e, L, 1, &ks)) {
-        diag_error(e->diag, loc, "'smem_desc' needs a static rank-2 (MN, K) view, found %s", lp);
+        diag_error(e->diag, loc, "%s needs a static rank-2 (MN, K) view, found %s", who, lp);
         return val_error();
     }
     int swb = 16 << sw.b;               /* bytes in one swizzle row */
     int64_t W = swb / eb, atom = 8 * W; /* elements per row, per swizzle pattern */
     int64_t k1 = 0, m1 = 0;
     if ((ks > 1 && !offset_at(e, L, 0, 1, &k1)) || (mn > 1 && !offset_at(e, L, 1, 0, &m1))) {
-        diag_error(e->diag, loc, "'smem_desc' needs a static layout, found %s", lp);
+        diag_error(e->diag, loc, "%s needs a static layout, found %s", who, lp);
         return val_error();
     }
     bool mn_major = !(ks > 1 && k1 == 1) && mn > 1 && m1 == 1;
     if (!(ks > 1 && k1 == 1) && !mn_major) {
-        diag_error(e->diag, loc, "'smem_desc': neither mode of %s has stride 1 (a wgmma tile is K-major or MN-major)",
-                   lp);
+        diag_error(e->diag, loc, "%s: neither mode of %s has stride 1 (a wgmma tile is K-major or MN-major)", who, lp);
         return val_error();
     }
     if (mn_major && eb != 2) {
-        diag_error(e->diag, loc, "'smem_desc': wgmma reads %s tiles only K-major (K contiguous); %s is MN-major",
+        diag_error(e->diag, loc, "%s: wgmma reads %s tiles only K-major (K contiguous); %s is MN-major", who,
                    type_name(t.ty), lp);
         return val_error();
     }
@@ -282,9 +297,9 @@ static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
             if (!offset_at(e, L, m ? 0 : i, m ? i : 0, &got)) return val_error();
             if (got != want) {
                 diag_error(e->diag, loc,
-                           "'smem_desc': no wgmma descriptor expresses %s: as %s-major tile with %d-byte swizzle rows, "
+                           "%s: no wgmma descriptor expresses %s: as %s-major tile with %d-byte swizzle rows, "
                            "element (%lld, %lld) would be at offset %lld, not %lld",
-                           lp, mn_major ? "an MN" : "a K", swb, (long long)(m ? 0 : i), (long long)(m ? i : 0),
+                           who, lp, mn_major ? "an MN" : "a K", swb, (long long)(m ? 0 : i), (long long)(m ? i : 0),
                            (long long)want, (long long)got);
                 return val_error();
             }
@@ -294,11 +309,10 @@ static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
     int64_t rep[2] = {mn_major ? lbo : sbo, mn_major ? sbo : kat};
     for (int i = 0; i < 2; i++)
         if (rep[i] % atom) {
-            diag_error(
-                e->diag, loc,
-                "'smem_desc': in %s, swizzle atoms %lld elements apart along %s do not start on the %lld-byte period "
-                "of the swizzle",
-                lp, (long long)rep[i], i ? "K" : "MN", (long long)(atom * eb));
+            diag_error(e->diag, loc,
+                       "%s: in %s, swizzle atoms %lld elements apart along %s do not start on the %lld-byte period "
+                       "of the swizzle",
+                       who, lp, (long long)rep[i], i ? "K" : "MN", (long long)(atom * eb));
             return val_error();
         }
     Value ref = {.kind = V_REF};
@@ -321,9 +335,18 @@ static Value desc_make(Eval *e, Value t, SrcLoc loc, const Node *call)
     return d;
 }
 
-static Value smem_desc(Eval *e, const Node *call, Value t) { return desc_make(e, t, call->list.items[0]->loc, call); }
+Value b_smem_desc(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+{
+    (void)b;
+    return desc_make(e, arg[0], call->list.items[0]->loc, call, "'smem_desc'");
+}
 
-Value wgmma_desc(Eval *e, const Value *view, SrcLoc loc) { return desc_make(e, *view, loc, NULL); }
+Value wgmma_desc(Eval *e, const Value *view, SrcLoc loc, const char *who)
+{
+    return desc_make(e, *view, loc, NULL, who);
+}
+
+bool wgmma_pack_a(Eval *e, const Value *frag, LLVMValueRef regs[4]) { return afrag_pack(e, frag, regs, 4); }
 
 /* a descriptor operand: from smem_desc, or a plain i64 (taken as K-major) */
 static bool desc_arg(Eval *e, const Node *arg, Value v, ScalarType ty, const char *which, LLVMValueRef *out, int *trans)
@@ -665,8 +688,9 @@ bool wgmma_issue(Eval *e, const Value *acc, int64_t n, const LLVMValueRef *afrag
  * step, N = 2 * size(acc), f32 accumulation.  B is a descriptor; A is a
  * descriptor (SS) or a register fragment (RS).  MN-major descriptors set
  * the transpose immediates. */
-static Value wgmma(Eval *e, const Node *call, const Value *arg)
+Value b_wgmma(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
+    (void)b;
     int na = call->list.n;
     Value acc = arg[0];
     int64_t n;
@@ -695,13 +719,13 @@ static Value wgmma(Eval *e, const Node *call, const Value *arg)
     LLVMValueRef aops[4], db;
     int ta = 0, tb = 0;
     if (rs) {
-        if (!afrag_check(e, an, &a)) return val_error();
+        if (!afrag_check(e, an, &a, false)) return val_error();
         if (a.ty != ty[0]) {
             diag_error(e->diag, an->loc, "the A fragment of 'wgmma' holds %s, but its input type is %s",
                        type_name(a.ty), type_name(ty[0]));
             return val_error();
         }
-        if (!afrag_pack(e, &a, aops)) return val_error();
+        if (!afrag_pack(e, &a, aops, 4)) return val_error();
     } else {
         if (a.kind == V_REF || a.kind == V_VAR) a = val_load(e, a, an->loc);
         if (a.kind == V_ERROR || !desc_arg(e, an, a, ty[0], "A", &aops[0], &ta)) return val_error();
@@ -711,59 +735,56 @@ static Value wgmma(Eval *e, const Node *call, const Value *arg)
     return wgmma_issue(e, &acc, n, rs ? aops : NULL, aops[0], db, ta, tb, ty) ? (Value){.kind = V_VOID} : val_error();
 }
 
-/* smem_desc, wgmma, wgmma_fence/commit/wait, setmaxnreg_inc/dec (builtins.c) */
-Value wgmma_builtin(Eval *e, const char *name, const Node *call, const Value *arg)
+/* wgmma_fence(acc[, afrag]), wgmma_wait(N, acc[, afrag]) (op BOP_WAIT) */
+Value b_wgmma_fence_wait(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+{
+    bool wait = b->op == BOP_WAIT;
+    int64_t n;
+    int base = wait ? 1 : 0;
+    if (wait && !arg_static_range(e, call, b->name, 0, &arg[0], 0, 7, "the number of pending groups"))
+        return val_error();
+    if (!acc_check(e, call->list.items[base], &arg[base], &n, true)) return val_error();
+    bool has_a = call->list.n == base + 2;
+    if (has_a && !afrag_check(e, call->list.items[base + 1], &arg[base + 1], true)) return val_error();
+    char text[64];
+    if (wait)
+        snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %lld;", (long long)arg[0].i);
+    else
+        snprintf(text, sizeof text, "wgmma.fence.sync.aligned;");
+    return thread_acc(e, &arg[base], n, has_a ? &arg[base + 1] : NULL, text) ? (Value){.kind = V_VOID} : val_error();
+}
+
+Value b_wgmma_commit(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+{
+    (void)b, (void)call, (void)arg;
+    eval_asm(e, e->cg->t_void, NULL, 0, "wgmma.commit_group.sync.aligned;", "~{memory}");
+    return (Value){.kind = V_VOID};
+}
+
+/* setmaxnreg_inc(n), setmaxnreg_dec(n) (op BOP_INC, BOP_DEC) */
+Value b_setmaxnreg(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
     CG *cg = e->cg;
-    Value vvoid = {.kind = V_VOID};
-    if (strcmp(name, "smem_desc") == 0) return smem_desc(e, call, arg[0]);
-    if (strcmp(name, "wgmma") == 0) return wgmma(e, call, arg);
-    if (strcmp(name, "wgmma_fence") == 0 || strcmp(name, "wgmma_wait") == 0) {
-        /* wgmma_fence(acc[, afrag]), wgmma_wait(N, acc[, afrag]) */
-        bool wait = name[6] == 'w';
-        int64_t n;
-        int base = wait ? 1 : 0;
-        if (wait && !arg_static_range(e, call, name, 0, &arg[0], 0, 7, "the number of pending groups"))
-            return val_error();
-        if (!acc_check(e, call->list.items[base], &arg[base], &n, true)) return val_error();
-        bool has_a = call->list.n == base + 2;
-        if (has_a && !afrag_check(e, call->list.items[base + 1], &arg[base + 1])) return val_error();
-        char text[64];
-        if (wait)
-            snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %lld;", (long long)arg[0].i);
-        else
-            snprintf(text, sizeof text, "wgmma.fence.sync.aligned;");
-        return thread_acc(e, &arg[base], n, has_a ? &arg[base + 1] : NULL, text) ? vvoid : val_error();
+    int64_t n = arg[0].i;
+    if (!arg_static_range(e, call, b->name, 0, &arg[0], 24, 256, "the register count")) return val_error();
+    if (n % 8) {
+        diag_error(e->diag, call->list.items[0]->loc, "setmaxnreg needs a multiple of 8, got %lld", (long long)n);
+        return val_error();
     }
-    if (strcmp(name, "wgmma_commit") == 0) {
-        eval_asm(e, cg->t_void, NULL, 0, "wgmma.commit_group.sync.aligned;", "~{memory}");
-        return vvoid;
+    char text[64];
+    snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %lld;", b->op == BOP_INC ? "inc" : "dec", (long long)n);
+    /* ptxas honours setmaxnreg only when it knows the register count at
+     * the kernel's entry, which .maxnreg pins: the block's share of the
+     * 64K registers (168 for 384 threads).  Without it ptxas may pick
+     * fewer registers at entry, ignore the setmaxnreg (warning C7508)
+     * and spill a large accumulator (seen with 192 x 192 GEMM tiles). */
+    if (e->has_threads && !e->maxnreg_set) {
+        int64_t nt = e->threads[0] * e->threads[1] * e->threads[2];
+        int64_t cap = nt > 0 ? 65536 / nt : 255;
+        cap = (cap > 255 ? 255 : cap) / 8 * 8;
+        cg_annotate(cg, cg->fn, "maxnreg", (int)cap);
+        e->maxnreg_set = true;
     }
-    if (strcmp(name, "setmaxnreg_inc") == 0 || strcmp(name, "setmaxnreg_dec") == 0) {
-        int64_t n = arg[0].i;
-        if (!arg_static_range(e, call, name, 0, &arg[0], 24, 256, "the register count")) return val_error();
-        if (n % 8) {
-            diag_error(e->diag, call->list.items[0]->loc, "setmaxnreg needs a multiple of 8, got %lld", (long long)n);
-            return val_error();
-        }
-        char text[64];
-        snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %lld;", name[11] == 'i' ? "inc" : "dec",
-                 (long long)n);
-        /* ptxas honours setmaxnreg only when it knows the register count at
-         * the kernel's entry, which .maxnreg pins: the block's share of the
-         * 64K registers (168 for 384 threads).  Without it ptxas may pick
-         * fewer registers at entry, ignore the setmaxnreg (warning C7508)
-         * and spill a large accumulator (seen with 192 x 192 GEMM tiles). */
-        if (e->has_threads && !e->maxnreg_set) {
-            int64_t nt = e->threads[0] * e->threads[1] * e->threads[2];
-            int64_t cap = nt > 0 ? 65536 / nt : 255;
-            cap = (cap > 255 ? 255 : cap) / 8 * 8;
-            cg_annotate(cg, cg->fn, "maxnreg", (int)cap);
-            e->maxnreg_set = true;
-        }
-        eval_asm(e, cg->t_void, NULL, 0, text, "~{memory}");
-        return vvoid;
-    }
-    diag_error(e->diag, call->loc, "internal: '%s' is not a wgmma builtin", name);
-    return val_error();
+    eval_asm(e, cg->t_void, NULL, 0, text, "~{memory}");
+    return (Value){.kind = V_VOID};
 }

@@ -513,6 +513,49 @@ static bool describe_args(Eval *e, const Node *k, const Value *ptypes, const Tma
     return ok;
 }
 
+/* The kernel with only the parameters that exist for these template
+ * values (`NAME: type if COND`): a copy of k whose parameter list leaves
+ * out those whose condition is false.  They are recorded in e->absent (a
+ * serves role on one is dropped with it) and bound as V_ABSENT values, so
+ * that a use reads "absent" rather than "unknown name". */
+static const Node *present_params(Eval *e, const Node *k, bool *ok)
+{
+    bool any = false;
+    for (int i = 0; i < k->list.n; i++) any |= k->list.items[i]->b != NULL;
+    if (!any) return k;
+    Node *kk = ARENA_NEW(e->arena, Node);
+    *kk = *k;
+    kk->list = (NodeList){ARENA_ARRAY(e->arena, Node *, k->list.n), 0, k->list.n};
+    NodeList *absent = ARENA_NEW(e->arena, NodeList);
+    *absent = (NodeList){ARENA_ARRAY(e->arena, Node *, k->list.n), 0, k->list.n};
+    for (int i = 0; i < k->list.n; i++) {
+        Node *par = k->list.items[i];
+        bool present = true;
+        if (par->b) {
+            Value c = eval_static(e, par->b);
+            if (c.kind != V_BOOL) {
+                if (c.kind != V_ERROR)
+                    diag_error(e->diag, par->b->loc,
+                               "the condition of parameter '%s' must be a compile-time boolean, found %s", par->name,
+                               val_describe(e, &c));
+                *ok = false;
+            } else {
+                present = c.i != 0;
+            }
+        }
+        if (present)
+            kk->list.items[kk->list.n++] = par;
+        else
+            absent->items[absent->n++] = par;
+    }
+    /* an absent parameter can still be named and passed to a function
+     * (which uses it only where the same condition holds): V_ABSENT */
+    for (int i = 0; i < absent->n; i++)
+        scope_bind(e, absent->items[i]->name, (Value){.kind = V_ABSENT, .node = absent->items[i]});
+    e->absent = absent;
+    return kk;
+}
+
 bool kernel_emit(Program *p, CG *cg, const Node *k, cutec_kdesc *desc)
 {
     Eval ev = {.arena = p->arena, .diag = p->diag, .cg = cg, .prog = p};
@@ -525,9 +568,10 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, cutec_kdesc *desc)
                    CUTEC_KD_MAX_ARGS);
         return false;
     }
-    TmaParam *tmas = ARENA_ARRAY(p->arena, TmaParam, k->list.n + 1);
     bool ok = bind_template_params(e, p, k, NULL, desc);
     ok = ok && check_requires(e, k, true);
+    if (ok) k = present_params(e, k, &ok);
+    TmaParam *tmas = ARENA_ARRAY(p->arena, TmaParam, k->list.n + 1);
     ok = eval_threads(e, k) && ok;
     int64_t cl[3] = {1, 1, 1};
     if (k->a) {

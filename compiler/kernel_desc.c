@@ -4,6 +4,8 @@
  * written, so nothing the runtime would refuse leaves the compiler. */
 #include "kernel_desc.h"
 
+#include "builtins.h"
+
 #include <string.h>
 
 bool kdesc_put(Eval *e, cutec_kdesc *d, const char *s, SrcLoc loc, cutec_kd_str *out)
@@ -194,7 +196,8 @@ static bool serve_role(Eval *e, const Node *item, cutec_kdesc *d)
         for (int r = 1; r < CUTEC_ROLE_COUNT && n < sizeof known; r++)
             n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", r > 1 ? ", " : "",
                                   cutec_kd_role_name((cutec_kd_role)r));
-        diag_error(e->diag, item->name_loc, "unknown role '%s' (roles: %s)", item->name, known);
+        diag_error(e->diag, item->name_loc, "unknown role '%s' (roles: %s; and act for the epilogue's function)",
+                   item->name, known);
         return false;
     }
     int i = cutec_kdesc_arg_index(d, item->a->name);
@@ -260,6 +263,48 @@ static bool serve_role(Eval *e, const Node *item, cutec_kdesc *d)
     return true;
 }
 
+/* fn(x) { return x; }: an epilogue that changes nothing, described as none */
+static bool fn_is_identity(const Node *fn)
+{
+    const Node *b = fn->d;
+    return fn->list.n == 1 && b && b->list.n == 1 && b->list.items[0]->kind == N_RETURN && b->list.items[0]->a &&
+           b->list.items[0]->a->kind == N_NAME && strcmp(b->list.items[0]->a->name, fn->list.items[0]->name) == 0;
+}
+
+/* act = F;: the epilogue's elementwise function, a `.cute` fn of one
+ * value, or of two (gate, up) for a gated epilogue (docs/contract.md) */
+static bool serve_act(Eval *e, const Node *item, cutec_kdesc *d)
+{
+    if (d->act != 0) {
+        diag_error(e->diag, item->name_loc, "act is given twice");
+        return false;
+    }
+    Eval sub = *e;
+    sub.cg = NULL;
+    Value f = eval_rvalue(&sub, item->a);
+    if (f.kind == V_ERROR) return false;
+    const Builtin *bi = f.kind == V_BUILTIN ? builtin_find(f.name) : NULL;
+    if (bi && bi->pure && bi->args && bi->args[0] == BA_RVALUE && bi->args[1] == BA_END && !item->b) {
+        return kdesc_put(e, d, f.name, item->a->loc, &d->act); /* a math builtin of one value: sigmoid, tanh */
+    }
+    if (f.kind != V_FUNC || item->b) {
+        diag_error(e->diag, item->a->loc,
+                   "act needs a function of one value (or two: gate and up), a fn or a math builtin of one value; "
+                   "found %s",
+                   val_describe(e, &f));
+        return false;
+    }
+    const Node *fn = f.node;
+    if (fn->list.n != 1 && fn->list.n != 2) {
+        diag_error(e->diag, item->a->loc, "act: function '%s' takes %d parameters; an epilogue takes 1 (or 2, gated)",
+                   fn->name, fn->list.n);
+        return false;
+    }
+    if (fn_is_identity(fn)) return true;
+    d->gated = fn->list.n == 2;
+    return kdesc_put(e, d, fn->name, item->a->loc, &d->act);
+}
+
 bool kdesc_serves(Eval *e, const Node *k, cutec_kdesc *d)
 {
     const Node *s = k->e;
@@ -273,8 +318,15 @@ bool kdesc_serves(Eval *e, const Node *k, cutec_kdesc *d)
     bool ok = true;
     for (int i = 0; i < s->list.n; i++) {
         const Node *item = s->list.items[i];
+        if (item->kind == N_ROLE && strcmp(item->name, "act") == 0) {
+            ok = serve_act(e, item, d) && ok;
+            continue;
+        }
         if (item->kind == N_ROLE) {
-            ok = serve_role(e, item, d) && ok;
+            bool gone = false; /* a role on a parameter absent for these template values goes with it */
+            for (int j = 0; e->absent && j < e->absent->n; j++)
+                gone |= strcmp(e->absent->items[j]->name, item->a->name) == 0;
+            if (!gone) ok = serve_role(e, item, d) && ok;
             continue;
         }
         char *text;

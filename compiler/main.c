@@ -30,6 +30,8 @@ static const char usage[] =
     "  -O0 .. -O3          optimisation level (default -O2)\n"
     "  -D NAME=VALUE       set a kernel template parameter (repeatable)\n"
     "  -I DIR              add DIR to the import search path (repeatable)\n"
+    "  --import FILE       load FILE as if the input imported it (repeatable): e.g. your own\n"
+    "                      epilogue functions for a stdlib template's -D ACT=NAME\n"
     "  --list-tune         print the tune points of every kernel, one per line as -D options\n"
     "  --stdlib=DIR        use DIR as the standard library (default: $CUTEC_STDLIB, else\n"
     "                      share/cutec/stdlib of the installation, else the source tree's)\n"
@@ -54,6 +56,8 @@ static const char usage[] =
 /* What the command line asked for beyond the library's options. */
 typedef struct cli_job {
     const char *input, *output;
+    const char **imports; /* --import FILE (argc entries of room) */
+    int nimports;
     const char *depfile; /* -MF */
     int want_deps;       /* -MD or -MF */
     int json;            /* --json: --list-tune as JSON too */
@@ -214,6 +218,9 @@ static int parse_option(int argc, char **argv, int *i, cutec_options *o, cli_job
         job->json = 1;
     } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
         o->opt_level = a[2] - '0';
+    } else if ((r = cli_opt(argc, argv, i, "--import", &v)) != CLI_OPT_NO) {
+        if (r == CLI_OPT_MISSING) return usage_error("%s needs a file", a);
+        job->imports[job->nimports++] = v;
     } else if (strncmp(a, "-D", 2) == 0 || strncmp(a, "-I", 2) == 0) {
         const char *d = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : NULL);
         if (!d) return usage_error(a[1] == 'D' ? "%s needs NAME=VALUE" : "%s needs a directory", a);
@@ -292,9 +299,14 @@ int main(int argc, char **argv)
     cutec_options_init(&o);
     const char **defs = calloc((size_t)argc, sizeof(char *));
     const char **incs = calloc((size_t)argc, sizeof(char *));
-    cli_job job = {0};
+    cli_job job = {.imports = calloc((size_t)argc, sizeof(char *))};
     int rc = 0;
-    if (!defs || !incs) return CUTEC_COMPILE_INTERNAL;
+    if (!defs || !incs || !job.imports) {
+        free(defs);
+        free(incs);
+        free(job.imports);
+        return CUTEC_COMPILE_INTERNAL;
+    }
     for (int i = 1; i < argc && !rc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             rc = cli_help(usage);
@@ -313,11 +325,14 @@ int main(int argc, char **argv)
     }
     o.defines = defs;
     o.include_dirs = incs;
+    o.imports = job.imports;
+    o.nimports = job.nimports;
     o.stdlib_dir = cli_stdlib_dir(o.stdlib_dir);
     o.diagnostics = stderr;
     rc = run(&job, &o);
 done:
     free(defs);
     free(incs);
+    free(job.imports);
     return rc;
 }

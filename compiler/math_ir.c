@@ -226,9 +226,9 @@ static LLVMValueRef emit_erf(MathIR *m, LLVMValueRef x)
     return nan_through(m, x, LLVMBuildSelect(m->b, fcmp(m, LLVMRealOLT, a, 1.0), small, large, ""));
 }
 
-static const MathFn table[] = {
-    {"exp", emit_exp},   {"exp2", emit_exp2}, {"log", emit_log},
-    {"tanh", emit_tanh}, {"erf", emit_erf},   {"sigmoid", emit_sigmoid},
+static const MathFn table[MATH_COUNT] = {
+    [MATH_EXP] = {"exp", emit_exp},    [MATH_EXP2] = {"exp2", emit_exp2}, [MATH_LOG] = {"log", emit_log},
+    [MATH_TANH] = {"tanh", emit_tanh}, [MATH_ERF] = {"erf", emit_erf},    [MATH_SIGMOID] = {"sigmoid", emit_sigmoid},
 };
 
 void mathir_init(MathIR *m, LLVMModuleRef mod, LLVMBuilderRef b)
@@ -243,6 +243,8 @@ const MathFn *mathir_find(const char *name)
         if (strcmp(table[i].name, name) == 0) return &table[i];
     return NULL;
 }
+
+const MathFn *mathir_get(MathId id) { return &table[id]; }
 
 const MathFn *mathir_all(int *n)
 {

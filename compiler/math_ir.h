@@ -18,6 +18,10 @@ typedef struct MathIR {
 
 typedef LLVMValueRef (*MathEmit)(MathIR *m, LLVMValueRef x);
 
+/* The functions, the rows' order (the builtin table names a function by
+ * its id). */
+typedef enum MathId { MATH_EXP, MATH_EXP2, MATH_LOG, MATH_TANH, MATH_ERF, MATH_SIGMOID, MATH_COUNT } MathId;
+
 /* One row per function: its name in the language and its emitter
  * (f32 in, f32 out). */
 typedef struct MathFn {
@@ -28,6 +32,8 @@ typedef struct MathFn {
 void mathir_init(MathIR *m, LLVMModuleRef mod, LLVMBuilderRef b);
 /* The row of name, or NULL. */
 const MathFn *mathir_find(const char *name);
+/* The row of id. */
+const MathFn *mathir_get(MathId id);
 /* Every row, for the tests: *n gets their count. */
 const MathFn *mathir_all(int *n);
 

@@ -55,6 +55,7 @@ static const char pack_usage[] =
     "  -D N=V       set a template parameter; for a tune variable, keep only the points\n"
     "               with that value\n"
     "  -I DIR       add DIR to the import search path\n"
+    "  --import F   load F as if FILE imported it (e.g. your epilogue functions)\n"
     "  --stdlib DIR the standard library (as for cutec)\n"
     "  --no-cubin   PTX only (the runtime JIT-compiles it); cubins need ptxas\n"
     "  --json       a summary object on standard output: input, output, arch, points,\n"
@@ -77,6 +78,8 @@ typedef struct pack_job {
     int nuser;
     const char **incs;
     int nincs;
+    const char **imports; /* --import FILE */
+    int nimports;
     const char *stdlib_dir;
     int want_cubin;
     int json;
@@ -147,6 +150,8 @@ static void job_options(const pack_job *job, cutec_options *o, const char **defs
     o->ndefines = ndefs;
     o->include_dirs = job->incs;
     o->ninclude_dirs = job->nincs;
+    o->imports = job->imports;
+    o->nimports = job->nimports;
     o->stdlib_dir = job->stdlib_dir;
 }
 
@@ -494,6 +499,9 @@ static int parse_args(int argc, char **argv, pack_job *job, const char **defs, c
             job->arch = v;
             if (!cutec_arch_find(v))
                 return pack_usage_error("unknown architecture '%s' (known: " CUTEC_ARCH_NAMES ")", v);
+        } else if ((r = cli_opt(argc, argv, &i, "--import", &v)) != CLI_OPT_NO) {
+            if (r == CLI_OPT_MISSING) return pack_usage_error("%s needs a file", a);
+            job->imports[job->nimports++] = v;
         } else if ((r = cli_opt(argc, argv, &i, "--stdlib", &v)) != CLI_OPT_NO) {
             if (r == CLI_OPT_MISSING) return pack_usage_error("%s needs a directory", a);
             job->stdlib_dir = v;
@@ -596,7 +604,7 @@ static int report_failures(const pack_job *job, const point *pts, int n)
 
 int cmd_pack(int argc, char **argv)
 {
-    pack_job job = {.arch = "sm_90a", .want_cubin = 1};
+    pack_job job = {.arch = "sm_90a", .want_cubin = 1, .imports = calloc((size_t)argc + 1, sizeof(char *))};
     const char **defs = calloc((size_t)argc + 1, sizeof *defs), **incs = calloc((size_t)argc + 1, sizeof *incs);
     const char *output = NULL;
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -605,9 +613,10 @@ int cmd_pack(int argc, char **argv)
     cutec_tune_point_list list = {0};
     cli_deps sources = {0};
     int n = 0, rc = 0;
-    if (!defs || !incs) {
+    if (!defs || !incs || !job.imports) {
         free(defs);
         free(incs);
+        free(job.imports);
         return 3;
     }
     rc = parse_args(argc, argv, &job, defs, incs, &output, &jobs);
@@ -683,6 +692,7 @@ done:
     free(outbuf);
     free(defs);
     free(incs);
+    free(job.imports);
     return rc;
 }
 

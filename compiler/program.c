@@ -177,6 +177,11 @@ static void register_items(Program *p, Node *prog, bool is_main)
                 diag_error(p->diag, it->list2.items[0]->name_loc,
                            "functions take no template parameters; pass '%s' as an ordinary parameter",
                            it->list2.items[0]->name);
+            for (int j = 0; it->kind == N_FUNC && j < it->list.n; j++)
+                if (it->list.items[j]->b)
+                    diag_error(p->diag, it->list.items[j]->b->loc,
+                               "only a kernel's parameters can be conditional ('%s' of function '%s')",
+                               it->list.items[j]->name, it->name);
             add_sym(p, it->name, it);
             break;
         default: break;
@@ -199,9 +204,25 @@ static bool load_main(Program *p, SourceFile *f, const char *path, int before)
     if (!p->main) return false;
     register_items(p, p->main, true);
     /* breadth-first over imports; each file once, so cycles terminate */
-    Node **queue = ARENA_ARRAY(p->arena, Node *, 64);
-    int qn = 0, qcap = 64;
+    int qcap = 64 + p->nimports;
+    Node **queue = ARENA_ARRAY(p->arena, Node *, qcap);
+    int qn = 0;
     queue[qn++] = p->main;
+    /* --import files first, as imports of the main file: their functions
+     * are the program's (a stdlib template's ACT may name them) */
+    for (int i = 0; i < p->nimports; i++) {
+        if (already_loaded(p, p->imports[i])) continue;
+        SourceFile *sf = source_load(p->arena, p->imports[i], &err);
+        if (!sf) {
+            diag_plain(p->diag, DIAG_ERROR, "cannot read '%s' (--import): %s", p->imports[i], err);
+            continue;
+        }
+        told(p, p->imports[i]);
+        Node *sub = parse_file(p, sf);
+        if (!sub) continue;
+        register_items(p, sub, false);
+        queue[qn++] = sub;
+    }
     for (int qi = 0; qi < qn; qi++) {
         Node *prog = queue[qi];
         for (int i = 0; i < prog->list.n; i++) {

@@ -34,6 +34,8 @@ struct Program {
     const SourceFile *main_file;
     const char **include_dirs;
     int ninclude;
+    const char *const *imports; /* files imported by the main file as well as its own imports (--import) */
+    int nimports;
     const char *stdlib_dir;
     const struct cutec_arch_info *arch; /* the target (contract/arch.h); NULL: any */
     bool fast_math;                     /* --fast-math: the math builtins take their fast forms */

@@ -258,6 +258,9 @@ params_ne
 
 param
     : IDENT ':' type        { $$ = mk(ctx, N_PARAM, @$); $$->name = $1; $$->name_loc = @1; $$->a = $3; }
+    /* bias: tensor<T, gmem, (N):(1)> if BIAS == 1: a kernel parameter that
+     * exists only where the compile-time condition holds */
+    | IDENT ':' type IF expr { $$ = mk(ctx, N_PARAM, @$); $$->name = $1; $$->name_loc = @1; $$->a = $3; $$->b = $5; }
     | IDENT                 { $$ = mk(ctx, N_PARAM, @$); $$->name = $1; $$->name_loc = @1; }
     ;
 

@@ -55,6 +55,34 @@ for extra in "-D T=e5m2" "-D T=e4m3 -D TB=e5m2" "-D T=e5m2 -D TB=e4m3 -D EPI=1 -
   # shellcheck disable=SC2086
   "$B"/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm_fp8/gemm_sm90_${name}.ptx"
 done
+# fused epilogues (tests/gpu gpu_gemm_epilogue): every store path of the
+# sm90 template (registers, whole-tile and boxed TMA, ping-pong, three
+# consumers, a cluster, 256-row tiles) with each kind of input and
+# activation; the gated forms on the register path; the sm80 template
+rm -rf prebuilt/gemm_epi && mkdir -p prebuilt/gemm_epi
+epi_points() { # $1: template, $2: bases (';'-separated), $3: epilogues (';'-separated)
+  local IFS=';'
+  for base in $2; do
+    for epi in $3; do
+      name=$(echo "$base $epi" | sed 's/-D //g; s/  */_/g; s/=//g; s/^_//')
+      IFS=' ' read -r -a args <<< "$base $epi"
+      "$B"/compiler/cutec "stdlib/$1/gemm.cute" --arch=sm_90a "${args[@]}" -o "prebuilt/gemm_epi/gemm_$1_${name}.ptx"
+    done
+  done
+}
+EPIS="-D ACT=gelu_tanh -D BIAS=1;-D ACT=relu -D BIAS=2 -D ALPHA=1;-D ACT=silu -D SRC=1 -D AUX=1;\
+-D ACT=gelu_erf -D BIAS=3 -D SRC=1 -D ALPHA=1 -D AUX=1;-D ACT=sigmoid"
+epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1;\
+-D BM=128 -D BN=256 -D STAGES=4 -D EPI=2;-D BM=64 -D BN=128 -D STAGES=6 -D EPI=1 -D PP=1;\
+-D BM=192 -D BN=192 -D STAGES=4 -D EPI=2;-D BM=128 -D BN=128 -D STAGES=4 -D EPI=1 -D CM=2;\
+-D BM=64 -D BN=64 -D STAGES=4 -D EPI=0;-D BM=256 -D BN=128 -D STAGES=4 -D EPI=2 -D RASTER=1" "$EPIS"
+epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=64 -D BN=64 -D STAGES=4 -D EPI=0;\
+-D BM=128 -D BN=256 -D STAGES=4 -D EPI=0" "-D ACT=swiglu -D GLU=1;-D ACT=geglu -D GLU=1 -D BIAS=1 -D ALPHA=1"
+epi_points sm90 "-D T=e4m3 -D BM=128 -D BN=256 -D STAGES=4 -D EPI=2" \
+  "-D ACT=gelu_tanh -D BIAS=1;-D SCALE=2;-D SCALE=1 -D ACT=silu -D BIAS=1 -D ALPHA=1"
+epi_points sm90 "-D T=e4m3 -D TC=f32 -D BM=128 -D BN=128 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1" "-D SCALE=2"
+epi_points sm90 "-D T=e4m3 -D BM=128 -D BN=128 -D EPI=0" "-D ACT=gelu_tanh -D BIAS=1;-D ACT=swiglu -D GLU=1"
+epi_points sm80 ";-D BM=64 -D BN=64 -D WM=2 -D WN=2;-D TC=f32" "$EPIS;-D SCALE=2 -D BIAS=1"
 # the GEMM written with atoms only (examples/atom_gemm.cute), two instances
 for extra in "" "-D T=f16 -D TC=bf16 -D VEC=4 -D BK=64"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
@@ -90,6 +118,16 @@ tiled_bf16 -D TILED=1
 tiled_f16_n256_k128 -D TILED=1 -D TA=f16 -D N=256 -D K=128
 tiled_bf16_n64_sw64_sw32_ord1 -D TILED=1 -D N=64 -D SWA=2 -D SWB=1 -D ORD=1
 tiled_bf16_n8 -D TILED=1 -D N=8
+tiled_e4m3_n8 -D TILED=1 -D TA=e4m3 -D KSTEP=32 -D K=128 -D N=8
+tiled_e4m3 -D TILED=1 -D TA=e4m3 -D KSTEP=32 -D K=128
+tiled_e5m2_n64_k256 -D TILED=1 -D TA=e5m2 -D KSTEP=32 -D K=256 -D N=64
+tiled_e4m3_e5m2_sw64_sw32_ord1 -D TILED=1 -D TA=e4m3 -D TB=e5m2 -D KSTEP=32 -D K=128 -D SWA=2 -D SWB=1 -D ORD=1
+tiled_rs_bf16 -D TILED=1 -D RS=1
+tiled_rs_f16_n256_k128 -D TILED=1 -D RS=1 -D TA=f16 -D N=256 -D K=128
+tiled_rs_bf16_n64_mnB_sw64 -D TILED=1 -D RS=1 -D N=64 -D BMN=1 -D SWB=2
+tiled_rs_f16_n8 -D TILED=1 -D RS=1 -D TA=f16 -D N=8
+tiled_rs_e4m3 -D TILED=1 -D RS=1 -D TA=e4m3 -D KSTEP=32 -D K=128
+tiled_rs_e5m2_e4m3_n64_sw64 -D TILED=1 -D RS=1 -D TA=e5m2 -D TB=e4m3 -D KSTEP=32 -D K=64 -D N=64 -D SWA=2 -D SWB=2
 POINTS
 # kernel packs for the runtime's GEMM entry point and its tests
 "$B"/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm80.pack
@@ -105,4 +143,5 @@ POINTS
 tar cf - prebuilt | xz -T0 -3 > prebuilt.tar.xz
 echo "gpu-prepare: $(ls prebuilt/wgmma | wc -l) wgmma forms in prebuilt/wgmma"
 echo "gpu-prepare: $(ls prebuilt/gemm_fp8 | wc -l) fp8 GEMM points in prebuilt/gemm_fp8"
+echo "gpu-prepare: $(ls prebuilt/gemm_epi | wc -l) fused-epilogue GEMM points in prebuilt/gemm_epi"
 echo "gpu-prepare: $(ls prebuilt/gemm | wc -l) GEMM points in prebuilt/gemm ($(du -sh prebuilt | cut -f1) in prebuilt/, $(du -sh prebuilt.tar.xz | cut -f1) in prebuilt.tar.xz)"

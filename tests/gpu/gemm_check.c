@@ -44,6 +44,7 @@
 
 #include "cutec/runtime.h"
 #include "gemm_common.h"
+#include "gemm_epilogue.h"
 
 #define SKIP  77
 #define GUARD 4096u /* bytes before and after every device buffer */
@@ -85,6 +86,7 @@ static shape point_shape(const gemm_point *p, int s)
     r.k = gemm_ceil_div(r.k, p->vec) * p->vec;
     /* a TMA-stored C needs 16-byte rows; N stays ragged against BN */
     long nm = gemm_point_n_multiple(p);
+    if (p->meta.gated) nm = 2 * nm > 16 ? 2 * nm : 16; /* whole 8-column gate/up blocks, D's rows in 16 bytes */
     r.n = gemm_ceil_div(r.n, nm) * nm;
     return r;
 }
@@ -112,7 +114,14 @@ static void shape_data_free(shape_data *d)
 }
 
 /* ref[i*n+j] = sum_p a[i*k+p] * b[j*k+p], absref the same with |.|. */
-static void reference_gemm(long m, long n, long k, const double *a, const double *b, double *ref, double *absref)
+/* kept out of interprocedural optimisation: specialised for the
+ * self-test's constant k, GCC 12 warns of an impossible trip count in the
+ * tail loop (-Waggressive-loop-optimizations) */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((noipa))
+#endif
+static void
+reference_gemm(long m, long n, long k, const double *a, const double *b, double *ref, double *absref)
 {
     for (long i = 0; i < m; i++) {
         const double *ai = a + (size_t)i * (size_t)k;
@@ -224,20 +233,52 @@ static double fro_limit(gemm_type t, gemm_type tc)
     return (t == GT_E4M3 || t == GT_E5M2) && lim < 4e-3 ? 4e-3 : lim;
 }
 
-/* Checks an M x N result c (type tc) against d. */
-static check_result check_output(const shape_data *d, const void *c, gemm_type tc)
+/* The expected value of output element (i, j) of what (0: D, 1: aux) and
+ * its bound: the plain GEMM's, or through the epilogue e (NULL: none). */
+static void expect(const shape_data *d, const gemm_epi *e, int what, long i, long j, gemm_type tc, double *ref,
+                   double *bound)
+{
+    const double u = unit_roundoff(tc), eta = underflow_eta(tc);
+    const double gamma = (double)d->k * accum_unit(d->t);
+    if (e == NULL) {
+        size_t idx = (size_t)i * (size_t)d->n + (size_t)j;
+        *ref = d->ref[idx];
+        *bound = u * fabs(*ref) + (1.0 + u) * gamma * d->absref[idx] + eta;
+        return;
+    }
+    long jg = e->gated && what == 0 ? cutec_act_gate_col(j) : j;
+    size_t ig = (size_t)i * (size_t)d->n + (size_t)jg;
+    double g, bg, v, bv;
+    gemm_epi_pre(e, i, jg, d->ref[ig], d->absref[ig], gamma, &g, &bg);
+    if (what == 1) { /* aux: the pre-activation */
+        *ref = g;
+        *bound = bg + u * fabs(g) + eta;
+        return;
+    }
+    v = bv = 0;
+    if (e->gated) {
+        long ju = cutec_act_up_col(j);
+        size_t iu = (size_t)i * (size_t)d->n + (size_t)ju;
+        gemm_epi_pre(e, i, ju, d->ref[iu], d->absref[iu], gamma, &v, &bv);
+    }
+    gemm_epi_out(e, g, bg, v, bv, ref, bound);
+    *bound += u * fabs(*ref) + eta;
+}
+
+/* Checks an M x cols result c (type tc) against d (through the epilogue e
+ * where it is not NULL; what: 0 the output, 1 the aux output). */
+static check_result check_result_of(const shape_data *d, const gemm_epi *e, int what, long cols, const void *c,
+                                    gemm_type tc)
 {
     check_result r;
     memset(&r, 0, sizeof r);
     r.bad_i = r.bad_j = -1;
-    const double u = unit_roundoff(tc), eta = underflow_eta(tc);
-    const double gamma = (double)d->k * accum_unit(d->t);
     double num = 0, den = 0;
     for (long i = 0; i < d->m; i++) {
-        for (long j = 0; j < d->n; j++) {
-            size_t idx = (size_t)i * (size_t)d->n + (size_t)j;
-            double v = gemm_load(c, tc, idx), ref = d->ref[idx];
-            double bound = u * fabs(ref) + (1.0 + u) * gamma * d->absref[idx] + eta;
+        for (long j = 0; j < cols; j++) {
+            size_t idx = (size_t)i * (size_t)cols + (size_t)j;
+            double v = gemm_load(c, tc, idx), ref, bound;
+            expect(d, e, what, i, j, tc, &ref, &bound);
             double err = fabs(v - ref);
             int bad = 0;
             if (!isfinite(v)) {
@@ -268,6 +309,12 @@ static check_result check_output(const shape_data *d, const void *c, gemm_type t
     return r;
 }
 
+/* Checks an M x N result c (type tc) against d. */
+static check_result check_output(const shape_data *d, const void *c, gemm_type tc)
+{
+    return check_result_of(d, NULL, 0, d->n, c, tc);
+}
+
 /* ------------------------------------------------------------- GPU part */
 
 typedef struct point {
@@ -277,6 +324,7 @@ typedef struct point {
     long long resident; /* blocks held at once, for a resident(x) grid (0: x) */
     int dead;           /* not runnable any more (load failure, fault) */
     int seq;            /* position in the files, for a stable order */
+    gemm_epi epi;       /* its epilogue (gemm_epilogue.h) */
 } point;
 
 typedef struct session {
@@ -345,7 +393,17 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
     const char *file = base_name(s->files[p->file]);
     size_t na = (size_t)d->m * (size_t)d->k * gemm_type_size(d->t);
     size_t nb = (size_t)d->n * (size_t)d->k * gemm_type_size(d->tb); /* bytes */
-    size_t nc = (size_t)d->m * (size_t)d->n, szc = gemm_type_size(gp->tc);
+    gemm_epi *e = gemm_epi_any(&p->epi) ? &p->epi : NULL;
+    long cols = e ? gemm_epi_out_cols(e, d->n) : d->n;
+    size_t nc = (size_t)d->m * (size_t)cols, szc = gemm_type_size(gp->tc);
+    size_t nmn = (size_t)d->m * (size_t)d->n;
+    /* the epilogue's inputs between NaN guards, its aux output between 0x5A
+     * guards (checked like C's) */
+    size_t bytes_s = nmn * szc + 2 * GUARD, bytes_bias = (size_t)d->n * szc + 2 * GUARD;
+    size_t bytes_br = (size_t)d->m * szc + 2 * GUARD, bytes_aux = nmn * szc + 2 * GUARD;
+    unsigned long long ds = 0, dbias = 0, dbr = 0, daux = 0, dsa = 0, dsb = 0;
+    size_t bytes_sa = (size_t)d->m * 4 + 2 * GUARD, bytes_sb = (size_t)d->n * 4 + 2 * GUARD;
+    unsigned char *hx = NULL, *haux = NULL;
     size_t bytes_a = na + 2 * GUARD, bytes_b = nb + 2 * GUARD, bytes_c = nc * szc + 2 * GUARD;
     unsigned long long da = 0, db = 0, dc = 0;
     unsigned char *ha = malloc(bytes_a), *hb = malloc(bytes_b);
@@ -354,7 +412,18 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
     cutec_status st = CUTEC_OK;
     const char *what = "";
     *passed = 0;
-    if (ha == NULL || hb == NULL || hc == NULL || hc_out == NULL) {
+    if (e && gemm_epi_make(e, d->m, d->n, shape_seed(0x5eed, d->m, d->n, d->k, d->t, d->tb)) != 0) {
+        printf("FAIL %s [%s] M=%ld N=%ld K=%ld: host out of memory\n", file, gp->desc, d->m, d->n, d->k);
+        goto out;
+    }
+    if (e) {
+        size_t most = bytes_s;
+        const size_t sizes[] = {bytes_bias, bytes_br, bytes_sa, bytes_sb};
+        for (int q = 0; q < 4; q++) most = sizes[q] > most ? sizes[q] : most;
+        hx = malloc(most);
+        haux = malloc(2 * bytes_aux);
+    }
+    if (ha == NULL || hb == NULL || hc == NULL || hc_out == NULL || (e && (hx == NULL || haux == NULL))) {
         printf("FAIL %s [%s] M=%ld N=%ld K=%ld: host out of memory\n", file, gp->desc, d->m, d->n, d->k);
         goto out;
     }
@@ -388,6 +457,43 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
     }
     gemm_args gargs = {
         .m = (int)d->m, .n = (int)d->n, .k = (int)d->k, .a = da + GUARD, .b = db + GUARD, .c = dc + GUARD};
+    if (e) {
+        /* S, bias and bias_row as their encodings between NaN guards */
+        const struct {
+            unsigned long long *dev;
+            size_t bytes;
+            const unsigned char *data;
+        } in[5] = {{&ds, bytes_s, e->s},
+                   {&dbias, bytes_bias, e->b},
+                   {&dbr, bytes_br, e->br},
+                   {&dsa, bytes_sa, (const unsigned char *)e->sa},
+                   {&dsb, bytes_sb, (const unsigned char *)e->sb}};
+        for (int q = 0; q < 5; q++) {
+            size_t body = in[q].bytes - 2 * GUARD;
+            memset(hx, 0xFF, in[q].bytes);
+            if (q > 0 || e->src) memcpy(hx + GUARD, in[q].data, body);
+            if ((st = cutec_malloc(s->rt, in[q].bytes, in[q].dev)) != CUTEC_OK ||
+                (st = cutec_memcpy_htod(s->rt, *in[q].dev, hx, in[q].bytes)) != CUTEC_OK) {
+                what = "epilogue inputs";
+                goto fail_rt;
+            }
+        }
+        memset(haux, 0x5A, bytes_aux);
+        memset(haux + GUARD, 0xFF, nmn * szc);
+        if ((st = cutec_malloc(s->rt, bytes_aux, &daux)) != CUTEC_OK ||
+            (st = cutec_memcpy_htod(s->rt, daux, haux, bytes_aux)) != CUTEC_OK) {
+            what = "aux buffer";
+            goto fail_rt;
+        }
+        gargs.alpha = (float)e->alpha_v;
+        gargs.beta = (float)e->beta_v;
+        gargs.s = ds + GUARD;
+        gargs.bias = dbias + GUARD;
+        gargs.bias_row = dbr + GUARD;
+        gargs.aux = daux + GUARD;
+        gargs.scale_a = dsa + GUARD;
+        gargs.scale_b = dsb + GUARD;
+    }
     char aerr[256];
     if (gemm_build_args(s->rt, &gp->meta, &gargs, aerr, sizeof aerr) != 0) {
         printf("FAIL %s: %s\n", gp->desc, aerr);
@@ -419,8 +525,20 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
     {
         int guard_ok =
             memcmp(hc_out, hc, GUARD) == 0 && memcmp(hc_out + GUARD + nc * szc, hc + GUARD + nc * szc, GUARD) == 0;
-        check_result r = check_output(d, hc_out + GUARD, gp->tc);
-        *passed = r.pass && guard_ok;
+        check_result r = check_result_of(d, e, 0, cols, hc_out + GUARD, gp->tc);
+        check_result ra = {.pass = 1};
+        int aux_guard_ok = 1;
+        if (e && e->aux) {
+            unsigned char *ha_out = haux + bytes_aux;
+            if ((st = cutec_memcpy_dtoh(s->rt, ha_out, daux, bytes_aux)) != CUTEC_OK) {
+                what = "cutec_memcpy_dtoh (aux)";
+                goto fail_rt;
+            }
+            aux_guard_ok = memcmp(ha_out, haux, GUARD) == 0 &&
+                           memcmp(ha_out + GUARD + nmn * szc, haux + GUARD + nmn * szc, GUARD) == 0;
+            ra = check_result_of(d, e, 1, d->n, ha_out + GUARD, gp->tc);
+        }
+        *passed = r.pass && guard_ok && ra.pass && aux_guard_ok;
         printf("%s %s [%s] M=%ld N=%ld K=%ld grid=%ux%u: max_err/bound=%.3g max_abs_err=%.3g "
                "rel_fro=%.3g (limit %.0e)",
                *passed ? "PASS" : "FAIL", file, gp->desc, d->m, d->n, d->k, grid[0], grid[1], r.max_ratio,
@@ -429,6 +547,9 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
             printf(" bad=%zu nan=%zu first_bad=(%ld,%ld) c=%.9g ref=%.9g bound=%.3g", r.nbad, r.nnan, r.bad_i, r.bad_j,
                    r.bad_c, r.bad_ref, r.bad_bound);
         if (!guard_ok) printf(" WRITES OUTSIDE C (guard zone changed)");
+        if (e && e->aux)
+            printf(" aux: max_err/bound=%.3g rel_fro=%.3g%s%s", ra.max_ratio, ra.rel_fro, ra.pass ? "" : " AUX FAILS",
+                   aux_guard_ok ? "" : " WRITES OUTSIDE AUX");
         printf("\n");
         rs = RUN_DONE;
     }
@@ -443,7 +564,15 @@ out:
         cutec_free(s->rt, da);
         cutec_free(s->rt, db);
         cutec_free(s->rt, dc);
+        cutec_free(s->rt, ds);
+        cutec_free(s->rt, dbias);
+        cutec_free(s->rt, dbr);
+        cutec_free(s->rt, daux);
+        cutec_free(s->rt, dsa);
+        cutec_free(s->rt, dsb);
     }
+    free(hx);
+    free(haux);
     free(ha);
     free(hb);
     free(hc);
@@ -622,6 +751,66 @@ static void self_test_meta(void)
 
 /* Simulates a correct kernel (f32 accumulation in k order, RNE to tc) and
  * broken ones; the checker must accept the first and reject the others. */
+/* The epilogue's check: an output computed from the float64 reference
+ * through bias, alpha, beta S and GELU (or gated SwiGLU), rounded to
+ * bf16, passes; the same without the bias, or with one element moved past
+ * its bound, fails. */
+static void self_test_epilogue(void)
+{
+    for (int gated = 0; gated < 2; gated++) {
+        shape_data d;
+        ST_CHECK(shape_data_make(&d, 37, 48, 40, GT_BF16, GT_BF16, 3) == 0);
+        gemm_epi e;
+        memset(&e, 0, sizeof e);
+        e.alpha = e.src = e.bias = e.bias_row = e.aux = 1;
+        e.gated = gated;
+        e.scale = gated ? 1 : 2;
+        e.act = cutec_act_find(gated ? "swiglu" : "gelu_tanh", gated ? 6 : 9);
+        e.tc = GT_BF16;
+        e.alpha_v = 0.75;
+        e.beta_v = -0.5;
+        ST_CHECK(e.act != NULL && gemm_epi_any(&e) && gemm_epi_make(&e, d.m, d.n, 9) == 0);
+        long cols = gemm_epi_out_cols(&e, d.n);
+        uint16_t *c = malloc((size_t)d.m * (size_t)cols * 2), *aux = malloc((size_t)d.m * (size_t)d.n * 2);
+        ST_CHECK(c != NULL && aux != NULL);
+        if (c == NULL || aux == NULL || e.act == NULL) {
+            free(c);
+            free(aux);
+            shape_data_free(&d);
+            gemm_epi_free(&e);
+            continue;
+        }
+        for (int nobias = 0; nobias < 2; nobias++) {
+            e.bias = !nobias;
+            for (long i = 0; i < d.m; i++) {
+                for (long j = 0; j < cols; j++) {
+                    double ref, bound;
+                    expect(&d, &e, 0, i, j, GT_BF16, &ref, &bound);
+                    c[i * cols + j] = gemm_f32_to_bf16((float)ref);
+                }
+                for (long j = 0; j < d.n; j++) {
+                    double ref, bound;
+                    expect(&d, &e, 1, i, j, GT_BF16, &ref, &bound);
+                    aux[i * d.n + j] = gemm_f32_to_bf16((float)ref);
+                }
+            }
+            e.bias = 1;
+            ST_CHECK(check_result_of(&d, &e, 0, cols, c, GT_BF16).pass == !nobias);
+            ST_CHECK(check_result_of(&d, &e, 1, d.n, aux, GT_BF16).pass == !nobias);
+        }
+        /* a plain check of the epilogue's output fails: the epilogue matters */
+        ST_CHECK(!check_result_of(&d, NULL, 0, cols, c, GT_BF16).pass || gated);
+        double ref, bound;
+        expect(&d, &e, 0, 5, 7, GT_BF16, &ref, &bound);
+        c[5 * cols + 7] = gemm_f32_to_bf16((float)(ref + 3 * bound + 0.05));
+        ST_CHECK(!check_result_of(&d, &e, 0, cols, c, GT_BF16).pass);
+        free(c);
+        free(aux);
+        shape_data_free(&d);
+        gemm_epi_free(&e);
+    }
+}
+
 static void self_test_checker(void)
 {
     static const long dims[][3] = {{7, 5, 8}, {33, 17, 520}, {64, 64, 1024}};
@@ -720,6 +909,7 @@ static int self_test(void)
     self_test_conversions();
     self_test_meta();
     self_test_checker();
+    self_test_epilogue();
     printf("gemm_check self-test: %s\n", st_fail ? "FAIL" : "PASS");
     return st_fail ? 1 : 0;
 }
@@ -830,8 +1020,15 @@ int main(int argc, char **argv)
                 if (np == NULL) return 1;
                 pts = np;
             }
+            gemm_epi epi;
+            if (gemm_epi_from_point(&gp, &epi, err, sizeof err) != 0) {
+                printf("FAIL %s: %s\n", base_name(files[f]), err);
+                failures++;
+                continue;
+            }
             memset(&pts[npts], 0, sizeof pts[npts]);
             pts[npts].gp = gp;
+            pts[npts].epi = epi;
             pts[npts].file = f;
             pts[npts].seq = npts;
             npts++;
@@ -916,6 +1113,7 @@ int main(int argc, char **argv)
     printf("gemm_check: %d/%d cases passed, %d failure(s), %d point(s) skipped, %.1f s CPU\n", passes, runs, failures,
            skipped, (double)(clock() - t0) / CLOCKS_PER_SEC);
     free(s.mods);
+    for (int i = 0; i < npts; i++) gemm_epi_free(&pts[i].epi);
     free(pts);
     free(files);
     return failures ? 1 : 0;

@@ -233,6 +233,14 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
         case CUTEC_ROLE_A: ga->args[i] = &ga->a; break;
         case CUTEC_ROLE_B: ga->args[i] = &ga->b; break;
         case CUTEC_ROLE_D: ga->args[i] = &ga->c; break;
+        case CUTEC_ROLE_ALPHA: ga->args[i] = &ga->alpha; break;
+        case CUTEC_ROLE_BETA: ga->args[i] = &ga->beta; break;
+        case CUTEC_ROLE_C: ga->args[i] = &ga->s; break;
+        case CUTEC_ROLE_BIAS: ga->args[i] = &ga->bias; break;
+        case CUTEC_ROLE_BIAS_ROW: ga->args[i] = &ga->bias_row; break;
+        case CUTEC_ROLE_AUX: ga->args[i] = &ga->aux; break;
+        case CUTEC_ROLE_SCALE_A: ga->args[i] = &ga->scale_a; break;
+        case CUTEC_ROLE_SCALE_B: ga->args[i] = &ga->scale_b; break;
         case CUTEC_ROLE_NONE:
             if (arg->kind == CUTEC_KD_TMA) break;
             /* fall through */

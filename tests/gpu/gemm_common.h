@@ -84,7 +84,8 @@ typedef struct gemm_point {
  * and threads() required).  Returns 0, or -1 with a message. */
 int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, size_t errlen);
 
-/* The kernel arguments of a GEMM point, by role (m, n, k, a, b, d) and,
+/* The kernel arguments of a GEMM point, by role (m, n, k, a, b, d, and the
+ * epilogue's alpha, beta, c, bias, bias_row, aux) and,
  * for each tensor map, the map over its tensor as the description's
  * expressions say (zeros for a map marked unused).  The scalars and
  * pointers args points at must outlive the launch.  Returns 0, or -1 with
@@ -94,6 +95,10 @@ int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, si
 typedef struct gemm_args {
     int m, n, k;
     unsigned long long a, b, c;
+    /* the epilogue's inputs, for the roles alpha, beta, c (s), bias,
+     * bias_row and aux where the kernel has them */
+    float alpha, beta;
+    unsigned long long s, bias, bias_row, aux, scale_a, scale_b;
     cutec_tensor_map maps[CUTEC_KD_MAX_ARGS];
     void *args[CUTEC_KD_MAX_ARGS];
 } gemm_args;

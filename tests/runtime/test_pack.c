@@ -910,8 +910,8 @@ static int test_user(int argc, char **argv)
     CHECK_CONTAINS(user_log, "tuning: skipping user_gemm_brow T=bf16 TC=bf16: 'B' (role b) is read as "
                              "(N,K):(1,N) = (24,32):(1,24); the problem's B (column-major K x N), ld 32, is "
                              "(24,32):(32,1)");
-    CHECK_CONTAINS(user_log, "tuning: skipping user_gemm_bias T=bf16 TC=bf16: argument 'bias' has role bias (a "
-                             "bias per column of D, indexed n), which cutec_gemm's problem does not supply");
+    CHECK_CONTAINS(user_log, "tuning: skipping user_gemm_bias T=bf16 TC=bf16: argument 'bias' has role bias (a bias "
+                             "per column of D, indexed n), which cutec_gemm's problem does not supply");
     /* B stored K x N: served */
     p.b_layout = CUTEC_LAYOUT_ROW;
     CHECK(user_tune(rt, &p, "user_gemm_brow"));

@@ -67,6 +67,10 @@ typedef struct cutec_options {
      * and each import, as opened (for dependency files) */
     void (*on_source)(void *ctx, const char *path);
     void *on_source_ctx;
+    /* source files loaded as if the main file imported them (--import):
+     * a user's epilogue functions for a stdlib template, say */
+    const char *const *imports;
+    int nimports;
 } cutec_options;
 
 /* The kernel contract (docs/contract.md): one kernel's arguments with

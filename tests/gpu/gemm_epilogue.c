@@ -1,0 +1,134 @@
+/* gemm_epilogue.c: see gemm_epilogue.h. */
+#include "gemm_epilogue.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The steepest slope of every activation in the table (GELU's 1.13, SiLU's
+ * 1.10, ReLU's 1): an input error d moves the output by at most LIP d. */
+#define LIP 1.2
+/* The kernel evaluates the activation in f32 from f32 math builtins (at
+ * most 2 ulp, docs/language.md); with the cancellation in 1 + tanh(x) for
+ * GELU at large negative x, a few ulp of |v| absolute. */
+#define ACT_ERR 2e-6
+
+int gemm_epi_from_point(const gemm_point *p, gemm_epi *e, char *err, size_t errlen)
+{
+    const cutec_kdesc *m = &p->meta;
+    memset(e, 0, sizeof *e);
+    e->alpha = cutec_kdesc_role_arg(m, CUTEC_ROLE_ALPHA) >= 0;
+    e->src = cutec_kdesc_role_arg(m, CUTEC_ROLE_C) >= 0;
+    e->bias = cutec_kdesc_role_arg(m, CUTEC_ROLE_BIAS) >= 0;
+    e->bias_row = cutec_kdesc_role_arg(m, CUTEC_ROLE_BIAS_ROW) >= 0;
+    e->aux = cutec_kdesc_role_arg(m, CUTEC_ROLE_AUX) >= 0;
+    e->gated = m->gated;
+    int sa = cutec_kdesc_role_arg(m, CUTEC_ROLE_SCALE_A);
+    if (sa >= 0) /* a tensor of shape 1 is a per-tensor scale (docs/contract.md) */
+        e->scale = m->args[sa].rank == 1 && strcmp(cutec_kd_s(m, m->args[sa].shape[0]), "1") == 0 ? 1 : 2;
+    e->tc = p->tc;
+    /* not 1 and 0: a kernel that ignores them fails */
+    e->alpha_v = e->alpha ? 0.75 : 1.0;
+    e->beta_v = e->src ? -0.5 : 0.0;
+    const char *name = cutec_kd_s(m, m->act);
+    e->act = cutec_act_find(name, strlen(name));
+    if (e->act == NULL) {
+        snprintf(err, errlen, "kernel %s: epilogue function '%s' has no float64 form in contract/epilogue.c", m->kernel,
+                 name);
+        return -1;
+    }
+    return 0;
+}
+
+int gemm_epi_any(const gemm_epi *e)
+{
+    return e->scale || e->alpha || e->src || e->bias || e->bias_row || e->aux || e->gated ||
+           (e->act && strcmp(e->act->name, "identity") != 0);
+}
+
+long gemm_epi_out_cols(const gemm_epi *e, long n) { return e->gated ? n / 2 : n; }
+
+void gemm_epi_free(gemm_epi *e)
+{
+    free(e->s);
+    free(e->b);
+    free(e->br);
+    free(e->sv);
+    free(e->bv);
+    free(e->brv);
+    free(e->sa);
+    free(e->sb);
+    e->sa = e->sb = NULL;
+    e->s = e->b = e->br = NULL;
+    e->sv = e->bv = e->brv = NULL;
+    e->m = e->n = 0;
+}
+
+int gemm_epi_make(gemm_epi *e, long m, long n, uint64_t seed)
+{
+    gemm_epi_free(e);
+    size_t es = gemm_type_size(e->tc), ns = e->src ? (size_t)m * (size_t)n : 1;
+    e->s = malloc(ns * es);
+    e->sv = malloc(ns * sizeof *e->sv);
+    e->b = malloc((size_t)n * es);
+    e->bv = malloc((size_t)n * sizeof *e->bv);
+    e->br = malloc((size_t)m * es);
+    e->brv = malloc((size_t)m * sizeof *e->brv);
+    e->sa = malloc((size_t)m * sizeof *e->sa);
+    e->sb = malloc((size_t)n * sizeof *e->sb);
+    if (!e->s || !e->sv || !e->b || !e->bv || !e->br || !e->brv || !e->sa || !e->sb) {
+        gemm_epi_free(e);
+        return -1;
+    }
+    gemm_rng r;
+    gemm_rng_seed(&r, seed ^ 0xb5ad4eceda1ce2a9ull);
+    gemm_fill_random(&r, e->tc, e->s, e->sv, ns);
+    gemm_fill_random(&r, e->tc, e->b, e->bv, (size_t)n);
+    gemm_fill_random(&r, e->tc, e->br, e->brv, (size_t)m);
+    /* scales in [0.25, 4): far from 1, so a kernel that skips them fails */
+    for (long i = 0; i < m; i++)
+        e->sa[i] = (float)ldexp(1.0 + 0.5 * gemm_rng_uniform(&r), (int)(gemm_rng_next(&r) % 4) - 2);
+    for (long j = 0; j < n; j++)
+        e->sb[j] = (float)ldexp(1.0 + 0.5 * gemm_rng_uniform(&r), (int)(gemm_rng_next(&r) % 4) - 2);
+    e->m = m;
+    e->n = n;
+    return 0;
+}
+
+void gemm_epi_pre(const gemm_epi *e, long i, long j, double acc, double absacc, double gamma, double *v, double *bound)
+{
+    double f = e->alpha_v;
+    if (e->scale) f *= (double)e->sa[e->scale == 2 ? i : 0] * (double)e->sb[e->scale == 2 ? j : 0];
+    double x = f * acc, sz = fabs(x);
+    if (e->src) {
+        double t = e->beta_v * e->sv[(size_t)i * (size_t)e->n + (size_t)j];
+        x += t;
+        sz += fabs(t);
+    }
+    if (e->bias) {
+        x += e->bv[j];
+        sz += fabs(e->bv[j]);
+    }
+    if (e->bias_row) {
+        x += e->brv[i];
+        sz += fabs(e->brv[i]);
+    }
+    *v = x;
+    /* the accumulation's error scaled by alpha, and the f32 rounding of the
+     * few operations that add the inputs */
+    *bound = fabs(f) * (1.0 + ldexp(1.0, -24)) * gamma * absacc + ldexp(1.0, -21) * sz;
+}
+
+void gemm_epi_out(const gemm_epi *e, double g, double bg, double u, double bu, double *out, double *bound)
+{
+    if (!e->gated) {
+        *out = e->act->ref(g, 0);
+        *bound = LIP * bg + ACT_ERR * (fabs(g) + fabs(*out));
+        return;
+    }
+    double f = e->act->ref(g, 1.0); /* act(gate, up) = f(gate) * up */
+    *out = e->act->ref(g, u);
+    *bound = LIP * bg * fabs(u) + fabs(f) * bu + LIP * bg * bu + ACT_ERR * (fabs(g) + fabs(f)) * fabs(u) +
+             ldexp(1.0, -23) * fabs(*out);
+}
