@@ -1,6 +1,6 @@
 /*
  * epilogue.c - the activation table (epilogue.h).  The formulas are those
- * of stdlib/std/epilogue.cute, in float64: the reference a candidate's
+ * of stdlib/std/epilogue.cute (and the sigmoid builtin), in float64: the reference a candidate's
  * float32 epilogue is checked against.  cuBLASLt's GELU is the tanh form,
  * so only gelu_tanh maps to it.
  */
@@ -19,6 +19,12 @@ static double act_relu(double x, double up)
 {
     (void)up;
     return x > 0 ? x : 0;
+}
+
+static double act_relu6(double x, double up)
+{
+    (void)up;
+    return x < 0 ? 0 : x > 6 ? 6 : x;
 }
 
 static double act_gelu_tanh(double x, double up)
@@ -51,6 +57,7 @@ static const cutec_act_info acts[] = {
     /* name, gated, reference, cuBLASLt: plain, bias, aux, aux + bias */
     {"identity", 0, act_identity, CUTEC_LT_EPILOGUE_DEFAULT, CUTEC_LT_EPILOGUE_BIAS, NO, NO},
     {"relu", 0, act_relu, CUTEC_LT_EPILOGUE_RELU, CUTEC_LT_EPILOGUE_RELU_BIAS, NO, NO}, /* RELU_AUX is a bit mask */
+    {"relu6", 0, act_relu6, NO, NO, NO, NO},
     {"gelu_tanh", 0, act_gelu_tanh, CUTEC_LT_EPILOGUE_GELU, CUTEC_LT_EPILOGUE_GELU_BIAS, CUTEC_LT_EPILOGUE_GELU_AUX,
      CUTEC_LT_EPILOGUE_GELU_AUX_BIAS},
     {"gelu_erf", 0, act_gelu_erf, NO, NO, NO, NO},

@@ -85,7 +85,7 @@ static const struct option {
     {OPT_ALPHA, "--alpha", "X", CMDS_GPU, "alpha, a finite float (default 1; pack kernels need 1)"},
     {OPT_BETA, "--beta", "X", CMDS_GPU, "beta, a finite float (default 0; pack kernels need 0)"},
     {OPT_EPILOGUE, "--epilogue", "ACT", CMDS_GPU,
-     "the epilogue's activation: identity (default), relu, gelu_tanh, gelu_erf, silu, sigmoid, or gated "
+     "the epilogue's activation: identity (default), relu, relu6, gelu_tanh, gelu_erf, silu, sigmoid, or gated "
      "swiglu, geglu (then N is the GEMM's width, a multiple of 16, and D has N/2 columns)"},
     {OPT_BIAS, "--bias", NULL, CMDS_GPU, "add a random bias per column (before the activation)"},
     {OPT_BIAS_ROW, "--bias-row", NULL, CMDS_GPU, "add a random bias per row"},

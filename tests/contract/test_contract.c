@@ -399,6 +399,9 @@ static void test_activations(void)
         {"identity", 0, -1.5, 0, -1.5},
         {"relu", 0, -1, 0, 0},
         {"relu", 0, 2, 0, 2},
+        {"relu6", 0, 7.5, 0, 6},
+        {"relu6", 0, -0.5, 0, 0},
+        {"relu6", 0, 2.5, 0, 2.5},
         {"gelu_tanh", 0, 1, 0, 0.8411919906082768},
         {"gelu_tanh", 0, -1, 0, -0.15880800939172324},
         {"gelu_erf", 0, 1, 0, 0.8413447460685429},
@@ -431,7 +434,7 @@ static void test_activations(void)
     }
     CHECK(cutec_act_at(cutec_act_count()) == NULL && cutec_act_at(-1) == NULL);
     CHECK(cutec_act_find("", 0) == cutec_act_at(0) && strcmp(cutec_act_at(0)->name, "identity") == 0);
-    CHECK(cutec_act_find("relu6", 5) == NULL && cutec_act_find("relux", 4) != NULL);
+    CHECK(cutec_act_find("relu7", 5) == NULL && cutec_act_find("relux", 4) != NULL);
     /* cuBLASLt's fused forms (cublasLt.h): GELU is the tanh form; RELU_AUX
      * writes a bit mask, not the pre-activation, so relu has no aux form */
     const cutec_act_info *relu = cutec_act_find("relu", 4), *gelu = cutec_act_find("gelu_tanh", 9);

@@ -268,7 +268,7 @@ if(_user_pack)
                  bench ${_user_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --bias --no-cache --json)
   set_property(TEST pack_mock_bench_epilogue_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
   cutec_tune_cli(pack_cpu_tune_epilogue_unknown 2 EMPTY
-                 "^cutec-tune: error: option '--epilogue': unknown activation 'foo' .identity, relu, gelu_tanh"
+                 "^cutec-tune: error: option '--epilogue': unknown activation 'foo' .identity, relu, relu6, gelu_tanh"
                  tune ${_user_pack} --m 40 --n 24 --k 32 --epilogue foo)
   list(APPEND _pack_gpu_tests pack_gpu_user_kernels)
 endif()
