@@ -9,6 +9,8 @@
  *            with TEST_NO_CUBLAS set, cuBLASLt is absent and the tuner checks
  *            at float64 samples)
  *   cache    the epilogue in the class key on disk, read back            (mock or GPU)
+ *   user PACK   tests/runtime/user_gemm.cute's act = relu kernel served for relu + bias only
+ *   apply PACK  stdlib/epilogue_apply.cute's kernels after cuBLASLt: the unfused baseline
  * The kernels are descriptions written here (with `cutec.act` lines) and
  * packed in-process; the mock driver computes a GEMM kernel from its own
  * copy of the description (tests/runtime/mock_driver.c), so a kernel can
@@ -575,6 +577,84 @@ static int test_cache(void)
     return 0;
 }
 
+/* A handle on a pack file (built by cutec at test time). */
+static cutec_gemm_handle *file_handle(cutec_runtime *rt, const char *path)
+{
+    cutec_gemm_handle *h;
+    CHECK_OK(rt, cutec_gemm_create(rt, &h));
+    cutec_pack *pack;
+    CHECK_OK(rt, cutec_pack_load_file(rt, path, &pack));
+    CHECK_OK(rt, cutec_gemm_use_pack(h, pack));
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    return h;
+}
+
+/* The compiler's own descriptions: a user's kernel with act = relu and a
+ * bias (tests/runtime/user_gemm.cute) serves exactly relu + bias. */
+static int test_user(const char *pack_path)
+{
+    cutec_runtime *rt = gpu_runtime();
+    cutec_gemm_handle *h = file_handle(rt, pack_path);
+    cutec_gemm_problem p = problem(40, 24, 32, "relu", 0);
+    p.bias = 1;
+    cutec_tune_report *r = tune_and_run(rt, h, &p, NULL);
+    CHECK(strcmp(best_dsl(r), "user_gemm_relu_bias T=bf16 TC=bf16") == 0);
+    CHECK_CONTAINS(logbuf, "skipping user_gemm_bias T=bf16 TC=bf16: its epilogue applies no activation; the problem "
+                           "asks for 'relu'");
+    cutec_tune_report_free(r);
+    p.bias = 0; /* relu alone: no kernel of the pack */
+    io x;
+    io_new(rt, &p, &x);
+    cutec_gemm_args a = args_of(&p, &x);
+    logbuf[0] = '\0';
+    cutec_status s = cutec_gemm_ex(h, &p, &a, NULL);
+    CHECK(s == CUTEC_OK || s == CUTEC_ERR_NO_CUBLAS); /* cuBLASLt's RELU serves it where it is loaded */
+    CHECK_CONTAINS(logbuf, "skipping user_gemm_relu_bias T=bf16 TC=bf16: argument 'bias' has role bias");
+    io_free(rt, &x);
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
+/* The stdlib's elementwise kernels (stdlib/epilogue_apply.cute, compiled
+ * at test time) as the unfused baseline's second half: with no GEMM
+ * kernel in the pack, cuBLASLt + the kernel for the problem's activation
+ * and inputs wins, and its result is the float64 one. */
+static int test_apply(const char *pack_path)
+{
+    cutec_runtime *rt = gpu_runtime();
+    cutec_gemm_handle *h = file_handle(rt, pack_path);
+    if (cutec_gemm_cublas_version(h) == 0) {
+        fprintf(stderr, "skipped: no cuBLASLt\n");
+        cutec_gemm_destroy(h);
+        cutec_runtime_destroy(rt);
+        return TEST_SKIP;
+    }
+    static const struct {
+        const char *act;
+        int gated, bias, bias_row, aux;
+        const char *winner;
+    } cases[] = {
+        {"silu", 0, 0, 0, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=silu GLU=0 BIAS=0 AUX=0"},
+        {"gelu_erf", 0, 1, 1, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=gelu_erf GLU=0 BIAS=3 AUX=1"},
+        {"relu", 0, 0, 1, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=relu GLU=0 BIAS=2 AUX=0"},
+        {"swiglu", 1, 1, 0, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=swiglu GLU=1 BIAS=1 AUX=0"},
+        {"sigmoid", 0, 0, 0, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=sigmoid GLU=0 BIAS=0 AUX=1"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cutec_gemm_problem p = problem(40, 48, 24, cases[c].act, cases[c].gated);
+        p.bias = cases[c].bias, p.bias_row = cases[c].bias_row, p.aux = cases[c].aux;
+        cutec_tune_report *r = tune_and_run(rt, h, &p, NULL);
+        /* the winner is the baseline with the first of cuBLASLt's algorithms on the mock; on a GPU any of them */
+        CHECK(r->candidates[0].is_cublas && strstr(r->candidates[0].name, cases[c].winner + 16) != NULL);
+        CHECK(!on_mock() || strcmp(r->candidates[0].name, cases[c].winner) == 0);
+        cutec_tune_report_free(r);
+    }
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
 /* cutec_gemm_ex on p and a returns want, with msg in the message. */
 static void expect(cutec_runtime *rt, cutec_gemm_handle *h, const cutec_gemm_problem *p, const cutec_gemm_args *a,
                    cutec_status want, const char *msg)
@@ -675,6 +755,8 @@ int main(int argc, char **argv)
     } cases[] = {{"args", test_args}, {"bind", test_bind}, {"cache", test_cache}};
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
         if (strcmp(argv[1], cases[i].name) == 0) return cases[i].fn();
-    fprintf(stderr, "usage: test_epilogue args|bind|cache\n");
+    if (argc == 3 && strcmp(argv[1], "user") == 0) return test_user(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "apply") == 0) return test_apply(argv[2]);
+    fprintf(stderr, "usage: test_epilogue args|bind|cache | user USER_PACK | apply EPILOGUE_APPLY_PACK\n");
     return 2;
 }
