@@ -134,6 +134,13 @@ POINTS
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm90.pack
 "$B"/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_80 --no-cubin -D BK=32 -D STAGES=3 -D WM=2 -D WN=2 \
   -o prebuilt/test_gemm.pack
+# fused-epilogue packs for the epilogue benchmark (gpu-run.sh EPI_BENCH=1):
+# bias + GELU (tanh) over every tune point, SwiGLU (its register-store
+# points), bias + SiLU, and the elementwise kernels of the unfused baseline
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=gelu_tanh -D BIAS=1 -o prebuilt/gemm_sm90_gelu_bias.pack
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=silu -D BIAS=1 -o prebuilt/gemm_sm90_silu_bias.pack
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=swiglu -D GLU=1 -o prebuilt/gemm_sm90_swiglu.pack
+"$B"/compiler/cutec pack stdlib/epilogue_apply.cute --arch=sm_90a -o prebuilt/epilogue_apply.pack
 # user kernels with roles (B row-major; a bias epilogue): served or skipped by the tuner
 "$B"/compiler/cutec pack tests/runtime/user_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/user_gemm.pack
 # a pack whose BM = 128 kernel faults: the tuner's quarantine on the GPU

@@ -84,6 +84,19 @@ if [ -n "${TUNE_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
     > "$OUT/tune-bench.log" 2>&1
   tail -30 "$OUT/tune-bench.log"
 fi
+# optional: fused epilogues against cuBLASLt's fused forms (or cuBLASLt and
+# the elementwise kernel) and against the plain GEMM (EPI_BENCH=1)
+if [ -n "${EPI_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
+  for e in "gelu_bias --epilogue gelu_tanh --bias" "silu_bias --epilogue silu --bias" "swiglu --epilogue swiglu"; do
+    set -- $e
+    name=$1; shift
+    timeout "${EPI_TIMEOUT:-200}" build-gpu/runtime/cutec-tune bench "prebuilt/gemm_sm90_${name}.pack" \
+      --pack prebuilt/gemm_sm90.pack --pack prebuilt/epilogue_apply.pack \
+      --shapes tests/bench/epilogue_shapes.txt --no-cache "$@" > "$OUT/epi-bench-$name.log" 2>&1
+    echo "== epilogue bench $name: exit $?"
+    tail -12 "$OUT/epi-bench-$name.log"
+  done
+fi
 # optional: host overhead of a cached GEMM call (OVERHEAD_PACK=path)
 if [ -n "${OVERHEAD_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   timeout 300 build-gpu/runtime/cutec-tune overhead "$OVERHEAD_PACK" --m 4096 --n 4096 --k 4096 --no-cache \

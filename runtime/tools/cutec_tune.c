@@ -237,6 +237,7 @@ typedef struct gpu {
     cutec_runtime *rt;
     cutec_gemm_handle *gemm;
     cutec_pack *pack;
+    cutec_pack *more[TUNE_MORE_PACKS];
 } gpu;
 
 static int gpu_open(const opts *o, gpu *g, failure *f)
@@ -255,6 +256,11 @@ static int gpu_open(const opts *o, gpu *g, failure *f)
     s = cutec_pack_load_file(g->rt, o->pack, &g->pack);
     if (s == CUTEC_OK) s = cutec_gemm_use_pack(g->gemm, g->pack);
     if (s != CUTEC_OK) return fail_runtime(f, g->rt, o->pack, s);
+    for (int i = 0; i < o->nmore_packs; i++) {
+        s = cutec_pack_load_file(g->rt, o->more_packs[i], &g->more[i]);
+        if (s == CUTEC_OK) s = cutec_gemm_use_pack(g->gemm, g->more[i]);
+        if (s != CUTEC_OK) return fail_runtime(f, g->rt, o->more_packs[i], s);
+    }
     return 0;
 }
 
@@ -262,6 +268,7 @@ static void gpu_close(gpu *g)
 {
     cutec_gemm_destroy(g->gemm);
     cutec_pack_unload(g->pack);
+    for (int i = 0; i < TUNE_MORE_PACKS; i++) cutec_pack_unload(g->more[i]);
     cutec_runtime_destroy(g->rt);
 }
 

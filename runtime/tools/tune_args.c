@@ -58,6 +58,7 @@ typedef enum opt_id {
     OPT_AUX,
     OPT_RUNS,
     OPT_DEVICE,
+    OPT_PACK,
     OPT_CACHE_DIR,
     OPT_NO_CACHE,
     OPT_NO_WARMUP,
@@ -93,6 +94,9 @@ static const struct option {
     {OPT_AUX, "--aux", NULL, CMDS_GPU, "also write the pre-activation (an aux output)"},
     {OPT_RUNS, "--runs", "R", CMDS_GPU, "timed runs per candidate, 20 to 10000 (default 25)"},
     {OPT_DEVICE, "--device", "D", CMDS_GPU, "CUDA device, 0 to 2^31-1 (default 0)"},
+    {OPT_PACK, "--pack", "FILE", CMDS_GPU,
+     "another pack whose kernels are candidates too, up to 8 (e.g. the plain GEMM's pack beside an epilogue's, "
+     "stdlib/epilogue_apply.cute's for the unfused baseline)"},
     {OPT_CACHE_DIR, "--cache-dir", "DIR", CMDS_GPU,
      "tuning cache directory (default: $CUTEC_CACHE_DIR, $XDG_CACHE_HOME/cutec)"},
     {OPT_NO_CACHE, "--no-cache", NULL, CMDS_GPU, "neither read nor write the disk cache"},
@@ -210,6 +214,10 @@ static int store_option(const struct option *opt, const char *v, tune_opts *o, i
     case OPT_N: return parse_integer(c, opt->name, v, 1, TUNE_DIM_MAX, &o->n);
     case OPT_K: return parse_integer(c, opt->name, v, 1, TUNE_DIM_MAX, &o->k);
     case OPT_SHAPES: o->shapes = v; return 0;
+    case OPT_PACK:
+        if (o->nmore_packs == TUNE_MORE_PACKS) return usage_error(c, "at most %d --pack options", TUNE_MORE_PACKS);
+        o->more_packs[o->nmore_packs++] = v;
+        return 0;
     case OPT_CALLS: return parse_integer(c, opt->name, v, 1, 1000000000, &o->calls);
     case OPT_DTYPE: return parse_dtype(c, opt->name, v, 0, &o->in);
     case OPT_OUT_DTYPE: *out_set = 1; return parse_dtype(c, opt->name, v, 1, &o->out);

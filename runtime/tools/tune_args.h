@@ -19,11 +19,17 @@ typedef enum tune_cmd {
 /* The runtime's limit on M, N and K (cutec/gemm.h). */
 #define TUNE_DIM_MAX 0x7fffffffLL
 
+#define TUNE_MORE_PACKS 8
+
 typedef struct tune_opts {
     tune_cmd cmd;
     const char *pack, *shapes, *cache_dir; /* NULL: not given */
-    long long m, n, k;                     /* 1 .. 2^31-1 (tune, overhead) */
-    long long runs;                        /* 0: the runtime's default */
+    /* --pack FILE: more packs whose kernels are candidates too (GEMM kernels
+     * with other epilogues, the elementwise kernels of the unfused baseline) */
+    const char *more_packs[TUNE_MORE_PACKS];
+    int nmore_packs;
+    long long m, n, k; /* 1 .. 2^31-1 (tune, overhead) */
+    long long runs;    /* 0: the runtime's default */
     long long device, calls;
     float alpha, beta; /* finite */
     cutec_dtype in, out;

@@ -252,6 +252,12 @@ if(_user_pack)
   list(APPEND _pack_mock_tests pack_mock_user_kernels pack_mock_user_tune_verbose)
   # cutec-tune --epilogue and its inputs: the bias kernel serves --bias; with
   # an activation it does not apply it is skipped, and cuBLASLt's fused form wins
+  # --pack: a second pack's kernels are candidates too (the user pack's bias
+  # kernel wins beside the stdlib test pack); a pack that cannot load fails
+  cutec_tune_cli(pack_mock_tune_more_packs 0 "^winner: user_gemm_bias T=bf16 TC=bf16$" -
+                 tune ${_test_pack} --pack ${_user_pack} --m 40 --n 24 --k 32 --bias --no-cache)
+  cutec_tune_cli(pack_mock_tune_more_packs_missing 1 EMPTY "/nonexistent.pack"
+                 tune ${_user_pack} --pack /nonexistent.pack --m 40 --n 24 --k 32 --no-cache)
   cutec_tune_cli(pack_mock_tune_epilogue_bias 0 "^winner: user_gemm_bias T=bf16 TC=bf16$" -
                  tune ${_user_pack} --m 40 --n 24 --k 32 --bias --no-cache)
   cutec_tune_cli(pack_mock_tune_epilogue_relu 0 "^winner: user_gemm_relu_bias T=bf16 TC=bf16$"
