@@ -43,7 +43,7 @@ enum { PACK_PATH_MAX = PATH_MAX + 64 }; /* the work directory and a file name in
 
 static const char pack_usage[] =
     "usage: cutec pack FILE.cute [-o FILE.pack] [--arch sm_90a|sm_80] [-j N] [-D NAME=VALUE]...\n"
-    "                  [-I DIR]... [--stdlib DIR] [--no-cubin] [--json]\n"
+    "                  [-I DIR]... [--import FILE]... [--stdlib DIR] [--fast-math] [--no-cubin] [--json]\n"
     "\n"
     "Compiles every tune point of every kernel of FILE (a kernel without a tune clause\n"
     "once) into one kernel pack for the runtime: manifest, PTX and cubin per point.\n"
@@ -57,6 +57,7 @@ static const char pack_usage[] =
     "  -I DIR       add DIR to the import search path\n"
     "  --import F   load F as if FILE imported it (e.g. your epilogue functions)\n"
     "  --stdlib DIR the standard library (as for cutec)\n"
+    "  --fast-math  approximate math builtins (as for cutec), e.g. tanh.approx in a GELU epilogue\n"
     "  --no-cubin   PTX only (the runtime JIT-compiles it); cubins need ptxas\n"
     "  --json       a summary object on standard output: input, output, arch, points,\n"
     "               failed, seconds\n"
@@ -82,6 +83,7 @@ typedef struct pack_job {
     int nimports;
     const char *stdlib_dir;
     int want_cubin;
+    int fast_math; /* --fast-math, as for cutec */
     int json;
     char tmpdir[PATH_MAX];
 } pack_job;
@@ -153,6 +155,7 @@ static void job_options(const pack_job *job, cutec_options *o, const char **defs
     o->imports = job->imports;
     o->nimports = job->nimports;
     o->stdlib_dir = job->stdlib_dir;
+    o->fast_math = job->fast_math;
 }
 
 static int write_file(const char *path, const void *data, size_t len)
@@ -521,6 +524,8 @@ static int parse_args(int argc, char **argv, pack_job *job, const char **defs, c
                 defs[job->nuser++] = v;
             else
                 incs[job->nincs++] = v;
+        } else if (strcmp(a, "--fast-math") == 0) {
+            job->fast_math = 1;
         } else if (strcmp(a, "--no-cubin") == 0) {
             job->want_cubin = 0;
         } else if (strcmp(a, "--json") == 0) {

@@ -141,6 +141,14 @@ POINTS
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=silu -D BIAS=1 -o prebuilt/gemm_sm90_silu_bias.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=swiglu -D GLU=1 -o prebuilt/gemm_sm90_swiglu.pack
 "$B"/compiler/cutec pack stdlib/epilogue_apply.cute --arch=sm_90a -o prebuilt/epilogue_apply.pack
+# the same with the math builtins' fast forms (tanh.approx, ex2.approx): the
+# exact polynomials cost the epilogue issue slots the MMAs need
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --fast-math -D ACT=gelu_tanh -D BIAS=1 \
+  -o prebuilt/gemm_sm90_gelu_bias_fast.pack
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --fast-math -D ACT=silu -D BIAS=1 \
+  -o prebuilt/gemm_sm90_silu_bias_fast.pack
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --fast-math -D ACT=swiglu -D GLU=1 \
+  -o prebuilt/gemm_sm90_swiglu_fast.pack
 # user kernels with roles (B row-major; a bias epilogue): served or skipped by the tuner
 "$B"/compiler/cutec pack tests/runtime/user_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/user_gemm.pack
 # a pack whose BM = 128 kernel faults: the tuner's quarantine on the GPU
