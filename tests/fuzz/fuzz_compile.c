@@ -132,6 +132,7 @@ static void run(const uint8_t *data, size_t size)
 {
 #if FUZZ_STAGE == FUZZ_STAGE_EVAL
     eval(data, size);
+    (void)tune_points;
 #else
     set_source(data, size);
 #if FUZZ_STAGE == FUZZ_STAGE_PARSE
