@@ -144,7 +144,6 @@ typedef struct Eval {
     EvalLimits *limits;      /* NULL until first used: see eval_limits */
     const Node *expanding;   /* the outermost `unroll for` or inlined call being expanded */
     bool param_layout;       /* binding the kernel's tensor parameters: an i64 leaf of a layout warns (eval_lay.c) */
-    const NodeList *absent;  /* the kernel's parameters whose `if` condition is false (kernel.c) */
     /* function-call state */
     bool in_fn;
     bool returned;

@@ -515,9 +515,9 @@ static bool describe_args(Eval *e, const Node *k, const Value *ptypes, const Tma
 
 /* The kernel with only the parameters that exist for these template
  * values (`NAME: type if COND`): a copy of k whose parameter list leaves
- * out those whose condition is false.  They are recorded in e->absent (a
- * serves role on one is dropped with it) and bound as V_ABSENT values, so
- * that a use reads "absent" rather than "unknown name". */
+ * out those whose condition is false.  Those are bound as V_ABSENT values:
+ * a use reads "absent" rather than "unknown name", and a serves role on one
+ * is dropped with it (kernel_desc.c). */
 static const Node *present_params(Eval *e, const Node *k, bool *ok)
 {
     bool any = false;
@@ -526,8 +526,6 @@ static const Node *present_params(Eval *e, const Node *k, bool *ok)
     Node *kk = ARENA_NEW(e->arena, Node);
     *kk = *k;
     kk->list = (NodeList){ARENA_ARRAY(e->arena, Node *, k->list.n), 0, k->list.n};
-    NodeList *absent = ARENA_NEW(e->arena, NodeList);
-    *absent = (NodeList){ARENA_ARRAY(e->arena, Node *, k->list.n), 0, k->list.n};
     for (int i = 0; i < k->list.n; i++) {
         Node *par = k->list.items[i];
         bool present = true;
@@ -543,16 +541,13 @@ static const Node *present_params(Eval *e, const Node *k, bool *ok)
                 present = c.i != 0;
             }
         }
+        /* an absent parameter can still be named and passed to a function
+         * (which uses it only where the same condition holds) */
         if (present)
             kk->list.items[kk->list.n++] = par;
         else
-            absent->items[absent->n++] = par;
+            scope_bind(e, par->name, (Value){.kind = V_ABSENT, .node = par});
     }
-    /* an absent parameter can still be named and passed to a function
-     * (which uses it only where the same condition holds): V_ABSENT */
-    for (int i = 0; i < absent->n; i++)
-        scope_bind(e, absent->items[i]->name, (Value){.kind = V_ABSENT, .node = absent->items[i]});
-    e->absent = absent;
     return kk;
 }
 

@@ -323,9 +323,9 @@ bool kdesc_serves(Eval *e, const Node *k, cutec_kdesc *d)
             continue;
         }
         if (item->kind == N_ROLE) {
-            bool gone = false; /* a role on a parameter absent for these template values goes with it */
-            for (int j = 0; e->absent && j < e->absent->n; j++)
-                gone |= strcmp(e->absent->items[j]->name, item->a->name) == 0;
+            /* a role on a parameter absent for these template values goes with it */
+            Value pv;
+            bool gone = scope_lookup(e, item->a->name, &pv) && pv.kind == V_ABSENT;
             if (!gone) ok = serve_role(e, item, d) && ok;
             continue;
         }

@@ -47,4 +47,18 @@
         }                                                                                                              \
     } while (0)
 
+/* A runtime on the device, or exit TEST_SKIP (no driver or no device). */
+static inline cutec_runtime *check_gpu_runtime(void)
+{
+    cutec_runtime *rt = NULL;
+    cutec_status s = cutec_runtime_create(&rt, 0);
+    if (s == CUTEC_ERR_NO_DRIVER || s == CUTEC_ERR_NO_DEVICE) {
+        fprintf(stderr, "skipped: %s\n", cutec_runtime_message(rt));
+        cutec_runtime_destroy(rt);
+        exit(TEST_SKIP);
+    }
+    CHECK_OK(rt, s);
+    return rt;
+}
+
 #endif /* CUTEC_TEST_CHECK_H */

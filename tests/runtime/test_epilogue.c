@@ -141,14 +141,7 @@ static void keep_log(void *user, int level, const char *msg)
 
 static cutec_runtime *gpu_runtime(void)
 {
-    cutec_runtime *rt = NULL;
-    cutec_status s = cutec_runtime_create(&rt, 0);
-    if (s == CUTEC_ERR_NO_DRIVER || s == CUTEC_ERR_NO_DEVICE) {
-        fprintf(stderr, "skipped: %s\n", cutec_runtime_message(rt));
-        cutec_runtime_destroy(rt);
-        exit(TEST_SKIP);
-    }
-    CHECK_OK(rt, s);
+    cutec_runtime *rt = check_gpu_runtime();
     cutec_runtime_set_log(rt, keep_log, NULL);
     return rt;
 }

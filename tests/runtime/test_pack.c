@@ -96,18 +96,7 @@ static void gemm_done(cutec_runtime *rt)
 }
 
 /* A runtime on the device, or exit 77. */
-static cutec_runtime *gpu_runtime(void)
-{
-    cutec_runtime *rt = NULL;
-    cutec_status s = cutec_runtime_create(&rt, 0);
-    if (s == CUTEC_ERR_NO_DRIVER || s == CUTEC_ERR_NO_DEVICE) {
-        fprintf(stderr, "skipped: %s\n", cutec_runtime_message(rt));
-        cutec_runtime_destroy(rt);
-        exit(TEST_SKIP);
-    }
-    CHECK_OK(rt, s);
-    return rt;
-}
+static cutec_runtime *gpu_runtime(void) { return check_gpu_runtime(); }
 
 static int test_format(int argc, char **argv)
 {
