@@ -109,7 +109,9 @@ static const Builtin table[] = {
     {"tma_store_commit", b_tma_store_commit, F_TMA, false, NOARGS, K, 0},
     {"tma_store_wait", b_tma_store_wait, F_TMA, false, ARGS(BA_RVALUE), K, 0},
     /* eval_atomic.c: the address is taken after the value is converted */
-    {"atomic_add", b_atomic_add, 0, false, ARGS(BA_EXPR, BA_RVALUE), K, 0},
+    {"atomic_add", b_atomic, 0, false, ARGS(BA_EXPR, BA_RVALUE), K, BOP_ATOMIC_ADD},
+    {"atomic_max", b_atomic, 0, false, ARGS(BA_EXPR, BA_RVALUE), K, BOP_ATOMIC_MAX},
+    {"warp_max", b_warp_max, 0, false, ARGS(BA_RVALUE), K, 0},
     {"fence_gpu", b_fence_gpu, 0, false, NOARGS, K, 0},
     /* atom_make.c, atom_partition.c, atom_gemm.c, atom_copy.c: copy and MMA
      * atoms, tiled copies and MMAs; the features an atom needs are its

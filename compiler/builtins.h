@@ -73,6 +73,8 @@ enum {
     BOP_BAR_ARRIVE = 1,
     BOP_FAST = 0x100, /* a math builtin's approximate form (eval_math.c; the low bits a MathId) */
     BOP_RS = 1,       /* mma_atom_rs: A from registers */
+    BOP_ATOMIC_ADD = 0, /* atomic_add, atomic_max */
+    BOP_ATOMIC_MAX = 1,
 };
 
 /* The handlers the table points to, by file.  min/max take the comparison
@@ -133,7 +135,8 @@ Value b_tma_store(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 Value b_tma_store_commit(Eval *e, const Builtin *b, const Node *call, const Value *arg);
 Value b_tma_store_wait(Eval *e, const Builtin *b, const Node *call, const Value *arg);
 /* eval_atomic.c */
-Value b_atomic_add(Eval *e, const Builtin *b, const Node *call, const Value *arg);
+Value b_atomic(Eval *e, const Builtin *b, const Node *call, const Value *arg);
+Value b_warp_max(Eval *e, const Builtin *b, const Node *call, const Value *arg);
 Value b_fence_gpu(Eval *e, const Builtin *b, const Node *call, const Value *arg);
 /* atom_make.c */
 Value b_mma_atom(Eval *e, const Builtin *b, const Node *call, const Value *arg);

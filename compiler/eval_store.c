@@ -93,7 +93,22 @@ static unsigned payload_regs(Eval *e, LLVMValueRef v, int bytes, LLVMValueRef re
         *cons = 'r';
         return 4;
     }
-    LLVMValueRef x = LLVMBuildBitCast(b, v, LLVMIntTypeInContext(c, (unsigned)bytes * 8), "");
+    LLVMTypeRef vt = LLVMTypeOf(v), it = LLVMIntTypeInContext(c, (unsigned)bytes * 8);
+    LLVMValueRef x;
+    if (bytes > 1 && LLVMGetTypeKind(vt) == LLVMVectorTypeKind &&
+        LLVMGetTypeKind(LLVMGetElementType(vt)) == LLVMIntegerTypeKind &&
+        LLVMGetIntTypeWidth(LLVMGetElementType(vt)) == 8) {
+        /* bytes (fp8 pairs) assembled with shifts: NVPTX lowers the
+         * bitcast of a byte vector through the stack */
+        x = LLVMConstInt(it, 0, 0);
+        for (unsigned i = 0; i < LLVMGetVectorSize(vt); i++) {
+            LLVMValueRef el =
+                LLVMBuildZExt(b, LLVMBuildExtractElement(b, v, LLVMConstInt(cg->t_i32, i, 0), ""), it, "");
+            x = LLVMBuildOr(b, x, LLVMBuildShl(b, el, LLVMConstInt(it, 8 * i, 0), ""), "");
+        }
+    } else {
+        x = LLVMBuildBitCast(b, v, it, "");
+    }
     if (bytes == 1) {
         /* PTX's st.b8 takes a 16-bit register */
         x = LLVMBuildZExt(b, x, LLVMInt16TypeInContext(c), "");

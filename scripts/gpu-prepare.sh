@@ -41,7 +41,9 @@ for extra in "-D TC=f32" "-D TC=f32 -D BM=64 -D BN=128 -D STAGES=6" "-D T=f16 -D
   "$B"/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm/gemm_sm90_default_${name}.ptx"
 done
 # the sm90 template's fp8 instances (tests/gpu gpu_gemm_sm90_fp8): every
-# tune point with e4m3 A and B, then e5m2, the mixed pair and f32 output
+# tune point with e4m3 A and B (promoted every PROMO k-tiles), then e5m2,
+# the mixed pair, f32 output, the scale modes (per tensor, row-wise,
+# block-wise) and fp8 outputs with their amax
 rm -rf prebuilt/gemm_fp8 && mkdir -p prebuilt/gemm_fp8
 "$B"/compiler/cutec stdlib/sm90/gemm.cute -D T=e4m3 --list-tune | while read -r kernel args; do
   name=$(echo "$args" | sed 's/-D //g; s/ /_/g; s/=//g')
@@ -50,7 +52,12 @@ rm -rf prebuilt/gemm_fp8 && mkdir -p prebuilt/gemm_fp8
 done
 for extra in "-D T=e5m2" "-D T=e4m3 -D TB=e5m2" "-D T=e5m2 -D TB=e4m3 -D EPI=1 -D STAGES=3" \
              "-D T=e4m3 -D TC=f32" "-D T=e4m3 -D TC=f16 -D BM=64 -D BN=128 -D STAGES=6" \
-             "-D T=e4m3 -D TB=e5m2 -D BM=128 -D BN=256 -D CN=2 -D EPI=2 -D STAGES=4 -D RASTER=1"; do
+             "-D T=e4m3 -D TB=e5m2 -D BM=128 -D BN=192 -D CN=2 -D EPI=1 -D STAGES=4 -D RASTER=1" \
+             "-D T=e4m3 -D SCALE=3 -D BM=128 -D BN=128" "-D T=e4m3 -D SCALE=3 -D BM=64 -D BN=64 -D STAGES=6" \
+             "-D T=e4m3 -D TB=e5m2 -D SCALE=3 -D BM=128 -D BN=64 -D EPI=1" \
+             "-D T=e4m3 -D TC=e4m3 -D BM=128 -D BN=128" "-D T=e4m3 -D TC=e5m2 -D SCALE=2 -D PROMO=4 -D BM=128 -D BN=192" \
+             "-D T=e4m3 -D TC=e4m3 -D SCALE=3 -D ACT=gelu_tanh -D BIAS=1 -D BM=64 -D BN=128" \
+             "-D T=e4m3 -D SCALE=1 -D PROMO=4 -D BM=192 -D BN=64 -D EPI=1" "-D T=e4m3 -D SCALE=2 -D PROMO=1 -D PP=1 -D BM=64 -D BN=128 -D EPI=1"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
   # shellcheck disable=SC2086
   "$B"/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm_fp8/gemm_sm90_${name}.ptx"

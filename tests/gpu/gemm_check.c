@@ -194,6 +194,36 @@ static int shape_data_make(shape_data *d, long m, long n, long k, gemm_type t, g
     return 0;
 }
 
+/* The reference of block-wise scaled inputs (gemm_epilogue.h): A's and
+ * B's values times their blocks' scales, multiplied in float64. */
+static int block_reference(const shape_data *d, const gemm_epi *e, shape_data *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t na = (size_t)d->m * (size_t)d->k, nb = (size_t)d->n * (size_t)d->k, nc = (size_t)d->m * (size_t)d->n;
+    double *av = malloc(na * sizeof *av), *bv = malloc(nb * sizeof *bv);
+    out->ref = malloc(nc * sizeof *out->ref);
+    out->absref = malloc(nc * sizeof *out->absref);
+    if (av == NULL || bv == NULL || out->ref == NULL || out->absref == NULL) {
+        free(av);
+        free(bv);
+        shape_data_free(out);
+        return -1;
+    }
+    for (size_t i = 0; i < na; i++) av[i] = gemm_load(d->a, d->t, i);
+    for (size_t i = 0; i < nb; i++) bv[i] = gemm_load(d->b, d->tb, i);
+    gemm_epi_scale_inputs(e, av, bv);
+    reference_gemm(d->m, d->n, d->k, av, bv, out->ref, out->absref);
+    free(av);
+    free(bv);
+    out->m = d->m;
+    out->n = d->n;
+    out->k = d->k;
+    out->t = d->t;
+    out->tb = d->tb;
+    out->valid = 1;
+    return 0;
+}
+
 typedef struct check_result {
     int pass;
     size_t nbad, nnan;
@@ -207,13 +237,21 @@ typedef struct check_result {
 
 static double unit_roundoff(gemm_type tc)
 {
-    return tc == GT_BF16 ? ldexp(1.0, -8) : tc == GT_F16 ? ldexp(1.0, -11) : ldexp(1.0, -24);
+    return tc == GT_BF16   ? ldexp(1.0, -8)
+           : tc == GT_F16  ? ldexp(1.0, -11)
+           : tc == GT_E4M3 ? ldexp(1.0, -4)
+           : tc == GT_E5M2 ? ldexp(1.0, -3)
+                           : ldexp(1.0, -24);
 }
 
 /* Half the smallest positive subnormal of the output type. */
 static double underflow_eta(gemm_type tc)
 {
-    return tc == GT_BF16 ? ldexp(1.0, -134) : tc == GT_F16 ? ldexp(1.0, -25) : ldexp(1.0, -150);
+    return tc == GT_BF16   ? ldexp(1.0, -134)
+           : tc == GT_F16  ? ldexp(1.0, -25)
+           : tc == GT_E4M3 ? ldexp(1.0, -10)
+           : tc == GT_E5M2 ? ldexp(1.0, -17)
+                           : ldexp(1.0, -150);
 }
 
 /* The unit of the accumulation error per addition.  f32 for the 16-bit
@@ -229,7 +267,8 @@ static double accum_unit(gemm_type t) { return t == GT_E4M3 || t == GT_E5M2 ? ld
  * largest K here): their limit is at least 4e-3. */
 static double fro_limit(gemm_type t, gemm_type tc)
 {
-    double lim = tc == GT_BF16 ? 1e-2 : tc == GT_F16 ? 2e-3 : 1e-5;
+    /* an fp8 output rounds to 3 (e4m3) or 2 (e5m2) mantissa bits */
+    double lim = tc == GT_BF16 ? 1e-2 : tc == GT_F16 ? 2e-3 : tc == GT_E4M3 ? 5e-2 : tc == GT_E5M2 ? 1e-1 : 1e-5;
     return (t == GT_E4M3 || t == GT_E5M2) && lim < 4e-3 ? 4e-3 : lim;
 }
 
@@ -262,6 +301,8 @@ static void expect(const shape_data *d, const gemm_epi *e, int what, long i, lon
         gemm_epi_pre(e, i, ju, d->ref[iu], d->absref[iu], gamma, &v, &bv);
     }
     gemm_epi_out(e, g, bg, v, bv, ref, bound);
+    *ref *= e->scale_d_v; /* 1 but for an fp8 output */
+    *bound *= e->scale_d_v;
     *bound += u * fabs(*ref) + eta;
 }
 
@@ -403,6 +444,15 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
     size_t bytes_br = (size_t)d->m * szc + 2 * GUARD, bytes_aux = nmn * szc + 2 * GUARD;
     unsigned long long ds = 0, dbias = 0, dbr = 0, daux = 0, dsa = 0, dsb = 0;
     size_t bytes_sa = (size_t)d->m * 4 + 2 * GUARD, bytes_sb = (size_t)d->n * 4 + 2 * GUARD;
+    /* block-wise scales: m x kb and nb x kb; an fp8 output's scale_d and amax */
+    if (e && e->scale == 3) {
+        size_t kb = (size_t)gemm_ceil_div(d->k, 128), nbk = (size_t)gemm_ceil_div(d->n, 128);
+        bytes_sa = (size_t)d->m * kb * 4 + 2 * GUARD;
+        bytes_sb = nbk * kb * 4 + 2 * GUARD;
+    }
+    unsigned long long dsd = 0, damax = 0;
+    double amax_ref = 0, amax_bound = 0;
+    shape_data bref = {0}; /* the block-wise scaled reference */
     unsigned char *hx = NULL, *haux = NULL;
     size_t bytes_a = na + 2 * GUARD, bytes_b = nb + 2 * GUARD, bytes_c = nc * szc + 2 * GUARD;
     unsigned long long da = 0, db = 0, dc = 0;
@@ -412,9 +462,29 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
     cutec_status st = CUTEC_OK;
     const char *what = "";
     *passed = 0;
-    if (e && gemm_epi_make(e, d->m, d->n, shape_seed(0x5eed, d->m, d->n, d->k, d->t, d->tb)) != 0) {
+    if (e && gemm_epi_make(e, d->m, d->n, d->k, shape_seed(0x5eed, d->m, d->n, d->k, d->t, d->tb)) != 0) {
         printf("FAIL %s [%s] M=%ld N=%ld K=%ld: host out of memory\n", file, gp->desc, d->m, d->n, d->k);
         goto out;
+    }
+    if (e && e->scale == 3) {
+        if (block_reference(d, e, &bref) != 0) {
+            printf("FAIL %s [%s] M=%ld N=%ld K=%ld: host out of memory\n", file, gp->desc, d->m, d->n, d->k);
+            goto out;
+        }
+        d = &bref;
+    }
+    if (e && e->fp8_out) {
+        /* scale_d: a power of two that puts the largest |D| near 240, inside
+         * e4m3's 448 and far from 1; amax is the unscaled largest |D| */
+        e->scale_d_v = 1.0;
+        for (long i = 0; i < d->m; i++)
+            for (long j = 0; j < cols; j++) {
+                double ref, bound;
+                expect(d, e, 0, i, j, GT_F32, &ref, &bound);
+                amax_ref = fabs(ref) > amax_ref ? fabs(ref) : amax_ref;
+                amax_bound = bound > amax_bound ? bound : amax_bound;
+            }
+        e->scale_d_v = amax_ref > 0 ? ldexp(1.0, (int)floor(log2(240.0 / amax_ref))) : 1.0;
     }
     if (e) {
         size_t most = bytes_s;
@@ -493,6 +563,17 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
         gargs.aux = daux + GUARD;
         gargs.scale_a = dsa + GUARD;
         gargs.scale_b = dsb + GUARD;
+        if (e->fp8_out) {
+            float sd = (float)e->scale_d_v, zero = 0.0f;
+            if ((st = cutec_malloc(s->rt, 4, &dsd)) != CUTEC_OK || (st = cutec_malloc(s->rt, 4, &damax)) != CUTEC_OK ||
+                (st = cutec_memcpy_htod(s->rt, dsd, &sd, 4)) != CUTEC_OK ||
+                (st = cutec_memcpy_htod(s->rt, damax, &zero, 4)) != CUTEC_OK) {
+                what = "scale_d and amax";
+                goto fail_rt;
+            }
+            gargs.scale_d = dsd;
+            gargs.amax = damax;
+        }
     }
     char aerr[256];
     if (gemm_build_args(s->rt, &gp->meta, &gargs, aerr, sizeof aerr) != 0) {
@@ -538,7 +619,17 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
                            memcmp(ha_out + GUARD + nmn * szc, haux + GUARD + nmn * szc, GUARD) == 0;
             ra = check_result_of(d, e, 1, d->n, ha_out + GUARD, gp->tc);
         }
-        *passed = r.pass && guard_ok && ra.pass && aux_guard_ok;
+        float amax = 0.0f;
+        int amax_ok = 1;
+        if (e && e->fp8_out) {
+            if ((st = cutec_memcpy_dtoh(s->rt, &amax, damax, 4)) != CUTEC_OK) {
+                what = "cutec_memcpy_dtoh (amax)";
+                goto fail_rt;
+            }
+            /* |max x - max r| <= max |x - r|: the largest element bound */
+            amax_ok = fabs((double)amax - amax_ref) <= amax_bound + ldexp(amax_ref, -23);
+        }
+        *passed = r.pass && guard_ok && ra.pass && aux_guard_ok && amax_ok;
         printf("%s %s [%s] M=%ld N=%ld K=%ld grid=%ux%u: max_err/bound=%.3g max_abs_err=%.3g "
                "rel_fro=%.3g (limit %.0e)",
                *passed ? "PASS" : "FAIL", file, gp->desc, d->m, d->n, d->k, grid[0], grid[1], r.max_ratio,
@@ -547,6 +638,9 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
             printf(" bad=%zu nan=%zu first_bad=(%ld,%ld) c=%.9g ref=%.9g bound=%.3g", r.nbad, r.nnan, r.bad_i, r.bad_j,
                    r.bad_c, r.bad_ref, r.bad_bound);
         if (!guard_ok) printf(" WRITES OUTSIDE C (guard zone changed)");
+        if (e && e->fp8_out)
+            printf(" scale_d=%g amax=%.9g ref=%.9g bound=%.3g%s", e->scale_d_v, (double)amax, amax_ref, amax_bound,
+                   amax_ok ? "" : " AMAX FAILS");
         if (e && e->aux)
             printf(" aux: max_err/bound=%.3g rel_fro=%.3g%s%s", ra.max_ratio, ra.rel_fro, ra.pass ? "" : " AUX FAILS",
                    aux_guard_ok ? "" : " WRITES OUTSIDE AUX");
@@ -570,7 +664,10 @@ out:
         cutec_free(s->rt, daux);
         cutec_free(s->rt, dsa);
         cutec_free(s->rt, dsb);
+        cutec_free(s->rt, dsd);
+        cutec_free(s->rt, damax);
     }
+    shape_data_free(&bref);
     free(hx);
     free(haux);
     free(ha);
@@ -769,7 +866,7 @@ static void self_test_epilogue(void)
         e.tc = GT_BF16;
         e.alpha_v = 0.75;
         e.beta_v = -0.5;
-        ST_CHECK(e.act != NULL && gemm_epi_any(&e) && gemm_epi_make(&e, d.m, d.n, 9) == 0);
+        ST_CHECK(e.act != NULL && gemm_epi_any(&e) && gemm_epi_make(&e, d.m, d.n, d.k, 9) == 0);
         long cols = gemm_epi_out_cols(&e, d.n);
         uint16_t *c = malloc((size_t)d.m * (size_t)cols * 2), *aux = malloc((size_t)d.m * (size_t)d.n * 2);
         ST_CHECK(c != NULL && aux != NULL);

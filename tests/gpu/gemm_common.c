@@ -241,6 +241,8 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
         case CUTEC_ROLE_AUX: ga->args[i] = &ga->aux; break;
         case CUTEC_ROLE_SCALE_A: ga->args[i] = &ga->scale_a; break;
         case CUTEC_ROLE_SCALE_B: ga->args[i] = &ga->scale_b; break;
+        case CUTEC_ROLE_SCALE_D: ga->args[i] = &ga->scale_d; break;
+        case CUTEC_ROLE_AMAX: ga->args[i] = &ga->amax; break;
         case CUTEC_ROLE_NONE:
             if (arg->kind == CUTEC_KD_TMA) break;
             /* fall through */

@@ -98,7 +98,7 @@ typedef struct gemm_args {
     /* the epilogue's inputs, for the roles alpha, beta, c (s), bias,
      * bias_row and aux where the kernel has them */
     float alpha, beta;
-    unsigned long long s, bias, bias_row, aux, scale_a, scale_b;
+    unsigned long long s, bias, bias_row, aux, scale_a, scale_b, scale_d, amax;
     cutec_tensor_map maps[CUTEC_KD_MAX_ARGS];
     void *args[CUTEC_KD_MAX_ARGS];
 } gemm_args;

@@ -25,8 +25,14 @@ int gemm_epi_from_point(const gemm_point *p, gemm_epi *e, char *err, size_t errl
     e->aux = cutec_kdesc_role_arg(m, CUTEC_ROLE_AUX) >= 0;
     e->gated = m->gated;
     int sa = cutec_kdesc_role_arg(m, CUTEC_ROLE_SCALE_A);
-    if (sa >= 0) /* a tensor of shape 1 is a per-tensor scale (docs/contract.md) */
-        e->scale = m->args[sa].rank == 1 && strcmp(cutec_kd_s(m, m->args[sa].shape[0]), "1") == 0 ? 1 : 2;
+    if (sa >= 0) { /* (1, 1): per tensor, (m, 1): per row, (m, kb): block-wise (docs/contract.md) */
+        const cutec_kd_arg *x = &m->args[sa];
+        int one0 = strcmp(cutec_kd_s(m, x->shape[0]), "1") == 0;
+        int one1 = x->rank < 2 || strcmp(cutec_kd_s(m, x->shape[1]), "1") == 0;
+        e->scale = one0 ? 1 : one1 ? 2 : 3;
+    }
+    e->fp8_out = cutec_kdesc_role_arg(m, CUTEC_ROLE_AMAX) >= 0;
+    e->scale_d_v = 1.0;
     e->tc = p->tc;
     /* not 1 and 0: a kernel that ignores them fails */
     e->alpha_v = e->alpha ? 0.75 : 1.0;
@@ -43,7 +49,7 @@ int gemm_epi_from_point(const gemm_point *p, gemm_epi *e, char *err, size_t errl
 
 int gemm_epi_any(const gemm_epi *e)
 {
-    return e->scale || e->alpha || e->src || e->bias || e->bias_row || e->aux || e->gated ||
+    return e->scale || e->fp8_out || e->alpha || e->src || e->bias || e->bias_row || e->aux || e->gated ||
            (e->act && strcmp(e->act->name, "identity") != 0);
 }
 
@@ -65,9 +71,12 @@ void gemm_epi_free(gemm_epi *e)
     e->m = e->n = 0;
 }
 
-int gemm_epi_make(gemm_epi *e, long m, long n, uint64_t seed)
+int gemm_epi_make(gemm_epi *e, long m, long n, long k, uint64_t seed)
 {
     gemm_epi_free(e);
+    long kb = (k + 127) / 128, nb = (n + 127) / 128;
+    size_t nsa = e->scale == 3 ? (size_t)m * (size_t)kb : (size_t)m;
+    size_t nsb = e->scale == 3 ? (size_t)nb * (size_t)kb : (size_t)n;
     size_t es = gemm_type_size(e->tc), ns = e->src ? (size_t)m * (size_t)n : 1;
     e->s = malloc(ns * es);
     e->sv = malloc(ns * sizeof *e->sv);
@@ -75,8 +84,8 @@ int gemm_epi_make(gemm_epi *e, long m, long n, uint64_t seed)
     e->bv = malloc((size_t)n * sizeof *e->bv);
     e->br = malloc((size_t)m * es);
     e->brv = malloc((size_t)m * sizeof *e->brv);
-    e->sa = malloc((size_t)m * sizeof *e->sa);
-    e->sb = malloc((size_t)n * sizeof *e->sb);
+    e->sa = malloc(nsa * sizeof *e->sa);
+    e->sb = malloc(nsb * sizeof *e->sb);
     if (!e->s || !e->sv || !e->b || !e->bv || !e->br || !e->brv || !e->sa || !e->sb) {
         gemm_epi_free(e);
         return -1;
@@ -87,19 +96,31 @@ int gemm_epi_make(gemm_epi *e, long m, long n, uint64_t seed)
     gemm_fill_random(&r, e->tc, e->b, e->bv, (size_t)n);
     gemm_fill_random(&r, e->tc, e->br, e->brv, (size_t)m);
     /* scales in [0.25, 4): far from 1, so a kernel that skips them fails */
-    for (long i = 0; i < m; i++)
+    for (size_t i = 0; i < nsa; i++)
         e->sa[i] = (float)ldexp(1.0 + 0.5 * gemm_rng_uniform(&r), (int)(gemm_rng_next(&r) % 4) - 2);
-    for (long j = 0; j < n; j++)
+    for (size_t j = 0; j < nsb; j++)
         e->sb[j] = (float)ldexp(1.0 + 0.5 * gemm_rng_uniform(&r), (int)(gemm_rng_next(&r) % 4) - 2);
     e->m = m;
     e->n = n;
+    e->k = k;
+    e->kb = kb;
+    e->nb = nb;
     return 0;
+}
+
+void gemm_epi_scale_inputs(const gemm_epi *e, double *av, double *bv)
+{
+    for (long i = 0; i < e->m; i++)
+        for (long p = 0; p < e->k; p++) av[(size_t)i * (size_t)e->k + (size_t)p] *= e->sa[i + e->m * (p / 128)];
+    for (long j = 0; j < e->n; j++)
+        for (long p = 0; p < e->k; p++) bv[(size_t)j * (size_t)e->k + (size_t)p] *= e->sb[(j / 128) * e->kb + p / 128];
 }
 
 void gemm_epi_pre(const gemm_epi *e, long i, long j, double acc, double absacc, double gamma, double *v, double *bound)
 {
     double f = e->alpha_v;
-    if (e->scale) f *= (double)e->sa[e->scale == 2 ? i : 0] * (double)e->sb[e->scale == 2 ? j : 0];
+    if (e->scale == 1 || e->scale == 2)
+        f *= (double)e->sa[e->scale == 2 ? i : 0] * (double)e->sb[e->scale == 2 ? j : 0];
     double x = f * acc, sz = fabs(x);
     if (e->src) {
         double t = e->beta_v * e->sv[(size_t)i * (size_t)e->n + (size_t)j];
