@@ -79,10 +79,7 @@ void cutec_cublaslt_unload(cutec_cublaslt *lt)
     memset(lt, 0, sizeof *lt);
 }
 
-static int lt_type(cutec_dtype t)
-{
-    return t == CUTEC_DTYPE_BF16 ? CUDA_R_16BF : t == CUTEC_DTYPE_F16 ? CUDA_R_16F : CUDA_R_32F;
-}
+static int lt_type(cutec_dtype t) { return cutec_dtype_info_of((cutec_ct)t)->cuda; /* the contract's table */ }
 
 /* The column-major view of an r x c matrix stored with layout l. */
 static cublasStatus_t make_layout(cutec_cublaslt *lt, cublasLtMatrixLayout_t *out, cutec_dtype t, cutec_layout l,
@@ -130,6 +127,16 @@ int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_
         snprintf(why, why_len, "cuBLASLt has no fused form of this epilogue: %s", none);
         return 0;
     }
+    if (p->scale_mode == CUTEC_SCALE_BLOCK) {
+        /* cuBLASLt has block-wise fp8 scales (VEC128_32F, BLK128x128_32F), in
+         * its own layout of the scale tensors, not yet mapped onto ours */
+        snprintf(why, why_len, "block-wise scales are not offered to cuBLASLt (its scale layout is not mapped yet)");
+        return 0;
+    }
+    if (p->scale_mode == CUTEC_SCALE_ROW && !plan->swap) {
+        snprintf(why, why_len, "row-wise scales with a column-major D are not offered to cuBLASLt");
+        return 0;
+    }
     int32_t ta, tb;
     if (plan->swap) {
         ta = p->b_layout == CUTEC_LAYOUT_COL ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -149,8 +156,16 @@ int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_
         st = plan->swap ? make_layout(lt, &plan->lb, p->a_type, p->a_layout, p->m, p->k, p->lda)
                         : make_layout(lt, &plan->lb, p->b_type, p->b_layout, p->k, p->n, p->ldb);
     if (st == CUBLAS_STATUS_SUCCESS) st = make_layout(lt, &plan->lc, p->c_type, p->c_layout, p->m, p->n, p->ldc);
-    if (st == CUBLAS_STATUS_SUCCESS && p->c_source)
-        st = make_layout(lt, &plan->lsrc, p->c_type, p->c_layout, p->m, p->n, p->ld_csrc);
+    /* an fp8 D takes a 16-bit C (cuBLASLt's rule); in place, C is D's memory, never read (beta = 0) */
+    cutec_dtype ct = p->c_type == CUTEC_DTYPE_E4M3 || p->c_type == CUTEC_DTYPE_E5M2 ? CUTEC_DTYPE_BF16 : p->c_type;
+    if (st == CUBLAS_STATUS_SUCCESS && (p->c_source || ct != p->c_type))
+        st = make_layout(lt, &plan->lsrc, ct, p->c_layout, p->m, p->n, p->c_source ? p->ld_csrc : p->ldc);
+    if (st == CUBLAS_STATUS_SUCCESS && p->scale_mode == CUTEC_SCALE_ROW) {
+        int32_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+        st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof mode);
+        if (st == CUBLAS_STATUS_SUCCESS)
+            st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof mode);
+    }
     if (st == CUBLAS_STATUS_SUCCESS && p->scalars_on_device) {
         int32_t mode = CUBLASLT_POINTER_MODE_DEVICE;
         st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &mode, sizeof mode);
@@ -222,6 +237,17 @@ cublasStatus_t cutec_lt_plan_pointers(cutec_cublaslt *lt, cutec_lt_plan *plan, c
     if (st == CUBLAS_STATUS_SUCCESS && plan->epilogue != 0 && p->aux && plan->aux != io->aux) {
         st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &io->aux, sizeof io->aux);
         plan->aux = st == CUBLAS_STATUS_SUCCESS ? io->aux : NULL;
+    }
+    /* scales: the library's A is our B where it swaps (row-major D) */
+    const void *const ptrs[4] = {plan->swap ? io->scale_b : io->scale_a, plan->swap ? io->scale_a : io->scale_b,
+                                 io->scale_d, io->amax};
+    const void **last[4] = {&plan->sa, &plan->sb, &plan->sd, &plan->amax};
+    static const int attrs[4] = {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                 CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER};
+    for (int i = 0; i < 4 && st == CUBLAS_STATUS_SUCCESS; i++) {
+        if (ptrs[i] == NULL || ptrs[i] == *last[i]) continue;
+        st = lt->desc_set(plan->desc, attrs[i], &ptrs[i], sizeof ptrs[i]);
+        *last[i] = st == CUBLAS_STATUS_SUCCESS ? ptrs[i] : NULL;
     }
     return st;
 }

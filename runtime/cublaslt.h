@@ -47,6 +47,15 @@ enum {
     CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER = 11,
     CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD = 12,
     CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE = 26,
+    /* fp8: scales and the output's amax (cublasLt.h, CUDA 13) */
+    CUBLASLT_MATMUL_DESC_A_SCALE_POINTER = 17,
+    CUBLASLT_MATMUL_DESC_B_SCALE_POINTER = 18,
+    CUBLASLT_MATMUL_DESC_D_SCALE_POINTER = 20,
+    CUBLASLT_MATMUL_DESC_AMAX_D_POINTER = 21,
+    CUBLASLT_MATMUL_DESC_A_SCALE_MODE = 31,
+    CUBLASLT_MATMUL_DESC_B_SCALE_MODE = 32,
+    CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F = 0,
+    CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F = 3,
     CUBLASLT_POINTER_MODE_DEVICE = 1,
     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1,
     /* cublasLtMatmulAlgoConfigAttributes_t */
@@ -105,10 +114,11 @@ void cutec_cublaslt_unload(cutec_cublaslt *lt);
 typedef struct cutec_lt_plan {
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, lc;
-    cublasLtMatrixLayout_t lsrc; /* the C source's, out of place (NULL: C is D) */
-    int swap;                    /* 1: the library's A is our B (C row-major) */
-    int epilogue;                /* cublasLtEpilogue_t set on desc (0: none set) */
-    const void *bias, *aux;      /* the pointers last set on desc */
+    cublasLtMatrixLayout_t lsrc;     /* the C source's, out of place (NULL: C is D) */
+    int swap;                        /* 1: the library's A is our B (C row-major) */
+    int epilogue;                    /* cublasLtEpilogue_t set on desc (0: none set) */
+    const void *bias, *aux;          /* the pointers last set on desc */
+    const void *sa, *sb, *sd, *amax; /* the scale and amax pointers last set on desc */
 } cutec_lt_plan;
 
 /* The fused epilogue of p (*epi; 0: p has no epilogue), or why cuBLASLt

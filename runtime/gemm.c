@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t cutec_dtype_size(cutec_dtype t) { return t == CUTEC_DTYPE_F32 ? 4 : 2; }
+/* the contract's dtype table (cutec_dtype numbers its rows) */
+size_t cutec_dtype_size(cutec_dtype t) { return (size_t)cutec_dtype_bytes((cutec_ct)t); }
 
-const char *cutec_dtype_name(cutec_dtype t)
-{
-    return t == CUTEC_DTYPE_BF16 ? "bf16" : t == CUTEC_DTYPE_F16 ? "f16" : "f32";
-}
+const char *cutec_dtype_name(cutec_dtype t) { return cutec_dtype_str((cutec_ct)t); }
+
+int cutec_dtype_is_fp8(cutec_dtype t) { return t == CUTEC_DTYPE_E4M3 || t == CUTEC_DTYPE_E5M2; }
 
 /* ---- options: one row each (adding one: an enum value, a field, a row) ---- */
 
@@ -169,7 +169,7 @@ size_t cutec_gemm_matrix_bytes(cutec_dtype t, cutec_layout l, long long r, long 
     return (size_t)((outer - 1) * ld + inner) * cutec_dtype_size(t);
 }
 
-static int dtype_ok(int t) { return t >= CUTEC_DTYPE_BF16 && t <= CUTEC_DTYPE_F32; }
+static int dtype_ok(int t) { return t >= CUTEC_DTYPE_BF16 && t <= CUTEC_DTYPE_E5M2; }
 static int layout_ok(int l) { return l == CUTEC_LAYOUT_ROW || l == CUTEC_LAYOUT_COL; }
 
 /* Largest element count we accept for one matrix (2^40: 2-8 TiB). */
@@ -257,6 +257,13 @@ static cutec_status epilogue_check(cutec_runtime *rt, const char *fn, cutec_gemm
         if (flags[i].v != 0 && flags[i].v != 1)
             return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: %s = %d; it is 0 or 1", fn, flags[i].name,
                                  flags[i].v);
+    if ((int)p->scale_mode < CUTEC_SCALE_NONE || (int)p->scale_mode > CUTEC_SCALE_BLOCK)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: scale_mode %d is not a cutec_scale_mode value", fn,
+                             (int)p->scale_mode);
+    if (p->scale_mode == CUTEC_SCALE_BLOCK && !cutec_dtype_is_fp8(p->a_type))
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
+                             "%s: block-wise scales are for fp8 inputs (A and B e4m3 or e5m2), not %s", fn,
+                             cutec_dtype_name(p->a_type));
     if (p->bias_type != 0 && !dtype_ok(p->bias_type))
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: bias_type %d is not a cutec_dtype value", fn,
                              (int)p->bias_type);
@@ -269,8 +276,12 @@ static cutec_status epilogue_check(cutec_runtime *rt, const char *fn, cutec_gemm
     return CUTEC_OK;
 }
 
+/* The flag of the pointers an fp8 output asks for (its c_type says so) */
+#define FLAG_FP8_OUT (-2)
+
 /* The call's pointers, a row each: its name (NULL: the output, C or D),
- * its place in the args, the problem's flag asking for it (-1: always),
+ * its place in the args, the problem's flag asking for it (-1: always,
+ * FLAG_FP8_OUT: with an fp8 output),
  * the problem's field of its element type (-1: f32).  Offsets, so that
  * the per-call path builds nothing. */
 static const struct gemm_ptr_row {
@@ -291,6 +302,10 @@ static const struct gemm_ptr_row {
      offsetof(cutec_gemm_problem, c_type)},
     {"the alpha", offsetof(cutec_gemm_args, alpha), offsetof(cutec_gemm_problem, scalars_on_device), -1},
     {"the beta", offsetof(cutec_gemm_args, beta), offsetof(cutec_gemm_problem, scalars_on_device), -1},
+    {"scale_a", offsetof(cutec_gemm_args, scale_a), offsetof(cutec_gemm_problem, scale_mode), -1},
+    {"scale_b", offsetof(cutec_gemm_args, scale_b), offsetof(cutec_gemm_problem, scale_mode), -1},
+    {"scale_d (an fp8 output's scale)", offsetof(cutec_gemm_args, scale_d), FLAG_FP8_OUT, -1},
+    {"amax (an fp8 output's absolute maximum)", offsetof(cutec_gemm_args, amax), FLAG_FP8_OUT, -1},
 };
 
 static const void *ptr_of(const cutec_gemm_args *io, const struct gemm_ptr_row *r)
@@ -304,7 +319,8 @@ static int wanted_of(const cutec_gemm_problem *p, const struct gemm_ptr_row *r)
 {
     int v = 1;
     if (r->flag >= 0) memcpy(&v, (const char *)p + r->flag, sizeof v);
-    return v;
+    if (r->flag == FLAG_FP8_OUT) v = cutec_dtype_is_fp8(p->c_type);
+    return v != 0;
 }
 
 cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *user,
@@ -323,15 +339,28 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
     if (!layout_ok(p->a_layout) || !layout_ok(p->b_layout) || !layout_ok(p->c_layout))
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: layouts (%d, %d, %d) are not cutec_layout values", fn,
                              (int)p->a_layout, (int)p->b_layout, (int)p->c_layout);
+    /* Hopper's fp8 MMA reads K-major tiles only; cuBLASLt's fp8 matmul too */
+    if (cutec_dtype_is_fp8(p->a_type) != cutec_dtype_is_fp8(p->b_type) ||
+        ((cutec_dtype_is_fp8(p->a_type) || cutec_dtype_is_fp8(p->c_type)) && !cutec_dtype_is_fp8(p->a_type)))
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
+                             "%s: types A %s, B %s, D %s: fp8 inputs come in pairs (e4m3 or e5m2 each), and an fp8 "
+                             "output needs fp8 inputs",
+                             fn, cutec_dtype_name(p->a_type), cutec_dtype_name(p->b_type), cutec_dtype_name(p->c_type));
+    if (cutec_dtype_is_fp8(p->a_type) && (p->a_layout != CUTEC_LAYOUT_ROW || p->b_layout != CUTEC_LAYOUT_COL))
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
+                             "%s: fp8 operands must be K-major (A row-major, B column-major: the fp8 tensor-core MMA "
+                             "reads nothing else); A is %s-major, B %s-major: transpose them first",
+                             fn, p->a_layout == CUTEC_LAYOUT_ROW ? "row" : "column",
+                             p->b_layout == CUTEC_LAYOUT_ROW ? "row" : "column");
     if (p->epilogue != CUTEC_EPILOGUE_NONE)
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: epilogue %d is not a cutec_epilogue value", fn,
                              (int)p->epilogue);
     /* a problem without any epilogue field (every caller before them) takes
      * the short path: the per-call cost of a plain GEMM stays what it was */
-    int epi =
-        p->act[0] != '\0' ||
-        (p->act_gated | p->bias | p->bias_row | p->c_source | p->aux | p->scalars_on_device | (int)p->bias_type) != 0 ||
-        (p->ld_csrc | p->ld_aux) != 0;
+    int epi = p->act[0] != '\0' ||
+              (p->act_gated | p->bias | p->bias_row | p->c_source | p->aux | p->scalars_on_device | (int)p->bias_type |
+               (int)p->scale_mode) != 0 ||
+              cutec_dtype_is_fp8(p->c_type) || (p->ld_csrc | p->ld_aux) != 0;
     rs = epi ? epilogue_check(rt, fn, p) : CUTEC_OK;
     if (rs != CUTEC_OK) return rs;
     /* NaN or infinite scales would make every candidate fail its check and
@@ -353,13 +382,17 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
         io->bias_row = p->bias_row ? dummy : NULL;
         io->aux = p->aux ? dummy : NULL;
         io->alpha = io->beta = p->scalars_on_device ? (const float *)(void *)dummy : NULL;
+        io->scale_a = io->scale_b = p->scale_mode ? (const float *)(void *)dummy : NULL;
+        io->scale_d = cutec_dtype_is_fp8(p->c_type) ? (const float *)(void *)dummy : NULL;
+        io->amax = cutec_dtype_is_fp8(p->c_type) ? (float *)(void *)dummy : NULL;
     }
     /* the output is D to cutec_gemm_ex's callers, C to cutec_gemm's (named
      * on failures only: this is the per-call path) */
 #define OUT_NAME (strstr(fn, "_ex") != NULL ? "matrix D" : "matrix C")
     /* without an epilogue only A, B and D are asked for, and the others must be NULL */
     size_t nrows = epi || (io->C != NULL || io->bias != NULL || io->bias_row != NULL || io->aux != NULL ||
-                           io->alpha != NULL || io->beta != NULL)
+                           io->alpha != NULL || io->beta != NULL || io->scale_a != NULL || io->scale_b != NULL ||
+                           io->scale_d != NULL || io->amax != NULL)
                        ? sizeof ptr_rows / sizeof ptr_rows[0]
                        : 3;
     for (size_t i = 0; i < nrows; i++) {
@@ -469,6 +502,7 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
     cls->scalars_on_device = p->scalars_on_device;
     cls->ld_csrc = out->ld_csrc;
     cls->ld_aux = out->ld_aux;
+    cls->scale_mode = (int)p->scale_mode;
     const void *epi_ptrs[4] = {p->c_source ? io->C : NULL, io->bias, io->bias_row, io->aux};
     for (int i = 0; i < 4; i++) cls->align_epi[i] = epi_ptrs[i] != NULL ? cutec_gemm_ptr_align(epi_ptrs[i]) : 0;
     if (!gemm_class_has_epilogue(cls)) out->bias_type = 0; /* as a caller before the field */
@@ -537,7 +571,10 @@ static void epilogue_key(const gemm_class *c, char *buf, size_t len)
     if (c->bias_row && n < len) n += (size_t)snprintf(buf + n, len - n, "+bias_row:%s:%d", bt, c->align_epi[2]);
     if (c->c_source && n < len) n += (size_t)snprintf(buf + n, len - n, "+c:%lld:%d", c->ld_csrc, c->align_epi[0]);
     if (c->aux && n < len) n += (size_t)snprintf(buf + n, len - n, "+aux:%lld:%d", c->ld_aux, c->align_epi[3]);
-    if (c->scalars_on_device && n < len) snprintf(buf + n, len - n, "+scalars:device");
+    if (c->scalars_on_device && n < len) n += (size_t)snprintf(buf + n, len - n, "+scalars:device");
+    static const char *const modes[] = {"", "tensor", "row", "block"};
+    if (c->scale_mode > 0 && c->scale_mode <= 3 && n < len)
+        snprintf(buf + n, len - n, "+scale:%s", modes[c->scale_mode]);
 }
 
 void cutec_gemm_class_key(const gemm_class *c, char *buf, size_t len)

@@ -107,6 +107,10 @@ static const void *role_ptr(const cutec_gemm_args *io, cutec_kd_role r)
     case CUTEC_ROLE_BIAS: return io->bias;
     case CUTEC_ROLE_BIAS_ROW: return io->bias_row;
     case CUTEC_ROLE_AUX: return io->aux;
+    case CUTEC_ROLE_SCALE_A: return io->scale_a;
+    case CUTEC_ROLE_SCALE_B: return io->scale_b;
+    case CUTEC_ROLE_SCALE_D: return io->scale_d;
+    case CUTEC_ROLE_AMAX: return io->amax;
     default: return io->D;
     }
 }
@@ -131,6 +135,10 @@ static int role_align(const gemm_class *cls, cutec_kd_role r)
     case CUTEC_ROLE_BIAS: return cls->align_epi[1];
     case CUTEC_ROLE_BIAS_ROW: return cls->align_epi[2];
     case CUTEC_ROLE_AUX: return cls->align_epi[3];
+    case CUTEC_ROLE_SCALE_A:
+    case CUTEC_ROLE_SCALE_B:
+    case CUTEC_ROLE_SCALE_D:
+    case CUTEC_ROLE_AMAX: return 4; /* f32 pointers, checked aligned (gemm.c) */
     default: return cls->align[2];
     }
 }
@@ -154,6 +162,37 @@ static const char *unfit(char *why, size_t len, const char *fmt, ...)
     return why;
 }
 
+/* The scales' layouts (cutec_scale_mode): what role r (scale_a, scale_b,
+ * scale_d or amax) holds for p, as extents and strides; -1 when p has no
+ * such tensor.  A mode of one element has no step, so a per-tensor scale
+ * of shape 1 or (1, 1) and a row-wise one of shape m or (m, 1) both match. */
+static int scale_layout(const cutec_gemm_problem *p, cutec_kd_role r, long long ext[2], long long str[2])
+{
+    long long kb = (p->k + 127) / 128;
+    int fp8_out = cutec_dtype_is_fp8(p->c_type);
+    ext[1] = 1, str[1] = 1, str[0] = 1;
+    switch (r) {
+    case CUTEC_ROLE_SCALE_D:
+    case CUTEC_ROLE_AMAX: ext[0] = 1; return fp8_out ? 0 : -1;
+    case CUTEC_ROLE_SCALE_A:
+    case CUTEC_ROLE_SCALE_B: break;
+    default: return -1;
+    }
+    int a = r == CUTEC_ROLE_SCALE_A;
+    switch (p->scale_mode) {
+    case CUTEC_SCALE_TENSOR: ext[0] = 1; return 0;
+    case CUTEC_SCALE_ROW: ext[0] = a ? p->m : p->n; return 0;
+    case CUTEC_SCALE_BLOCK:
+        ext[0] = a ? p->m : (p->n + 127) / 128, ext[1] = kb;
+        str[0] = a ? 1 : kb, str[1] = a ? p->m : 1;
+        return 0;
+    default: return -1;
+    }
+}
+
+static const char *scale_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, const cutec_gemm_problem *p,
+                               const cutec_kd_values *vals, char *why, size_t len);
+
 /* Whether argument a's tensor reads the problem's matrix as it is stored. */
 static const char *tensor_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, const cutec_gemm_problem *p,
                                 const gemm_class *cls, const cutec_kd_values *vals, char *why, size_t len)
@@ -161,6 +200,9 @@ static const char *tensor_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, con
     long long got[4];
     role_tensor o;
     const char *an = cutec_kd_s(d, a->name), *rn = cutec_kd_role_name(a->role);
+    if (a->role == CUTEC_ROLE_SCALE_A || a->role == CUTEC_ROLE_SCALE_B || a->role == CUTEC_ROLE_SCALE_D ||
+        a->role == CUTEC_ROLE_AMAX)
+        return scale_unfit(d, a, p, vals, why, len);
     if (role_matrix(p, a->role, &o) != 0)
         return unfit(why, len, "argument '%s' has role %s (%s), which cutec_gemm's problem does not supply", an, rn,
                      cutec_kd_role_what(a->role));
@@ -195,6 +237,34 @@ static const char *tensor_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, con
     if (role_align(cls, a->role) < a->align)
         return unfit(why, len, "'%s' (role %s) must be %d-byte aligned; the problem's pointer is %d-byte aligned", an,
                      rn, a->align, role_align(cls, a->role));
+    return NULL;
+}
+
+static const char *scale_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, const cutec_gemm_problem *p,
+                               const cutec_kd_values *vals, char *why, size_t len)
+{
+    static const char *const modes[] = {"none", "per tensor", "row-wise", "block-wise"};
+    const char *an = cutec_kd_s(d, a->name), *rn = cutec_kd_role_name(a->role);
+    long long ext[2], str[2], got[4] = {1, 1, 1, 1};
+    if (scale_layout(p, a->role, ext, str) != 0)
+        return unfit(why, len, "argument '%s' has role %s (%s); the problem has %s", an, rn,
+                     cutec_kd_role_what(a->role),
+                     a->role == CUTEC_ROLE_SCALE_D || a->role == CUTEC_ROLE_AMAX ? "no fp8 output" : "no scales");
+    if (a->dtype != CUTEC_CT_F32 || a->rank < 1 || a->rank > 2)
+        return unfit(why, len, "'%s' (role %s) is not an f32 tensor of rank 1 or 2", an, rn);
+    char sub[200];
+    for (int m = 0; m < a->rank; m++)
+        if (cutec_kdesc_eval(d, a->shape[m], vals, &got[m], sub, sizeof sub) != 0 ||
+            cutec_kdesc_eval(d, a->stride[m], vals, &got[2 + m], sub, sizeof sub) != 0)
+            return unfit(why, len, "the layout of '%s' cannot be evaluated for this problem: %s", an, sub);
+    int same = got[0] == ext[0] && got[1] == ext[1];
+    for (int m = 0; m < 2 && same; m++) same = ext[m] == 1 || got[2 + m] == str[m];
+    if (!same)
+        return unfit(why, len, "'%s' (role %s) is read as %lld x %lld scales; the problem's %s ones are %lld x %lld",
+                     an, rn, got[0], got[1],
+                     a->role == CUTEC_ROLE_SCALE_A || a->role == CUTEC_ROLE_SCALE_B ? modes[p->scale_mode]
+                                                                                    : "fp8 output's",
+                     ext[0], ext[1]);
     return NULL;
 }
 
@@ -271,7 +341,8 @@ static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, con
         const char *what;
     } inputs[] = {{CUTEC_ROLE_BIAS, offsetof(cutec_gemm_problem, bias), "adds no bias per column"},
                   {CUTEC_ROLE_BIAS_ROW, offsetof(cutec_gemm_problem, bias_row), "adds no bias per row"},
-                  {CUTEC_ROLE_AUX, offsetof(cutec_gemm_problem, aux), "writes no pre-activation"}};
+                  {CUTEC_ROLE_AUX, offsetof(cutec_gemm_problem, aux), "writes no pre-activation"},
+                  {CUTEC_ROLE_SCALE_A, offsetof(cutec_gemm_problem, scale_mode), "applies no scales"}};
     for (size_t q = 0; q < sizeof inputs / sizeof inputs[0]; q++) {
         int asked;
         memcpy(&asked, (const char *)p + inputs[q].flag, sizeof asked);
@@ -332,6 +403,7 @@ void cutec_gemm_ew_split(const cutec_gemm_problem *p, const gemm_class *cls, cut
     ew->c_source = 1;
     ew->ld_csrc = ld_x;
     ew->alpha = 1.0f, ew->beta = 1.0f, ew->scalars_on_device = 0;
+    ew->scale_mode = CUTEC_SCALE_NONE; /* the GEMM before it scales */
     *ew_cls = *cls;
     ew_cls->c_source = 1;
     ew_cls->ld_csrc = ld_x;

@@ -33,12 +33,14 @@ typedef struct gemm_class {
     int gated, bias, bias_row, bias_type, c_source, aux, scalars_on_device;
     long long ld_csrc, ld_aux;
     int align_epi[4]; /* of the C source, bias, bias_row and aux (0: absent) */
+    int scale_mode;   /* cutec_scale_mode */
 } gemm_class;
 
 /* Whether a class has an epilogue beyond D = alpha A B + beta D. */
 static inline int gemm_class_has_epilogue(const gemm_class *c)
 {
-    return c->act[0] != '\0' || c->gated || c->bias || c->bias_row || c->c_source || c->aux || c->scalars_on_device;
+    return c->act[0] != '\0' || c->gated || c->bias || c->bias_row || c->c_source || c->aux || c->scalars_on_device ||
+           c->scale_mode || c->c_type == CUTEC_DTYPE_E4M3 || c->c_type == CUTEC_DTYPE_E5M2;
 }
 
 /* A user's activation reference (cutec_gemm_set_activation_ref). */
@@ -140,6 +142,7 @@ cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, con
 size_t cutec_gemm_matrix_bytes(cutec_dtype t, cutec_layout l, long long r, long long c, long long ld);
 size_t cutec_dtype_size(cutec_dtype t);
 const char *cutec_dtype_name(cutec_dtype t);
+int cutec_dtype_is_fp8(cutec_dtype t);
 
 /* gemm_bind.c: the problem bound to a kernel's contract */
 /* Why DSL entry i of pack cannot compute p (written to why and returned;

@@ -2,7 +2,11 @@
  * tune_epilogue.c - the tuner's reference for a problem with an epilogue
  * (docs/contract.md, "What a GEMM kernel computes"):
  *
- *   v(m, n) = alpha acc(m, n) + beta C(m, n) + bias(n) + bias_row(m),  aux = v,  D = act(v)
+ *   v(m, n) = alpha sa sb acc(m, n) + beta C(m, n) + bias(n) + bias_row(m),  aux = v,  D = act(v)
+ *
+ * (sa, sb: the scales of cutec_scale_mode; block-wise ones sit inside the
+ * sum, which cuBLASLt's plain GEMM cannot give: those problems are checked
+ * at float64 samples; an fp8 output is scale_d act(v), its amax max |act(v)|).
  *
  * acc is the plain GEMM in f32 from cuBLASLt (its first algorithm, no
  * epilogue), itself checked against float64 dot products at sampled
@@ -40,6 +44,9 @@ void tune_epi_free(harness *h)
     free(h->ref_d);
     free(h->ref_aux);
     free(h->host_aux);
+    free(h->hsa);
+    free(h->hsb);
+    h->hsa = h->hsb = NULL;
     h->hcsrc = h->host_aux = NULL;
     h->hbias = h->hbias_row = NULL;
     h->acc = h->ref_d = h->ref_aux = NULL;
@@ -56,6 +63,25 @@ static cutec_status load_vector(harness *h, const void *dptr, long long n, doubl
                          ? cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory")
                          : cutec_memcpy_dtoh(h->rt, raw, (unsigned long long)(uintptr_t)dptr, bytes);
     for (long long i = 0; s == CUTEC_OK && i < n; i++) (*out)[i] = load_elem(raw, (cutec_dtype)t, (size_t)i);
+    free(raw);
+    return s;
+}
+
+/* n f32 scales, copied to the host as doubles; each must be finite (a NaN
+ * scale would fail every candidate and blame the kernels). */
+static cutec_status load_f32(harness *h, const float *dptr, long long n, double **out)
+{
+    float *raw = malloc(sizeof *raw * (size_t)n);
+    *out = malloc(sizeof **out * (size_t)n);
+    cutec_status s = raw == NULL || *out == NULL
+                         ? cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory")
+                         : cutec_memcpy_dtoh(h->rt, raw, (unsigned long long)(uintptr_t)dptr, sizeof *raw * (size_t)n);
+    for (long long i = 0; s == CUTEC_OK && i < n; i++) {
+        if (!isfinite(raw[i]))
+            s = cutec_rt_fail(h->rt, CUTEC_ERR_INVALID_ARGUMENT, "tuning: scale %lld in device memory is %g", i,
+                              (double)raw[i]);
+        (*out)[i] = raw[i];
+    }
     free(raw);
     return s;
 }
@@ -79,6 +105,24 @@ static cutec_status load_inputs(harness *h)
         h->alpha = ab[0];
         h->beta = p->c_source ? ab[1] : 0.0;
     }
+    h->sd = 1.0;
+    if (p->scale_mode != CUTEC_SCALE_NONE) {
+        long long kb = (p->k + 127) / 128;
+        long long na = p->scale_mode == CUTEC_SCALE_TENSOR ? 1 : p->scale_mode == CUTEC_SCALE_ROW ? p->m : p->m * kb;
+        long long nb = p->scale_mode == CUTEC_SCALE_TENSOR ? 1
+                       : p->scale_mode == CUTEC_SCALE_ROW  ? p->n
+                                                           : (p->n + 127) / 128 * kb;
+        s = load_f32(h, h->io.scale_a, na, &h->hsa);
+        if (s == CUTEC_OK) s = load_f32(h, h->io.scale_b, nb, &h->hsb);
+    }
+    if (s == CUTEC_OK && cutec_dtype_is_fp8(p->c_type)) {
+        float sd;
+        s = cutec_memcpy_dtoh(rt, &sd, (unsigned long long)(uintptr_t)h->io.scale_d, sizeof sd);
+        if (s == CUTEC_OK && !isfinite(sd))
+            return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "tuning: scale_d in device memory is %g", (double)sd);
+        h->sd = sd;
+    }
+    if (s != CUTEC_OK) return s;
     if (p->bias) s = load_vector(h, h->io.bias, p->n, &h->hbias);
     if (s == CUTEC_OK && p->bias_row) s = load_vector(h, h->io.bias_row, p->m, &h->hbias_row);
     if (s == CUTEC_OK && p->c_source) {
@@ -95,6 +139,8 @@ static double epi_v(const harness *h, long long r, long long c, double x)
 {
     const cutec_gemm_problem *p = h->p;
     double v = h->alpha * x;
+    if (p->scale_mode == CUTEC_SCALE_TENSOR) v *= h->hsa[0] * h->hsb[0];
+    if (p->scale_mode == CUTEC_SCALE_ROW) v *= h->hsa[r] * h->hsb[c];
     if (h->hcsrc != NULL) v += h->beta * load_elem(h->hcsrc, p->c_type, elem_index(p->c_layout, r, c, p->ld_csrc));
     if (h->hbias != NULL) v += h->hbias[c];
     if (h->hbias_row != NULL) v += h->hbias_row[r];
@@ -102,7 +148,8 @@ static double epi_v(const harness *h, long long r, long long c, double x)
 }
 
 /* The float64 dot product of row r of A and column c of B, and the sum of
- * the magnitudes of its terms. */
+ * the magnitudes of its terms; with block-wise scales, each term scaled by
+ * its blocks' (they do not factor out). */
 static double dot(const harness *h, long long r, long long c, double *mag)
 {
     const cutec_gemm_problem *p = h->p;
@@ -111,6 +158,8 @@ static double dot(const harness *h, long long r, long long c, double *mag)
     for (long long q = 0; q < p->k; q++) {
         double a = load_elem(h->ha, p->a_type, elem_index(p->a_layout, r, q, p->lda));
         double b = load_elem(h->hb, p->b_type, elem_index(p->b_layout, q, c, p->ldb));
+        if (p->scale_mode == CUTEC_SCALE_BLOCK)
+            a *= h->hsa[r + p->m * (q / 128)] * h->hsb[(c / 128) * ((p->k + 127) / 128) + q / 128];
         d += a * b;
         *mag += fabs(a * b);
     }
@@ -195,7 +244,8 @@ cutec_status tune_epi_reference(harness *h)
     if (h->act == NULL) /* only cuBLASLt could be a candidate, and it has no form of a user's activation */
         return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "tuning: no float64 reference for activation '%s'", p->act);
     cutec_status s = load_inputs(h);
-    if (s == CUTEC_OK && h->ha != NULL) s = lt_acc(h);
+    /* cuBLASLt's plain GEMM is A B without scales: block-wise ones sit inside the sum */
+    if (s == CUTEC_OK && h->ha != NULL && p->scale_mode != CUTEC_SCALE_BLOCK) s = lt_acc(h);
     if (s != CUTEC_OK) return s;
     char why[160];
     if (h->acc != NULL && !acc_agrees(h, why, sizeof why)) {
@@ -230,6 +280,8 @@ cutec_status tune_epi_reference(harness *h)
         for (long long j = 0; j < dn; j++) {
             const float *vr = h->ref_aux + (size_t)r * (size_t)p->n;
             double d = p->act_gated ? h->act(vr[cutec_act_gate_col(j)], vr[cutec_act_up_col(j)]) : h->act(vr[j], 0);
+            if (fabs(d) > h->ref_amax) h->ref_amax = fabs(d);
+            d *= h->sd; /* 1 but for an fp8 output */
             h->ref_d[(size_t)r * (size_t)dn + (size_t)j] = (float)d;
             sd += d * d;
         }
@@ -246,6 +298,22 @@ static int close_to(double got, double want, double tol, const char *what, long 
     if (fabs(got - want) <= tol) return 0;
     snprintf(why, len, "wrong result: %s[%lld,%lld] = %.6g, reference %.6g", what, r, c, got, want);
     return -1;
+}
+
+/* An fp8 output's amax: the largest |act(v)| (exactly, within the error
+ * of v: relative 2^-10 and the spread of v's rounding) or, checked at
+ * samples only, at least the largest of theirs. */
+static int amax_check(harness *h, double lower, char *why, size_t len)
+{
+    if (h->camax == 0) return 0;
+    double a = h->host_amax, tol = ldexp(1.0, -10) * (h->ref_amax + h->rms_v) + 1e-30;
+    if (!isfinite(a) || (lower < 0 && fabs(a - h->ref_amax) > tol) ||
+        (lower >= 0 && a < lower * (1 - ldexp(1.0, -10)))) {
+        snprintf(why, len, "wrong amax: %.6g, reference %s%.6g", a, lower < 0 ? "" : "at least ",
+                 lower < 0 ? h->ref_amax : lower);
+        return -1;
+    }
+    return 0;
 }
 
 /* Every element of D and aux against the reference from acc. */
@@ -269,7 +337,7 @@ static int compare_full(harness *h, char *why, size_t len)
             double got = load_elem(h->host_aux, p->c_type, elem_index(p->c_layout, r, c, p->ld_aux));
             if (close_to(got, want, 2 * eps * (fabs(want) + h->rms_v) + 1e-30, "aux", r, c, why, len) != 0) return -1;
         }
-    return 0;
+    return amax_check(h, -1, why, len);
 }
 
 /* D (and aux) at sampled positions against float64 dot products. */
@@ -279,6 +347,7 @@ static int compare_samples(harness *h, char *why, size_t len)
     double eps = cutec_dtype_info_of((cutec_ct)p->c_type)->tol;
     long long dn = cutec_gemm_d_cols(p);
     uint64_t s = 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
+    double most = 0;
     for (int t = 0; t < 256; t++) {
         long long r, j;
         sample(h, t, &s, dn, &r, &j);
@@ -290,6 +359,8 @@ static int compare_samples(harness *h, char *why, size_t len)
         double ev = 4 * eps * fabs(h->alpha) * (mg + mu) / sqrt((double)p->k);
         double slope = p->act_gated ? 1.2 * (fabs(vg) + fabs(vu) + 1) : 1.2;
         double want = h->act(vg, vu);
+        if (fabs(want) > most) most = fabs(want);
+        want *= h->sd, ev *= fabs(h->sd); /* 1 but for an fp8 output */
         double got = load_elem(h->host_c, p->c_type, elem_index(p->c_layout, r, j, p->ldc));
         if (close_to(got, want, 2 * eps * fabs(want) + slope * ev + 1e-30, "D", r, j, why, len) != 0) return -1;
         if (p->aux) {
@@ -297,7 +368,7 @@ static int compare_samples(harness *h, char *why, size_t len)
             if (close_to(ga, vg, 2 * eps * fabs(vg) + ev + 1e-30, "aux", r, cg, why, len) != 0) return -1;
         }
     }
-    return 0;
+    return amax_check(h, most, why, len);
 }
 
 int tune_epi_compare(harness *h, char *why, size_t why_len)

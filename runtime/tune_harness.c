@@ -113,10 +113,15 @@ cutec_status tune_run_once(harness *h, candidate *c)
     if (r != CUDA_SUCCESS) return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(scratch C)");
     if (h->caux != 0 && (r = rt->drv.memset_d8_async(h->caux, 0xff, h->aux_bytes, (CUstream)h->stream)) != CUDA_SUCCESS)
         return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(scratch aux)");
+    /* amax is a maximum with what the buffer holds: zero (and a NaN that
+     * is never written shows) */
+    if (h->camax != 0 && (r = rt->drv.memset_d8_async(h->camax, 0, sizeof(float), (CUstream)h->stream)) != CUDA_SUCCESS)
+        return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(scratch amax)");
     cutec_status s = cutec_gemm_run_decision(h->g, &c->d, p, &h->run, h->stream);
     if (s == CUTEC_OK) s = cutec_stream_synchronize(rt, h->stream);
     if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
     if (s == CUTEC_OK && h->caux != 0) s = cutec_memcpy_dtoh(rt, h->host_aux, h->caux, h->aux_bytes);
+    if (s == CUTEC_OK && h->camax != 0) s = cutec_memcpy_dtoh(rt, &h->host_amax, h->camax, sizeof(float));
     return s;
 }
 
@@ -264,6 +269,7 @@ void tune_harness_free(harness *h)
     cutec_timer_destroy(h->timer);
     if (h->cs != 0) (void)rt->drv.mem_free(h->cs);
     if (h->caux != 0) (void)rt->drv.mem_free(h->caux);
+    if (h->camax != 0) (void)rt->drv.mem_free(h->camax);
     tune_epi_free(h);
     free(h->host_c);
     free(h->ref);
@@ -303,6 +309,11 @@ cutec_status tune_harness_init(harness *h)
         h->host_aux = malloc(h->aux_bytes);
         if (h->host_aux == NULL)
             return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%zu bytes)", h->aux_bytes);
+    }
+    if (cutec_dtype_is_fp8(p->c_type)) { /* the candidates' amax, not the caller's */
+        s = alloc_device(h, &h->camax, sizeof(float), "the scratch amax");
+        if (s != CUTEC_OK) return s;
+        h->run.amax = (float *)(uintptr_t)h->camax;
     }
     /* the timing harness: its events, and the L2 flush buffer (twice L2) */
     s = cutec_timer_create(rt, g->flush_l2 ? CUTEC_TIMER_FLUSH_L2 : 0, &h->timer);

@@ -35,6 +35,13 @@ typedef struct harness {
     float *acc;             /* A B in f32 from cuBLASLt, row-major M x n (NULL: samples only) */
     float *ref_d, *ref_aux; /* the reference D and aux, from acc */
     double rms_d, rms_v;
+    /* scales (cutec_scale_mode) and an fp8 output: host copies of the
+     * scales, the scratch amax the candidates write (zeroed before each
+     * run) and what it held after the last, the reference's amax */
+    double *hsa, *hsb, sd;
+    CUdeviceptr camax;
+    float host_amax;
+    double ref_amax;
 } harness;
 
 typedef struct candidate {

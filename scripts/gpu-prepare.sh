@@ -85,7 +85,7 @@ epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=128 -D BN=256 -D
 -D BM=64 -D BN=64 -D STAGES=4 -D EPI=0;-D BM=256 -D BN=128 -D STAGES=4 -D EPI=2 -D RASTER=1" "$EPIS"
 epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=64 -D BN=64 -D STAGES=4 -D EPI=0;\
 -D BM=128 -D BN=256 -D STAGES=4 -D EPI=0" "-D ACT=swiglu -D GLU=1;-D ACT=geglu -D GLU=1 -D BIAS=1 -D ALPHA=1"
-epi_points sm90 "-D T=e4m3 -D BM=128 -D BN=256 -D STAGES=4 -D EPI=2" \
+epi_points sm90 "-D T=e4m3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1" \
   "-D ACT=gelu_tanh -D BIAS=1;-D SCALE=2;-D SCALE=1 -D ACT=silu -D BIAS=1 -D ALPHA=1"
 epi_points sm90 "-D T=e4m3 -D TC=f32 -D BM=128 -D BN=128 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1" "-D SCALE=2"
 epi_points sm90 "-D T=e4m3 -D BM=128 -D BN=128 -D EPI=0" "-D ACT=gelu_tanh -D BIAS=1;-D ACT=swiglu -D GLU=1"

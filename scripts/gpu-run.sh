@@ -98,6 +98,18 @@ if [ -n "${EPI_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
     tail -12 "$OUT/epi-bench-$name.log"
   done
 fi
+# fp8 GEMM against cuBLASLt's fp8 matmul (FP8_BENCH=1; FP8_MODES: the scale
+# modes, default "tensor row block"; FP8_SHAPES: the shapes file): each mode's
+# pack against cuBLASLt with the same scales (block-wise: the pack alone)
+if [ -n "${FP8_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
+  for mode in ${FP8_MODES:-tensor row block}; do
+    timeout "${FP8_TIMEOUT:-200}" build-gpu/runtime/cutec-tune bench "prebuilt/gemm_sm90_e4m3_${mode}.pack" \
+      --dtype e4m3 --scale "$mode" --shapes "${FP8_SHAPES:-tests/bench/fp8_shapes.txt}" --no-cache \
+      > "$OUT/fp8-bench-$mode.log" 2>&1
+    echo "== fp8 bench $mode: exit $?"
+    tail -14 "$OUT/fp8-bench-$mode.log" | cut -c1-300
+  done
+fi
 # optional: host overhead of a cached GEMM call (OVERHEAD_PACK=path)
 if [ -n "${OVERHEAD_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   timeout 300 build-gpu/runtime/cutec-tune overhead "$OVERHEAD_PACK" --m 4096 --n 4096 --k 4096 --no-cache \

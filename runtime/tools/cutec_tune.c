@@ -37,10 +37,9 @@
 
 typedef tune_opts opts;
 
-static const char *dtype_name(cutec_dtype t)
-{
-    return t == CUTEC_DTYPE_BF16 ? "bf16" : t == CUTEC_DTYPE_F16 ? "f16" : "f32";
-}
+static const char *dtype_name(cutec_dtype t) { return cutec_dtype_str((cutec_ct)t); }
+
+static int is_fp8(cutec_dtype t) { return t == CUTEC_DTYPE_E4M3 || t == CUTEC_DTYPE_E5M2; }
 
 static int is_tty(void) { return isatty(STDERR_FILENO); }
 
@@ -283,19 +282,38 @@ static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long
     p->bias_row = o->bias_row;
     p->c_source = o->c_source;
     p->aux = o->aux;
+    p->scale_mode = o->scale_mode;
 }
 
 /* The epilogue's name for reports: "relu+bias", "none". */
 static void epilogue_name(const opts *o, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s%s", o->act[0] ? o->act : "identity", o->bias ? "+bias" : "",
-             o->bias_row ? "+bias_row" : "", o->c_source ? "+c" : "", o->aux ? "+aux" : "");
+    static const char *const modes[] = {"", "+scale:tensor", "+scale:row", "+scale:block"};
+    snprintf(buf, len, "%s%s%s%s%s%s%s", o->act[0] ? o->act : "identity", o->bias ? "+bias" : "",
+             o->bias_row ? "+bias_row" : "", o->c_source ? "+c" : "", o->aux ? "+aux" : "", modes[o->scale_mode],
+             is_fp8(o->out) ? "+scale_d+amax" : "");
     if (strcmp(buf, "identity") == 0) snprintf(buf, len, "none");
 }
 
 /* The device buffers of a problem, a row each: D (C in place), A, B, and
  * the epilogue's. */
-enum { BUF_D, BUF_A, BUF_B, BUF_C, BUF_BIAS, BUF_BIAS_ROW, BUF_AUX, BUF_COUNT };
+enum { BUF_D, BUF_A, BUF_B, BUF_C, BUF_BIAS, BUF_BIAS_ROW, BUF_AUX, BUF_SA, BUF_SB, BUF_SD, BUF_AMAX, BUF_COUNT };
+
+/* `n` random f32 scales in [0.25, 4), powers of two times 1 to 1.5: far
+ * from 1, so a kernel that skips them fails its check. */
+static void *random_scales(size_t n, uint64_t seed)
+{
+    float *v = malloc(n * sizeof *v);
+    uint64_t s = seed * 0x9e3779b97f4a7c15ull + 7;
+    for (size_t i = 0; v != NULL && i < n; i++) {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        uint64_t x = s * 0x2545f4914f6cdd1dull;
+        v[i] = ldexpf(1.0f + 0.5f * (float)((x >> 11) & 0xffff) / 65536.0f, (int)(x >> 60) % 4 - 2);
+    }
+    return v;
+}
 typedef struct buffers {
     unsigned long long d[BUF_COUNT];
 } buffers;
@@ -303,19 +321,30 @@ typedef struct buffers {
 static int alloc_problem(gpu *g, const cutec_gemm_problem *p, buffers *bufs, uint64_t seed, failure *f)
 {
     memset(bufs, 0, sizeof *bufs);
-    long long dn = p->act_gated ? p->n / 2 : p->n;
-    /* rows, columns, type, whether present, random (else zero: with beta !=
-     * 0 an in-place GEMM reads C, which starts at zero, not at whatever was
-     * there) */
+    long long dn = p->act_gated ? p->n / 2 : p->n, kb = (p->k + 127) / 128;
+    long long sa_n = p->scale_mode == CUTEC_SCALE_TENSOR ? 1 : p->scale_mode == CUTEC_SCALE_BLOCK ? p->m * kb : p->m;
+    long long sb_n = p->scale_mode == CUTEC_SCALE_TENSOR  ? 1
+                     : p->scale_mode == CUTEC_SCALE_BLOCK ? (p->n + 127) / 128 * kb
+                                                          : p->n;
+    /* rows, columns, type, whether present, random (2: positive scales;
+     * else zero: with beta != 0 an in-place GEMM reads C, which starts at
+     * zero, not at whatever was there; an amax starts at zero) */
     const struct {
         long long r, c;
         cutec_dtype t;
         int want, random;
     } rows[BUF_COUNT] = {
-        [BUF_D] = {p->m, dn, p->c_type, 1, 0},          [BUF_A] = {p->m, p->k, p->a_type, 1, 1},
-        [BUF_B] = {p->k, p->n, p->b_type, 1, 1},        [BUF_C] = {p->m, p->n, p->c_type, p->c_source, 1},
-        [BUF_BIAS] = {1, p->n, p->c_type, p->bias, 1},  [BUF_BIAS_ROW] = {1, p->m, p->c_type, p->bias_row, 1},
+        [BUF_D] = {p->m, dn, p->c_type, 1, 0},
+        [BUF_A] = {p->m, p->k, p->a_type, 1, 1},
+        [BUF_B] = {p->k, p->n, p->b_type, 1, 1},
+        [BUF_C] = {p->m, p->n, p->c_type, p->c_source, 1},
+        [BUF_BIAS] = {1, p->n, p->c_type, p->bias, 1},
+        [BUF_BIAS_ROW] = {1, p->m, p->c_type, p->bias_row, 1},
         [BUF_AUX] = {p->m, p->n, p->c_type, p->aux, 0},
+        [BUF_SA] = {1, sa_n, CUTEC_DTYPE_F32, p->scale_mode != 0, 2},
+        [BUF_SB] = {1, sb_n, CUTEC_DTYPE_F32, p->scale_mode != 0, 2},
+        [BUF_SD] = {1, 1, CUTEC_DTYPE_F32, is_fp8(p->c_type), 2},
+        [BUF_AMAX] = {1, 1, CUTEC_DTYPE_F32, is_fp8(p->c_type), 0},
     };
     cutec_status s = CUTEC_OK;
     for (int i = 0; i < BUF_COUNT && s == CUTEC_OK; i++) {
@@ -325,7 +354,10 @@ static int alloc_problem(gpu *g, const cutec_gemm_problem *p, buffers *bufs, uin
             return fail(f, CUTEC_ERR_BAD_SIZE, "problem: %lld x %lld x %lld: a matrix's size overflows size_t", p->m,
                         p->n, p->k);
         int zero = !rows[i].random && (i != BUF_D || p->beta != 0.0f);
-        void *h = rows[i].random ? random_matrix(bytes, rows[i].t, seed + (uint64_t)i) : zero ? calloc(1, bytes) : NULL;
+        void *h = rows[i].random == 2 ? random_scales((size_t)(rows[i].r * rows[i].c), seed + (uint64_t)i)
+                  : rows[i].random    ? random_matrix(bytes, rows[i].t, seed + (uint64_t)i)
+                  : zero              ? calloc(1, bytes)
+                                      : NULL;
         if ((rows[i].random || zero) && h == NULL)
             return fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for %zu bytes of input", bytes);
         s = cutec_malloc(g->rt, bytes, &bufs->d[i]);
@@ -353,6 +385,10 @@ static cutec_gemm_args args_of(const buffers *b)
     a.bias = PTR(b->d[BUF_BIAS]);
     a.bias_row = PTR(b->d[BUF_BIAS_ROW]);
     a.aux = PTR(b->d[BUF_AUX]);
+    a.scale_a = PTR(b->d[BUF_SA]);
+    a.scale_b = PTR(b->d[BUF_SB]);
+    a.scale_d = PTR(b->d[BUF_SD]);
+    a.amax = PTR(b->d[BUF_AMAX]);
     return a;
 }
 
@@ -489,6 +525,7 @@ static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, double *ms, 
     opts plain = *o;
     memset(plain.act, 0, sizeof plain.act);
     plain.gated = plain.bias = plain.bias_row = plain.c_source = plain.aux = 0;
+    plain.scale_mode = CUTEC_SCALE_NONE;
     cutec_gemm_problem p;
     problem_init(&plain, &p, sh->m, sh->n, sh->k);
     buffers b;
@@ -545,7 +582,7 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         gm->log_sum0 += log(ratio0);
         gm->n0++;
     }
-    int epi = o->act[0] || o->bias || o->bias_row || o->c_source || o->aux;
+    int epi = o->act[0] || o->bias || o->bias_row || o->c_source || o->aux || o->scale_mode;
     double vs_plain = !isinf(plain_ms) && !isinf(best_dsl) ? plain_ms / best_dsl : 0;
     if (vs_plain > 0) {
         gm->log_plain += log(vs_plain);

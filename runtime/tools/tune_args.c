@@ -56,6 +56,7 @@ typedef enum opt_id {
     OPT_BIAS_ROW,
     OPT_C_SOURCE,
     OPT_AUX,
+    OPT_SCALE,
     OPT_RUNS,
     OPT_DEVICE,
     OPT_PACK,
@@ -81,8 +82,13 @@ static const struct option {
      "the shapes: a regular file of at most 1 MiB (each M, N, K 1 to 2^31-1)"},
     {OPT_CALLS, "--calls", "N", CMD(TUNE_CMD_OVERHEAD),
      "cached calls to time, 1 to 10^9, in whole batches of 64 (default 20000)"},
-    {OPT_DTYPE, "--dtype", "T", CMDS_GPU, "input type: bf16 (default) or f16"},
-    {OPT_OUT_DTYPE, "--out-dtype", "T", CMDS_GPU, "output type: bf16, f16 or f32 (default: the input type)"},
+    {OPT_DTYPE, "--dtype", "T", CMDS_GPU, "input type: bf16 (default), f16, e4m3 or e5m2 (fp8: A and B K-major)"},
+    {OPT_OUT_DTYPE, "--out-dtype", "T", CMDS_GPU,
+     "output type: bf16, f16, f32, e4m3 or e5m2 (default: the input type, bf16 for fp8 inputs; an fp8 output is "
+     "scaled by a random scale_d and writes its amax)"},
+    {OPT_SCALE, "--scale", "MODE", CMDS_GPU,
+     "random positive scales of A B: tensor (one each), row (per row of A and column of B) or block (fp8: 1 x 128 "
+     "of A, 128 x 128 of B)"},
     {OPT_ALPHA, "--alpha", "X", CMDS_GPU, "alpha, a finite float (default 1; pack kernels need 1)"},
     {OPT_BETA, "--beta", "X", CMDS_GPU, "beta, a finite float (default 0; pack kernels need 0)"},
     {OPT_EPILOGUE, "--epilogue", "ACT", CMDS_GPU,
@@ -193,16 +199,32 @@ static int parse_scale(tune_cmd c, const char *opt, const char *v, float *out)
 
 static int parse_dtype(tune_cmd c, const char *opt, const char *v, int allow_f32, cutec_dtype *t)
 {
-    if (strcmp(v, "bf16") == 0)
-        *t = CUTEC_DTYPE_BF16;
-    else if (strcmp(v, "f16") == 0)
-        *t = CUTEC_DTYPE_F16;
-    else if (strcmp(v, "f32") == 0 && allow_f32)
-        *t = CUTEC_DTYPE_F32;
-    else
-        return usage_error(c, "option '%s': unsupported type '%s' (%s)", opt, v,
-                           allow_f32 ? "bf16, f16 or f32" : "bf16 or f16");
-    return 0;
+    static const struct {
+        const char *name;
+        cutec_dtype t;
+    } types[] = {{"bf16", CUTEC_DTYPE_BF16},
+                 {"f16", CUTEC_DTYPE_F16},
+                 {"f32", CUTEC_DTYPE_F32},
+                 {"e4m3", CUTEC_DTYPE_E4M3},
+                 {"e5m2", CUTEC_DTYPE_E5M2}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(v, types[i].name) == 0 && (allow_f32 || types[i].t != CUTEC_DTYPE_F32)) {
+            *t = types[i].t;
+            return 0;
+        }
+    return usage_error(c, "option '%s': unsupported type '%s' (%s)", opt, v,
+                       allow_f32 ? "bf16, f16, f32, e4m3 or e5m2" : "bf16, f16, e4m3 or e5m2");
+}
+
+static int parse_scale_mode(tune_cmd c, const char *opt, const char *v, cutec_scale_mode *m)
+{
+    static const char *const names[] = {"none", "tensor", "row", "block"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(v, names[i]) == 0) {
+            *m = (cutec_scale_mode)i;
+            return 0;
+        }
+    return usage_error(c, "option '%s': unknown scale mode '%s' (tensor, row or block)", opt, v);
 }
 
 /* Stores one option's value; 0, or 2 after a usage error. */
@@ -239,6 +261,7 @@ static int store_option(const struct option *opt, const char *v, tune_opts *o, i
     case OPT_BIAS_ROW: o->bias_row = 1; return 0;
     case OPT_C_SOURCE: o->c_source = 1; return 0;
     case OPT_AUX: o->aux = 1; return 0;
+    case OPT_SCALE: return parse_scale_mode(c, opt->name, v, &o->scale_mode);
     case OPT_RUNS: return parse_integer(c, opt->name, v, 20, 10000, &o->runs);
     case OPT_DEVICE: return parse_integer(c, opt->name, v, 0, INT32_MAX, &o->device);
     case OPT_CACHE_DIR: o->cache_dir = v; return 0;
@@ -313,6 +336,6 @@ int tune_args_parse(int argc, char **argv, tune_opts *o)
     if (o->cmd == TUNE_CMD_BENCH && o->shapes == NULL) return usage_error(o->cmd, "'bench' needs --shapes FILE");
     if ((CMD(o->cmd) & CMDS_ONE) && (o->m == 0 || o->n == 0 || o->k == 0))
         return usage_error(o->cmd, "'%s' needs --m, --n and --k", name);
-    if (!out_set) o->out = o->in;
+    if (!out_set) o->out = o->in == CUTEC_DTYPE_E4M3 || o->in == CUTEC_DTYPE_E5M2 ? CUTEC_DTYPE_BF16 : o->in;
     return -1;
 }

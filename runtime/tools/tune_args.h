@@ -38,6 +38,7 @@ typedef struct tune_opts {
      * epilogue table ("": none), and the inputs present */
     char act[32];
     int gated, bias, bias_row, c_source, aux;
+    cutec_scale_mode scale_mode; /* --scale */
 } tune_opts;
 
 /* Parses argv into *o.  Returns -1 when the command is to run; otherwise

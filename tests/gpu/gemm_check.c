@@ -301,8 +301,10 @@ static void expect(const shape_data *d, const gemm_epi *e, int what, long i, lon
         gemm_epi_pre(e, i, ju, d->ref[iu], d->absref[iu], gamma, &v, &bv);
     }
     gemm_epi_out(e, g, bg, v, bv, ref, bound);
-    *ref *= e->scale_d_v; /* 1 but for an fp8 output */
-    *bound *= e->scale_d_v;
+    if (e->fp8_out) { /* D = fp8(scale_d act(v)) */
+        *ref *= e->scale_d_v;
+        *bound *= e->scale_d_v;
+    }
     *bound += u * fabs(*ref) + eta;
 }
 

@@ -731,6 +731,35 @@ static int test_args(void)
     CHECK_STATUS(rt, cutec_gemm_set_activation_ref(h, "one_more", cube, 0), CUTEC_ERR_INVALID_ARGUMENT);
     CHECK_OK(rt, cutec_gemm_set_activation_ref(h, "act3", NULL, 0)); /* removed: room for one */
     CHECK_OK(rt, cutec_gemm_set_activation_ref(h, "one_more", cube, 0));
+    /* fp8: K-major pairs, scales and the output's scale_d and amax */
+    q = problem(40, 32, 32, "", 0), q.a_type = q.b_type = CUTEC_DTYPE_E4M3;
+    b = a, b.bias = NULL;
+    expect(rt, h, &q, &b, CUTEC_ERR_NO_DRIVER, NULL); /* e4m3 in, bf16 out */
+    q.b_type = CUTEC_DTYPE_BF16;
+    expect(rt, h, &q, &b, CUTEC_ERR_UNSUPPORTED, "fp8 inputs come in pairs");
+    q.b_type = CUTEC_DTYPE_E5M2, q.b_layout = CUTEC_LAYOUT_ROW;
+    expect(rt, h, &q, &b, CUTEC_ERR_UNSUPPORTED, "fp8 operands must be K-major (A row-major, B column-major");
+    q = problem(40, 32, 32, "", 0), q.c_type = CUTEC_DTYPE_E4M3;
+    expect(rt, h, &q, &b, CUTEC_ERR_UNSUPPORTED, "an fp8 output needs fp8 inputs");
+    q.a_type = q.b_type = CUTEC_DTYPE_E4M3;
+    expect(rt, h, &q, &b, CUTEC_ERR_NULL_POINTER, "scale_d (an fp8 output's scale) is a NULL pointer");
+    b.scale_d = (const float *)(const void *)mem;
+    expect(rt, h, &q, &b, CUTEC_ERR_NULL_POINTER, "amax (an fp8 output's absolute maximum) is a NULL pointer");
+    b.amax = (float *)(void *)(odd + 1);
+    expect(rt, h, &q, &b, CUTEC_ERR_MISALIGNED, "amax (an fp8 output's absolute maximum) at");
+    b.amax = (float *)(void *)mem;
+    expect(rt, h, &q, &b, CUTEC_ERR_NO_DRIVER, NULL);
+    q.scale_mode = CUTEC_SCALE_BLOCK;
+    expect(rt, h, &q, &b, CUTEC_ERR_NULL_POINTER, "scale_a is a NULL pointer (the problem asks for it)");
+    b.scale_a = b.scale_b = (const float *)(const void *)mem;
+    expect(rt, h, &q, &b, CUTEC_ERR_NO_DRIVER, NULL);
+    q.scale_mode = (cutec_scale_mode)4;
+    expect(rt, h, &q, &b, CUTEC_ERR_INVALID_ARGUMENT, "scale_mode 4 is not a cutec_scale_mode value");
+    q = problem(40, 32, 32, "", 0), q.scale_mode = CUTEC_SCALE_BLOCK;
+    expect(rt, h, &q, &b, CUTEC_ERR_UNSUPPORTED, "block-wise scales are for fp8 inputs");
+    q.scale_mode = CUTEC_SCALE_NONE; /* scales given, not asked for */
+    b.scale_d = NULL, b.amax = NULL;
+    expect(rt, h, &q, &b, CUTEC_ERR_INVALID_ARGUMENT, "args give scale_a, which the problem does not ask for");
     /* cutec_gemm keeps calling the output C */
     q = problem(40, 32, 24, "", 0);
     CHECK_STATUS(rt, cutec_gemm(h, &q, mem, mem, NULL, NULL), CUTEC_ERR_NULL_POINTER);

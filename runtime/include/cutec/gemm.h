@@ -32,7 +32,33 @@
 extern "C" {
 #endif
 
-typedef enum cutec_dtype { CUTEC_DTYPE_BF16 = 1, CUTEC_DTYPE_F16 = 2, CUTEC_DTYPE_F32 = 3 } cutec_dtype;
+/* Element types (the contract's numbering, contract/dtype.h).  The fp8
+ * types (e4m3: 4 exponent and 3 mantissa bits, largest 448; e5m2: 5 and 2,
+ * largest 57344) are inputs of K-major operands only (A row-major, B
+ * column-major: Hopper's fp8 MMA reads nothing else) and outputs with
+ * scale_d and amax (cutec_gemm_args). */
+typedef enum cutec_dtype {
+    CUTEC_DTYPE_BF16 = 1,
+    CUTEC_DTYPE_F16 = 2,
+    CUTEC_DTYPE_F32 = 3,
+    CUTEC_DTYPE_E4M3 = 4,
+    CUTEC_DTYPE_E5M2 = 5
+} cutec_dtype;
+
+/* How A B is scaled (docs/contract.md, "What a GEMM kernel computes"): the
+ * scales are f32 in device memory (cutec_gemm_args scale_a, scale_b).
+ * TENSOR: one each.  ROW: scale_a[m] per row of A, scale_b[n] per column
+ * of D (row-wise).  BLOCK (fp8 inputs): DeepSeek-V3's block-wise scales,
+ * scale_a[m + M kb] per row of A and 128-column block kb of K (M x
+ * ceil(K/128), M contiguous), scale_b[nb ceil(K/128) + kb] per 128 x 128
+ * block of B (ceil(N/128) x ceil(K/128), K contiguous): v = sum over k of
+ * scale_a(m, k/128) scale_b(n/128, k/128) A(m, k) B(k, n). */
+typedef enum cutec_scale_mode {
+    CUTEC_SCALE_NONE = 0,
+    CUTEC_SCALE_TENSOR = 1,
+    CUTEC_SCALE_ROW = 2,
+    CUTEC_SCALE_BLOCK = 3
+} cutec_scale_mode;
 
 /* Storage order of a matrix as the problem names it (A is M x K, B is K x N,
  * C is M x N): ROW puts element (r, c) at r * ld + c, COL at c * ld + r. */
@@ -67,27 +93,30 @@ typedef struct cutec_gemm_problem {
      *   v = alpha A B + beta C + bias(n) + bias_row(m);  aux = v;  D = act(v)
      * Pointers come with the call (cutec_gemm_args): the problem stays a
      * description of shapes, types and what is present, the tuning class. */
-    char act[32];          /* the activation applied last: the name of a row of the
+    char act[32];                /* the activation applied last: the name of a row of the
                         epilogue table ("relu", "gelu_tanh", "gelu_erf", "silu",
                         "sigmoid", "swiglu", "geglu") or of a user pack's .cute
                         function (its float64 reference registered with
                         cutec_gemm_set_activation_ref); "" or "identity": none */
-    int act_gated;         /* 1: a gated (GLU) activation: n is the GEMM's width (B's
+    int act_gated;               /* 1: a gated (GLU) activation: n is the GEMM's width (B's
                         rows, the biases' and C's and aux's columns), a multiple
                         of 16, and D is M x n/2 (ldc D's leading dimension) */
-    int bias;              /* 1: a bias per column of v (indexed n, n elements), args->bias */
-    int bias_row;          /* 1: a bias per row (indexed m, m elements), args->bias_row */
-    cutec_dtype bias_type; /* the biases' element type; 0: c_type */
-    int c_source;          /* 1: beta * C is read from args->C, M x n of c_type and
+    int bias;                    /* 1: a bias per column of v (indexed n, n elements), args->bias */
+    int bias_row;                /* 1: a bias per row (indexed m, m elements), args->bias_row */
+    cutec_dtype bias_type;       /* the biases' element type; 0: c_type */
+    int c_source;                /* 1: beta * C is read from args->C, M x n of c_type and
                         c_layout with leading dimension ld_csrc, and D is
                         written out of place; 0: C is D (in place, as cutec_gemm) */
-    long long ld_csrc;     /* 0: packed */
-    int aux;               /* 1: v, before the activation, is written to args->aux
+    long long ld_csrc;           /* 0: packed */
+    int aux;                     /* 1: v, before the activation, is written to args->aux
                         (M x n, c_type, c_layout, leading dimension ld_aux) */
-    long long ld_aux;      /* 0: packed */
-    int scalars_on_device; /* 1: alpha and beta are f32 values in device memory
+    long long ld_aux;            /* 0: packed */
+    int scalars_on_device;       /* 1: alpha and beta are f32 values in device memory
                         (args->alpha, args->beta), read when the GEMM runs;
                         the fields alpha and beta are then ignored */
+    cutec_scale_mode scale_mode; /* scales of A B (args->scale_a, scale_b); an fp8
+                        output (c_type e4m3 or e5m2) always takes args->scale_d
+                        and writes args->amax, whatever the mode */
 } cutec_gemm_problem;
 
 /* The largest struct_size accepted (the bytes past this library's fields are read, to check they are zero). */
@@ -133,12 +162,16 @@ typedef double (*cutec_gemm_act_fn)(double x, double up);
 typedef struct cutec_gemm_args {
     size_t struct_size; /* sizeof(cutec_gemm_args) of the caller */
     const void *A, *B;
-    void *D;                   /* the output (M x n, or M x n/2 gated) */
-    const void *C;             /* with c_source: the source of beta * C */
-    const void *bias;          /* with bias: n elements of bias_type */
-    const void *bias_row;      /* with bias_row: m elements of bias_type */
-    void *aux;                 /* with aux: M x n, the pre-activation */
-    const float *alpha, *beta; /* with scalars_on_device */
+    void *D;                        /* the output (M x n, or M x n/2 gated) */
+    const void *C;                  /* with c_source: the source of beta * C */
+    const void *bias;               /* with bias: n elements of bias_type */
+    const void *bias_row;           /* with bias_row: m elements of bias_type */
+    void *aux;                      /* with aux: M x n, the pre-activation */
+    const float *alpha, *beta;      /* with scalars_on_device */
+    const float *scale_a, *scale_b; /* with scale_mode (f32; the sizes its comment says) */
+    const float *scale_d;           /* an fp8 output: D = fp8(scale_d[0] act(v)), saturated */
+    float *amax;                    /* an fp8 output: max |act(v)| over D, combined with an
+                                       atomic maximum with what it holds (zero it first) */
 } cutec_gemm_args;
 
 /* The mandatory fields: A through D. */
