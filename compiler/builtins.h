@@ -71,8 +71,8 @@ enum {
     BOP_INC = 1,
     BOP_BAR_SYNC = 0, /* bar_sync, bar_arrive */
     BOP_BAR_ARRIVE = 1,
-    BOP_FAST = 0x100, /* a math builtin's approximate form (eval_math.c; the low bits a MathId) */
-    BOP_RS = 1,       /* mma_atom_rs: A from registers */
+    BOP_FAST = 0x100,   /* a math builtin's approximate form (eval_math.c; the low bits a MathId) */
+    BOP_RS = 1,         /* mma_atom_rs: A from registers */
     BOP_ATOMIC_ADD = 0, /* atomic_add, atomic_max */
     BOP_ATOMIC_MAX = 1,
 };
