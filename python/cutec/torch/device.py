@@ -35,9 +35,9 @@ class DeviceGemm:
         self._rt, self._h, self._packs = c_void_p(), c_void_p(), []
         self.skipped_packs = []  # (path, status name, message) of packs not used
         self._workspace = workspace  # kept alive: the handle holds its pointer
-        self._problems = {}  # plan key -> GemmProblem
-        self._ready = set()  # plan key + alignments that ran on this handle
         self._args = capi.GemmArgs()
+        self._args_ref = ctypes.byref(self._args)
+        self._gemm_ex = lib.cutec_gemm_ex
         self._lock = threading.Lock()
         try:
             capi.check(lib.cutec_runtime_create(byref(self._rt), device_index), self._rt,
@@ -85,43 +85,45 @@ class DeviceGemm:
     def set_option(self, option, value):
         capi.check(self.lib.cutec_gemm_set_option(self._h, option, value), self._rt, "cutec_gemm_set_option")
 
+    def cublas_version(self):
+        """cuBLASLt's version as the runtime loaded it (0: none)."""
+        return self.lib.cutec_gemm_cublas_version(self._h)
+
     def message(self):
         return self.lib.cutec_runtime_message(self._rt).decode(errors="replace")
-
-    def _problem(self, plan):
-        prob = self._problems.get(plan.key)
-        if prob is None:
-            prob = self._problems[plan.key] = plan.problem()
-        return prob
 
     def choice(self, plan):
         """The candidate the handle chose for the plan's class (its operands
         16-byte aligned), or None when the class has not been tuned here."""
         buf = ctypes.create_string_buffer(192)
-        st = self.lib.cutec_gemm_choice(self._h, byref(self._problem(plan)), buf, len(buf))
+        st = self.lib.cutec_gemm_choice(self._h, plan.problem_ref(), buf, len(buf))
         return buf.value.decode() if st == capi.OK else None
 
     def run(self, plan, ptrs, stream, capturing):
         """cutec_gemm_ex over ptrs (A, B, D, C, bias, bias_row, aux; 0 where
         absent) on stream (an int, 0: the default stream)."""
-        aligns = tuple(_align(p) for p in ptrs)
-        ready_key = (plan.key, aligns)
-        prob = self._problem(plan)
+        ored = 0
+        for p in ptrs:
+            ored |= p
+        # None: every operand 16-byte aligned (the usual case, cheap to tell)
+        aligns = None if ored & 15 == 0 else tuple(_align(p) for p in ptrs)
+        ref = plan.problem_ref()
         with self._lock:
-            if capturing and ready_key not in self._ready:
+            if capturing and (self, aligns) not in plan.ready:
                 self._refuse_untuned(plan, aligns)
             args = self._args
             args.A, args.B, args.D, args.C, args.bias, args.bias_row, args.aux = ptrs
-            st = self.lib.cutec_gemm_ex(self._h, byref(prob), byref(args), stream)
+            st = self._gemm_ex(self._h, ref, self._args_ref, stream)
             if st != capi.OK:
                 capi.check(st, self._rt)
-            self._ready.add(ready_key)
+            if not capturing:
+                plan.ready.add((self, aligns))
 
     def _refuse_untuned(self, plan, aligns):
         # a class tuned with other scales, or loaded from disk, is fine when
         # the runtime has its decision: cutec_gemm_choice asks it (for
         # 16-byte aligned operands, hence only for those)
-        if all(x in (0, 16) for x in aligns) and self.choice(plan) is not None:
+        if aligns is None and self.choice(plan) is not None:
             return
         f = plan.fields
         raise CutecError(

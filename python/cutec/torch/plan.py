@@ -51,10 +51,16 @@ class Plan:
     beta = 0 drops C) and cast (the biases to convert to the output's
     dtype: float32 ones)."""
 
-    __slots__ = ("key", "fields", "m", "n", "n_out", "out_dtype", "aux", "copy", "use_c", "cast")
+    __slots__ = ("key", "fields", "m", "n", "n_out", "out_dtype", "aux", "copy", "use_c", "cast", "_ref", "ready")
 
     def problem(self):
         return capi.GemmProblem(**self.fields)
+
+    def problem_ref(self):
+        """A pointer to this plan's cutec_gemm_problem (made once)."""
+        if self._ref is None:
+            self._ref = ctypes.byref(self.problem())  # the pointer object keeps the struct alive
+        return self._ref
 
     def operands(self, a, b, c=None, bias=None, bias_row=None):
         """The tensors to pass (copies where planned; None where absent)."""
@@ -109,6 +115,7 @@ def plan_gemm(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, a
         fail("CUTEC_ERR_BAD_SIZE", op, f"N = {n}; a gated activation ({act}) needs a multiple of 16 (gates and "
              "ups interleaved in blocks of 8: cutec.torch.interleave_gate_up)")
     p = Plan()
+    p._ref, p.ready = None, set()  # ready: (handle, alignments) it has run on
     p.m, p.n, p.n_out, p.out_dtype, p.aux = m, n, n // 2 if gated else n, a.dtype, bool(aux)
     copy = []
 
