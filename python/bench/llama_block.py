@@ -8,12 +8,14 @@ markdown table (and writes llama_block.md / .json to $OUT when set).
           [gate; up] weight (2 x 14336 columns), then down
     attn: q, k, v = x Wq, x Wk, x Wv (4096 -> 4096, 1024, 1024), o = a Wo (4096 -> 4096)
 
-    python python/bench/llama_block.py [--tokens 1,64,4096] [--no-compile] [--budget-s 420]
+    python python/bench/llama_block.py [--tokens 4096,64,1] [--no-compile] [--budget-s 420]
 
 max-autotune's GEMM search is bounded (TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_BACKENDS
 defaults to ATEN,TRITON here), and compiles stop once --budget-s seconds have
 gone (the later rows say "skipped").  cutec tunes each GEMM class on its first
-call (its time is reported) and keeps it in its disk cache.
+call (its time is reported) and keeps it in its disk cache.  max-autotune
+replays CUDA graphs (its mode does); the column "cutec graph" is cutec's
+block captured in a CUDA graph after its warm-up, the eager one without.
 """
 import argparse
 import os
@@ -75,16 +77,30 @@ def flops(name, t):
     return 2 * t * HIDDEN * (HIDDEN + 2 * KV + HIDDEN)
 
 
+def graphed(fn, xs):
+    """fn(*xs) captured in a CUDA graph after a warm-up on a side stream: its replay."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        fn(*xs)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn(*xs)
+    return g.replay
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--tokens", default="1,64,4096")
+    ap.add_argument("--tokens", default="4096,64,1", help="the goal's size first, while the compile budget lasts")
     ap.add_argument("--no-compile", action="store_true", help="leave out torch.compile(mode='max-autotune')")
     ap.add_argument("--budget-s", type=float, default=420, help="no new max-autotune compile after this many seconds")
     args = ap.parse_args()
     t0 = time.time()
     dev, dt = "cuda", torch.bfloat16
     W = weights(dev, dt)
-    head = machine() + [f"TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_BACKENDS={os.environ['TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_BACKENDS']}"]
+    backends = os.environ["TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_BACKENDS"]
+    head = machine() + [f"TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_BACKENDS={backends}"]
     rows, data = [], []
     for name, (eager, cutec_fn, nargs) in blocks(W).items():
         for t in [int(s) for s in args.tokens.split(",")]:
@@ -99,6 +115,7 @@ def main():
                 iters = 200 if t < 4096 else 20
                 ms_eager = gpu_time_ms(lambda: eager(*xs), iters)
                 ms_cutec = gpu_time_ms(lambda: cutec_fn(*xs), iters)
+                ms_graph = gpu_time_ms(graphed(cutec_fn, xs), iters)
                 err_cutec = rel_err(got, want)
                 ms_comp = err_comp = comp_s = None
                 if not args.no_compile and time.time() - t0 < args.budget_s:
@@ -111,20 +128,22 @@ def main():
                     err_comp = rel_err(out, want)
                     ms_comp = gpu_time_ms(lambda: comp(*xs), iters)
             r = dict(block=name, tokens=t, eager_ms=ms_eager, compile_ms=ms_comp, cutec_ms=ms_cutec,
+                     cutec_graph_ms=ms_graph,
                      cutec_vs_eager=ms_eager / ms_cutec, cutec_vs_compile=(ms_comp / ms_cutec) if ms_comp else None,
                      cutec_tflops=flops(name, t) / ms_cutec / 1e9, err_cutec=err_cutec, err_compile=err_comp,
                      cutec_first_call_s=tune_s, compile_s=comp_s)
             data.append(r)
             fmt = lambda v, f: ("skipped" if not args.no_compile else "-") if v is None else format(v, f)  # noqa: E731
-            rows.append(f"| {name} | {t} | {ms_eager:.4f} | {fmt(ms_comp, '.4f')} | {ms_cutec:.4f} | "
+            rows.append(f"| {name} | {t} | {ms_eager:.4f} | {fmt(ms_comp, '.4f')} | {ms_cutec:.4f} | {ms_graph:.4f} | "
                         f"{r['cutec_vs_eager']:.3f} | {fmt(r['cutec_vs_compile'], '.3f')} | {r['cutec_tflops']:.1f} | "
                         f"{err_cutec:.1e} | {fmt(err_comp, '.1e')} | {tune_s:.1f} | {fmt(comp_s, '.1f')} |")
             print(rows[-1], flush=True)
     lines = ["# Llama-3-8B-shaped block, bf16", ""] + [f"- {h}" for h in head] + [
         f"- total {time.time() - t0:.0f} s", "",
-        "| block | tokens | eager ms | max-autotune ms | cutec ms | cutec vs eager | cutec vs max-autotune | "
-        "cutec TFLOP/s | cutec err vs eager | max-autotune err vs eager | cutec first call s | compile s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|"] + rows
+        "| block | tokens | eager ms | max-autotune ms | cutec ms | cutec graph ms | cutec vs eager | "
+        "cutec vs max-autotune | cutec TFLOP/s | cutec err vs eager | max-autotune err vs eager | cutec first call s | "
+        "compile s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + rows
     text = "\n".join(lines) + "\n"
     print(text)
     write_out("llama_block", text, {"machine": head, "rows": data})

@@ -82,7 +82,8 @@ def main():
         with torch.cuda.graph(g):
             for _ in range(BATCH):
                 fn()
-        graphs[f"{name}, {BATCH} calls in a CUDA graph, per call"] = host_us(g.replay, args.calls // BATCH * BATCH) / BATCH
+        per_call = host_us(g.replay, args.calls // BATCH * BATCH) / BATCH
+        graphs[f"{name}, {BATCH} calls in a CUDA graph, per call"] = per_call
     results.update(graphs)
 
     head = machine() + [f"problem: {args.m}x{args.n}x{args.k} bf16, batches of {BATCH} calls, median"]

@@ -8,7 +8,7 @@ machine without a GPU.
 """
 import ctypes
 import threading
-from ctypes import POINTER, byref, c_char, c_char_p, c_double, c_float, c_int, c_longlong, c_size_t, c_void_p
+from ctypes import POINTER, c_char, c_char_p, c_double, c_float, c_int, c_longlong, c_size_t, c_void_p
 
 from .errors import CutecError
 from .locate import library_path
@@ -214,5 +214,3 @@ def activations():
 def version():
     return load().cutec_version_string().decode()
 
-
-__all__ = ["GemmProblem", "GemmArgs", "TuneCandidate", "TuneReport", "load", "check", "activations", "byref"]

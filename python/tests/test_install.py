@@ -63,7 +63,8 @@ class Install(unittest.TestCase):
         pip_install(self.src, target)
         self.assertNotEqual(wheel_tag(target), "py3-none-any")  # a platform wheel: it holds a .so
         env = clean_env(target)
-        code = "import cutec, cutec.capi as c; print(cutec.library_path()); print(cutec.pack_paths()); print(c.version())"
+        code = ("import cutec, cutec.capi as c; print(cutec.library_path()); print(cutec.pack_paths()); "
+                "print(c.version())")
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=TMP)
         self.assertEqual(r.returncode, 0, r.stderr)
         lib, packs, version = r.stdout.splitlines()

@@ -186,7 +186,8 @@ def _linear_fake(x, weight, bias, activation):
 
 @torch.library.custom_op("cutec::gemm", mutates_args=())
 def _gemm(a: torch.Tensor, b: torch.Tensor, c: Optional[torch.Tensor], bias: Optional[torch.Tensor],
-          bias_row: Optional[torch.Tensor], alpha: float, beta: float, activation: str, aux: bool) -> List[torch.Tensor]:
+          bias_row: Optional[torch.Tensor], alpha: float, beta: float, activation: str,
+          aux: bool) -> List[torch.Tensor]:
     return _gemm_impl(a, b, c, bias, bias_row, alpha, beta, activation, aux)
 
 
