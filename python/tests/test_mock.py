@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 
 import cutec.torch as ct
+from cutec import capi
 from cutec.torch import ops
 from cutec.torch.plan import plan_gemm
 
@@ -33,6 +34,7 @@ dg = None
 def setUpModule():
     global dg
     dg = ct.DeviceGemm(0, packs=PACKS)
+    dg.set_option(capi.OPT_DISK_CACHE, 0)  # every run tunes: no decision left from an earlier one
     ops._host_gemm_for_tests = dg
 
 
@@ -160,6 +162,7 @@ class Capture(unittest.TestCase):
 class RuntimeErrors(unittest.TestCase):
     def test_status_and_message_of_the_runtime(self):
         only_gemm = ct.DeviceGemm(0, packs=[p for p in PACKS if "test_gemm" in p])
+        only_gemm.set_option(capi.OPT_DISK_CACHE, 0)
         try:
             ops._host_gemm_for_tests = only_gemm
             with self.assertRaises(ct.CutecError) as cm:
