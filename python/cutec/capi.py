@@ -14,8 +14,9 @@ from .errors import CutecError
 from .locate import library_path
 
 # enum values of cutec/gemm.h (checked against the header by the tests)
-DTYPE_BF16, DTYPE_F16, DTYPE_F32 = 1, 2, 3
+DTYPE_BF16, DTYPE_F16, DTYPE_F32, DTYPE_E4M3, DTYPE_E5M2 = 1, 2, 3, 4, 5
 LAYOUT_ROW, LAYOUT_COL = 0, 1
+SCALE_NONE, SCALE_TENSOR, SCALE_ROW, SCALE_BLOCK = 0, 1, 2, 3
 OPT_TUNE_RUNS, OPT_TUNE_WARMUP, OPT_CUBLAS_ALGOS, OPT_DISK_CACHE, OPT_FLUSH_L2, OPT_TUNE_FINALISTS = 1, 2, 3, 4, 5, 6
 OK = 0
 
@@ -50,6 +51,7 @@ class GemmProblem(ctypes.Structure):
         ("aux", c_int),
         ("ld_aux", c_longlong),
         ("scalars_on_device", c_int),
+        ("scale_mode", c_int),
     ]
 
     def __init__(self, **fields):
@@ -70,6 +72,10 @@ class GemmArgs(ctypes.Structure):
         ("aux", c_void_p),
         ("alpha", c_void_p),
         ("beta", c_void_p),
+        ("scale_a", c_void_p),
+        ("scale_b", c_void_p),
+        ("scale_d", c_void_p),
+        ("amax", c_void_p),
     ]
 
     def __init__(self):

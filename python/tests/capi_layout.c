@@ -42,6 +42,7 @@ int main(void)
     FIELD(cutec_gemm_problem, "GemmProblem", aux);
     FIELD(cutec_gemm_problem, "GemmProblem", ld_aux);
     FIELD(cutec_gemm_problem, "GemmProblem", scalars_on_device);
+    FIELD(cutec_gemm_problem, "GemmProblem", scale_mode);
 
     SIZE(cutec_gemm_args, "GemmArgs");
     FIELD(cutec_gemm_args, "GemmArgs", struct_size);
@@ -54,6 +55,10 @@ int main(void)
     FIELD(cutec_gemm_args, "GemmArgs", aux);
     FIELD(cutec_gemm_args, "GemmArgs", alpha);
     FIELD(cutec_gemm_args, "GemmArgs", beta);
+    FIELD(cutec_gemm_args, "GemmArgs", scale_a);
+    FIELD(cutec_gemm_args, "GemmArgs", scale_b);
+    FIELD(cutec_gemm_args, "GemmArgs", scale_d);
+    FIELD(cutec_gemm_args, "GemmArgs", amax);
 
     SIZE(cutec_tune_candidate, "TuneCandidate");
     FIELD(cutec_tune_candidate, "TuneCandidate", name);
@@ -80,6 +85,12 @@ int main(void)
     VALUE("DTYPE_BF16", CUTEC_DTYPE_BF16);
     VALUE("DTYPE_F16", CUTEC_DTYPE_F16);
     VALUE("DTYPE_F32", CUTEC_DTYPE_F32);
+    VALUE("DTYPE_E4M3", CUTEC_DTYPE_E4M3);
+    VALUE("DTYPE_E5M2", CUTEC_DTYPE_E5M2);
+    VALUE("SCALE_NONE", CUTEC_SCALE_NONE);
+    VALUE("SCALE_TENSOR", CUTEC_SCALE_TENSOR);
+    VALUE("SCALE_ROW", CUTEC_SCALE_ROW);
+    VALUE("SCALE_BLOCK", CUTEC_SCALE_BLOCK);
     VALUE("LAYOUT_ROW", CUTEC_LAYOUT_ROW);
     VALUE("LAYOUT_COL", CUTEC_LAYOUT_COL);
     VALUE("OPT_TUNE_RUNS", CUTEC_OPT_TUNE_RUNS);
