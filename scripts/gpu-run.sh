@@ -116,3 +116,46 @@ if [ -n "${OVERHEAD_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
     > "$OUT/overhead.log" 2>&1
   tail -8 "$OUT/overhead.log"
 fi
+# optional: the Python package on PyTorch (TORCH=1): the runtime library and
+# cutec-tune staged into python/ with the packs below (TORCH_PACKS), the
+# package installed offline into build-gpu/py (PYTHONPATH=python where pip
+# fails), then its GPU tests (torch-tests.log) and the host overhead of a
+# cached call (overhead.md); TORCH_LLAMA=1: the Llama-3-8B block benchmark
+# (llama_block.md; LLAMA_ARGS, e.g. "--tokens 1,64,4096 --budget-s 300").
+# Each step in its own time limit; PYTHON is the interpreter with torch.
+if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ]; then
+  py=${PYTHON:-python3}
+  cmake --build build-gpu -j"$(nproc)" --target cutec_rt_shared cutec-tune >>"$log" 2>&1 ||
+    echo "gpu-run: libcutec_rt.so failed to build (see gpu-run.log)"
+  packs=()
+  for p in ${TORCH_PACKS:-gemm_sm90 gemm_sm90_swiglu_fast gemm_sm90_gelu_bias_fast gemm_sm90_silu_bias_fast epilogue_apply}; do
+    packs+=(--pack "prebuilt/$p.pack")
+  done
+  "$py" python/scripts/stage.py --clean --lib build-gpu/runtime/libcutec_rt.so --bin build-gpu/runtime/cutec-tune \
+    "${packs[@]}" >>"$log" 2>&1 || echo "gpu-run: staging the Python package failed (see gpu-run.log)"
+  rm -rf build-gpu/py
+  if "$py" -m pip install --no-index --no-deps --no-cache-dir --target build-gpu/py ./python >>"$log" 2>&1; then
+    pypath=$PWD/build-gpu/py
+  else
+    echo "gpu-run: pip install ./python failed (see gpu-run.log); using PYTHONPATH=python"
+    pypath=$PWD/python
+  fi
+  export CUTEC_CACHE_DIR=$PWD/build-gpu/cutec-cache
+  if [ "${TORCH:-0}" = 1 ]; then
+    PYTHONPATH=$pypath timeout "${TORCH_TIMEOUT:-420}" "$py" python/tests/run.py --need torch test_gpu \
+      > "$OUT/torch-tests.log" 2>&1
+    echo "== python GPU tests: exit $? ($(grep -cE '\.\.\. ok$' "$OUT/torch-tests.log") ok," \
+         "$(grep -cE '^(FAIL|ERROR):' "$OUT/torch-tests.log") failed)"
+    tail -4 "$OUT/torch-tests.log"
+    PYTHONPATH=$pypath OUT=$OUT timeout 300 "$py" python/bench/overhead.py > "$OUT/overhead-py.log" 2>&1
+    echo "== python overhead: exit $?"
+    tail -14 "$OUT/overhead-py.log"
+  fi
+  if [ "${TORCH_LLAMA:-0}" = 1 ]; then
+    # shellcheck disable=SC2086
+    PYTHONPATH=$pypath OUT=$OUT timeout "${LLAMA_TIMEOUT:-540}" "$py" python/bench/llama_block.py ${LLAMA_ARGS:-} \
+      > "$OUT/llama-block.log" 2>&1
+    echo "== llama block: exit $?"
+    tail -12 "$OUT/llama-block.log"
+  fi
+fi

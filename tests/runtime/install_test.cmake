@@ -17,6 +17,12 @@ foreach(f include/cutec/cutec.h include/cutec/runtime.h include/cutec/pack.h inc
     message(FATAL_ERROR "not installed: ${f}")
   endif()
 endforeach()
+# the shared runtime for the Python package, apart from the archive (where
+# built: not under the sanitizers)
+file(GLOB shared_rt ${prefix}/lib*/cutec/libcutec_rt.so)
+if(HAVE_SHARED AND NOT shared_rt)
+  message(FATAL_ERROR "not installed: lib/cutec/libcutec_rt.so")
+endif()
 if(HAVE_COMPILER)
   include(${CMAKE_CURRENT_LIST_DIR}/install_compiler.cmake)
 endif()

@@ -319,7 +319,7 @@ add_test(NAME pack_cpu_install
   COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR}
           -DCONSUMER_DIR=${CMAKE_CURRENT_SOURCE_DIR}/consumer
           -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install-test
-          -DC_COMPILER=${CMAKE_C_COMPILER} -DSANITIZE=${CUTEC_SANITIZE}
+          -DC_COMPILER=${CMAKE_C_COMPILER} -DSANITIZE=${CUTEC_SANITIZE} -DHAVE_SHARED=$<TARGET_EXISTS:cutec_rt_shared>
           -DHAVE_COMPILER=$<TARGET_EXISTS:cutec> -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
           -P ${CMAKE_CURRENT_SOURCE_DIR}/install_test.cmake)
 list(APPEND _pack_cpu_tests pack_cpu_install)

@@ -1,0 +1,98 @@
+"""Host time of one cached GEMM call from PyTorch: cutec's op (directly, and
+through the dispatcher as torch.compile'd code or a dispatch mode would
+call it), the C call alone, and torch.matmul / F.linear; then the same ops
+replayed from a CUDA graph.  Calls are issued in batches of 64 with a
+synchronisation between batches (not timed), so that the launch queue never
+fills and blocks: what is timed is the host's work.
+
+    python python/bench/overhead.py [--m 64 --n 64 --k 64] [--calls 20000]
+"""
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import cutec.torch as ct  # noqa: E402
+from cutec.torch.plan import plan_cached  # noqa: E402
+
+from common import machine, write_out  # noqa: E402
+
+BATCH = 64
+
+
+def host_us(fn, calls):
+    """Median microseconds per call over batches of BATCH calls."""
+    for _ in range(BATCH):
+        fn()
+    torch.cuda.synchronize()
+    per = []
+    for _ in range(max(1, calls // BATCH)):
+        t = time.perf_counter()
+        for _ in range(BATCH):
+            fn()
+        per.append((time.perf_counter() - t) / BATCH)
+        torch.cuda.synchronize()
+    per.sort()
+    return per[len(per) // 2] * 1e6
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--m", type=int, default=64)
+    ap.add_argument("--n", type=int, default=64)
+    ap.add_argument("--k", type=int, default=64)
+    ap.add_argument("--calls", type=int, default=20000)
+    args = ap.parse_args()
+    dev, dt = "cuda", torch.bfloat16
+    a = torch.randn(args.m, args.k, device=dev, dtype=dt)
+    w = torch.randn(args.n, args.k, device=dev, dtype=dt)
+    b, bias = w.t(), torch.randn(args.n, device=dev, dtype=dt)
+    ct.mm(a, b), ct.linear(a, w, bias, "gelu_tanh")  # tune both classes first
+    dg = ct.device_gemm(torch.cuda.current_device())
+    plan = plan_cached("cutec.torch.mm", a, b)
+    d = torch.empty(args.m, args.n, device=dev, dtype=dt)
+    ptrs = (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0)
+    stream = torch.cuda.current_stream().cuda_stream
+
+    rows = [
+        ("torch.matmul(a, b)", lambda: torch.matmul(a, b)),
+        ("F.linear(a, w, bias) then F.gelu(tanh)", lambda: F.gelu(F.linear(a, w, bias), approximate="tanh")),
+        ("cutec.torch.mm(a, b)", lambda: ct.mm(a, b)),
+        ("cutec.torch.linear(a, w, bias, 'gelu_tanh')", lambda: ct.linear(a, w, bias, "gelu_tanh")),
+        ("torch.ops.cutec.mm (the dispatcher's way)", lambda: torch.ops.cutec.mm(a, b)),
+        ("DeviceGemm.run (planned: the C call and its Python)", lambda: dg.run(plan, ptrs, stream, False)),
+        ("cutec_gemm_ex through ctypes alone", lambda: dg._gemm_ex(dg._h, plan.problem_ref(), dg._args_ref, stream)),
+    ]
+    results = {name: host_us(fn, args.calls) for name, fn in rows}
+
+    # graphs: 64 calls captured once, the replay's host time per call
+    graphs = {}
+    for name, fn in (("torch.matmul", lambda: torch.matmul(a, b)), ("cutec.torch.mm", lambda: ct.mm(a, b))):
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            fn()
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(BATCH):
+                fn()
+        per_call = host_us(g.replay, args.calls // BATCH * BATCH) / BATCH
+        graphs[f"{name}, {BATCH} calls in a CUDA graph, per call"] = per_call
+    results.update(graphs)
+
+    head = machine() + [f"problem: {args.m}x{args.n}x{args.k} bf16, batches of {BATCH} calls, median"]
+    lines = ["# Host time per cached call", ""] + [f"- {h}" for h in head] + ["", "| call | us per call |", "|---|---|"]
+    lines += [f"| {name} | {us:.2f} |" for name, us in results.items()]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    write_out("overhead", text, {"machine": head, "us_per_call": results})
+
+
+if __name__ == "__main__":
+    main()

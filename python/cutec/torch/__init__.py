@@ -1,0 +1,23 @@
+"""PyTorch ops on cutec's autotuned GEMM kernels (docs/python.md).
+
+    import cutec.torch as ct
+    y = ct.linear(x, w, b, activation="gelu_tanh")    # cutec::linear
+    y = ct.mm(a, b); y = ct.addmm(bias, a, b)
+    model_names = ct.swap_linear(model, example_inputs=(x,))
+"""
+from ..errors import CutecError
+from .device import DeviceGemm, device_gemm, reset
+from .gated import interleave_gate_up, split_gate_up
+from .nn import Linear, fusible_activation, swap_linear
+from .ops import addmm, gemm, linear, mm
+
+
+def activations():
+    """{name: gated} of the activations the ops accept (the epilogue table)."""
+    from .. import capi
+
+    return dict(capi.activations())
+
+
+__all__ = ["CutecError", "DeviceGemm", "Linear", "activations", "addmm", "device_gemm", "fusible_activation", "gemm",
+           "interleave_gate_up", "linear", "mm", "reset", "split_gate_up", "swap_linear"]

@@ -1,0 +1,164 @@
+"""One cutec runtime and GEMM handle per CUDA device, shared by every op on it.
+
+A handle loads the packs (cutec.locate.pack_paths(); a pack for another
+architecture is skipped and listed in skipped_packs), takes its cuBLASLt
+workspace from PyTorch's caching allocator, and caches a problem struct per
+problem.  The runtime tunes a problem class on its first call; during CUDA
+graph capture a class that has not run in this process on this handle is
+refused (tuning times candidates and synchronises the device, which capture
+forbids): the caller warms up first.
+"""
+import atexit
+import ctypes
+import threading
+from ctypes import byref, c_void_p
+
+from .. import capi
+from ..errors import CutecError
+from ..locate import pack_paths
+
+WORKSPACE_BYTES = 32 << 20  # the runtime's own default size
+
+
+def _align(ptr):
+    """The largest power of two dividing ptr, at most 16 (0: absent), as the
+    runtime's problem class counts it."""
+    return min(ptr & -ptr, 16) if ptr else 0
+
+
+class DeviceGemm:
+    """A cutec runtime on one device with its GEMM handle and packs."""
+
+    def __init__(self, device_index, packs=None, workspace=None, cache_dir=None):
+        self.lib = lib = capi.load()
+        self.device_index = device_index
+        self._rt, self._h, self._packs = c_void_p(), c_void_p(), []
+        self.skipped_packs = []  # (path, status name, message) of packs not used
+        self._workspace = workspace  # kept alive: the handle holds its pointer
+        self._args = capi.GemmArgs()
+        self._args_ref = ctypes.byref(self._args)
+        self._gemm_ex = lib.cutec_gemm_ex
+        self._lock = threading.Lock()
+        try:
+            capi.check(lib.cutec_runtime_create(byref(self._rt), device_index), self._rt,
+                       f"cutec runtime on device {device_index}")
+            capi.check(lib.cutec_gemm_create(self._rt, byref(self._h)), self._rt, "cutec_gemm_create")
+            if cache_dir is not None:
+                capi.check(lib.cutec_gemm_set_cache_dir(self._h, cache_dir.encode()), self._rt, "cache directory")
+            for path in pack_paths() if packs is None else packs:
+                self._use_pack(path)
+            if workspace is not None:
+                nbytes = workspace.numel() * workspace.element_size()
+                capi.check(lib.cutec_gemm_set_workspace(self._h, workspace.data_ptr(), nbytes), self._rt, "workspace")
+        except CutecError:
+            self.close()
+            raise
+
+    def _use_pack(self, path):
+        lib, pack = self.lib, c_void_p()
+        st = lib.cutec_pack_load_file(self._rt, path.encode(), byref(pack))
+        if st == capi.OK:
+            self._packs.append(pack)
+            capi.check(lib.cutec_gemm_use_pack(self._h, pack), self._rt, f"using pack {path}")
+        elif capi.status_name(st) == "CUTEC_ERR_PACK_ARCH":  # packs for other GPUs travel together
+            self.skipped_packs.append((path, "CUTEC_ERR_PACK_ARCH", lib.cutec_runtime_message(self._rt).decode()))
+        else:
+            capi.check(st, self._rt, f"loading pack {path}")
+
+    def close(self):
+        """Destroys the handle, the packs and the runtime (idempotent)."""
+        lib = self.lib
+        if self._h:
+            lib.cutec_gemm_destroy(self._h)
+            self._h = c_void_p()
+        for pack in self._packs:
+            lib.cutec_pack_unload(pack)
+        self._packs = []
+        if self._rt:
+            lib.cutec_runtime_destroy(self._rt)
+            self._rt = c_void_p()
+
+    @property
+    def pack_count(self):
+        return len(self._packs)
+
+    def set_option(self, option, value):
+        capi.check(self.lib.cutec_gemm_set_option(self._h, option, value), self._rt, "cutec_gemm_set_option")
+
+    def cublas_version(self):
+        """cuBLASLt's version as the runtime loaded it (0: none)."""
+        return self.lib.cutec_gemm_cublas_version(self._h)
+
+    def message(self):
+        return self.lib.cutec_runtime_message(self._rt).decode(errors="replace")
+
+    def choice(self, plan):
+        """The candidate the handle chose for the plan's class (its operands
+        16-byte aligned), or None when the class has not been tuned here."""
+        buf = ctypes.create_string_buffer(192)
+        st = self.lib.cutec_gemm_choice(self._h, plan.problem_ref(), buf, len(buf))
+        return buf.value.decode() if st == capi.OK else None
+
+    def run(self, plan, ptrs, stream, capturing):
+        """cutec_gemm_ex over ptrs (A, B, D, C, bias, bias_row, aux; 0 where
+        absent) on stream (an int, 0: the default stream)."""
+        ored = 0
+        for p in ptrs:
+            ored |= p
+        # None: every operand 16-byte aligned (the usual case, cheap to tell)
+        aligns = None if ored & 15 == 0 else tuple(_align(p) for p in ptrs)
+        ref = plan.problem_ref()
+        with self._lock:
+            if capturing and (self, aligns) not in plan.ready:
+                self._refuse_untuned(plan, aligns)
+            args = self._args
+            args.A, args.B, args.D, args.C, args.bias, args.bias_row, args.aux = ptrs
+            st = self._gemm_ex(self._h, ref, self._args_ref, stream)
+            if st != capi.OK:
+                capi.check(st, self._rt)
+            if not capturing:
+                plan.ready.add((self, aligns))
+
+    def _refuse_untuned(self, plan, aligns):
+        # a class tuned with other scales, or loaded from disk, is fine when
+        # the runtime has its decision: cutec_gemm_choice asks it (for
+        # 16-byte aligned operands, hence only for those)
+        if aligns is None and self.choice(plan) is not None:
+            return
+        f = plan.fields
+        raise CutecError(
+            "CUTEC_ERR_KERNEL_NOT_FOUND",
+            f"cutec: no tuned kernel for this GEMM (M={f['m']} N={f['n']} K={f['k']}, "
+            f"activation '{f['act'].decode() or 'identity'}') on cuda:{self.device_index} yet, and tuning cannot run "
+            "during CUDA graph capture: run the model once outside the capture with the same shapes, strides and "
+            "dtypes (a warm-up) before capturing")
+
+
+_devices = {}
+_devices_lock = threading.Lock()
+
+
+def device_gemm(index):
+    """The shared DeviceGemm of cuda:index (created on first use)."""
+    dg = _devices.get(index)
+    if dg is None:
+        import torch
+
+        with _devices_lock:
+            dg = _devices.get(index)
+            if dg is None:
+                workspace = torch.empty(WORKSPACE_BYTES, dtype=torch.uint8, device=torch.device("cuda", index))
+                dg = _devices[index] = DeviceGemm(index, workspace=workspace)
+    return dg
+
+
+def reset():
+    """Closes every device's handle (the next op creates a new one); for
+    tests and for changing CUTEC_PACKS in a running process."""
+    with _devices_lock:
+        for dg in _devices.values():
+            dg.close()
+        _devices.clear()
+
+
+atexit.register(reset)

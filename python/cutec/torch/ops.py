@@ -1,0 +1,226 @@
+"""The ops, registered with torch.library.custom_op (namespace `cutec`) with
+fake implementations, so that torch.compile traces through them and
+torch.export keeps them:
+
+    cutec::mm(a, b)                                  a @ b
+    cutec::addmm(input, a, b, beta, alpha)           beta * input + alpha * (a @ b)
+    cutec::linear(x, weight, bias, activation)       act(x @ weight.T + bias)
+    cutec::gemm(a, b, c, bias, bias_row, alpha, beta, activation, aux)
+                                                     the whole epilogue: [D] or [D, aux]
+
+Each builds the same GEMM description (cutec.torch.plan) and runs it on
+PyTorch's current stream through the device's handle (cutec.torch.device).
+
+The Python functions below call the registered ops, except in plain eager
+code (no tracing, no dispatch mode or functorch transform, no input that
+needs a gradient, plain tensors or parameters), where they call the
+implementation directly: the dispatcher's way into a Python op costs more
+host time than the GEMM call itself (python/bench/overhead.py measures
+both).  DIRECT = False always goes through the dispatcher.
+"""
+from typing import List, Optional
+
+import torch
+
+from .device import device_gemm
+from .plan import fail, plan_cached, plan_gemm
+
+DIRECT = True
+
+# The handle CPU tensors go to in tests that run the runtime over a mock
+# driver whose device memory is host memory (python/tests/test_mock.py);
+# None: CPU tensors are refused.
+_host_gemm_for_tests = None
+
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+_capturing = getattr(torch._C, "_cuda_isCurrentStreamCapturing", None) or torch.cuda.is_current_stream_capturing
+_is_compiling = torch.compiler.is_compiling
+_dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 1)
+_functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda: True)
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+
+
+def _direct(*tensors):
+    """Whether an eager call may skip the dispatcher (see the module's doc)."""
+    if not DIRECT or _is_compiling() or _dispatch_modes() or _functorch_active():
+        return False
+    first = tensors[0]
+    if not (first.is_cuda or (_host_gemm_for_tests is not None and first.device.type == "cpu")):
+        return False  # meta tensors get the fake implementation, other devices the op's error
+    grad = torch.is_grad_enabled()
+    for t in tensors:
+        if t is not None and (type(t) not in _PLAIN or (grad and t.requires_grad)):
+            return False
+    return True
+
+
+def _stream(index):
+    if _raw_stream is not None:
+        return _raw_stream(index)
+    return torch.cuda.current_stream(index).cuda_stream
+
+
+def _ptr(t):
+    return 0 if t is None else t.data_ptr()
+
+
+def _run(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, activation="identity", aux=False):
+    """(D, aux or None), computed by cutec."""
+    dev = a.device
+    for name, t in (("B", b), ("C", c), ("bias", bias), ("bias_row", bias_row)):
+        if t is not None and t.device != dev:
+            fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"{name} is on {t.device} and A on {dev}: the operands must be on "
+                 "one CUDA device")
+    if dev.type == "cuda":
+        index = dev.index if dev.index is not None else torch.cuda.current_device()
+        dg, stream, capturing = device_gemm(index), _stream(index), _capturing()
+    elif dev.type == "cpu" and _host_gemm_for_tests is not None:
+        dg, stream, capturing = _host_gemm_for_tests, 0, False
+    else:
+        fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"A is on {dev}: cutec runs on CUDA tensors")
+    plan = plan_cached(op, a, b, c, bias, bias_row, alpha, beta, activation, aux)
+    a, b, c, bias, bias_row = plan.operands(a, b, c, bias, bias_row)
+    d = torch.empty((plan.m, plan.n_out), dtype=plan.out_dtype, device=dev)
+    x = torch.empty((plan.m, plan.n), dtype=plan.out_dtype, device=dev) if plan.aux else None
+    if plan.m and plan.n:  # an empty product is complete as it is
+        dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), _ptr(c), _ptr(bias), _ptr(bias_row), _ptr(x)),
+               stream, capturing)
+    return d, x
+
+
+def _fake(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, activation="identity", aux=False):
+    """The outputs' metadata, after the same checks as _run's."""
+    plan = plan_gemm(op, a, b, c, bias, bias_row, alpha, beta, activation, aux)
+    d = a.new_empty((plan.m, plan.n_out), dtype=plan.out_dtype)
+    return d, (a.new_empty((plan.m, plan.n), dtype=plan.out_dtype) if plan.aux else None)
+
+
+def _addmm_operands(op, inp, a, b, beta):
+    """torch.addmm's input as the GEMM's epilogue: (c, bias, bias_row, beta).
+    A vector over N is a bias and a column over M a bias per row (scaled by
+    beta where beta is not 1); an M x N input is C; anything else that
+    broadcasts to M x N is expanded and copied as C."""
+    m, n = a.shape[0], b.shape[1]
+    if beta == 0.0:
+        return None, None, None, 0.0
+    scale = (lambda t: t) if beta == 1.0 else (lambda t: t * beta)
+    shape = tuple(inp.shape)
+    if shape in ((n,), (1, n)):
+        return None, scale(inp.reshape(n)), None, 0.0
+    if inp.dim() == 2 and shape == (m, n):
+        return inp, None, None, beta
+    if shape == (m, 1):
+        return None, None, scale(inp.reshape(m)), 0.0
+    try:
+        return inp.expand(m, n), None, None, beta
+    except RuntimeError:
+        fail("CUTEC_ERR_BAD_SIZE", op, f"input of shape {list(shape)} does not broadcast to {m}x{n}")
+
+
+def _linear_operands(op, x, weight):
+    if x.dim() < 1 or weight.dim() != 2:
+        fail("CUTEC_ERR_BAD_SIZE", op, f"x must have at least 1 dimension and weight 2, got {list(x.shape)} and "
+             f"{list(weight.shape)}")
+    if x.shape[-1] != weight.shape[1]:
+        fail("CUTEC_ERR_BAD_SIZE", op, f"x has {x.shape[-1]} features and weight is {weight.shape[0]}x"
+             f"{weight.shape[1]} (out x in)")
+    return x.reshape(-1, x.shape[-1]), weight.t()  # weight [N, K] is B (K x N) column-major
+
+
+def _mm_impl(a, b):
+    return _run("cutec.torch.mm", a, b)[0]
+
+
+def _addmm_impl(input, a, b, beta, alpha):
+    op = "cutec.torch.addmm"
+    c, bias, bias_row, beta_c = _addmm_operands(op, input, a, b, beta)
+    return _run(op, a, b, c, bias, bias_row, alpha, beta_c)[0]
+
+
+def _linear_impl(x, weight, bias, activation):
+    op = "cutec.torch.linear"
+    a, b = _linear_operands(op, x, weight)
+    d = _run(op, a, b, bias=bias, activation=activation)[0]
+    return d.view(*x.shape[:-1], d.shape[1])
+
+
+def _gemm_impl(a, b, c, bias, bias_row, alpha, beta, activation, aux):
+    d, x = _run("cutec.torch.gemm", a, b, c, bias, bias_row, alpha, beta, activation, aux)
+    return [d, x] if aux else [d]
+
+
+@torch.library.custom_op("cutec::mm", mutates_args=())
+def _mm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return _mm_impl(a, b)
+
+
+@_mm.register_fake
+def _mm_fake(a, b):
+    return _fake("cutec.torch.mm", a, b)[0]
+
+
+@torch.library.custom_op("cutec::addmm", mutates_args=())
+def _addmm(input: torch.Tensor, a: torch.Tensor, b: torch.Tensor, beta: float, alpha: float) -> torch.Tensor:
+    return _addmm_impl(input, a, b, beta, alpha)
+
+
+@_addmm.register_fake
+def _addmm_fake(input, a, b, beta, alpha):
+    op = "cutec.torch.addmm"
+    c, bias, bias_row, beta_c = _addmm_operands(op, input, a, b, beta)
+    return _fake(op, a, b, c, bias, bias_row, alpha, beta_c)[0]
+
+
+@torch.library.custom_op("cutec::linear", mutates_args=())
+def _linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor], activation: str) -> torch.Tensor:
+    return _linear_impl(x, weight, bias, activation)
+
+
+@_linear.register_fake
+def _linear_fake(x, weight, bias, activation):
+    op = "cutec.torch.linear"
+    a, b = _linear_operands(op, x, weight)
+    d = _fake(op, a, b, bias=bias, activation=activation)[0]
+    return d.view(*x.shape[:-1], d.shape[1])
+
+
+@torch.library.custom_op("cutec::gemm", mutates_args=())
+def _gemm(a: torch.Tensor, b: torch.Tensor, c: Optional[torch.Tensor], bias: Optional[torch.Tensor],
+          bias_row: Optional[torch.Tensor], alpha: float, beta: float, activation: str,
+          aux: bool) -> List[torch.Tensor]:
+    return _gemm_impl(a, b, c, bias, bias_row, alpha, beta, activation, aux)
+
+
+@_gemm.register_fake
+def _gemm_fake(a, b, c, bias, bias_row, alpha, beta, activation, aux):
+    d, x = _fake("cutec.torch.gemm", a, b, c, bias, bias_row, alpha, beta, activation, aux)
+    return [d, x] if aux else [d]
+
+
+def mm(a, b):
+    """a @ b for 2-D bfloat16 or float16 matrices (out: a's dtype)."""
+    return _mm_impl(a, b) if _direct(a, b) else _mm(a, b)
+
+
+def addmm(input, a, b, *, beta=1.0, alpha=1.0):
+    """beta * input + alpha * (a @ b), as torch.addmm: input of N elements is a
+    fused bias, a column of M a bias per row, M x N the C source."""
+    beta, alpha = float(beta), float(alpha)
+    return _addmm_impl(input, a, b, beta, alpha) if _direct(input, a, b) else _addmm(input, a, b, beta, alpha)
+
+
+def linear(x, weight, bias=None, activation="identity"):
+    """activation(x @ weight.T + bias), weight [N, K] as nn.Linear's.  A gated
+    activation (swiglu, geglu) takes weight's rows as gates and ups
+    interleaved in blocks of 8 (interleave_gate_up) and gives N / 2 outputs."""
+    if _direct(x, weight, bias):
+        return _linear_impl(x, weight, bias, activation)
+    return _linear(x, weight, bias, activation)
+
+
+def gemm(a, b, c=None, *, bias=None, bias_row=None, alpha=1.0, beta=0.0, activation="identity", aux=False):
+    """The whole epilogue: act(alpha * a @ b + beta * c + bias + bias_row);
+    with aux=True returns (D, the pre-activation), else D."""
+    args = (a, b, c, bias, bias_row, float(alpha), float(beta), activation, bool(aux))
+    out = _gemm_impl(*args) if _direct(a, b, c, bias, bias_row) else _gemm(*args)
+    return (out[0], out[1]) if aux else out[0]

@@ -1,0 +1,176 @@
+"""A GEMM call planned from its operands' metadata: the problem's fields read
+off shapes, strides and dtypes (no device memory touched, so it also runs
+on fake and meta tensors), and which operands must be copied: only those
+that are neither row- nor column-major with a leading dimension.
+
+    D[M, N'] = act(alpha * A[M, K] @ B[K, N] + beta * C[M, N] + bias[N] + bias_row[M])
+
+N' is N, or N / 2 for a gated activation (B's columns are the gates and
+ups interleaved in blocks of 8: cutec.torch.gated).
+"""
+import ctypes
+import math
+
+import torch
+
+from .. import capi
+from ..errors import CutecError
+
+# torch dtype -> cutec_dtype (contract/dtype.h's rows as cutec/gemm.h numbers them)
+DTYPES = {torch.bfloat16: capi.DTYPE_BF16, torch.float16: capi.DTYPE_F16, torch.float32: capi.DTYPE_F32}
+AB_DTYPES = (torch.bfloat16, torch.float16)
+
+
+def matrix_layout(rows, cols, strides):
+    """(layout, ld) of a rows x cols matrix whose elements are strides
+    (s_row, s_col) apart: LAYOUT_ROW puts (r, c) at r * ld + c, LAYOUT_COL
+    at c * ld + r.  None when it is neither (a copy is needed): a stride of
+    0 (broadcast), negative or both strides other than 1.  A dimension of
+    extent 1 has no stride that matters."""
+    s_row, s_col = strides
+    if (s_col == 1 or cols == 1) and (rows == 1 or s_row >= max(cols, 1)):
+        return capi.LAYOUT_ROW, (s_row if rows > 1 else cols)
+    if (s_row == 1 or rows == 1) and (cols == 1 or s_col >= max(rows, 1)):
+        return capi.LAYOUT_COL, (s_col if cols > 1 else rows)
+    return None
+
+
+def fail(status, op, message):
+    raise CutecError(status, f"{op}: {message}")
+
+
+def _shape(t):
+    return "x".join(str(d) for d in t.shape) if t.dim() else "scalar"
+
+
+class Plan:
+    """What a call needs besides its pointers: key (every field of the
+    problem, the key of its cached cutec_gemm_problem), fields (the same by
+    name), the output's shape and dtype, whether aux is written, copy (the
+    operands to copy: "A", "B", "C", "bias", "bias_row"), use_c (False when
+    beta = 0 drops C) and cast (the biases to convert to the output's
+    dtype: float32 ones)."""
+
+    __slots__ = ("key", "fields", "m", "n", "n_out", "out_dtype", "aux", "copy", "use_c", "cast", "_ref", "ready")
+
+    def problem(self):
+        return capi.GemmProblem(**self.fields)
+
+    def problem_ref(self):
+        """A pointer to this plan's cutec_gemm_problem (made once)."""
+        if self._ref is None:
+            self._ref = ctypes.byref(self.problem())  # the pointer object keeps the struct alive
+        return self._ref
+
+    def operands(self, a, b, c=None, bias=None, bias_row=None):
+        """The tensors to pass (copies where planned; None where absent)."""
+        if self.copy:
+            cp = self.copy
+            a = a.contiguous() if "A" in cp else a
+            b = b.contiguous() if "B" in cp else b
+            c = c.contiguous() if c is not None and "C" in cp else c
+            bias = bias.contiguous() if "bias" in cp else bias
+            bias_row = bias_row.contiguous() if "bias_row" in cp else bias_row
+        if self.cast:
+            bias = bias.to(self.out_dtype) if "bias" in self.cast else bias
+            bias_row = bias_row.to(self.out_dtype) if "bias_row" in self.cast else bias_row
+        return a, b, (c if self.use_c else None), bias, bias_row
+
+
+def _vector(t, length, what, op, out_dtype, copy, cast):
+    if t.dim() != 1 or t.shape[0] != length:
+        fail("CUTEC_ERR_BAD_SIZE", op, f"{what} must be 1-D of {length} elements, got shape {_shape(t)}")
+    if t.dtype not in (out_dtype, torch.float32):
+        fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"{what} must have the output's dtype {out_dtype} (or float32), "
+             f"got {t.dtype}")
+    if t.dtype != out_dtype:
+        cast.append(what)  # the kernels read biases of the output's type
+    elif t.stride(0) != 1 and length != 1:
+        copy.append(what)
+
+
+def plan_gemm(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, activation="identity", aux=False):
+    """The plan of op's GEMM (op names the caller in messages); CutecError
+    for what can be checked here: ranks, shapes, dtypes, the activation,
+    non-finite scales, a gated N that is not a multiple of 16."""
+    if a.dim() != 2 or b.dim() != 2:
+        fail("CUTEC_ERR_BAD_SIZE", op, f"A and B must be 2-D (M x K and K x N), got {_shape(a)} and {_shape(b)}")
+    (m, k), (kb, n) = a.shape, b.shape
+    if k != kb:
+        fail("CUTEC_ERR_BAD_SIZE", op, f"A is {m}x{k} and B is {kb}x{n}: K differs")
+    if a.dtype not in AB_DTYPES or b.dtype != a.dtype:
+        fail("CUTEC_ERR_INVALID_ARGUMENT", op,
+             f"A and B must both be bfloat16 or both float16, got {a.dtype} and {b.dtype}")
+    if k == 0:
+        fail("CUTEC_ERR_BAD_SIZE", op, "K = 0: cutec needs K >= 1")
+    for name, v in (("alpha", alpha), ("beta", beta)):
+        if not math.isfinite(ctypes.c_float(v).value):  # as the float32 the runtime gets
+            fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"{name} = {v} is not a finite float32")
+    act = "" if activation in ("", "identity", None) else activation
+    acts = capi.activations()
+    if act and act not in acts:
+        fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"unknown activation '{activation}' (one of: {', '.join(acts)})")
+    gated = bool(act) and acts[act]
+    if gated and n % 16 != 0:
+        fail("CUTEC_ERR_BAD_SIZE", op, f"N = {n}; a gated activation ({act}) needs a multiple of 16 (gates and "
+             "ups interleaved in blocks of 8: cutec.torch.interleave_gate_up)")
+    p = Plan()
+    p._ref, p.ready = None, set()  # ready: (handle, alignments) it has run on
+    p.m, p.n, p.n_out, p.out_dtype, p.aux = m, n, n // 2 if gated else n, a.dtype, bool(aux)
+    copy = []
+
+    def layout(t, rows, cols, name, row_only=False):
+        lay = matrix_layout(rows, cols, t.stride())
+        if lay is None or (row_only and lay[0] != capi.LAYOUT_ROW):
+            copy.append(name)
+            lay = (capi.LAYOUT_ROW, cols)
+        return lay
+
+    a_layout, lda = layout(a, m, k, "A")
+    b_layout, ldb = layout(b, k, n, "B")
+    p.use_c = c is not None and beta != 0.0  # as torch.addmm: beta = 0 ignores the input
+    ld_csrc = 0
+    if p.use_c:
+        if c.dim() != 2 or tuple(c.shape) != (m, n):
+            fail("CUTEC_ERR_BAD_SIZE", op, f"C must be {m}x{n}, got shape {_shape(c)}")
+        if c.dtype != a.dtype:
+            fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"C must have the output's dtype {a.dtype}, got {c.dtype}")
+        ld_csrc = layout(c, m, n, "C", row_only=True)[1]  # read in D's layout
+    else:
+        beta = 0.0
+    cast = []
+    if bias is not None:
+        _vector(bias, n, "bias", op, a.dtype, copy, cast)
+    if bias_row is not None:
+        _vector(bias_row, m, "bias_row", op, a.dtype, copy, cast)
+    dt = DTYPES[a.dtype]
+    p.copy, p.cast = frozenset(copy), frozenset(cast)
+    p.fields = dict(
+        m=m, n=n, k=k, a_type=dt, b_type=dt, c_type=dt, a_layout=a_layout, b_layout=b_layout,
+        c_layout=capi.LAYOUT_ROW, lda=lda, ldb=ldb, ldc=p.n_out, alpha=float(alpha), beta=float(beta),
+        act=act.encode(), act_gated=int(gated), bias=int(bias is not None), bias_row=int(bias_row is not None),
+        bias_type=dt if bias is not None or bias_row is not None else 0, c_source=int(p.use_c), ld_csrc=ld_csrc,
+        aux=int(p.aux), ld_aux=n if p.aux else 0)
+    p.key = tuple(p.fields.values())
+    return p
+
+
+def _meta(t):
+    return None if t is None else (t.shape, t.stride(), t.dtype)
+
+
+_plans = {}
+
+
+def plan_cached(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, activation="identity", aux=False):
+    """plan_gemm, remembered by the operands' shapes, strides and dtypes and
+    the scalars (real tensors only: symbolic sizes do not hash)."""
+    sig = (op, a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, _meta(c), _meta(bias), _meta(bias_row),
+           alpha, beta, activation, aux)
+    p = _plans.get(sig)
+    if p is None:
+        p = plan_gemm(op, a, b, c, bias, bias_row, alpha, beta, activation, aux)
+        if len(_plans) > 4096:  # a bound for programs with ever new shapes
+            _plans.clear()
+        _plans[sig] = p
+    return p

@@ -1,0 +1,215 @@
+"""The ops on a GPU (scripts/gpu-run.sh, TORCH=1): every op against PyTorch in
+float32 on random and ragged shapes in bfloat16 and float16, every
+activation, strided inputs, another stream, CUDA graph capture and replay
+after a warm-up, the refusal to tune during capture, torch.compile
+(fullgraph, and mode="reduce-overhead"), swap_linear, bad inputs.
+
+    python python/tests/run.py --need torch test_gpu      # CUTEC_PACKS: the packs to use
+"""
+import unittest
+
+import torch
+import torch.nn.functional as F
+
+import cutec.torch as ct
+from cutec import capi
+
+BF16, F16 = torch.bfloat16, torch.float16
+ACTS = {
+    "identity": lambda v: v,
+    "relu": F.relu,
+    "relu6": F.relu6,
+    "gelu_tanh": lambda v: F.gelu(v, approximate="tanh"),
+    "gelu_erf": F.gelu,
+    "silu": F.silu,
+    "sigmoid": torch.sigmoid,
+}
+GATED = {"swiglu": lambda g, u: F.silu(g) * u, "geglu": lambda g, u: F.gelu(g, approximate="tanh") * u}
+SHAPES = [(1, 256, 512), (64, 1024, 512), (127, 333, 191), (1000, 1536, 512), (4096, 4096, 4096)]
+DEV = "cuda"
+
+
+def setUpModule():
+    if not torch.cuda.is_available():
+        raise unittest.SkipTest("no CUDA device")
+    torch.manual_seed(0)
+    dg = ct.device_gemm(torch.cuda.current_device())
+    # these tests check results, not speed: a shorter tuning per class
+    # (every class is checked against the tuner's reference all the same)
+    for opt, value in ((capi.OPT_TUNE_RUNS, 20), (capi.OPT_TUNE_FINALISTS, 3), (capi.OPT_CUBLAS_ALGOS, 2)):
+        dg.set_option(opt, value)
+    print(f"\ncutec on {torch.cuda.get_device_name()}: {dg.pack_count} packs, skipped {dg.skipped_packs}")
+
+
+def rnd(*shape, dtype=BF16):
+    return torch.randn(*shape, device=DEV, dtype=torch.float32).to(dtype)
+
+
+def close(test, got, want, dtype=BF16, ulps=4):
+    eps = {BF16: 2.0**-8, F16: 2.0**-11}[dtype]
+    scale = want.abs().max().item() + 1e-6
+    err = (got.float() - want).abs().max().item()
+    test.assertLessEqual(err, ulps * eps * scale, f"max error {err} at scale {scale}")
+
+
+class Ops(unittest.TestCase):
+    def test_mm_shapes_dtypes(self):
+        for dtype in (BF16, F16):
+            for m, n, k in SHAPES:
+                with self.subTest(m=m, n=n, k=k, dtype=dtype):
+                    a, b = rnd(m, k, dtype=dtype), rnd(k, n, dtype=dtype)
+                    close(self, ct.mm(a, b), a.float() @ b.float(), dtype)
+
+    def test_linear_activations(self):
+        for dtype, (m, n, k) in ((BF16, (77, 384, 256)), (BF16, (512, 1024, 768)), (F16, (77, 384, 256))):
+            x, w, b = rnd(m, k, dtype=dtype), rnd(n, k, dtype=dtype), rnd(n, dtype=dtype)
+            v = x.float() @ w.float().t()
+            for name, fn in ACTS.items():
+                for bias in (None, b) if name in ("identity", "gelu_tanh", "silu") else (b,):
+                    with self.subTest(dtype=dtype, m=m, act=name, bias=bias is not None):
+                        want = fn(v + (b.float() if bias is not None else 0))
+                        close(self, ct.linear(x, w, bias, activation=name), want, dtype)
+
+    def test_gated(self):
+        for dtype, m in ((BF16, 1), (BF16, 300), (F16, 64)):
+            x, gate, up, bg, bu = rnd(m, 512, dtype=dtype), rnd(768, 512, dtype=dtype), rnd(768, 512, dtype=dtype), \
+                rnd(768, dtype=dtype), rnd(768, dtype=dtype)
+            w, b = ct.interleave_gate_up(gate, up), ct.interleave_gate_up(bg, bu)
+            for name, fn in GATED.items():
+                for bias in (None, b):
+                    with self.subTest(dtype=dtype, m=m, act=name, bias=bias is not None):
+                        add = bias is not None
+                        g = x.float() @ gate.float().t() + (bg.float() if add else 0)
+                        u = x.float() @ up.float().t() + (bu.float() if add else 0)
+                        close(self, ct.linear(x, w, bias, activation=name), fn(g, u), dtype, ulps=8)
+
+    def test_addmm_and_gemm(self):
+        a, b = rnd(200, 384), rnd(384, 640)
+        ab = a.float() @ b.float()
+        for inp in (rnd(640), rnd(200, 1), rnd(200, 640), rnd(1, 1)):
+            for beta, alpha in ((1.0, 1.0), (0.5, 2.0)):
+                with self.subTest(shape=tuple(inp.shape), beta=beta):
+                    want = torch.addmm(inp.float(), a.float(), b.float(), beta=beta, alpha=alpha)
+                    close(self, ct.addmm(inp, a, b, beta=beta, alpha=alpha), want)
+        c, bias, bias_row = rnd(200, 640), rnd(640), rnd(200)
+        d, aux = ct.gemm(a, b, c, bias=bias, bias_row=bias_row, alpha=0.5, beta=2.0, activation="gelu_tanh", aux=True)
+        v = 0.5 * ab + 2.0 * c.float() + bias.float() + bias_row.float()[:, None]
+        close(self, aux, v)
+        close(self, d, F.gelu(v, approximate="tanh"))
+
+    def test_strided_inputs(self):
+        big_a, big_b = rnd(600, 1100), rnd(1000, 900)
+        cases = [
+            ("sliced leading dims", big_a[:500, 64:576], big_b[:512, :384]),
+            ("A transposed", big_a[:512, :500].t(), big_b[:512, :384]),
+            ("B a weight (column-major)", big_a[:500, :512], big_b[:384, :512].t()),
+            ("A and B transposed, sliced", big_a[8:520, 16:516].t(), big_b[100:484, :512].t()),
+            ("A every other column (copied)", big_a[:500, :1024:2], big_b[:512, 3:387]),
+            ("odd leading dim", big_a[:333, :191], rnd(191, 257)),
+        ]
+        for name, a, b in cases:
+            with self.subTest(name):
+                close(self, ct.mm(a, b), a.float() @ b.float())
+        x = rnd(4, 9, 512).transpose(0, 1)  # a 3-D input that is not contiguous
+        w = rnd(256, 512)
+        close(self, ct.linear(x, w), x.float() @ w.float().t())
+
+    def test_other_stream(self):
+        a, b = rnd(512, 512), rnd(512, 512)
+        ct.mm(a, b)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            d = ct.mm(a, b)
+        s.synchronize()
+        close(self, d, a.float() @ b.float())
+
+    def test_empty(self):
+        self.assertEqual(ct.linear(rnd(0, 64), rnd(48, 64)).shape, (0, 48))
+
+
+class Graphs(unittest.TestCase):
+    def test_capture_and_replay_after_warm_up(self):
+        x, w, b = rnd(96, 1024), rnd(2048, 1024), rnd(2048)
+        w2 = ct.interleave_gate_up(rnd(512, 1024), rnd(512, 1024))
+        f = lambda t: ct.linear(t, w, b, "gelu_tanh") + ct.linear(t, w2, None, "swiglu").repeat(1, 4)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):  # the warm-up, as torch.cuda.graph's documentation does it
+            f(x)
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            out = f(x)
+        for _ in range(3):
+            x.copy_(rnd(96, 1024))
+            g.replay()
+            torch.cuda.synchronize()
+            close(self, out, f(x).float(), ulps=8)
+
+    def test_capture_before_tuning_is_refused(self):
+        x, w = rnd(77, 640), rnd(1344, 640)  # a shape no other test runs
+        g = torch.cuda.CUDAGraph()
+        with self.assertRaises(ct.CutecError) as cm:
+            with torch.cuda.graph(g):
+                ct.linear(x, w)
+        self.assertEqual(cm.exception.status, "CUTEC_ERR_KERNEL_NOT_FOUND")
+        self.assertIn("tuning cannot run during CUDA graph capture", cm.exception.message)
+        close(self, ct.linear(x, w), x.float() @ w.float().t())  # the context is still usable
+
+
+class Compiled(unittest.TestCase):
+    def model(self):
+        w1 = ct.interleave_gate_up(rnd(512, 256), rnd(512, 256))
+        w2, b2 = rnd(256, 512), rnd(256)
+        return lambda x: ct.linear(torch.relu(ct.linear(x, w1, None, "swiglu")), w2, b2, "silu") * 2
+
+    def test_fullgraph(self):
+        f = self.model()
+        x = rnd(33, 256)
+        torch._dynamo.reset()
+        g = torch.compile(f, fullgraph=True)
+        close(self, g(x), f(x).float())
+
+    def test_reduce_overhead(self):
+        f = self.model()
+        x = rnd(64, 256)
+        torch._dynamo.reset()
+        g = torch.compile(f, fullgraph=True, mode="reduce-overhead")
+        for _ in range(4):  # cudagraph trees run eagerly first (the warm-up), then record, then replay
+            out = g(x)
+        close(self, out, f(x).float())
+
+
+class Modules(unittest.TestCase):
+    def test_swap_linear(self):
+        nn = torch.nn
+        model = nn.Sequential(nn.Linear(512, 1024), nn.GELU(approximate="tanh"), nn.Linear(1024, 512), nn.SiLU(),
+                              nn.Linear(512, 256)).to(DEV, BF16)
+        x = rnd(50, 512)
+        with torch.no_grad():
+            want = model.float()(x.float())
+            model.to(BF16)
+            names = ct.swap_linear(model, example_inputs=(x,))
+            self.assertEqual(names, ["0", "2", "4"])
+            close(self, model(x), want, ulps=16)
+
+
+class BadInputs(unittest.TestCase):
+    def check(self, fn, status, text):
+        with self.assertRaises(ct.CutecError) as cm:
+            fn()
+        self.assertEqual(cm.exception.status, status)
+        self.assertIn(text, str(cm.exception))
+
+    def test_errors(self):
+        a, b = rnd(64, 128), rnd(128, 96)
+        self.check(lambda: ct.mm(a, b.cpu()), "CUTEC_ERR_INVALID_ARGUMENT", "B is on cpu and A on cuda:0")
+        self.check(lambda: ct.mm(a.cpu(), b.cpu()), "CUTEC_ERR_INVALID_ARGUMENT", "A is on cpu: cutec runs on CUDA")
+        self.check(lambda: ct.mm(a.float(), b.float()), "CUTEC_ERR_INVALID_ARGUMENT", "both bfloat16 or both float16")
+        self.check(lambda: ct.mm(a, b[:100]), "CUTEC_ERR_BAD_SIZE", "K differs")
+        self.check(lambda: ct.linear(a, rnd(40, 128), activation="swiglu"), "CUTEC_ERR_BAD_SIZE", "multiple of 16")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,226 @@
+"""The ops end to end through the runtime, on a CPU: the mock driver
+(tests/runtime/mock_driver.c) keeps device memory in host memory and runs
+pack kernels and the mock cuBLASLt on the host, so CPU tensors stand for
+device ones (ops._host_gemm_for_tests).  Results against PyTorch in
+float32, layouts, epilogues, errors from the runtime, the capture rule,
+opcheck, swap_linear, a compiled model."""
+import os
+import unittest
+
+import torch
+import torch.nn.functional as F
+
+import cutec.torch as ct
+from cutec import capi
+from cutec.torch import ops
+from cutec.torch.plan import plan_gemm
+
+BF16, F16 = torch.bfloat16, torch.float16
+PACKS = os.environ["CUTEC_TEST_PACKS"].split(":")
+ACTS = {
+    "identity": lambda v: v,
+    "relu": F.relu,
+    "relu6": F.relu6,  # not in the mock driver's activations: GPU tests only
+    "gelu_tanh": lambda v: F.gelu(v, approximate="tanh"),
+    "gelu_erf": F.gelu,
+    "silu": F.silu,
+    "sigmoid": torch.sigmoid,
+}
+GATED = {"swiglu": lambda g, u: F.silu(g) * u, "geglu": lambda g, u: F.gelu(g, approximate="tanh") * u}
+
+dg = None
+
+
+def setUpModule():
+    global dg
+    dg = ct.DeviceGemm(0, packs=PACKS)
+    dg.set_option(capi.OPT_DISK_CACHE, 0)  # every run tunes: no decision left from an earlier one
+    ops._host_gemm_for_tests = dg
+
+
+def tearDownModule():
+    ops._host_gemm_for_tests = None
+    dg.close()
+
+
+def rnd(*shape, dtype=BF16):
+    return torch.randn(*shape, dtype=torch.float32).to(dtype)
+
+
+def close(test, got, want, dtype=BF16):
+    """got (dtype) against a float32 reference: within a few ulps of the output type at the reference's scale."""
+    eps = {BF16: 2.0**-8, F16: 2.0**-11}[dtype]
+    scale = want.abs().max().item() + 1e-6
+    err = (got.float() - want).abs().max().item()
+    test.assertLessEqual(err, 4 * eps * scale, f"max error {err} at scale {scale}")
+
+
+class Results(unittest.TestCase):
+    def test_mm_ragged_both_dtypes(self):
+        torch.manual_seed(1)
+        for dtype in (BF16, F16):
+            for m, n, k in ((1, 40, 24), (67, 33, 45), (130, 72, 96)):
+                a, b = rnd(m, k, dtype=dtype), rnd(k, n, dtype=dtype)
+                close(self, ct.mm(a, b), a.float() @ b.float(), dtype)
+
+    def test_strided_inputs(self):
+        torch.manual_seed(2)
+        big_a, big_b = rnd(80, 120), rnd(100, 90)
+        cases = [
+            (big_a[:50, 8:72], big_b[:64, :40]),          # sliced leading dims, row-major
+            (big_a[:64, :50].t(), big_b[:64, :40]),       # A column-major
+            (big_a[:50, :64], big_b[:40, :64].t()),       # B column-major (a linear weight)
+            (big_a[:50, :64:2], big_b[:32, 10:50]),       # A with no leading dim: copied
+        ]
+        for a, b in cases:
+            close(self, ct.mm(a, b), a.float() @ b.float())
+
+    def test_linear_activations_and_bias(self):
+        torch.manual_seed(3)
+        x, w = rnd(3, 11, 64), rnd(48, 64)
+        for bias_dtype in (BF16, torch.float32):
+            b = rnd(48, dtype=bias_dtype)
+            for name, fn in ACTS.items():
+                if name == "relu6":
+                    continue
+                with self.subTest(act=name, bias=bias_dtype):
+                    y = ct.linear(x, w, b, activation=name)
+                    self.assertEqual(y.shape, (3, 11, 48))
+                    close(self, y, fn(x.float() @ w.float().t() + b.float()))
+        close(self, ct.linear(x, w), x.float() @ w.float().t())
+
+    def test_gated(self):
+        torch.manual_seed(4)
+        x, gate, up, bg, bu = rnd(37, 64), rnd(40, 64), rnd(40, 64), rnd(40), rnd(40)
+        w, b = ct.interleave_gate_up(gate, up), ct.interleave_gate_up(bg, bu)
+        for name, fn in GATED.items():
+            for bias in (None, b):
+                with self.subTest(act=name, bias=bias is not None):
+                    g = x.float() @ gate.float().t() + (bg.float() if bias is not None else 0)
+                    u = x.float() @ up.float().t() + (bu.float() if bias is not None else 0)
+                    y = ct.linear(x, w, bias, activation=name)
+                    self.assertEqual(y.shape, (37, 40))
+                    close(self, y, fn(g, u))
+
+    def test_addmm_inputs(self):
+        torch.manual_seed(5)
+        a, b = rnd(20, 48), rnd(48, 32)
+        ab = a.float() @ b.float()
+        for inp in (rnd(32), rnd(1, 32), rnd(20, 1), rnd(20, 32), rnd(1, 1), rnd(20, 64)[:, ::2]):
+            for beta, alpha in ((1.0, 1.0), (0.5, 2.0), (0.0, 1.0)):
+                with self.subTest(shape=tuple(inp.shape), beta=beta, alpha=alpha):
+                    want = torch.addmm(inp.float(), a.float(), b.float(), beta=beta, alpha=alpha)
+                    close(self, ct.addmm(inp, a, b, beta=beta, alpha=alpha), want)
+        close(self, ct.addmm(rnd(32), a, b, beta=0.0), ab)
+
+    def test_gemm_whole_epilogue(self):
+        torch.manual_seed(6)
+        a, b, c = rnd(24, 40), rnd(40, 48), rnd(24, 48)
+        bias, bias_row = rnd(48), rnd(24)
+        d, aux = ct.gemm(a, b, c, bias=bias, bias_row=bias_row, alpha=0.5, beta=2.0, activation="silu", aux=True)
+        v = 0.5 * (a.float() @ b.float()) + 2.0 * c.float() + bias.float() + bias_row.float()[:, None]
+        close(self, aux, v)
+        close(self, d, F.silu(v))
+
+    def test_empty(self):
+        y = ct.linear(rnd(0, 64), rnd(48, 64), rnd(48))
+        self.assertEqual(y.shape, (0, 48))
+
+    def test_opcheck(self):
+        torch.manual_seed(7)
+        x, w, b = rnd(9, 32), rnd(32, 32), rnd(32)
+        torch.library.opcheck(torch.ops.cutec.linear.default, (x, w, b, "relu"))
+        torch.library.opcheck(torch.ops.cutec.mm.default, (x, w))
+        torch.library.opcheck(torch.ops.cutec.addmm.default, (b, x, w, 1.0, 1.0))
+        torch.library.opcheck(torch.ops.cutec.gemm.default, (x, w, None, b, None, 1.0, 0.0, "swiglu", True))
+
+
+class Capture(unittest.TestCase):
+    def run_captured(self, a, b, alpha=1.0):
+        plan = plan_gemm("t", a, b, alpha=alpha)
+        d = torch.empty(plan.m, plan.n_out, dtype=a.dtype)
+        dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0), 0, capturing=True)
+        return d
+
+    def test_untuned_class_is_refused_then_runs_after_warm_up(self):
+        a, b = rnd(19, 56), rnd(56, 24)
+        with self.assertRaises(ct.CutecError) as cm:
+            self.run_captured(a, b)
+        e = cm.exception
+        self.assertEqual(e.status, "CUTEC_ERR_KERNEL_NOT_FOUND")
+        self.assertIn("no tuned kernel for this GEMM (M=19 N=24 K=56, activation 'identity') on cuda:0 yet, and "
+                      "tuning cannot run during CUDA graph capture", e.message)
+        ct.mm(a, b)  # the warm-up
+        close(self, self.run_captured(a, b), a.float() @ b.float())
+        # another alpha (not 1) is the class of alpha 2: the runtime has its decision
+        ct.gemm(a, b, alpha=2.0)
+        close(self, self.run_captured(a, b, alpha=3.0), 3 * (a.float() @ b.float()))
+        with self.assertRaises(ct.CutecError):
+            self.run_captured(a[:, :48], b[:48])  # another K: another class
+
+
+class RuntimeErrors(unittest.TestCase):
+    def test_status_and_message_of_the_runtime(self):
+        only_gemm = ct.DeviceGemm(0, packs=[p for p in PACKS if "test_gemm" in p])
+        only_gemm.set_option(capi.OPT_DISK_CACHE, 0)
+        try:
+            ops._host_gemm_for_tests = only_gemm
+            with self.assertRaises(ct.CutecError) as cm:
+                ct.linear(rnd(8, 32), rnd(16, 32), activation="silu")
+            e = cm.exception
+            self.assertEqual((e.status, e.code), ("CUTEC_ERR_UNSUPPORTED", 21))
+            self.assertIn("silu", e.message)
+        finally:
+            ops._host_gemm_for_tests = dg
+            only_gemm.close()
+
+    def test_missing_pack(self):
+        with self.assertRaises(ct.CutecError) as cm:
+            ct.DeviceGemm(0, packs=["/nonexistent.pack"])
+        self.assertEqual(cm.exception.status, "CUTEC_ERR_IO")
+        self.assertIn("loading pack /nonexistent.pack", str(cm.exception))
+
+
+class Modules(unittest.TestCase):
+    def test_swap_linear_fuses_and_warms_up(self):
+        torch.manual_seed(8)
+        nn = torch.nn
+        model = nn.Sequential(nn.Linear(64, 96), nn.GELU(approximate="tanh"), nn.Linear(96, 32), nn.ReLU(),
+                              nn.Sequential(nn.Linear(32, 16, bias=False), nn.Tanh())).to(BF16)
+        x = rnd(10, 64)
+        want = model.float()(x.float())
+        model = model.to(BF16)
+        names = ct.swap_linear(model, example_inputs=(x,))
+        self.assertEqual(names, ["0", "2", "4.0"])
+        self.assertIsInstance(model[1], nn.Identity)
+        self.assertIsInstance(model[3], nn.Identity)
+        self.assertIsInstance(model[4][1], nn.Tanh)  # not fusible: left
+        self.assertEqual((model[0].activation, model[2].activation, model[4][0].activation),
+                         ("gelu_tanh", "relu", "identity"))
+        with torch.no_grad():
+            close(self, model(x), want)
+
+    def test_from_gate_up(self):
+        torch.manual_seed(9)
+        nn = torch.nn
+        gate, up = nn.Linear(64, 48, bias=False).to(BF16), nn.Linear(64, 48, bias=False).to(BF16)
+        fused = ct.Linear.from_gate_up(gate, up)
+        x = rnd(5, 64)
+        with torch.no_grad():
+            close(self, fused(x), F.silu(gate.float()(x.float())) * up.float()(x.float()))
+
+    def test_compiled_model(self):
+        torch.manual_seed(10)
+        w1, w2 = rnd(64, 32), rnd(16, 32)
+
+        def f(x):
+            return ct.linear(ct.linear(x, w1, None, "swiglu"), w2)
+
+        torch._dynamo.reset()
+        g = torch.compile(f, fullgraph=True, backend="aot_eager")
+        x = rnd(6, 32)
+        close(self, g(x), f(x).float())
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,222 @@
+"""The ops without a GPU or a runtime: the plan read off tensors' strides,
+registration, fake implementations under torch.compile(fullgraph=True) and
+torch.export on meta tensors, the errors found before any call, the gated
+weight layout."""
+import unittest
+
+import torch
+
+import cutec.torch as ct
+from cutec import capi
+from cutec.torch.plan import matrix_layout, plan_gemm
+
+ROW, COL = capi.LAYOUT_ROW, capi.LAYOUT_COL
+BF16 = torch.bfloat16
+
+
+def meta(*shape, dtype=BF16):
+    return torch.empty(*shape, dtype=dtype, device="meta")
+
+
+class MatrixLayout(unittest.TestCase):
+    def test_cases(self):
+        cases = [
+            ((4, 6), (6, 1), (ROW, 6)),        # contiguous
+            ((4, 6), (10, 1), (ROW, 10)),      # a slice of wider rows
+            ((4, 6), (1, 4), (COL, 4)),        # a transposed contiguous matrix
+            ((4, 6), (1, 8), (COL, 8)),        # transposed, sliced
+            ((1, 6), (1, 1), (ROW, 6)),        # one row: its stride does not matter
+            ((1, 6), (99, 1), (ROW, 6)),
+            ((4, 1), (1, 77), (ROW, 1)),       # one column: row-major with ld 1
+            ((4, 1), (3, 5), (ROW, 3)),
+            ((1, 1), (5, 7), (ROW, 1)),
+            ((4, 6), (0, 1), None),            # broadcast rows
+            ((4, 6), (12, 2), None),           # every other column
+            ((4, 6), (6, 0), None),
+            ((4, 6), (3, 1), None),            # rows overlap
+            ((4, 6), (-6, 1), None),
+        ]
+        for shape, strides, want in cases:
+            self.assertEqual(matrix_layout(*shape, strides), want, (shape, strides))
+
+    def test_agrees_with_tensors(self):
+        # every layout it names addresses the same elements as the tensor
+        base = torch.arange(0, 400, dtype=torch.float32).reshape(20, 20)
+        views = [base[:5, :7], base[:5, :7].t(), base.t()[:3, 2:9], base[::2, :4], base[:, 3:4], base[2:3, :]]
+        for v in views:
+            lay = matrix_layout(v.shape[0], v.shape[1], v.stride())
+            if lay is None:
+                continue
+            layout, ld = lay
+            flat = base.reshape(-1)[v.storage_offset():]
+            for r in range(v.shape[0]):
+                for c in range(v.shape[1]):
+                    i = r * ld + c if layout == ROW else c * ld + r
+                    self.assertEqual(flat[i].item(), v[r, c].item())
+
+
+class Plan(unittest.TestCase):
+    def test_linear_weight_is_column_major_b(self):
+        p = plan_gemm("t", meta(8, 32), meta(48, 32).t())
+        f = p.fields
+        self.assertEqual((f["m"], f["n"], f["k"]), (8, 48, 32))
+        self.assertEqual((f["a_layout"], f["lda"], f["b_layout"], f["ldb"]), (ROW, 32, COL, 32))
+        self.assertEqual(p.copy, frozenset())
+
+    def test_sliced_leading_dims_pass_as_they_are(self):
+        a = meta(16, 100)[:, 10:74]  # ld 100
+        b = meta(80, 64).t()[:, :48]  # column-major, ld 64
+        p = plan_gemm("t", a, b)
+        self.assertEqual((p.fields["lda"], p.fields["b_layout"], p.fields["ldb"]), (100, COL, 64))
+        self.assertEqual(p.copy, frozenset())
+
+    def test_copies_only_what_has_no_leading_dim(self):
+        a = meta(16, 128)[:, ::2]
+        p = plan_gemm("t", a, meta(64, 32), c=meta(32, 16).t(), beta=1.0)
+        self.assertEqual(p.copy, frozenset({"A", "C"}))  # C is read in D's (row-major) layout
+        self.assertEqual((p.fields["a_layout"], p.fields["lda"], p.fields["ld_csrc"]), (ROW, 64, 32))
+        self.assertEqual(p.operands(a, meta(64, 32), meta(32, 16).t())[0].stride(), (64, 1))
+
+    def test_epilogue_fields(self):
+        p = plan_gemm("t", meta(8, 32), meta(32, 64), c=meta(8, 64), bias=meta(64, dtype=torch.float32),
+                      bias_row=meta(8), alpha=2.0, beta=0.5, activation="swiglu", aux=True)
+        f = p.fields
+        self.assertEqual((p.n, p.n_out, f["act"], f["act_gated"], f["ldc"]), (64, 32, b"swiglu", 1, 32))
+        self.assertEqual((f["bias"], f["bias_row"], f["bias_type"], f["c_source"], f["ld_csrc"]),
+                         (1, 1, capi.DTYPE_BF16, 1, 64))
+        self.assertEqual((f["aux"], f["ld_aux"], f["alpha"], f["beta"]), (1, 64, 2.0, 0.5))
+        self.assertEqual(p.cast, frozenset({"bias"}))  # a float32 bias is read as the output's type
+        prob = p.problem()
+        self.assertEqual((prob.m, prob.act, prob.struct_size), (8, b"swiglu", prob.struct_size))
+
+    def test_beta_zero_drops_c_and_identity_is_none(self):
+        p = plan_gemm("t", meta(8, 32), meta(32, 64), c=meta(8, 64), beta=0.0, activation="identity")
+        self.assertEqual((p.fields["c_source"], p.fields["act"], p.use_c), (0, b"", False))
+        plain = plan_gemm("t", meta(8, 32), meta(32, 64))
+        self.assertEqual(p.key, plain.key)  # the same problem class as a plain GEMM
+
+
+class Registration(unittest.TestCase):
+    def test_ops_registered(self):
+        for name in ("mm", "addmm", "linear", "gemm"):
+            op = getattr(torch.ops.cutec, name).default
+            self.assertIn(f"cutec::{name}", str(op._schema))
+
+    def test_fake_shapes(self):
+        x, w = meta(3, 5, 64), meta(96, 64)
+        self.assertEqual(ct.linear(x, w).shape, (3, 5, 96))
+        self.assertEqual(ct.linear(x, w, activation="swiglu").shape, (3, 5, 48))
+        self.assertEqual(ct.linear(meta(64), w).shape, (96,))
+        self.assertEqual(ct.mm(meta(7, 64), meta(64, 9)).shape, (7, 9))
+        self.assertEqual(ct.addmm(meta(9), meta(7, 64), meta(64, 9)).shape, (7, 9))
+        d, aux = ct.gemm(meta(7, 64), meta(64, 32), aux=True, activation="geglu")
+        self.assertEqual((d.shape, aux.shape), ((7, 16), (7, 32)))
+        self.assertEqual(ct.mm(meta(7, 64, dtype=torch.float16), meta(64, 9, dtype=torch.float16)).dtype,
+                         torch.float16)
+
+    def test_compile_fullgraph(self):
+        def f(x, w1, b1, w2):
+            h = ct.linear(x, w1, b1, activation="gelu_tanh")
+            return ct.addmm(b1[:48], h, w2) + ct.mm(h, w2)
+
+        for backend in ("eager", "aot_eager"):
+            torch._dynamo.reset()
+            g = torch.compile(f, fullgraph=True, backend=backend)
+            out = g(meta(10, 64), meta(96, 64), meta(96), meta(96, 48))
+            self.assertEqual((out.shape, out.dtype, out.device.type), ((10, 48), BF16, "meta"))
+
+    def test_compile_graph_keeps_the_ops(self):
+        seen = []
+
+        def backend(gm, inputs):
+            seen.extend(str(n.target) for n in gm.graph.nodes if n.op == "call_function")
+            return gm
+
+        torch._dynamo.reset()
+        g = torch.compile(lambda x, w: ct.linear(x, w, None, "swiglu"), fullgraph=True, backend=backend)
+        g(meta(4, 64), meta(32, 64))
+        self.assertTrue(any("cutec.linear" in s for s in seen), seen)
+
+    def test_export_keeps_the_ops(self):
+        class M(torch.nn.Module):
+            def forward(self, x, w, b):
+                return ct.linear(x, w, b, activation="silu")
+
+        ep = torch.export.export(M(), (meta(4, 64), meta(32, 64), meta(32)))
+        targets = [str(n.target) for n in ep.graph.nodes if n.op == "call_function"]
+        self.assertIn("cutec.linear.default", targets)
+        out = [n for n in ep.graph.nodes if n.op == "output"][0].args[0][0]
+        self.assertEqual(tuple(out.meta["val"].shape), (4, 32))
+
+
+class Errors(unittest.TestCase):
+    def check(self, fn, status, text):
+        with self.assertRaises(ct.CutecError) as cm:
+            fn()
+        self.assertEqual(cm.exception.status, status)
+        self.assertIn(text, str(cm.exception))
+
+    def test_before_any_call(self):
+        a, b = meta(8, 32), meta(32, 64)
+        self.check(lambda: ct.mm(a.float(), b.float()), "CUTEC_ERR_INVALID_ARGUMENT",
+                   "cutec.torch.mm: A and B must both be bfloat16 or both float16, got torch.float32 and torch.float32")
+        self.check(lambda: ct.mm(a, b.half()), "CUTEC_ERR_INVALID_ARGUMENT", "got torch.bfloat16 and torch.float16")
+        self.check(lambda: ct.mm(a, meta(31, 64)), "CUTEC_ERR_BAD_SIZE", "A is 8x32 and B is 31x64: K differs")
+        self.check(lambda: ct.mm(meta(2, 8, 32), b), "CUTEC_ERR_BAD_SIZE", "must be 2-D")
+        self.check(lambda: ct.mm(meta(8, 0), meta(0, 64)), "CUTEC_ERR_BAD_SIZE", "K = 0")
+        self.check(lambda: ct.linear(a, meta(64, 31)), "CUTEC_ERR_BAD_SIZE",
+                   "cutec.torch.linear: x has 32 features and weight is 64x31 (out x in)")
+        self.check(lambda: ct.linear(a, meta(64, 32), activation="gelu"), "CUTEC_ERR_INVALID_ARGUMENT",
+                   "unknown activation 'gelu' (one of: identity, relu, relu6, gelu_tanh, gelu_erf, silu, sigmoid, "
+                   "swiglu, geglu)")
+        self.check(lambda: ct.linear(a, meta(40, 32), activation="swiglu"), "CUTEC_ERR_BAD_SIZE",
+                   "N = 40; a gated activation (swiglu) needs a multiple of 16")
+        self.check(lambda: ct.linear(a, meta(64, 32), meta(63)), "CUTEC_ERR_BAD_SIZE",
+                   "bias must be 1-D of 64 elements, got shape 63")
+        self.check(lambda: ct.linear(a, meta(64, 32), meta(64, dtype=torch.float16)), "CUTEC_ERR_INVALID_ARGUMENT",
+                   "bias must have the output's dtype torch.bfloat16 (or float32), got torch.float16")
+        self.check(lambda: ct.gemm(a, b, meta(8, 64, dtype=torch.float16), beta=1.0), "CUTEC_ERR_INVALID_ARGUMENT",
+                   "C must have the output's dtype torch.bfloat16")
+        self.check(lambda: ct.gemm(a, b, alpha=float("nan")), "CUTEC_ERR_INVALID_ARGUMENT",
+                   "alpha = nan is not a finite float32")
+        self.check(lambda: ct.gemm(a, b, meta(8, 64), beta=1e39), "CUTEC_ERR_INVALID_ARGUMENT", "beta = 1e+39")
+        self.check(lambda: ct.addmm(meta(3, 5), a, b), "CUTEC_ERR_BAD_SIZE",
+                   "input of shape [3, 5] does not broadcast to 8x64")
+
+    def test_device(self):
+        a, b = torch.randn(8, 32, dtype=BF16), torch.randn(32, 64, dtype=BF16)
+        self.check(lambda: ct.mm(a, b), "CUTEC_ERR_INVALID_ARGUMENT",
+                   "cutec.torch.mm: A is on cpu: cutec runs on CUDA tensors")
+
+
+class Gated(unittest.TestCase):
+    def test_interleave(self):
+        gate = torch.arange(16).reshape(16, 1) * 10
+        up = -gate
+        w = ct.interleave_gate_up(gate, up)
+        self.assertEqual(w[:, 0].tolist()[:24], [0, 10, 20, 30, 40, 50, 60, 70, 0, -10, -20, -30, -40, -50, -60, -70,
+                                                 80, 90, 100, 110, 120, 130, 140, 150])
+        g2, u2 = ct.split_gate_up(w)
+        self.assertTrue(torch.equal(g2, gate) and torch.equal(u2, up))
+        self.assertTrue(torch.equal(ct.interleave_gate_up(torch.cat([gate, up])), w))
+        with self.assertRaises(ValueError):
+            ct.interleave_gate_up(torch.zeros(12, 2), torch.zeros(12, 2))
+
+    def test_module_shapes(self):
+        lin = ct.Linear(64, 32, activation="swiglu", device="meta", dtype=BF16)
+        self.assertEqual((tuple(lin.weight.shape), tuple(lin.bias.shape)), ((64, 64), (64,)))
+        self.assertEqual(lin(meta(5, 64)).shape, (5, 32))
+        self.assertIn("activation=swiglu", repr(lin))
+
+    def test_fusible(self):
+        nn = torch.nn
+        self.assertEqual(ct.fusible_activation(nn.GELU(approximate="tanh")), "gelu_tanh")
+        self.assertEqual(ct.fusible_activation(nn.GELU()), "gelu_erf")
+        self.assertEqual(ct.fusible_activation(nn.SiLU()), "silu")
+        self.assertIsNone(ct.fusible_activation(nn.Tanh()))
+        for name in ("relu", "relu6", "silu", "sigmoid", "gelu_tanh", "gelu_erf"):
+            self.assertIn(name, capi.activations())  # each FUSIBLE name is a row of the table
+
+
+if __name__ == "__main__":
+    unittest.main()
