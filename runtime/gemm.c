@@ -38,6 +38,10 @@ static const struct gemm_option_row {
     {CUTEC_OPT_DISK_CACHE, offsetof(cutec_gemm_handle, disk_cache), 0, 1, 1},
     {CUTEC_OPT_FLUSH_L2, offsetof(cutec_gemm_handle, flush_l2), 0, 1, 1},
     {CUTEC_OPT_TUNE_FINALISTS, offsetof(cutec_gemm_handle, finalists), 0, 10000, 8},
+    {CUTEC_OPT_TUNE_SHORTLIST, offsetof(cutec_gemm_handle, shortlist), 0, 10000, 16},
+    {CUTEC_OPT_TUNE_MODE, offsetof(cutec_gemm_handle, tune_mode), CUTEC_TUNE_BLOCKING, CUTEC_TUNE_BACKGROUND,
+     CUTEC_TUNE_BLOCKING},
+    {CUTEC_OPT_DEVICE_CHECK, offsetof(cutec_gemm_handle, device_check), 0, 1, 1},
 };
 
 static const struct gemm_option_row *option_row(cutec_option opt)
@@ -623,6 +627,18 @@ void cutec_gemm_device_facts(cutec_gemm_handle *g)
     if (rt->drv.device_get_attribute(&g->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, rt->dev) !=
         CUDA_SUCCESS)
         g->cc_major = 0;
+    /* the cost model's facts (tune_model.c): unknown ones read as an H100's */
+    const struct {
+        int *field;
+        CUdevice_attribute attr;
+    } model_facts[] = {
+        {&g->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT},
+        {&g->smem_per_sm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR},
+        {&g->threads_per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR},
+    };
+    for (size_t i = 0; i < sizeof model_facts / sizeof model_facts[0]; i++)
+        if (rt->drv.device_get_attribute(model_facts[i].field, model_facts[i].attr, rt->dev) != CUDA_SUCCESS)
+            *model_facts[i].field = 0;
 }
 
 cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, const cutec_gemm_problem *p,

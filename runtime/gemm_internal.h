@@ -15,6 +15,8 @@
 #include "cutec/cluster.h"
 #include "cutec/tensor_map.h"
 
+#include <stdatomic.h>
+
 #define CUTEC_GEMM_MAX_PACKS    16
 #define CUTEC_DEFAULT_WORKSPACE (32u << 20)
 #define CUTEC_KEY_MAX           512
@@ -87,7 +89,7 @@ struct cutec_gemm_handle {
     cutec_pack *packs[CUTEC_GEMM_MAX_PACKS];
     int npacks;
     /* options (gemm.c's table) */
-    int runs, warmup, cublas_algos, disk_cache, flush_l2, finalists;
+    int runs, warmup, cublas_algos, disk_cache, flush_l2, finalists, shortlist, tune_mode, device_check;
     char cache_dir[1024];     /* "" : the default */
     char cache_dir_buf[1024]; /* what cutec_gemm_cache_dir returns */
     CUdeviceptr workspace;
@@ -102,11 +104,13 @@ struct cutec_gemm_handle {
     size_t cap, used;
     char env_key[CUTEC_KEY_MAX];
     int env_ready;
-    int facts_read; /* the two device facts below were asked for */
-    int smem_optin; /* device's opt-in shared memory per block; 0 unknown */
-    int cc_major;   /* device's compute capability major; 0 unknown */
+    int facts_read;                       /* the two device facts below were asked for */
+    int smem_optin;                       /* device's opt-in shared memory per block; 0 unknown */
+    int cc_major;                         /* device's compute capability major; 0 unknown */
+    int sms, smem_per_sm, threads_per_sm; /* for the cost model; 0 unknown */
     gemm_act_ref act_refs[CUTEC_GEMM_MAX_ACT_REFS];
     int nact_refs;
+    atomic_int *cancel; /* a background worker's handle: set when its owner goes (tuning stops early) */
 };
 
 /* gemm.c */

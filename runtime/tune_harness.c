@@ -254,6 +254,9 @@ cutec_status tune_timing_rounds(harness *h, candidate **cs, int nc, int warmup, 
 int tune_cmp_candidate(const void *a, const void *b)
 {
     const candidate *x = a, *y = b;
+    int xi = isinf(x->ms) != 0, yi = isinf(y->ms) != 0;
+    if (xi != yi) return xi - yi;
+    if (x->settled != y->settled) return x->settled - y->settled;
     if (x->ms != y->ms) return x->ms < y->ms ? -1 : 1;
     return 0;
 }

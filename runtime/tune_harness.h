@@ -44,6 +44,9 @@ typedef struct candidate {
     int screened;    /* timed in the screening round only, never checked: cannot win */
     double round_ms; /* the median of the common timed rounds (the report's round_ms) */
     int algo_rank;   /* cuBLASLt's heuristic rank, -1 for a pack kernel */
+    int pruned;      /* left out of the shortlist by the cost model: never run */
+    int settled;     /* dropped from fast tuning's rounds as slower than the best of its
+                       kind: ranked after the others (its time is from fewer, earlier rounds) */
 } candidate;
 
 /* tune_epilogue.c: the reference of a problem with an epilogue (host
@@ -81,7 +84,7 @@ cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup
 cutec_status tune_timing_rounds(harness *h, candidate **cs, int nc, int warmup, int runs, const char *suffix);
 /* A kernel fault while a pack kernel ran: quarantined, and said so. */
 cutec_status tune_fault_quarantine(cutec_gemm_handle *g, cutec_status s, const candidate *c);
-/* qsort order: faster first. */
+/* qsort order: faster first; settled candidates after the others, failures last. */
 int tune_cmp_candidate(const void *a, const void *b);
 
 #endif /* CUTEC_RUNTIME_TUNE_HARNESS_H */
