@@ -71,6 +71,8 @@ void cutec_gemm_decision_free(cutec_gemm_handle *g, gemm_decision *d)
 
 static void table_clear(cutec_gemm_handle *g)
 {
+    /* its copies of the packs and options are stale too: a later class starts a new one */
+    cutec_gemm_worker_stop(g);
     for (size_t i = 0; i < g->cap; i++) cutec_gemm_decision_free(g, g->table[i]);
     free(g->table);
     g->table = NULL;
@@ -681,16 +683,29 @@ cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, con
     return cutec_gemm_dsl_launch(rt, d->ew, &ep, &eio, stream);
 }
 
-/* The decision for a class: memory, then disk, then tuning. */
+/* The decision for a class: memory, then disk, then tuning (blocking), or
+ * a modelled choice (deferred and background modes; the background worker
+ * then tunes the class).  A modelled decision on disk does not answer a
+ * blocking handle, which wants one measured. */
 static cutec_status decide(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls, uint64_t h,
                            const cutec_gemm_args *io, void *stream, gemm_decision **out)
 {
     gemm_decision *d = NULL;
+    int blocking = g->tune_mode == CUTEC_TUNE_BLOCKING;
     if (g->disk_cache) d = cutec_gemm_cache_load(g, p, cls);
+    if (d != NULL && d->modelled && blocking) {
+        cutec_gemm_decision_free(g, d);
+        d = NULL;
+    }
     if (d == NULL) {
-        cutec_status s = cutec_gemm_tune_class(g, p, cls, io, stream, NULL, &d);
+        cutec_status s = blocking ? cutec_gemm_tune_class(g, p, cls, io, stream, NULL, &d)
+                                  : cutec_gemm_model_decision(g, p, cls, io, &d);
         if (s != CUTEC_OK) return s;
     }
+    /* the worker has its own buffers for A, B and C; an epilogue's inputs
+     * it would not have: such a class waits for an explicit tuning */
+    if (d->modelled && g->tune_mode == CUTEC_TUNE_BACKGROUND && !gemm_class_has_epilogue(cls))
+        cutec_gemm_worker_submit(g, p, cls, h);
     d->hash = h;
     if (cutec_gemm_table_put(g, d) != 0) {
         cutec_gemm_decision_free(g, d);
@@ -719,6 +734,7 @@ static cutec_status gemm_run(cutec_gemm_handle *g, const char *fn, const cutec_g
     gemm_class cls;
     cutec_status s = gemm_begin(g, fn, p, args, &np, &io, &cls);
     if (s != CUTEC_OK) return s;
+    if (g->worker != NULL) cutec_gemm_worker_collect(g);
     uint64_t h = cutec_gemm_class_hash(&cls);
     gemm_decision *d = cutec_gemm_table_find(g, &cls, h);
     if (d == NULL) {
@@ -811,6 +827,29 @@ cutec_status cutec_gemm_choice(cutec_gemm_handle *g, const cutec_gemm_problem *p
         return cutec_rt_fail(rt, CUTEC_ERR_KERNEL_NOT_FOUND,
                              "cutec_gemm_choice: this problem class has not been tuned by this handle");
     snprintf(name, name_len, "%s", d->name);
+    return CUTEC_OK;
+}
+
+cutec_status cutec_gemm_decision_state(cutec_gemm_handle *g, const cutec_gemm_problem *p, int *state, int *tuning)
+{
+    if (g == NULL || g->rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    cutec_runtime *rt = g->rt;
+    if (state == NULL || p == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_decision_state: %s is NULL",
+                             p == NULL ? "the problem" : "state");
+    *state = CUTEC_DECISION_NONE;
+    if (tuning != NULL) *tuning = 0;
+    cutec_gemm_problem np;
+    cutec_gemm_args io;
+    gemm_class cls;
+    cutec_status s = cutec_gemm_check(rt, "cutec_gemm_decision_state", p, NULL, &np, &io, &cls);
+    if (s != CUTEC_OK) return s;
+    uint64_t h = cutec_gemm_class_hash(&cls);
+    if (g->worker != NULL && rt->init_status == CUTEC_OK && cutec_rt_enter(rt) == CUTEC_OK)
+        cutec_gemm_worker_collect(g);
+    gemm_decision *d = cutec_gemm_table_find(g, &cls, h);
+    if (d != NULL) *state = d->modelled ? CUTEC_DECISION_MODELLED : CUTEC_DECISION_MEASURED;
+    if (tuning != NULL && g->worker != NULL) *tuning = cutec_gemm_worker_busy(g, &cls, h);
     return CUTEC_OK;
 }
 

@@ -73,6 +73,7 @@ typedef struct gemm_decision {
     CUdeviceptr x;
     int x_owned;
     double ms;
+    int modelled; /* chosen without timing (CUTEC_TUNE_DEFERRED / _BACKGROUND) until tuned */
     char name[192];
     /* the kernel's arguments (gemm_bind.c): scalars' and pointers' bytes, and
    * the tensor maps, per argument index, kept while the pointers (tma_ptr)
@@ -110,7 +111,8 @@ struct cutec_gemm_handle {
     int sms, smem_per_sm, threads_per_sm; /* for the cost model; 0 unknown */
     gemm_act_ref act_refs[CUTEC_GEMM_MAX_ACT_REFS];
     int nact_refs;
-    atomic_int *cancel; /* a background worker's handle: set when its owner goes (tuning stops early) */
+    atomic_int *cancel;         /* a background worker's handle: set when its owner goes (tuning stops early) */
+    struct gemm_worker *worker; /* CUTEC_TUNE_BACKGROUND's worker (gemm_worker.c), started on first use */
 };
 
 /* gemm.c */
@@ -176,7 +178,38 @@ cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_proble
                                    const cutec_gemm_args *io, void *stream, cutec_tune_report **report,
                                    gemm_decision **out);
 
+/* The modelled decision of a class (deferred and background modes): the
+ * first algorithm of cuBLASLt's heuristic (fused, or the unfused
+ * baseline), else the pack kernel the cost model ranks first; nothing
+ * runs.  Stored on disk (marked modelled) with the cache on. */
+cutec_status cutec_gemm_model_decision(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
+                                       const cutec_gemm_args *io, gemm_decision **out);
+
+/* gemm_worker.c: CUTEC_TUNE_BACKGROUND's worker thread, with its own
+ * runtime, GEMM handle (copies of the packs and options), stream of the
+ * lowest priority and buffers; it tunes queued classes and hands back
+ * each decision as its cache choice line, which the handle's thread
+ * resolves (cutec_gemm_resolve_choice) at its next call.  Only the queue
+ * and the finished lines are shared, under the worker's mutex. */
+/* Queues a class (started on first use); a class already queued or
+ * running is not queued twice.  Failures are logged, never fatal. */
+void cutec_gemm_worker_submit(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls, uint64_t h);
+/* Takes the finished decisions into the table (an atomic load when there
+ * are none). */
+void cutec_gemm_worker_collect(cutec_gemm_handle *g);
+/* 1 while the class is queued or being tuned. */
+int cutec_gemm_worker_busy(cutec_gemm_handle *g, const gemm_class *cls, uint64_t h);
+/* Stops the tuning in progress at its next step, joins the thread and
+ * releases its runtime (packs or options changing, destroy). */
+void cutec_gemm_worker_stop(cutec_gemm_handle *g);
+
 /* gemm_cache.c: the decisions on disk (through cache.h) */
+/* A decision's choice line ("dsl ...", "cublas ...", "cublas+ew ..."). */
+void cutec_gemm_choice_line(const gemm_decision *d, char *buf, size_t len);
+/* Why a choice line cannot be used for p now (NULL: it can; d, zeroed by
+ * the caller, is the decision it resolves to). */
+const char *cutec_gemm_resolve_choice(cutec_gemm_handle *g, const char *choice, const cutec_gemm_problem *p,
+                                      const gemm_class *cls, gemm_decision *d);
 /* The directory in use (resolving the default). */
 const char *cutec_gemm_cache_dir_of(cutec_gemm_handle *g);
 /* The environment part of cache keys (device, versions, packs). */

@@ -608,7 +608,10 @@ static cutec_status decide(tuning *t, gemm_decision **out)
         d->x_owned = 1;
         t->x = 0;
     }
-    cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: chose %s (%.4f ms)", d->name, d->ms);
+    if (d->modelled)
+        cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: modelled choice %s (nothing timed)", d->name);
+    else
+        cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: chose %s (%.4f ms)", d->name, d->ms);
     if (t->g->disk_cache) cutec_gemm_cache_store(t->g, d);
     *out = d;
     return CUTEC_OK;
@@ -658,6 +661,55 @@ static void tuning_free(tuning *t)
     if (t->x != 0) (void)t->rt->drv.mem_free(t->x);
 }
 
+/* Steps 1 and 2: every candidate (none is an error). */
+static cutec_status tuning_setup(tuning *t)
+{
+    cutec_gemm_handle *g = t->g;
+    t->cap = 8 + g->cublas_algos + 1;
+    for (int i = 0; i < g->npacks; i++) t->cap += g->packs[i]->count;
+    t->cands = calloc((size_t)t->cap, sizeof *t->cands);
+    if (t->cands == NULL) return cutec_rt_fail(t->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+    cutec_gemm_device_facts(g);
+    pack_candidates(t);
+    cutec_status s = cublas_candidates(t);
+    if (s == CUTEC_OK) s = unfused_candidates(t);
+    if (s == CUTEC_OK && t->n == 0) s = no_candidate(t);
+    return s;
+}
+
+cutec_status cutec_gemm_model_decision(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
+                                       const cutec_gemm_args *io, gemm_decision **out)
+{
+    cutec_runtime *rt = g->rt;
+    *out = NULL;
+    tuning t = {.rt = rt, .g = g, .p = p, .cls = cls, .io = io, .t0 = tune_now()};
+    cutec_status s = tuning_setup(&t);
+    /* cuBLASLt's heuristic first (its first algorithm, the untuned
+     * caller's choice: it comes after the pack kernels in cands), else the
+     * cost model's first pack kernel */
+    int pick = -1;
+    if (s == CUTEC_OK && t.n > t.ndsl) pick = t.ndsl;
+    double best = INFINITY;
+    for (int i = 0; s == CUTEC_OK && pick < 0 && i < t.ndsl; i++) {
+        double c = model_cost(g, &t.cands[i].d, p);
+        if (c < best) best = c, pick = i;
+    }
+    if (s == CUTEC_OK && pick >= 0) {
+        candidate tmp = t.cands[0];
+        t.cands[0] = t.cands[pick];
+        t.cands[pick] = tmp;
+        s = tune_load_candidate(&t.cands[0]);
+        if (s == CUTEC_OK && isinf(t.cands[0].ms))
+            s = cutec_rt_fail(rt, CUTEC_ERR_NO_CANDIDATE, "tuning: the modelled choice %s: %s", t.cands[0].d.name,
+                              t.cands[0].note);
+        t.cands[0].ms = 0;
+        t.cands[0].d.modelled = 1;
+    }
+    if (s == CUTEC_OK) s = decide(&t, out);
+    tuning_free(&t);
+    return s;
+}
+
 cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
                                    const cutec_gemm_args *io, void *stream, cutec_tune_report **report,
                                    gemm_decision **out)
@@ -667,16 +719,9 @@ cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_proble
     if (rt->drv.missing_optional != NULL)
         return cutec_rt_fail(rt, CUTEC_ERR_NO_DRIVER, "tuning needs the driver entry point %s, which the driver lacks",
                              rt->drv.missing_optional);
-    tuning t = {.rt = rt, .g = g, .p = p, .cls = cls, .io = io, .t0 = tune_now(), .cap = 8 + g->cublas_algos + 1};
-    for (int i = 0; i < g->npacks; i++) t.cap += g->packs[i]->count;
-    t.cands = calloc((size_t)t.cap, sizeof *t.cands);
-    if (t.cands == NULL) return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
-    cutec_gemm_device_facts(g);
-    pack_candidates(&t);
-    cutec_status s = model_shortlist(&t);
-    if (s == CUTEC_OK) s = cublas_candidates(&t);
-    if (s == CUTEC_OK) s = unfused_candidates(&t);
-    if (s == CUTEC_OK && t.n == 0) s = no_candidate(&t);
+    tuning t = {.rt = rt, .g = g, .p = p, .cls = cls, .io = io, .t0 = tune_now()};
+    cutec_status s = tuning_setup(&t);
+    if (s == CUTEC_OK) s = model_shortlist(&t);
     if (s != CUTEC_OK) {
         tuning_free(&t);
         return s;

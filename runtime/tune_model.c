@@ -11,7 +11,7 @@
  *   - the problem's bytes from DRAM, once.
  * and a prior per parameter value (below) for what the numbers do not see.
  * The constants are an H100's (990 dense TFLOP/s over 132 SMs, 3.35 TB/s
- * DRAM, about 10 TB/s from L2, 0.7 us per load round trip), scaled by the
+ * DRAM, an effective 20 TB/s from L2 and the multicast, 0.7 us per load round trip), scaled by the
  * device's SM count: the model only has to rank points of one problem on
  * one device, and the shortlist it picks is timed anyway, so it need not be
  * exact, only not push the winner out of the shortlist.
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #define FLOP_PER_US_SM 7.5e6  /* per SM */
-#define L2_B_PER_US    1.0e7  /* whole device, 132 SMs */
+#define L2_B_PER_US    2.0e7  /* whole device, 132 SMs */
 #define DRAM_B_PER_US  3.35e6 /* whole device */
 #define LOAD_LATENCY   0.7    /* us per k-step without overlap */
 #define LAUNCH_US      3.0

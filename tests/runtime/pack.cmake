@@ -15,7 +15,7 @@ target_compile_options(test_pack PRIVATE ${CUTEC_WARNINGS})
 
 add_library(cutec_mock_cublaslt MODULE mock_cublaslt.c)
 target_compile_options(cutec_mock_cublaslt PRIVATE ${CUTEC_WARNINGS})
-target_link_libraries(cutec_mock_cublaslt PRIVATE ${CMAKE_DL_LIBS} m)
+target_link_libraries(cutec_mock_cublaslt PRIVATE ${CMAKE_DL_LIBS} m pthread)
 add_dependencies(test_pack cutec_mock_cublaslt cutec_mock_driver)
 
 set(CUTEC_PREBUILT_PACK_DIR "" CACHE PATH
@@ -311,6 +311,28 @@ foreach(_t ${_cli_tests})
     list(APPEND _pack_cpu_tests ${_t})
   endif()
 endforeach()
+
+# Fast tuning and the tuning modes (test_tune_modes.c): the cost model's
+# ranking (no device); with the test pack, the shortlist, a deferred handle
+# (nothing timed, the cache marks the decision modelled, then measured after
+# cutec_gemm_tune; with and without cuBLASLt) and a background one (its
+# worker measures it; destroyed while tuning)
+add_executable(test_tune_modes test_tune_modes.c)
+target_include_directories(test_tune_modes PRIVATE ${PROJECT_SOURCE_DIR}/runtime ${PROJECT_SOURCE_DIR}/contract)
+target_link_libraries(test_tune_modes PRIVATE cutec_rt ${CMAKE_DL_LIBS} m)
+target_compile_options(test_tune_modes PRIVATE ${CUTEC_WARNINGS})
+add_dependencies(test_tune_modes cutec_mock_cublaslt cutec_mock_driver)
+add_test(NAME pack_cpu_tune_model COMMAND test_tune_modes model)
+list(APPEND _pack_cpu_tests pack_cpu_tune_model)
+if(_test_pack)
+  foreach(_case deferred background shortlist)
+    add_test(NAME pack_mock_tune_${_case} COMMAND test_tune_modes ${_case} ${_test_pack})
+    list(APPEND _pack_mock_tests pack_mock_tune_${_case})
+  endforeach()
+  add_test(NAME pack_mock_tune_deferred_no_cublas COMMAND test_tune_modes deferred ${_test_pack})
+  set_tests_properties(pack_mock_tune_deferred_no_cublas PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 300
+    ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=/nonexistent/libcublasLt.so;TEST_NO_CUBLAS=1")
+endif()
 
 # The installed package: cmake --install into a temporary prefix, then a
 # consumer project that uses find_package(cutec) and pkg-config, and the
