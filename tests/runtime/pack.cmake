@@ -136,6 +136,18 @@ if(_test_pack)
                    --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache --json)
   set_tests_properties(pack_mock_bench_geomean PROPERTIES PASS_REGULAR_EXPRESSION "check_geomean: PASS: 2 shapes"
                        FAIL_REGULAR_EXPRESSION "FAIL")
+  # fast against exhaustive tuning in one run: both winners' times, their ratio, both tuning times
+  add_test(NAME pack_mock_bench_compare_exhaustive
+           COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache
+                   --shortlist 4 --compare-exhaustive)
+  set_tests_properties(pack_mock_bench_compare_exhaustive PROPERTIES
+    PASS_REGULAR_EXPRESSION "fast against exhaustive tuning over 2 shapes: winner time ratio [0-9.]+ \\(geometric mean\\)")
+  add_test(NAME pack_mock_bench_compare_exhaustive_json
+           COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache
+                   --compare-exhaustive --json)
+  set_tests_properties(pack_mock_bench_compare_exhaustive_json PROPERTIES
+    PASS_REGULAR_EXPRESSION "\"fast_vs_exhaustive\": [0-9.]+, \"exhaustive_tuning_seconds\": [0-9.]+}")
+  list(APPEND _pack_mock_tests pack_mock_bench_compare_exhaustive pack_mock_bench_compare_exhaustive_json)
   add_test(NAME pack_mock_overhead_cli
            COMMAND cutec-tune overhead ${_test_pack} --m 64 --n 64 --k 64 --calls 256 --no-cache)
   set_tests_properties(pack_mock_overhead_cli PROPERTIES PASS_REGULAR_EXPRESSION "us over 256 calls")
@@ -300,6 +312,10 @@ cutec_tune_cli(pack_cpu_tune_unknown_option 2 EMPTY "^cutec-tune: error: unknown
 cutec_tune_cli(pack_cpu_tune_unknown_option_hint 2 EMPTY "^see 'cutec-tune bench --help'$" bench --bogus)
 cutec_tune_cli(pack_cpu_tune_missing_value 2 EMPTY "^cutec-tune: error: option '--shapes' needs a value .FILE.$"
                bench ${_va} --shapes)
+cutec_tune_cli(pack_cpu_tune_shortlist_range 2 EMPTY "^cutec-tune: error: option '--shortlist'" bench ${_va}
+               --shapes x --shortlist 10001)
+cutec_tune_cli(pack_cpu_tune_compare_not_tune 2 EMPTY "^cutec-tune: error: option '--compare-exhaustive' does not apply to 'tune'$"
+               tune ${_va} --compare-exhaustive)
 cutec_tune_cli(pack_cpu_tune_json_no_gpu 77 "^[{]\"ok\": false, \"status\": \"CUTEC_ERR_NO_DRIVER\""
                "CUDA driver not available" tune ${_va} --m 8 --n 8 --k 8 --json)
 set_property(TEST pack_cpu_tune_json_no_gpu APPEND PROPERTY ENVIRONMENT "CUTEC_CUDA_DRIVER=/nonexistent"
