@@ -86,6 +86,7 @@ static void table_clear(cutec_gemm_handle *g)
 static void handle_release(cutec_gemm_handle *g)
 {
     table_clear(g);
+    cutec_gemm_check_release(g);
     cutec_runtime *rt = g->rt;
     if (g->workspace_owned && g->workspace != 0 && rt->init_status == CUTEC_OK) (void)rt->drv.mem_free(g->workspace);
     g->workspace = 0;
@@ -113,6 +114,11 @@ static void on_runtime_destroy(cutec_rt_layer *l)
 static void on_pack_unload(cutec_rt_layer *l, cutec_pack *pack)
 {
     cutec_gemm_handle *g = handle_of(l);
+    if (pack == g->check_pack) { /* the handle's own check kernel (tune_check.c) */
+        g->check_pack = NULL;
+        memset(g->check_state, 0, sizeof g->check_state);
+        return;
+    }
     for (int i = 0; i < g->npacks; i++) {
         if (g->packs[i] != pack) continue;
         memmove(&g->packs[i], &g->packs[i + 1], sizeof g->packs[0] * (size_t)(g->npacks - i - 1));

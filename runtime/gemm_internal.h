@@ -113,6 +113,13 @@ struct cutec_gemm_handle {
     int nact_refs;
     atomic_int *cancel;         /* a background worker's handle: set when its owner goes (tuning stops early) */
     struct gemm_worker *worker; /* CUTEC_TUNE_BACKGROUND's worker (gemm_worker.c), started on first use */
+    /* the device check (tune_check.c): the embedded pack, loaded on first
+     * use, its count buffer, and per element type (bf16, f16, f32) whether
+     * its self-test passed (1), failed (-1, why) or has not run (0) */
+    cutec_pack *check_pack;
+    CUdeviceptr check_count;
+    int check_state[3];
+    char check_why[300];
 };
 
 /* gemm.c */
@@ -184,6 +191,18 @@ cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_proble
  * runs.  Stored on disk (marked modelled) with the cache on. */
 cutec_status cutec_gemm_model_decision(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
                                        const cutec_gemm_args *io, gemm_decision **out);
+
+/* tune_check.c: the device check (stdlib/check_close.cute's kernel,
+ * embedded).  Counts into *bad the elements of x (rows x cols, leading
+ * dimension ld, type t) with !(|x - y| <= rel |y| + abs_tol), on stream;
+ * CUTEC_ERR_UNSUPPORTED (the reason in the message) where the kernel is
+ * not embedded, does not load, fails its self-test (the tests' mock
+ * driver does not run it) or the matrix spans 2^31 elements or more. */
+cutec_status cutec_gemm_check_close(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols, long long ld,
+                                    CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol, void *stream,
+                                    long long *bad);
+/* Its pack and buffer, released with the handle's device state. */
+void cutec_gemm_check_release(cutec_gemm_handle *g);
 
 /* gemm_worker.c: CUTEC_TUNE_BACKGROUND's worker thread, with its own
  * runtime, GEMM handle (copies of the packs and options), stream of the

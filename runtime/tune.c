@@ -309,6 +309,11 @@ static cutec_status reference(tuning *t)
             h->host_c = malloc(h->c_bytes);
             h->have_ref = h->host_c != NULL;
             if (h->host_c == NULL) s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+            /* the reference validated: candidates are compared with it on the device where they can be */
+            if (s == CUTEC_OK) {
+                tune_ref_rms(h);
+                tune_check_setup(h);
+            }
         } else if (s == CUTEC_OK) {
             cutec_rt_log(rt, CUTEC_LOG_WARNING,
                          "tuning: cuBLASLt's result disagrees with float64 samples (%s); checking "

@@ -35,6 +35,11 @@ typedef struct harness {
     float *acc;             /* A B in f32 from cuBLASLt, row-major M x n (NULL: samples only) */
     float *ref_d, *ref_aux; /* the reference D and aux, from acc */
     double rms_d, rms_v;
+    /* the device check (tune_check.c): the reference kept on the device,
+     * and C as rows x cols with leading dimension ldc */
+    int device_check;
+    CUdeviceptr ref_dev;
+    long long rows, cols;
 } harness;
 
 typedef struct candidate {
@@ -57,6 +62,15 @@ typedef struct candidate {
 cutec_status tune_epi_reference(harness *h);
 int tune_epi_compare(harness *h, char *why, size_t why_len);
 void tune_epi_free(harness *h);
+
+/* tune_check.c: after the reference, whether candidates are compared on
+ * the device (logged either way); a candidate's output compared there
+ * with the reference (0, or -1 with why; *st the status of the check
+ * itself: not CUTEC_OK when it could not run). */
+void tune_check_setup(harness *h);
+int tune_check_on_device(harness *h, char *why, size_t why_len, cutec_status *st);
+/* The RMS of the reference C (h->ref_rms), once. */
+void tune_ref_rms(harness *h);
 
 /* Monotonic seconds. */
 double tune_now(void);

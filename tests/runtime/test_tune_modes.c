@@ -11,6 +11,7 @@
 #include "check.h"
 #include "cutec/cutec.h"
 #include "dtype.h"
+#include "gemm_internal.h"
 #include "tune_model.h"
 
 #include <dlfcn.h>
@@ -359,14 +360,138 @@ static int test_shortlist(int argc, char **argv)
     return 0;
 }
 
+/* ---- the device check ---- */
+
+static char log_text[1 << 16];
+static void keep_log(void *user, int level, const char *msg)
+{
+    (void)user, (void)level;
+    size_t n = strlen(log_text);
+    snprintf(log_text + n, sizeof log_text - n, "%s\n", msg);
+}
+
+/* Which check the tuner uses is logged: under the mock driver the check
+ * kernel loads but does not run, so its self-test fails and the host
+ * checks; with CUTEC_OPT_DEVICE_CHECK 0 the host checks without trying. */
+static int test_check_select(int argc, char **argv)
+{
+    CHECK(argc >= 1);
+    cutec_pack *pack;
+    cutec_gemm_handle *h;
+    cutec_runtime *rt = mock_runtime(argv[0], &pack, &h, "/nonexistent-cache");
+    cutec_runtime_set_log(rt, keep_log, NULL);
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    cutec_gemm_problem p;
+    cutec_gemm_problem_init(&p, 64, 48, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    mats x;
+    mats_init(rt, 64, 48, 64, &x);
+    long long bad = 0;
+    CHECK_STATUS(rt, cutec_gemm_check_close(h, CUTEC_DTYPE_BF16, 4, 4, 4, x.a, x.a, 0.01, 0, NULL, &bad),
+                 CUTEC_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "its self-test counted 0 of 2 wrong elements");
+    log_text[0] = '\0';
+    gemm_checked(rt, h, &p, &x);
+    CHECK_CONTAINS(log_text, "tuning: candidates are checked on the host: its self-test counted 0 of 2");
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DEVICE_CHECK, 0));
+    log_text[0] = '\0';
+    CHECK_OK(
+        rt, cutec_gemm_tune(h, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL, NULL));
+    CHECK_CONTAINS(log_text, "tuning: candidates are checked on the host: CUTEC_OPT_DEVICE_CHECK is 0");
+    mats_free(rt, &x);
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
+/* On a GPU: the device check counts exactly what the host counts over the
+ * same stored values (NaN, far and near misses, padding past the columns
+ * never read), for each type; and a tuning checks on the device, with the
+ * same verdicts as one checking on the host. */
+static int test_check_agree(int argc, char **argv)
+{
+    CHECK(argc >= 1);
+    cutec_pack *pack;
+    cutec_gemm_handle *h;
+    cutec_runtime *rt = mock_runtime(argv[0], &pack, &h, "/nonexistent-cache");
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    const long long rows = 1000, cols = 777, ld = 800;
+    for (cutec_dtype t = CUTEC_DTYPE_BF16; t <= CUTEC_DTYPE_F32; t++) {
+        size_t es = t == CUTEC_DTYPE_F32 ? 4 : 2, bytes = es * (size_t)(rows * ld);
+        unsigned char *hx = malloc(bytes), *hy = malloc(bytes);
+        CHECK(hx != NULL && hy != NULL);
+        double rel = 2 * cutec_dtype_info_of((cutec_ct)t)->tol, abs_tol = 1e-3;
+        uint64_t s = 7;
+        for (long long i = 0; i < rows * ld; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            float v = (float)((double)(s >> 11) / 9007199254740992.0) * 2.0f - 1.0f, w = v;
+            long long c = i % ld;
+            if (c >= cols)
+                w = NAN; /* padding: never compared */
+            else if (i % 997 == 0)
+                w = NAN; /* a NaN: wrong */
+            else if (i % 1009 == 0)
+                w = v + 0.5f; /* far off: wrong */
+            else if (i % 1013 == 0)
+                w = v * (1 + (float)rel / 4); /* within the bound */
+            cutec_dtype_store((cutec_ct)t, hy + es * (size_t)i, v);
+            cutec_dtype_store((cutec_ct)t, hx + es * (size_t)i, w);
+        }
+        long long want = 0;
+        for (long long r = 0; r < rows; r++)
+            for (long long c = 0; c < cols; c++) {
+                double xv = cutec_dtype_load((cutec_ct)t, hx + es * (size_t)(r * ld + c));
+                double yv = cutec_dtype_load((cutec_ct)t, hy + es * (size_t)(r * ld + c));
+                want += !(fabs(xv - yv) <= rel * fabs(yv) + abs_tol);
+            }
+        unsigned long long dx, dy;
+        CHECK_OK(rt, cutec_malloc(rt, bytes, &dx));
+        CHECK_OK(rt, cutec_malloc(rt, bytes, &dy));
+        CHECK_OK(rt, cutec_memcpy_htod(rt, dx, hx, bytes));
+        CHECK_OK(rt, cutec_memcpy_htod(rt, dy, hy, bytes));
+        long long got = -1;
+        CHECK_OK(rt, cutec_gemm_check_close(h, t, rows, cols, ld, dx, dy, rel, abs_tol, NULL, &got));
+        printf("check %s: device %lld, host %lld wrong elements\n", cutec_dtype_name(t), got, want);
+        CHECK(got == want && want > 1000);
+        CHECK_OK(rt, cutec_gemm_check_close(h, t, rows, cols, ld, dy, dy, rel, 0, NULL, &got));
+        CHECK(got == 0);
+        cutec_free(rt, dx);
+        cutec_free(rt, dy);
+        free(hx);
+        free(hy);
+    }
+    /* a tuning on the device, then on the host: the same candidates fail */
+    cutec_runtime_set_log(rt, keep_log, NULL);
+    cutec_gemm_problem p;
+    cutec_gemm_problem_init(&p, 1000, 1536, 512, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    mats x;
+    mats_init(rt, 1000, 1536, 512, &x);
+    int failed[2] = {0, 0};
+    for (int dev = 1; dev >= 0; dev--) {
+        CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DEVICE_CHECK, dev));
+        CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_SHORTLIST, 0));
+        log_text[0] = '\0';
+        cutec_tune_report *rep = NULL;
+        CHECK_OK(rt, cutec_gemm_tune(h, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c,
+                                     NULL, &rep));
+        CHECK_CONTAINS(log_text, dev ? "checked on the device" : "checked on the host");
+        for (int i = 0; i < rep->count; i++) failed[dev] += strncmp(rep->candidates[i].note, "wrong result", 12) == 0;
+        printf("tuning with the %s check: %.2f s, %d wrong\n", dev ? "device" : "host", rep->seconds, failed[dev]);
+        cutec_tune_report_free(rep);
+    }
+    CHECK(failed[0] == failed[1]);
+    gemm_checked(rt, h, &p, &x);
+    mats_free(rt, &x);
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
 static const struct {
     const char *name;
     int (*fn)(int, char **);
 } cases[] = {
-    {"model", test_model},
-    {"deferred", test_deferred},
-    {"background", test_background},
-    {"shortlist", test_shortlist},
+    {"check_select", test_check_select}, {"check_agree", test_check_agree}, {"model", test_model},
+    {"deferred", test_deferred},         {"background", test_background},   {"shortlist", test_shortlist},
 };
 
 int main(int argc, char **argv)
