@@ -17,9 +17,12 @@
  * Candidates are the GEMM kernels of the packs given to cutec_gemm_use_pack
  * (every tune point that fits the problem) and the algorithms cuBLASLt's
  * heuristic proposes (loaded with dlopen; several, not only the first).  The
- * first call for a problem class times every candidate with one harness and
+ * first call for a problem class times the candidates with one harness (a
+ * cost model's shortlist of the pack kernels: CUTEC_OPT_TUNE_SHORTLIST) and
  * remembers the fastest correct one, in memory and in an on-disk cache;
- * later calls are a lookup and a launch.  Tuning reports progress only
+ * later calls are a lookup and a launch.  CUTEC_OPT_TUNE_MODE lets the
+ * first call answer at once with a modelled choice instead, tuning later
+ * (on request, or in a background thread).  Tuning reports progress only
  * through the log and progress callbacks: the library never prints.
  */
 #ifndef CUTEC_GEMM_H
