@@ -418,10 +418,13 @@ static cutec_status check_all(tuning *t, candidate **timed)
  * batch from the second on, a candidate whose every batch median is slower
  * than every batch median of the best of its kind is settled and drops out
  * (the best pack kernel and the best cuBLASLt algorithm stay for the head
- * to head, cuBLASLt's first algorithm for "vs #0"); the rounds end when
+ * to head, cuBLASLt's first algorithm for "vs #0"), and so does one whose
+ * median of batch medians is within RACE_TIE of the best's (a tie within
+ * the noise is settled too: either would do); the rounds end when
  * only those are left, or after `runs` rounds.  A candidate's time is the
  * median of its batch medians. */
 #define RACE_BATCH 5
+#define RACE_TIE   0.005
 
 static double median_of(double *v, int n)
 {
@@ -456,8 +459,9 @@ static cutec_status race_rounds(tuning *t, candidate **timed, int nt)
         s = tune_timing_rounds(&t->h, run, nr, b == 0 ? t->g->warmup : 0, RACE_BATCH, "");
         for (int r = 0; r < nr && s == CUTEC_OK; r++) {
             int j = idx[r];
-            if (isinf(timed[j]->ms)) {
+            if (isinf(timed[j]->ms)) { /* its launch failed: +inf it stays */
                 alive[j] = 0;
+                nb[j] = 0;
                 continue;
             }
             med[j * batches + nb[j]++] = timed[j]->ms;
@@ -479,21 +483,27 @@ static cutec_status race_rounds(tuning *t, candidate **timed, int nt)
         for (int j = 0; j < nt; j++) {
             if (!alive[j]) continue;
             int kind = timed[j]->d.kind == DECISION_CUBLAS, bj = best[kind];
-            if (j == bj || (kind && timed[j]->algo_rank == 0)) {
-                left += j != bj;
-                continue;
-            }
-            double lo = INFINITY, hi = 0;
+            if (j == bj || (kind && timed[j]->algo_rank == 0)) continue; /* they stay; nothing to settle */
+            double lo = INFINITY, hi = 0, tj[64], tb[64];
             for (int q = 0; q < nb[j]; q++) lo = fmin(lo, med[j * batches + q]);
             for (int q = 0; q < nb[bj]; q++) hi = fmax(hi, med[bj * batches + q]);
-            if (lo > hi) {
+            int nj = nb[j] < 64 ? nb[j] : 64, nbj = nb[bj] < 64 ? nb[bj] : 64;
+            memcpy(tj, &med[j * batches], sizeof tj[0] * (size_t)nj);
+            memcpy(tb, &med[bj * batches], sizeof tb[0] * (size_t)nbj);
+            double mj = median_of(tj, nj), mb = median_of(tb, nbj);
+            /* slower in every batch, or as fast within RACE_TIE: either way
+             * the choice between the two is made */
+            const char *why = lo > hi                          ? "slower in every batch than the best of its kind"
+                              : fabs(mj - mb) <= RACE_TIE * mb ? "within 0.5% of the best of its kind"
+                                                               : NULL;
+            if (why != NULL) {
                 alive[j] = 0;
                 timed[j]->settled = 1;
-                snprintf(timed[j]->note, sizeof timed[j]->note,
-                         "settled after %d rounds: slower in every batch than the best of its kind",
-                         (b + 1) * RACE_BATCH);
-            } else
+                snprintf(timed[j]->note, sizeof timed[j]->note, "settled after %d rounds: %s", (b + 1) * RACE_BATCH,
+                         why);
+            } else {
                 left++;
+            }
         }
         if (left == 0) {
             b++;

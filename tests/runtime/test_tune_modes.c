@@ -320,14 +320,25 @@ static int test_background(int argc, char **argv)
     return 0;
 }
 
+static char log_text[1 << 16];
+static void keep_log(void *user, int level, const char *msg)
+{
+    (void)user, (void)level;
+    size_t n = strlen(log_text);
+    snprintf(log_text + n, sizeof log_text - n, "%s\n", msg);
+}
+
 /* The shortlist: with 4 of the pack's 12 points, 8 are never run and say
- * why; the winner is checked and timed; 0 runs every point. */
+ * why; the winner is checked and timed, and the rounds stop once the
+ * ranking is settled (the mock's times do not vary: after two batches);
+ * 0 runs every point, every round. */
 static int test_shortlist(int argc, char **argv)
 {
     CHECK(argc >= 1);
     cutec_pack *pack;
     cutec_gemm_handle *h;
     cutec_runtime *rt = mock_runtime(argv[0], &pack, &h, "/nonexistent-cache");
+    cutec_runtime_set_log(rt, keep_log, NULL);
     CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
     cutec_gemm_problem p;
     cutec_gemm_problem_init(&p, 128, 128, 128, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
@@ -336,8 +347,13 @@ static int test_shortlist(int argc, char **argv)
     for (int shortlist = 4; shortlist >= 0; shortlist -= 4) {
         CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_SHORTLIST, shortlist));
         cutec_tune_report *rep = NULL;
+        log_text[0] = '\0';
         CHECK_OK(rt, cutec_gemm_tune(h, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c,
                                      NULL, &rep));
+        if (shortlist)
+            CHECK_CONTAINS(log_text, "tuning: the ranking settled after 10 of 25 rounds");
+        else
+            CHECK(strstr(log_text, "settled") == NULL);
         int pruned = 0, dsl = 0;
         for (int i = 0; i < rep->count; i++) {
             const cutec_tune_candidate *c = &rep->candidates[i];
@@ -361,14 +377,6 @@ static int test_shortlist(int argc, char **argv)
 }
 
 /* ---- the device check ---- */
-
-static char log_text[1 << 16];
-static void keep_log(void *user, int level, const char *msg)
-{
-    (void)user, (void)level;
-    size_t n = strlen(log_text);
-    snprintf(log_text + n, sizeof log_text - n, "%s\n", msg);
-}
 
 /* Which check the tuner uses is logged: under the mock driver the check
  * kernel loads but does not run, so its self-test fails and the host
