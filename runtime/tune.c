@@ -125,29 +125,40 @@ static cutec_status model_shortlist(tuning *t)
     int n = t->ndsl, keep = g->shortlist;
     if (keep <= 0 || n <= keep) return CUTEC_OK;
     double *cost = malloc(sizeof *cost * (size_t)n);
-    int *order = malloc(sizeof *order * (size_t)n);
+    long long *tile = malloc(sizeof *tile * (size_t)n);
+    int *order = malloc(sizeof *order * (size_t)n), *rank = malloc(sizeof *rank * (size_t)n);
     candidate *sorted = malloc(sizeof *sorted * (size_t)n);
-    if (cost == NULL || order == NULL || sorted == NULL) {
+    if (cost == NULL || tile == NULL || order == NULL || rank == NULL || sorted == NULL) {
         free(cost);
+        free(tile);
         free(order);
+        free(rank);
         free(sorted);
         return cutec_rt_fail(t->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
     }
-    for (int i = 0; i < n; i++) cost[i] = model_cost(g, &t->cands[i].d, t->p);
-    tune_model_rank(cost, n, order);
-    for (int r = 0; r < n; r++) {
-        sorted[r] = t->cands[order[r]];
-        if (r < keep) continue;
-        sorted[r].pruned = sorted[r].screened = 1;
-        sorted[r].ms = INFINITY;
-        snprintf(sorted[r].note, sizeof sorted[r].note, "not timed: the cost model ranks it %d of %d (shortlist %d)",
-                 r + 1, n, keep);
+    for (int i = 0; i < n; i++) {
+        const cutec_kdesc *kd = &t->cands[i].d.pack->entries[t->cands[i].d.entry].desc;
+        const char *bm = cutec_kdesc_param(kd, "BM"), *bn = cutec_kdesc_param(kd, "BN");
+        cost[i] = model_cost(g, &t->cands[i].d, t->p);
+        tile[i] = (bm != NULL ? atoll(bm) : 0) << 20 | (bn != NULL ? atoll(bn) : 0);
+    }
+    tune_model_shortlist(cost, tile, n, keep, order, rank);
+    for (int at = 0; at < n; at++) {
+        int i = order[at];
+        sorted[at] = t->cands[i];
+        if (at < keep) continue;
+        sorted[at].pruned = sorted[at].screened = 1;
+        sorted[at].ms = INFINITY;
+        snprintf(sorted[at].note, sizeof sorted[at].note, "not timed: the cost model ranks it %d of %d (shortlist %d)",
+                 rank[i] + 1, n, keep);
     }
     memcpy(t->cands, sorted, sizeof *sorted * (size_t)n);
     cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: the cost model shortlists %d of %d pack kernels (first: %s)", keep, n,
                  t->cands[0].d.name);
     free(cost);
+    free(tile);
     free(order);
+    free(rank);
     free(sorted);
     return CUTEC_OK;
 }

@@ -116,3 +116,32 @@ void tune_model_rank(const double *cost, int n, int *order)
         order[j + 1] = v;
     }
 }
+
+void tune_model_shortlist(const double *cost, const long long *tile, int n, int keep, int *order, int *rank)
+{
+    int *by_cost = malloc(sizeof *by_cost * (size_t)(n > 0 ? n : 1));
+    unsigned char *chosen = calloc((size_t)(n > 0 ? n : 1), 1);
+    if (by_cost == NULL || chosen == NULL) { /* by cost alone */
+        free(by_cost);
+        free(chosen);
+        tune_model_rank(cost, n, order);
+        for (int r = 0; r < n; r++) rank[order[r]] = r;
+        return;
+    }
+    tune_model_rank(cost, n, by_cost);
+    for (int r = 0; r < n; r++) rank[by_cost[r]] = r;
+    int nsel = 0;
+    for (int r = 0; r < n && nsel < (keep + 1) / 2; r++) {
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++) seen = chosen[by_cost[q]] && tile[by_cost[q]] == tile[by_cost[r]];
+        if (!seen) chosen[by_cost[r]] = 1, nsel++;
+    }
+    for (int r = 0; r < n && nsel < keep; r++)
+        if (!chosen[by_cost[r]]) chosen[by_cost[r]] = 1, nsel++;
+    int at = 0;
+    for (int pass = 1; pass >= 0; pass--)
+        for (int r = 0; r < n; r++)
+            if (chosen[by_cost[r]] == pass) order[at++] = by_cost[r];
+    free(by_cost);
+    free(chosen);
+}

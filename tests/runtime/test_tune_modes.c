@@ -65,6 +65,22 @@ static int test_model(int argc, char **argv)
     int order[5];
     tune_model_rank(c, 5, order);
     CHECK(order[0] == 1 && order[1] == 3 && order[2] == 2 && order[3] == 0 && order[4] == 4);
+    /* the shortlist: half of it the best point of each of the best tile
+     * shapes, so variants of one tile (2, 0, 3, 4 are tile 1) do not crowd
+     * the others out; the rest by cost */
+    double sc[7] = {1.0, 1.1, 1.2, 1.3, 1.4, 5.0, 6.0};
+    long long tile[7] = {1, 1, 1, 1, 1, 2, 3};
+    int so[7], sr[7];
+    tune_model_shortlist(sc, tile, 7, 4, so, sr);
+    /* 4: the best of tiles 1 and 2, then 1 and 2 by cost; by cost alone tile 2 were out */
+    static const int want4[7] = {0, 1, 2, 5, 3, 4, 6}, want6[7] = {0, 1, 2, 3, 5, 6, 4};
+    for (int i = 0; i < 7; i++) CHECK(so[i] == want4[i]);
+    CHECK(sr[5] == 5 && sr[6] == 6 && sr[0] == 0 && sr[4] == 4);
+    /* 6: all three tiles */
+    tune_model_shortlist(sc, tile, 7, 6, so, sr);
+    for (int i = 0; i < 7; i++) CHECK(so[i] == want6[i]);
+    tune_model_shortlist(sc, tile, 7, 7, so, sr);
+    for (int i = 0; i < 7; i++) CHECK(so[i] == i);
     /* unknown facts read as neutral values, never as a division by zero */
     tune_point none = {0};
     CHECK(isfinite(tune_model_cost(&none, 1, 1, 1, 0, 0, NULL)));
