@@ -325,8 +325,7 @@ static int test_background(int argc, char **argv)
     mats_init(rt, 64, 48, 64, &x);
     cutec_gemm_problem_init(&p, 64, 48, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
     gemm_checked(rt, h, &p, &x);
-    free(x.ha);
-    free(x.hb);
+    mats_free(rt, &x);
     cutec_runtime_destroy(rt);
     cutec_gemm_destroy(h);
     char cmd[1200];
