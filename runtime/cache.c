@@ -24,6 +24,7 @@
 #include "cache.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,9 +94,10 @@ int cutec_cache_store(cutec_runtime *rt, const cutec_cache_key *k, const cutec_c
         cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning cache: cannot create '%s': %s", k->dir, strerror(errno));
         return -1;
     }
-    static unsigned counter;
+    /* atomic: a background tuner (gemm_worker.c) stores from its own thread */
+    static atomic_uint counter;
     char tmp[1300];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&counter, 1u));
     FILE *f = fopen(tmp, "wb");
     int ok = f != NULL && fwrite(body, 1, (size_t)n, f) == (size_t)n;
     if (f != NULL && fclose(f) != 0) ok = 0;
