@@ -9,26 +9,30 @@
  * line.  The file repeats both in full and ends with a checksum of its
  * content, so a hash collision or a truncated or edited file is detected,
  * logged and re-tuned, never used; the layer refuses (cutec_cache_reject)
- * a choice that no longer resolves.  The format (version 1) is unchanged
- * since the cache took keys: files written before still read.
+ * a choice that no longer resolves.  Format 2 added the source line
+ * (whether the choice was measured or modelled); files of format 1, which
+ * had none, still read, as measured (they were).
  *
- *   cutec-tune-cache 1
+ *   cutec-tune-cache 2
  *   env <the key's env>
  *   problem <the key's problem>
  *   choice <the value's choice>
  *   ms 0.812345
+ *   source measured                (or: source modelled)
  *   checksum <16 hex digits: FNV-1a of every byte above>
  */
 #include "cache.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CACHE_MAGIC     "cutec-tune-cache 1"
+#define CACHE_MAGIC     "cutec-tune-cache 2"
+#define CACHE_MAGIC_V1  "cutec-tune-cache 1"
 #define CACHE_MAX_BYTES 8192
 
 const char *cutec_cache_default_dir(char *buf, size_t len)
@@ -81,8 +85,8 @@ int cutec_cache_store(cutec_runtime *rt, const cutec_cache_key *k, const cutec_c
         return -1;
     }
     char body[CACHE_MAX_BYTES];
-    int n = snprintf(body, sizeof body, CACHE_MAGIC "\nenv %s\nproblem %s\nchoice %s\nms %.6f\n", k->env, k->problem,
-                     v->choice, v->ms);
+    int n = snprintf(body, sizeof body, CACHE_MAGIC "\nenv %s\nproblem %s\nchoice %s\nms %.6f\nsource %s\n", k->env,
+                     k->problem, v->choice, v->ms, v->modelled ? "modelled" : "measured");
     if (n <= 0 || (size_t)n + 32 >= sizeof body) return -1;
     uint64_t sum = cutec_fnv1a(CUTEC_FNV_OFFSET, body, (size_t)n);
     n += snprintf(body + n, sizeof body - (size_t)n, "checksum %016llx\n", (unsigned long long)sum);
@@ -90,9 +94,10 @@ int cutec_cache_store(cutec_runtime *rt, const cutec_cache_key *k, const cutec_c
         cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning cache: cannot create '%s': %s", k->dir, strerror(errno));
         return -1;
     }
-    static unsigned counter;
+    /* atomic: a background tuner (gemm_worker.c) stores from its own thread */
+    static atomic_uint counter;
     char tmp[1300];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&counter, 1u));
     FILE *f = fopen(tmp, "wb");
     int ok = f != NULL && fwrite(body, 1, (size_t)n, f) == (size_t)n;
     if (f != NULL && fclose(f) != 0) ok = 0;
@@ -149,11 +154,15 @@ int cutec_cache_load(cutec_runtime *rt, const cutec_cache_key *k, cutec_cache_va
         why = "checksum mismatch (corrupt)";
     if (why == NULL) {
         *sum_at = '\0';
-        char *q = buf, *l[5] = {0};
+        char *q = buf, *l[6] = {0};
         int nl = 0;
-        while (nl < 5 && next_line(&q, &l[nl])) nl++;
+        while (nl < 6 && next_line(&q, &l[nl])) nl++;
         size_t elen = strlen(k->env);
-        if (nl != 5 || *q != '\0' || strcmp(l[0], CACHE_MAGIC) != 0)
+        int v1 = nl == 5 && strcmp(l[0], CACHE_MAGIC_V1) == 0;
+        v->modelled = 0;
+        if (!v1 && nl == 6 && strcmp(l[0], CACHE_MAGIC) == 0 && strcmp(l[5], "source modelled") == 0) v->modelled = 1;
+        if (*q != '\0' || !(v1 || (nl == 6 && strcmp(l[0], CACHE_MAGIC) == 0 &&
+                                   (v->modelled || strcmp(l[5], "source measured") == 0))))
             why = "unexpected content";
         else if (strncmp(l[1], "env ", 4) != 0 || strlen(l[1] + 4) != elen || memcmp(l[1] + 4, k->env, elen) != 0)
             why = "stale: other device, driver, library or pack versions";

@@ -24,7 +24,9 @@ typedef struct cutec_cache_key {
 /* What was decided. */
 typedef struct cutec_cache_value {
     char choice[CUTEC_CACHE_LINE_MAX]; /* the layer's own line, no newline */
-    double ms;                         /* the choice's time */
+    double ms;                         /* the choice's time (0 for a modelled one) */
+    int modelled;                      /* 1: chosen without timing (a model or a heuristic);
+                                          0: measured.  Files of format 1 read as measured. */
 } cutec_cache_value;
 
 /* The default directory: $CUTEC_CACHE_DIR, else $XDG_CACHE_HOME/cutec,

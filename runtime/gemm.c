@@ -38,6 +38,10 @@ static const struct gemm_option_row {
     {CUTEC_OPT_DISK_CACHE, offsetof(cutec_gemm_handle, disk_cache), 0, 1, 1},
     {CUTEC_OPT_FLUSH_L2, offsetof(cutec_gemm_handle, flush_l2), 0, 1, 1},
     {CUTEC_OPT_TUNE_FINALISTS, offsetof(cutec_gemm_handle, finalists), 0, 10000, 8},
+    {CUTEC_OPT_TUNE_SHORTLIST, offsetof(cutec_gemm_handle, shortlist), 0, 10000, 16},
+    {CUTEC_OPT_TUNE_MODE, offsetof(cutec_gemm_handle, tune_mode), CUTEC_TUNE_BLOCKING, CUTEC_TUNE_BACKGROUND,
+     CUTEC_TUNE_BLOCKING},
+    {CUTEC_OPT_DEVICE_CHECK, offsetof(cutec_gemm_handle, device_check), 0, 1, 1},
 };
 
 static const struct gemm_option_row *option_row(cutec_option opt)
@@ -67,6 +71,8 @@ void cutec_gemm_decision_free(cutec_gemm_handle *g, gemm_decision *d)
 
 static void table_clear(cutec_gemm_handle *g)
 {
+    /* its copies of the packs and options are stale too: a later class starts a new one */
+    cutec_gemm_worker_stop(g);
     for (size_t i = 0; i < g->cap; i++) cutec_gemm_decision_free(g, g->table[i]);
     free(g->table);
     g->table = NULL;
@@ -80,6 +86,7 @@ static void table_clear(cutec_gemm_handle *g)
 static void handle_release(cutec_gemm_handle *g)
 {
     table_clear(g);
+    cutec_gemm_check_release(g);
     cutec_runtime *rt = g->rt;
     if (g->workspace_owned && g->workspace != 0 && rt->init_status == CUTEC_OK) (void)rt->drv.mem_free(g->workspace);
     g->workspace = 0;
@@ -107,6 +114,11 @@ static void on_runtime_destroy(cutec_rt_layer *l)
 static void on_pack_unload(cutec_rt_layer *l, cutec_pack *pack)
 {
     cutec_gemm_handle *g = handle_of(l);
+    if (pack == g->check_pack) { /* the handle's own check kernel (tune_check.c) */
+        g->check_pack = NULL;
+        memset(g->check_state, 0, sizeof g->check_state);
+        return;
+    }
     for (int i = 0; i < g->npacks; i++) {
         if (g->packs[i] != pack) continue;
         memmove(&g->packs[i], &g->packs[i + 1], sizeof g->packs[0] * (size_t)(g->npacks - i - 1));
@@ -660,6 +672,18 @@ void cutec_gemm_device_facts(cutec_gemm_handle *g)
     if (rt->drv.device_get_attribute(&g->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, rt->dev) !=
         CUDA_SUCCESS)
         g->cc_major = 0;
+    /* the cost model's facts (tune_model.c): unknown ones read as an H100's */
+    const struct {
+        int *field;
+        CUdevice_attribute attr;
+    } model_facts[] = {
+        {&g->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT},
+        {&g->smem_per_sm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR},
+        {&g->threads_per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR},
+    };
+    for (size_t i = 0; i < sizeof model_facts / sizeof model_facts[0]; i++)
+        if (rt->drv.device_get_attribute(model_facts[i].field, model_facts[i].attr, rt->dev) != CUDA_SUCCESS)
+            *model_facts[i].field = 0;
 }
 
 cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, const cutec_gemm_problem *p,
@@ -702,16 +726,29 @@ cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, con
     return cutec_gemm_dsl_launch(rt, d->ew, &ep, &eio, stream);
 }
 
-/* The decision for a class: memory, then disk, then tuning. */
+/* The decision for a class: memory, then disk, then tuning (blocking), or
+ * a modelled choice (deferred and background modes; the background worker
+ * then tunes the class).  A modelled decision on disk does not answer a
+ * blocking handle, which wants one measured. */
 static cutec_status decide(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls, uint64_t h,
                            const cutec_gemm_args *io, void *stream, gemm_decision **out)
 {
     gemm_decision *d = NULL;
+    int blocking = g->tune_mode == CUTEC_TUNE_BLOCKING;
     if (g->disk_cache) d = cutec_gemm_cache_load(g, p, cls);
+    if (d != NULL && d->modelled && blocking) {
+        cutec_gemm_decision_free(g, d);
+        d = NULL;
+    }
     if (d == NULL) {
-        cutec_status s = cutec_gemm_tune_class(g, p, cls, io, stream, NULL, &d);
+        cutec_status s = blocking ? cutec_gemm_tune_class(g, p, cls, io, stream, NULL, &d)
+                                  : cutec_gemm_model_decision(g, p, cls, io, &d);
         if (s != CUTEC_OK) return s;
     }
+    /* the worker has its own buffers for A, B and C; an epilogue's inputs
+     * it would not have: such a class waits for an explicit tuning */
+    if (d->modelled && g->tune_mode == CUTEC_TUNE_BACKGROUND && !gemm_class_has_epilogue(cls))
+        cutec_gemm_worker_submit(g, p, cls, h);
     d->hash = h;
     if (cutec_gemm_table_put(g, d) != 0) {
         cutec_gemm_decision_free(g, d);
@@ -740,6 +777,7 @@ static cutec_status gemm_run(cutec_gemm_handle *g, const char *fn, const cutec_g
     gemm_class cls;
     cutec_status s = gemm_begin(g, fn, p, args, &np, &io, &cls);
     if (s != CUTEC_OK) return s;
+    if (g->worker != NULL) cutec_gemm_worker_collect(g);
     uint64_t h = cutec_gemm_class_hash(&cls);
     gemm_decision *d = cutec_gemm_table_find(g, &cls, h);
     if (d == NULL) {
@@ -832,6 +870,29 @@ cutec_status cutec_gemm_choice(cutec_gemm_handle *g, const cutec_gemm_problem *p
         return cutec_rt_fail(rt, CUTEC_ERR_KERNEL_NOT_FOUND,
                              "cutec_gemm_choice: this problem class has not been tuned by this handle");
     snprintf(name, name_len, "%s", d->name);
+    return CUTEC_OK;
+}
+
+cutec_status cutec_gemm_decision_state(cutec_gemm_handle *g, const cutec_gemm_problem *p, int *state, int *tuning)
+{
+    if (g == NULL || g->rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    cutec_runtime *rt = g->rt;
+    if (state == NULL || p == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_decision_state: %s is NULL",
+                             p == NULL ? "the problem" : "state");
+    *state = CUTEC_DECISION_NONE;
+    if (tuning != NULL) *tuning = 0;
+    cutec_gemm_problem np;
+    cutec_gemm_args io;
+    gemm_class cls;
+    cutec_status s = cutec_gemm_check(rt, "cutec_gemm_decision_state", p, NULL, &np, &io, &cls);
+    if (s != CUTEC_OK) return s;
+    uint64_t h = cutec_gemm_class_hash(&cls);
+    if (g->worker != NULL && rt->init_status == CUTEC_OK && cutec_rt_enter(rt) == CUTEC_OK)
+        cutec_gemm_worker_collect(g);
+    gemm_decision *d = cutec_gemm_table_find(g, &cls, h);
+    if (d != NULL) *state = d->modelled ? CUTEC_DECISION_MODELLED : CUTEC_DECISION_MEASURED;
+    if (tuning != NULL && g->worker != NULL) *tuning = cutec_gemm_worker_busy(g, &cls, h);
     return CUTEC_OK;
 }
 

@@ -87,6 +87,19 @@ static int hex_decode(const char *s, void *data, size_t n)
     return s[2 * n] == '\0' ? 0 : -1;
 }
 
+void cutec_gemm_choice_line(const gemm_decision *d, char *buf, size_t len)
+{
+    char hex[2 * sizeof d->algo + 1];
+    if (d->kind != DECISION_DSL) hex_encode(&d->algo, sizeof d->algo, hex);
+    if (d->kind == DECISION_DSL)
+        snprintf(buf, len, "dsl %016llx %d %s", (unsigned long long)d->pack->h.source_hash, d->entry, d->name);
+    else if (d->ew == NULL)
+        snprintf(buf, len, "cublas %s", hex);
+    else /* the unfused baseline: the algorithm, then the elementwise kernel as a dsl choice */
+        snprintf(buf, len, "cublas+ew %s %016llx %d %s", hex, (unsigned long long)d->ew->pack->h.source_hash,
+                 d->ew->entry, d->ew->name);
+}
+
 void cutec_gemm_cache_store(cutec_gemm_handle *g, const gemm_decision *d)
 {
     char prob[CUTEC_KEY_MAX];
@@ -95,27 +108,13 @@ void cutec_gemm_cache_store(cutec_gemm_handle *g, const gemm_decision *d)
         cutec_rt_log(g->rt, CUTEC_LOG_WARNING, "tuning cache: cannot form a key; decision not saved");
         return;
     }
-    cutec_cache_value v = {.ms = d->ms};
-    if (d->kind == DECISION_DSL) {
-        snprintf(v.choice, sizeof v.choice, "dsl %016llx %d %s", (unsigned long long)d->pack->h.source_hash, d->entry,
-                 d->name);
-    } else if (d->ew == NULL) {
-        char hex[2 * sizeof d->algo + 1];
-        hex_encode(&d->algo, sizeof d->algo, hex);
-        snprintf(v.choice, sizeof v.choice, "cublas %s", hex);
-    } else { /* the unfused baseline: the algorithm, then the elementwise kernel as a dsl choice */
-        char hex[2 * sizeof d->algo + 1];
-        hex_encode(&d->algo, sizeof d->algo, hex);
-        snprintf(v.choice, sizeof v.choice, "cublas+ew %s %016llx %d %s", hex,
-                 (unsigned long long)d->ew->pack->h.source_hash, d->ew->entry, d->ew->name);
-    }
+    cutec_cache_value v = {.ms = d->ms, .modelled = d->modelled};
+    cutec_gemm_choice_line(d, v.choice, sizeof v.choice);
     (void)cutec_cache_store(g->rt, &k, &v);
 }
 
-/* Why the choice of a cached value cannot be used now (NULL: it can; d is
- * the decision it resolves to). */
-static const char *resolve(cutec_gemm_handle *g, const char *choice, const cutec_gemm_problem *p, const gemm_class *cls,
-                           gemm_decision *d)
+const char *cutec_gemm_resolve_choice(cutec_gemm_handle *g, const char *choice, const cutec_gemm_problem *p,
+                                      const gemm_class *cls, gemm_decision *d)
 {
     static _Thread_local char unfit_why[300];
     d->cls = *cls;
@@ -185,14 +184,16 @@ gemm_decision *cutec_gemm_cache_load(cutec_gemm_handle *g, const cutec_gemm_prob
         return NULL;
     cutec_gemm_device_facts(g); /* the fit of a pack kernel depends on them */
     gemm_decision *d = calloc(1, sizeof *d);
-    const char *why = d == NULL ? "out of host memory" : resolve(g, v.choice, p, cls, d);
+    const char *why = d == NULL ? "out of host memory" : cutec_gemm_resolve_choice(g, v.choice, p, cls, d);
     if (why != NULL) {
         cutec_cache_reject(g->rt, path, why);
         cutec_gemm_decision_free(g, d);
         return NULL;
     }
     d->ms = v.ms;
-    cutec_rt_log(g->rt, CUTEC_LOG_DEBUG, "tuning cache: using '%s' (%s)", path, d->name);
+    d->modelled = v.modelled;
+    cutec_rt_log(g->rt, CUTEC_LOG_DEBUG, "tuning cache: using '%s' (%s, %s)", path, d->name,
+                 d->modelled ? "modelled" : "measured");
     return d;
 }
 

@@ -15,6 +15,8 @@
 #include "cutec/cluster.h"
 #include "cutec/tensor_map.h"
 
+#include <stdatomic.h>
+
 #define CUTEC_GEMM_MAX_PACKS    16
 #define CUTEC_DEFAULT_WORKSPACE (32u << 20)
 #define CUTEC_KEY_MAX           512
@@ -73,6 +75,7 @@ typedef struct gemm_decision {
     CUdeviceptr x;
     int x_owned;
     double ms;
+    int modelled; /* chosen without timing (CUTEC_TUNE_DEFERRED / _BACKGROUND) until tuned */
     char name[192];
     /* the kernel's arguments (gemm_bind.c): scalars' and pointers' bytes, and
    * the tensor maps, per argument index, kept while the pointers (tma_ptr)
@@ -89,7 +92,7 @@ struct cutec_gemm_handle {
     cutec_pack *packs[CUTEC_GEMM_MAX_PACKS];
     int npacks;
     /* options (gemm.c's table) */
-    int runs, warmup, cublas_algos, disk_cache, flush_l2, finalists;
+    int runs, warmup, cublas_algos, disk_cache, flush_l2, finalists, shortlist, tune_mode, device_check;
     char cache_dir[1024];     /* "" : the default */
     char cache_dir_buf[1024]; /* what cutec_gemm_cache_dir returns */
     CUdeviceptr workspace;
@@ -104,11 +107,21 @@ struct cutec_gemm_handle {
     size_t cap, used;
     char env_key[CUTEC_KEY_MAX];
     int env_ready;
-    int facts_read; /* the two device facts below were asked for */
-    int smem_optin; /* device's opt-in shared memory per block; 0 unknown */
-    int cc_major;   /* device's compute capability major; 0 unknown */
+    int facts_read;                       /* the two device facts below were asked for */
+    int smem_optin;                       /* device's opt-in shared memory per block; 0 unknown */
+    int cc_major;                         /* device's compute capability major; 0 unknown */
+    int sms, smem_per_sm, threads_per_sm; /* for the cost model; 0 unknown */
     gemm_act_ref act_refs[CUTEC_GEMM_MAX_ACT_REFS];
     int nact_refs;
+    atomic_int *cancel;         /* a background worker's handle: set when its owner goes (tuning stops early) */
+    struct gemm_worker *worker; /* CUTEC_TUNE_BACKGROUND's worker (gemm_worker.c), started on first use */
+    /* the device check (tune_check.c): the embedded pack, loaded on first
+     * use, its count buffer, and per element type (bf16, f16, f32) whether
+     * its self-test passed (1), failed (-1, why) or has not run (0) */
+    cutec_pack *check_pack;
+    CUdeviceptr check_count;
+    int check_state[3];
+    char check_why[300];
 };
 
 /* gemm.c */
@@ -175,7 +188,50 @@ cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_proble
                                    const cutec_gemm_args *io, void *stream, cutec_tune_report **report,
                                    gemm_decision **out);
 
+/* The modelled decision of a class (deferred and background modes): the
+ * first algorithm of cuBLASLt's heuristic (fused, or the unfused
+ * baseline), else the pack kernel the cost model ranks first; nothing
+ * runs.  Stored on disk (marked modelled) with the cache on. */
+cutec_status cutec_gemm_model_decision(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
+                                       const cutec_gemm_args *io, gemm_decision **out);
+
+/* tune_check.c: the device check (stdlib/check_close.cute's kernel,
+ * embedded).  Counts into *bad the elements of x (rows x cols, leading
+ * dimension ld, type t) with !(|x - y| <= rel |y| + abs_tol), on stream;
+ * CUTEC_ERR_UNSUPPORTED (the reason in the message) where the kernel is
+ * not embedded, does not load, fails its self-test (the tests' mock
+ * driver does not run it) or the matrix spans 2^31 elements or more. */
+cutec_status cutec_gemm_check_close(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols, long long ld,
+                                    CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol, void *stream,
+                                    long long *bad);
+/* Its pack and buffer, released with the handle's device state. */
+void cutec_gemm_check_release(cutec_gemm_handle *g);
+
+/* gemm_worker.c: CUTEC_TUNE_BACKGROUND's worker thread, with its own
+ * runtime, GEMM handle (copies of the packs and options), stream of the
+ * lowest priority and buffers; it tunes queued classes and hands back
+ * each decision as its cache choice line, which the handle's thread
+ * resolves (cutec_gemm_resolve_choice) at its next call.  Only the queue
+ * and the finished lines are shared, under the worker's mutex. */
+/* Queues a class (started on first use); a class already queued or
+ * running is not queued twice.  Failures are logged, never fatal. */
+void cutec_gemm_worker_submit(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls, uint64_t h);
+/* Takes the finished decisions into the table (an atomic load when there
+ * are none). */
+void cutec_gemm_worker_collect(cutec_gemm_handle *g);
+/* 1 while the class is queued or being tuned. */
+int cutec_gemm_worker_busy(cutec_gemm_handle *g, const gemm_class *cls, uint64_t h);
+/* Stops the tuning in progress at its next step, joins the thread and
+ * releases its runtime (packs or options changing, destroy). */
+void cutec_gemm_worker_stop(cutec_gemm_handle *g);
+
 /* gemm_cache.c: the decisions on disk (through cache.h) */
+/* A decision's choice line ("dsl ...", "cublas ...", "cublas+ew ..."). */
+void cutec_gemm_choice_line(const gemm_decision *d, char *buf, size_t len);
+/* Why a choice line cannot be used for p now (NULL: it can; d, zeroed by
+ * the caller, is the decision it resolves to). */
+const char *cutec_gemm_resolve_choice(cutec_gemm_handle *g, const char *choice, const cutec_gemm_problem *p,
+                                      const gemm_class *cls, gemm_decision *d);
 /* The directory in use (resolving the default). */
 const char *cutec_gemm_cache_dir_of(cutec_gemm_handle *g);
 /* The environment part of cache keys (device, versions, packs). */

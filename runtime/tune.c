@@ -13,6 +13,9 @@
  * which later tunings skip.
  */
 #include "tune_harness.h"
+#include "tune_model.h"
+
+#include "kexpr.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -89,6 +92,75 @@ static void pack_candidates(tuning *t)
             "tuning: skipping %d pack kernel%s that faulted in an earlier tuning (listed in %s/quarantine.txt)",
             quarantined, quarantined == 1 ? "" : "s", cutec_gemm_cache_dir_of(g));
     t->n = t->ndsl;
+}
+
+/* The cost model's view of a pack candidate (tune_model.h): its tile and
+ * ring from its tune parameters, its launch from the binding. */
+static double model_cost(cutec_gemm_handle *g, const gemm_decision *d, const cutec_gemm_problem *p)
+{
+    const cutec_kdesc *kd = &d->pack->entries[d->entry].desc;
+    const char *v;
+    char params[192];
+    cutec_kdesc_describe(kd, params, sizeof params);
+    tune_point pt = {.params = params};
+    pt.bm = (v = cutec_kdesc_param(kd, "BM")) != NULL ? atoll(v) : 0;
+    pt.bn = (v = cutec_kdesc_param(kd, "BN")) != NULL ? atoll(v) : 0;
+    pt.stages = (v = cutec_kdesc_param(kd, "STAGES")) != NULL ? atoi(v) : 0;
+    pt.cm = (v = cutec_kdesc_param(kd, "CM")) != NULL ? atoi(v) : 1;
+    pt.cn = (v = cutec_kdesc_param(kd, "CN")) != NULL ? atoi(v) : 1;
+    pt.cluster = (int)(d->launch.cluster[0] * d->launch.cluster[1] * d->launch.cluster[2]);
+    pt.threads = (int)(d->launch.block[0] * d->launch.block[1] * d->launch.block[2]);
+    pt.smem = (long long)kd->smem_static + d->launch.smem;
+    pt.persistent = kd->has_grid && cutec_kexpr_uses_resident(cutec_kd_s(kd, kd->grid[0]));
+    tune_device dev = {.sms = g->sms, .smem_per_sm = g->smem_per_sm, .threads_per_sm = g->threads_per_sm};
+    return tune_model_cost(&pt, p->m, p->n, p->k, (int)cutec_dtype_size(p->a_type), (int)cutec_dtype_size(p->c_type),
+                           &dev);
+}
+
+/* Step 1b (fast tuning): the cost model ranks the pack candidates and only
+ * the shortlist's are run; the others stay in the report, never run. */
+static cutec_status model_shortlist(tuning *t)
+{
+    cutec_gemm_handle *g = t->g;
+    int n = t->ndsl, keep = g->shortlist;
+    if (keep <= 0 || n <= keep) return CUTEC_OK;
+    double *cost = malloc(sizeof *cost * (size_t)n);
+    long long *tile = malloc(sizeof *tile * (size_t)n);
+    int *order = malloc(sizeof *order * (size_t)n), *rank = malloc(sizeof *rank * (size_t)n);
+    candidate *sorted = malloc(sizeof *sorted * (size_t)n);
+    if (cost == NULL || tile == NULL || order == NULL || rank == NULL || sorted == NULL) {
+        free(cost);
+        free(tile);
+        free(order);
+        free(rank);
+        free(sorted);
+        return cutec_rt_fail(t->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+    }
+    for (int i = 0; i < n; i++) {
+        const cutec_kdesc *kd = &t->cands[i].d.pack->entries[t->cands[i].d.entry].desc;
+        const char *bm = cutec_kdesc_param(kd, "BM"), *bn = cutec_kdesc_param(kd, "BN");
+        cost[i] = model_cost(g, &t->cands[i].d, t->p);
+        tile[i] = (bm != NULL ? atoll(bm) : 0) << 20 | (bn != NULL ? atoll(bn) : 0);
+    }
+    tune_model_shortlist(cost, tile, n, keep, order, rank);
+    for (int at = 0; at < n; at++) {
+        int i = order[at];
+        sorted[at] = t->cands[i];
+        if (at < keep) continue;
+        sorted[at].pruned = sorted[at].screened = 1;
+        sorted[at].ms = INFINITY;
+        snprintf(sorted[at].note, sizeof sorted[at].note, "not timed: the cost model ranks it %d of %d (shortlist %d)",
+                 rank[i] + 1, n, keep);
+    }
+    memcpy(t->cands, sorted, sizeof *sorted * (size_t)n);
+    cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: the cost model shortlists %d of %d pack kernels (first: %s)", keep, n,
+                 t->cands[0].d.name);
+    free(cost);
+    free(tile);
+    free(order);
+    free(rank);
+    free(sorted);
+    return CUTEC_OK;
 }
 
 /* Step 2: cuBLASLt's plan for the problem and its heuristic's first
@@ -248,6 +320,11 @@ static cutec_status reference(tuning *t)
             h->host_c = malloc(h->c_bytes);
             h->have_ref = h->host_c != NULL;
             if (h->host_c == NULL) s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+            /* the reference validated: candidates are compared with it on the device where they can be */
+            if (s == CUTEC_OK) {
+                tune_ref_rms(h);
+                tune_check_setup(h);
+            }
         } else if (s == CUTEC_OK) {
             cutec_rt_log(rt, CUTEC_LOG_WARNING,
                          "tuning: cuBLASLt's result disagrees with float64 samples (%s); checking "
@@ -265,39 +342,73 @@ static cutec_status reference(tuning *t)
     return s;
 }
 
+/* How far behind the best of its kind a screened candidate may be and
+ * still be a finalist in fast tuning: the spread of 5-run medians seen on
+ * the H100 is a few percent (docs/runtime.md, "Fast tuning"). */
+#define SCREEN_MARGIN 0.08
+
+/* Fast tuning's finalists: per kind, the screened candidates within
+ * SCREEN_MARGIN of the best of that kind (at most `finalists` each), and
+ * cuBLASLt's first algorithm (what an untuned caller gets: the report's
+ * "vs #0").  The candidates come sorted by their screened time. */
+static int fast_finalist(const tuning *t, const candidate *c, const double best[2], int taken[2])
+{
+    int kind = c->d.kind == DECISION_CUBLAS;
+    if (isinf(c->ms) || c->pruned) return 0;
+    int yes =
+        (c->ms <= best[kind] * (1 + SCREEN_MARGIN) && taken[kind] < t->g->finalists) || (kind && c->algo_rank == 0);
+    if (yes) taken[kind]++;
+    return yes;
+}
+
 /* Step 4: every candidate loaded and checked, or (with many pack
  * candidates) the pack kernels screened with a few unchecked runs and only
- * the fastest `finalists` checked.  The check copies C to the host and
- * compares every element, which for a large C costs far more than the
- * runs: checking 8 points instead of 160 is most of the saving.  A point
- * far behind in 5 runs does not win in 25; one that is not checked cannot
- * win. */
+ * the fastest `finalists` checked.  The check compares every element with
+ * the reference (on the device where it can: tune_harness.c), which for a
+ * large C on the host costs far more than the runs: checking 8 points
+ * instead of 160 is most of the saving.  A point far behind in 5 runs does
+ * not win in 25; one that is not checked cannot win.  Fast tuning
+ * (CUTEC_OPT_TUNE_SHORTLIST) screens cuBLASLt's algorithms in the same
+ * rounds and keeps only the finalists within noise of the best. */
 static cutec_status check_all(tuning *t, candidate **timed)
 {
     cutec_runtime *rt = t->rt;
     cutec_gemm_handle *g = t->g;
-    int screen = g->finalists > 0 && t->ndsl > g->finalists && g->runs > 5;
-    t->total = t->n + (screen ? 1 + g->finalists : 0) + 1;
+    int fast = g->shortlist > 0, nrun = 0;
+    for (int i = 0; i < t->n; i++) nrun += !t->cands[i].pruned;
+    int screen = g->finalists > 0 && g->runs > 5 && (fast ? nrun > g->finalists : t->ndsl > g->finalists);
+    t->total = nrun + (screen ? 1 + g->finalists : 0) + 1;
     cutec_status s = CUTEC_OK;
     for (int i = 0; i < t->n && s == CUTEC_OK; i++) {
         candidate *c = &t->cands[i];
-        c->screened = screen && c->d.kind != DECISION_CUBLAS;
+        if (c->pruned) continue;
+        c->screened = screen && (fast || c->d.kind != DECISION_CUBLAS);
         s = tune_fault_quarantine(g, c->screened ? tune_load_candidate(c) : tune_check_candidate(&t->h, c), c);
         if (s == CUTEC_OK && isinf(c->ms))
             cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: candidate %s scores +inf: %s", c->d.name, c->note);
         progress(t, c->d.name);
+        if (s == CUTEC_OK && g->cancel != NULL && atomic_load(g->cancel))
+            s = cutec_rt_fail(rt, CUTEC_ERR_NO_CANDIDATE, "tuning: cancelled");
     }
     if (!screen || s != CUTEC_OK) return s;
-    int nt = 0;
-    for (int i = 0; i < t->ndsl; i++)
-        if (!isinf(t->cands[i].ms)) timed[nt++] = &t->cands[i];
+    int nt = 0, nscreen = fast ? t->n : t->ndsl;
+    for (int i = 0; i < nscreen; i++)
+        if (!isinf(t->cands[i].ms) && !t->cands[i].pruned) timed[nt++] = &t->cands[i];
     s = tune_timing_rounds(&t->h, timed, nt, 1, 5, " (screening: 5 runs, not checked)");
     progress(t, "screening rounds");
-    /* the pack candidates come first in cands: rank them, then check the
-   * best, which the timed rounds time in full */
-    if (s == CUTEC_OK) qsort(t->cands, (size_t)t->ndsl, sizeof *t->cands, tune_cmp_candidate);
-    for (int i = 0; i < g->finalists && s == CUTEC_OK && !isinf(t->cands[i].ms); i++) {
+    /* rank the screened candidates (pack kernels first in cands, or all of
+     * them in fast tuning), then check the finalists, which the timed
+     * rounds time in full */
+    if (s == CUTEC_OK) qsort(t->cands, (size_t)nscreen, sizeof *t->cands, tune_cmp_candidate);
+    double best[2] = {INFINITY, INFINITY};
+    int taken[2] = {0, 0};
+    for (int i = 0; i < nscreen; i++) {
+        int kind = t->cands[i].d.kind == DECISION_CUBLAS;
+        if (!t->cands[i].pruned && t->cands[i].ms < best[kind]) best[kind] = t->cands[i].ms;
+    }
+    for (int i = 0; i < nscreen && s == CUTEC_OK && !isinf(t->cands[i].ms); i++) {
         candidate *c = &t->cands[i];
+        if (fast ? !fast_finalist(t, c, best, taken) : i >= g->finalists) continue;
         c->ms = 0;
         c->screened = 0;
         s = tune_fault_quarantine(g, tune_check_candidate(&t->h, c), c);
@@ -305,22 +416,135 @@ static cutec_status check_all(tuning *t, candidate **timed)
             cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: finalist %s scores +inf: %s", c->d.name, c->note);
         progress(t, c->d.name);
     }
-    for (int i = 0; i < t->ndsl; i++)
-        if (t->cands[i].screened && t->cands[i].note[0] == '\0')
-            snprintf(t->cands[i].note, sizeof t->cands[i].note, "screened (5 runs), not among the %d finalists",
-                     g->finalists);
+    for (int i = 0; i < nscreen; i++)
+        if (t->cands[i].screened && !t->cands[i].pruned && t->cands[i].note[0] == '\0')
+            snprintf(t->cands[i].note, sizeof t->cands[i].note,
+                     fast ? "screened (5 runs), not within %d%% of the best of its kind"
+                          : "screened (5 runs), not among the %d finalists",
+                     fast ? (int)(SCREEN_MARGIN * 100) : g->finalists);
+    return s;
+}
+
+/* Fast tuning's timed rounds: in batches of RACE_BATCH rounds; after each
+ * batch from the second on, a candidate whose every batch median is slower
+ * than every batch median of the best of its kind is settled and drops out
+ * (the best pack kernel and the best cuBLASLt algorithm stay for the head
+ * to head, cuBLASLt's first algorithm for "vs #0"), and so does one whose
+ * median of batch medians is within RACE_TIE of the best's (a tie within
+ * the noise is settled too: either would do); the rounds end when
+ * only those are left, or after `runs` rounds.  A candidate's time is the
+ * median of its batch medians. */
+#define RACE_BATCH 5
+#define RACE_TIE   0.005
+
+static double median_of(double *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static cutec_status race_rounds(tuning *t, candidate **timed, int nt)
+{
+    int batches = (t->g->runs + RACE_BATCH - 1) / RACE_BATCH;
+    double *med = calloc((size_t)(nt * batches), sizeof *med);
+    int *nb = calloc((size_t)nt, sizeof *nb), *alive = calloc((size_t)nt, sizeof *alive);
+    candidate **run = malloc(sizeof *run * (size_t)nt);
+    int *idx = malloc(sizeof *idx * (size_t)nt);
+    cutec_status s = CUTEC_OK;
+    if (med == NULL || nb == NULL || alive == NULL || run == NULL || idx == NULL)
+        s = cutec_rt_fail(t->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+    for (int j = 0; j < nt && s == CUTEC_OK; j++) alive[j] = 1;
+    int b = 0;
+    for (; b < batches && s == CUTEC_OK; b++) {
+        int nr = 0;
+        for (int j = 0; j < nt; j++)
+            if (alive[j]) {
+                idx[nr] = j;
+                run[nr++] = timed[j];
+            }
+        s = tune_timing_rounds(&t->h, run, nr, b == 0 ? t->g->warmup : 0, RACE_BATCH, "");
+        for (int r = 0; r < nr && s == CUTEC_OK; r++) {
+            int j = idx[r];
+            if (isinf(timed[j]->ms)) { /* its launch failed: +inf it stays */
+                alive[j] = 0;
+                nb[j] = 0;
+                continue;
+            }
+            med[j * batches + nb[j]++] = timed[j]->ms;
+        }
+        if (s != CUTEC_OK || b == 0) continue;
+        /* the best of each kind by the median of its batches so far */
+        int best[2] = {-1, -1};
+        double score[2] = {INFINITY, INFINITY};
+        for (int j = 0; j < nt; j++) {
+            if (!alive[j]) continue;
+            double tmp[64];
+            int n = nb[j] < 64 ? nb[j] : 64;
+            memcpy(tmp, &med[j * batches], sizeof tmp[0] * (size_t)n);
+            double m = median_of(tmp, n);
+            int kind = timed[j]->d.kind == DECISION_CUBLAS;
+            if (m < score[kind]) score[kind] = m, best[kind] = j;
+        }
+        int left = 0;
+        for (int j = 0; j < nt; j++) {
+            if (!alive[j]) continue;
+            int kind = timed[j]->d.kind == DECISION_CUBLAS, bj = best[kind];
+            if (j == bj || (kind && timed[j]->algo_rank == 0)) continue; /* they stay; nothing to settle */
+            double lo = INFINITY, hi = 0, tj[64], tb[64];
+            for (int q = 0; q < nb[j]; q++) lo = fmin(lo, med[j * batches + q]);
+            for (int q = 0; q < nb[bj]; q++) hi = fmax(hi, med[bj * batches + q]);
+            int nj = nb[j] < 64 ? nb[j] : 64, nbj = nb[bj] < 64 ? nb[bj] : 64;
+            memcpy(tj, &med[j * batches], sizeof tj[0] * (size_t)nj);
+            memcpy(tb, &med[bj * batches], sizeof tb[0] * (size_t)nbj);
+            double mj = median_of(tj, nj), mb = median_of(tb, nbj);
+            /* slower in every batch, or as fast within RACE_TIE: either way
+             * the choice between the two is made */
+            const char *why = lo > hi                          ? "slower in every batch than the best of its kind"
+                              : fabs(mj - mb) <= RACE_TIE * mb ? "within 0.5% of the best of its kind"
+                                                               : NULL;
+            if (why != NULL) {
+                alive[j] = 0;
+                timed[j]->settled = 1;
+                snprintf(timed[j]->note, sizeof timed[j]->note, "settled after %d rounds: %s", (b + 1) * RACE_BATCH,
+                         why);
+            } else {
+                left++;
+            }
+        }
+        if (left == 0) {
+            b++;
+            break;
+        }
+    }
+    for (int j = 0; j < nt && s == CUTEC_OK; j++)
+        if (nb[j] > 0) timed[j]->ms = median_of(&med[j * batches], nb[j]);
+    if (s == CUTEC_OK)
+        cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: the ranking settled after %d of %d rounds", b * RACE_BATCH,
+                     batches * RACE_BATCH);
+    free(med);
+    free(nb);
+    free(alive);
+    free(run);
+    free(idx);
     return s;
 }
 
 /* Step 5: every checked candidate, pack kernels and cuBLASLt algorithms,
- * timed in the same rounds; then ranked. */
+ * timed in the same rounds (in fast tuning, until the ranking settles);
+ * then ranked. */
 static cutec_status common_rounds(tuning *t, candidate **timed)
 {
     int nt = 0;
     for (int i = 0; i < t->n; i++) t->cands[i].round_ms = INFINITY;
     for (int i = 0; i < t->n; i++)
         if (!t->cands[i].screened && !isinf(t->cands[i].ms)) timed[nt++] = &t->cands[i];
-    cutec_status s = tune_timing_rounds(&t->h, timed, nt, t->g->warmup, t->g->runs, "");
+    cutec_status s = t->g->shortlist > 0 && nt > 2 ? race_rounds(t, timed, nt)
+                                                   : tune_timing_rounds(&t->h, timed, nt, t->g->warmup, t->g->runs, "");
     progress(t, "timed rounds");
     for (int j = 0; j < nt; j++) timed[j]->round_ms = timed[j]->ms;
     qsort(t->cands, (size_t)t->n, sizeof *t->cands, tune_cmp_candidate);
@@ -410,7 +634,10 @@ static cutec_status decide(tuning *t, gemm_decision **out)
         d->x_owned = 1;
         t->x = 0;
     }
-    cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: chose %s (%.4f ms)", d->name, d->ms);
+    if (d->modelled)
+        cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: modelled choice %s (nothing timed)", d->name);
+    else
+        cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: chose %s (%.4f ms)", d->name, d->ms);
     if (t->g->disk_cache) cutec_gemm_cache_store(t->g, d);
     *out = d;
     return CUTEC_OK;
@@ -460,6 +687,55 @@ static void tuning_free(tuning *t)
     if (t->x != 0) (void)t->rt->drv.mem_free(t->x);
 }
 
+/* Steps 1 and 2: every candidate (none is an error). */
+static cutec_status tuning_setup(tuning *t)
+{
+    cutec_gemm_handle *g = t->g;
+    t->cap = 8 + g->cublas_algos + 1;
+    for (int i = 0; i < g->npacks; i++) t->cap += g->packs[i]->count;
+    t->cands = calloc((size_t)t->cap, sizeof *t->cands);
+    if (t->cands == NULL) return cutec_rt_fail(t->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+    cutec_gemm_device_facts(g);
+    pack_candidates(t);
+    cutec_status s = cublas_candidates(t);
+    if (s == CUTEC_OK) s = unfused_candidates(t);
+    if (s == CUTEC_OK && t->n == 0) s = no_candidate(t);
+    return s;
+}
+
+cutec_status cutec_gemm_model_decision(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
+                                       const cutec_gemm_args *io, gemm_decision **out)
+{
+    cutec_runtime *rt = g->rt;
+    *out = NULL;
+    tuning t = {.rt = rt, .g = g, .p = p, .cls = cls, .io = io, .t0 = tune_now()};
+    cutec_status s = tuning_setup(&t);
+    /* cuBLASLt's heuristic first (its first algorithm, the untuned
+     * caller's choice: it comes after the pack kernels in cands), else the
+     * cost model's first pack kernel */
+    int pick = -1;
+    if (s == CUTEC_OK && t.n > t.ndsl) pick = t.ndsl;
+    double best = INFINITY;
+    for (int i = 0; s == CUTEC_OK && pick < 0 && i < t.ndsl; i++) {
+        double c = model_cost(g, &t.cands[i].d, p);
+        if (c < best) best = c, pick = i;
+    }
+    if (s == CUTEC_OK && pick >= 0) {
+        candidate tmp = t.cands[0];
+        t.cands[0] = t.cands[pick];
+        t.cands[pick] = tmp;
+        s = tune_load_candidate(&t.cands[0]);
+        if (s == CUTEC_OK && isinf(t.cands[0].ms))
+            s = cutec_rt_fail(rt, CUTEC_ERR_NO_CANDIDATE, "tuning: the modelled choice %s: %s", t.cands[0].d.name,
+                              t.cands[0].note);
+        t.cands[0].ms = 0;
+        t.cands[0].d.modelled = 1;
+    }
+    if (s == CUTEC_OK) s = decide(&t, out);
+    tuning_free(&t);
+    return s;
+}
+
 cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
                                    const cutec_gemm_args *io, void *stream, cutec_tune_report **report,
                                    gemm_decision **out)
@@ -469,15 +745,9 @@ cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_proble
     if (rt->drv.missing_optional != NULL)
         return cutec_rt_fail(rt, CUTEC_ERR_NO_DRIVER, "tuning needs the driver entry point %s, which the driver lacks",
                              rt->drv.missing_optional);
-    tuning t = {.rt = rt, .g = g, .p = p, .cls = cls, .io = io, .t0 = tune_now(), .cap = 8 + g->cublas_algos + 1};
-    for (int i = 0; i < g->npacks; i++) t.cap += g->packs[i]->count;
-    t.cands = calloc((size_t)t.cap, sizeof *t.cands);
-    if (t.cands == NULL) return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
-    cutec_gemm_device_facts(g);
-    pack_candidates(&t);
-    cutec_status s = cublas_candidates(&t);
-    if (s == CUTEC_OK) s = unfused_candidates(&t);
-    if (s == CUTEC_OK && t.n == 0) s = no_candidate(&t);
+    tuning t = {.rt = rt, .g = g, .p = p, .cls = cls, .io = io, .t0 = tune_now()};
+    cutec_status s = tuning_setup(&t);
+    if (s == CUTEC_OK) s = model_shortlist(&t);
     if (s != CUTEC_OK) {
         tuning_free(&t);
         return s;

@@ -44,19 +44,24 @@ double tune_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void tune_ref_rms(harness *h)
+{
+    const cutec_gemm_problem *p = h->p;
+    if (h->ref_rms >= 0) return;
+    double sum2 = 0;
+    for (long long r = 0; r < p->m; r++)
+        for (long long c = 0; c < p->n; c++) {
+            double v = load_elem(h->ref, p->c_type, elem_index(p->c_layout, r, c, p->ldc));
+            sum2 += v * v;
+        }
+    h->ref_rms = sqrt(sum2 / ((double)p->m * (double)p->n));
+}
+
 /* Compares the candidate's output with the reference C; 0 or -1 with why. */
 static int compare_full(harness *h, char *why, size_t why_len)
 {
     const cutec_gemm_problem *p = h->p;
-    if (h->ref_rms < 0) {
-        double sum2 = 0;
-        for (long long r = 0; r < p->m; r++)
-            for (long long c = 0; c < p->n; c++) {
-                double v = load_elem(h->ref, p->c_type, elem_index(p->c_layout, r, c, p->ldc));
-                sum2 += v * v;
-            }
-        h->ref_rms = sqrt(sum2 / ((double)p->m * (double)p->n));
-    }
+    tune_ref_rms(h);
     double rms = h->ref_rms, eps = out_eps(p->c_type);
     for (long long r = 0; r < p->m; r++)
         for (long long c = 0; c < p->n; c++) {
@@ -119,7 +124,8 @@ cutec_status tune_run_once(harness *h, candidate *c)
         return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(scratch amax)");
     cutec_status s = cutec_gemm_run_decision(h->g, &c->d, p, &h->run, h->stream);
     if (s == CUTEC_OK) s = cutec_stream_synchronize(rt, h->stream);
-    if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
+    /* the device check reads it where it is */
+    if (s == CUTEC_OK && !h->device_check) s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
     if (s == CUTEC_OK && h->caux != 0) s = cutec_memcpy_dtoh(rt, h->host_aux, h->caux, h->aux_bytes);
     if (s == CUTEC_OK && h->camax != 0) s = cutec_memcpy_dtoh(rt, &h->host_amax, h->camax, sizeof(float));
     return s;
@@ -153,7 +159,23 @@ cutec_status tune_check_candidate(harness *h, candidate *c)
         snprintf(why, sizeof why, "launch failed: %s: %.100s", cutec_status_string(s), cutec_runtime_message(rt));
     else if (h->epi)
         (void)tune_epi_compare(h, why, sizeof why);
-    else if (h->have_ref)
+    else if (h->device_check) {
+        cutec_status st;
+        if (tune_check_on_device(h, why, sizeof why, &st) != 0) {
+            if (st == CUTEC_ERR_KERNEL_FAULT) return st;
+            /* the host says where (and has the last word: float64 arithmetic) */
+            char dev_why[160];
+            snprintf(dev_why, sizeof dev_why, "%s", why);
+            why[0] = '\0';
+            s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
+            if (s == CUTEC_ERR_KERNEL_FAULT) return s;
+            if (s != CUTEC_OK)
+                snprintf(why, sizeof why, "copy failed: %s", cutec_status_string(s));
+            else if (compare_full(h, why, sizeof why) == 0)
+                cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: %s: the host check passes where the device check said: %s",
+                             c->d.name, dev_why);
+        }
+    } else if (h->have_ref)
         (void)compare_full(h, why, sizeof why);
     else if (h->ha != NULL)
         (void)tune_compare_samples(h, h->host_c, why, sizeof why);
@@ -259,6 +281,9 @@ cutec_status tune_timing_rounds(harness *h, candidate **cs, int nc, int warmup, 
 int tune_cmp_candidate(const void *a, const void *b)
 {
     const candidate *x = a, *y = b;
+    int xi = isinf(x->ms) != 0, yi = isinf(y->ms) != 0;
+    if (xi != yi) return xi - yi;
+    if (x->settled != y->settled) return x->settled - y->settled;
     if (x->ms != y->ms) return x->ms < y->ms ? -1 : 1;
     return 0;
 }
@@ -270,6 +295,7 @@ void tune_harness_free(harness *h)
     if (h->cs != 0) (void)rt->drv.mem_free(h->cs);
     if (h->caux != 0) (void)rt->drv.mem_free(h->caux);
     if (h->camax != 0) (void)rt->drv.mem_free(h->camax);
+    if (h->ref_dev != 0) (void)rt->drv.mem_free(h->ref_dev);
     tune_epi_free(h);
     free(h->host_c);
     free(h->ref);

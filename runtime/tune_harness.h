@@ -42,6 +42,11 @@ typedef struct harness {
     CUdeviceptr camax;
     float host_amax;
     double ref_amax;
+    /* the device check (tune_check.c): the reference kept on the device,
+     * and C as rows x cols with leading dimension ldc */
+    int device_check;
+    CUdeviceptr ref_dev;
+    long long rows, cols;
 } harness;
 
 typedef struct candidate {
@@ -51,6 +56,9 @@ typedef struct candidate {
     int screened;    /* timed in the screening round only, never checked: cannot win */
     double round_ms; /* the median of the common timed rounds (the report's round_ms) */
     int algo_rank;   /* cuBLASLt's heuristic rank, -1 for a pack kernel */
+    int pruned;      /* left out of the shortlist by the cost model: never run */
+    int settled;     /* dropped from fast tuning's rounds as slower than the best of its
+                       kind: ranked after the others (its time is from fewer, earlier rounds) */
 } candidate;
 
 /* tune_epilogue.c: the reference of a problem with an epilogue (host
@@ -61,6 +69,15 @@ typedef struct candidate {
 cutec_status tune_epi_reference(harness *h);
 int tune_epi_compare(harness *h, char *why, size_t why_len);
 void tune_epi_free(harness *h);
+
+/* tune_check.c: after the reference, whether candidates are compared on
+ * the device (logged either way); a candidate's output compared there
+ * with the reference (0, or -1 with why; *st the status of the check
+ * itself: not CUTEC_OK when it could not run). */
+void tune_check_setup(harness *h);
+int tune_check_on_device(harness *h, char *why, size_t why_len, cutec_status *st);
+/* The RMS of the reference C (h->ref_rms), once. */
+void tune_ref_rms(harness *h);
 
 /* Monotonic seconds. */
 double tune_now(void);
@@ -88,7 +105,7 @@ cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup
 cutec_status tune_timing_rounds(harness *h, candidate **cs, int nc, int warmup, int runs, const char *suffix);
 /* A kernel fault while a pack kernel ran: quarantined, and said so. */
 cutec_status tune_fault_quarantine(cutec_gemm_handle *g, cutec_status s, const candidate *c);
-/* qsort order: faster first. */
+/* qsort order: faster first; settled candidates after the others, failures last. */
 int tune_cmp_candidate(const void *a, const void *b);
 
 #endif /* CUTEC_RUNTIME_TUNE_HARNESS_H */

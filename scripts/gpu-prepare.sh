@@ -158,6 +158,9 @@ POINTS
   -o prebuilt/gemm_sm90_swiglu_fast.pack
 # user kernels with roles (B row-major; a bias epilogue): served or skipped by the tuner
 "$B"/compiler/cutec pack tests/runtime/user_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/user_gemm.pack
+# the tuner's check kernel, embedded in the runtime (runtime/CMakeLists.txt
+# takes it from here where the compiler is not built)
+"$B"/compiler/cutec pack stdlib/check_close.cute --arch=sm_80 --no-cubin -o prebuilt/check_close.pack
 # a pack whose BM = 128 kernel faults: the tuner's quarantine on the GPU
 "$B"/compiler/cutec pack tests/runtime/fault_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/fault_gemm.pack
 # one compressed copy to carry to the GPU machine (the carry limit is 64 MiB;

@@ -78,10 +78,13 @@ if [ -n "${NCU_PTX:-}" ] && command -v ncu >/dev/null; then
       build-gpu/tests/bench/gemm_bench --reps 5 --shapes "${NCU_SHAPES:-tests/bench/shapes.txt}" $NCU_PTX > "$OUT/ncu.txt" 2>&1
   echo "ncu: exit $?, $(grep -c 'Section: GPU Speed Of Light' "$OUT/ncu.txt") kernel reports in ncu.txt"
 fi
-# optional: the autotuner over a pack and the shape suite (TUNE_PACK=path)
+# optional: the autotuner over a pack and the shape suite (TUNE_PACK=path;
+# TUNE_ARGS: more options, e.g. "--compare-exhaustive" for fast against
+# exhaustive tuning, with TUNE_TIMEOUT=480)
 if [ -n "${TUNE_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
+  # shellcheck disable=SC2086
   timeout "${TUNE_TIMEOUT:-400}" build-gpu/runtime/cutec-tune bench "$TUNE_PACK" --shapes tests/bench/shapes.txt --no-cache \
-    > "$OUT/tune-bench.log" 2>&1
+    ${TUNE_ARGS:-} > "$OUT/tune-bench.log" 2>&1
   tail -30 "$OUT/tune-bench.log"
 fi
 # optional: fused epilogues against cuBLASLt's fused forms (or cuBLASLt and

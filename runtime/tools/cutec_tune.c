@@ -251,6 +251,8 @@ static int gpu_open(const opts *o, gpu *g, failure *f)
     if (o->runs) s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_TUNE_RUNS, o->runs);
     if (s == CUTEC_OK && o->no_cache) s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_DISK_CACHE, 0);
     if (s == CUTEC_OK && o->cache_dir) s = cutec_gemm_set_cache_dir(g->gemm, o->cache_dir);
+    if (s == CUTEC_OK && o->shortlist_set) s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_TUNE_SHORTLIST, o->shortlist);
+    if (s == CUTEC_OK && o->host_check) s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_DEVICE_CHECK, 0);
     if (s != CUTEC_OK) return fail_runtime(f, g->rt, "options", s);
     s = cutec_pack_load_file(g->rt, o->pack, &g->pack);
     if (s == CUTEC_OK) s = cutec_gemm_use_pack(g->gemm, g->pack);
@@ -505,8 +507,8 @@ static int bench_warmup(const opts *o, gpu *g, const tune_shape *first, failure 
  * (vs plain: with --epilogue, the fastest pack kernel with the epilogue
  * against the fastest pack kernel of the plain GEMM of the same shape). */
 typedef struct bench_means {
-    double log_sum, log_sum0, log_plain;
-    int n, n0, nplain;
+    double log_sum, log_sum0, log_plain, log_exh, worst_exh, fast_s, exh_s;
+    int n, n0, nplain, nexh;
 } bench_means;
 
 /* The fastest checked pack kernel's median of a report (+inf: none). */
@@ -542,9 +544,33 @@ static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, double *ms, 
     return rc;
 }
 
-/* One shape's line (or JSON object) from its tuning report. */
-static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_report *rep, double plain_ms, int first,
-                         bench_means *gm)
+/* With --compare-exhaustive: the same shape tuned again with
+ * CUTEC_OPT_TUNE_SHORTLIST 0 (the exhaustive tuning), the option restored
+ * after. */
+static int bench_exhaustive(const opts *o, gpu *g, const tune_shape *sh, cutec_tune_report **rep, failure *f)
+{
+    long long keep = 0;
+    cutec_status s = cutec_gemm_get_option(g->gemm, CUTEC_OPT_TUNE_SHORTLIST, &keep);
+    if (s == CUTEC_OK) s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_TUNE_SHORTLIST, 0);
+    if (s != CUTEC_OK) return fail_runtime(f, g->rt, "options", s);
+    cutec_gemm_problem p;
+    problem_init(o, &p, sh->m, sh->n, sh->k);
+    buffers b;
+    int rc = alloc_problem(g, &p, &b, (uint64_t)sh->line, f);
+    if (rc == 0) {
+        cutec_gemm_args a = args_of(&b);
+        s = cutec_gemm_tune_ex(g->gemm, &p, &a, NULL, rep);
+        if (s != CUTEC_OK) rc = fail_runtime(f, g->rt, sh->name, s);
+    }
+    free_problem(g, &b);
+    (void)cutec_gemm_set_option(g->gemm, CUTEC_OPT_TUNE_SHORTLIST, keep);
+    return rc;
+}
+
+/* One shape's line (or JSON object) from its tuning report (and, with
+ * --compare-exhaustive, the exhaustive tuning's report: exh). */
+static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_report *rep,
+                         const cutec_tune_report *exh, double plain_ms, int first, bench_means *gm)
 {
     /* the fastest pack kernel, winner or not: the first checked one (the
    * report puts the two timed head to head first) */
@@ -589,6 +615,20 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         gm->nplain++;
     }
     const char *win = rep->candidates[rep->winner].name;
+    /* fast against exhaustive: the two winners' times, each from its own
+     * tuning (the same kernel gives a ratio of 1 within the noise) */
+    double win_ms = rep->candidates[rep->winner].ms, exh_ms = 0, fast_vs_exh = 0;
+    if (exh != NULL) {
+        exh_ms = exh->candidates[exh->winner].ms;
+        fast_vs_exh = exh_ms > 0 && !isinf(win_ms) ? win_ms / exh_ms : 0;
+        if (fast_vs_exh > 0) {
+            gm->log_exh += log(fast_vs_exh);
+            gm->nexh++;
+            if (fast_vs_exh > gm->worst_exh) gm->worst_exh = fast_vs_exh;
+        }
+        gm->fast_s += rep->seconds;
+        gm->exh_s += exh->seconds;
+    }
     if (o->json) {
         printf("%s\n  {\"shape\": ", first ? "" : ",");
         json_string(sh->name);
@@ -602,14 +642,26 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         else
             printf("null");
         if (epi) printf(", \"ratio_vs_plain\": %.4f", vs_plain);
-        printf(", \"tuning_seconds\": %.3f}", rep->seconds);
+        printf(", \"tuning_seconds\": %.3f", rep->seconds);
+        if (exh != NULL) {
+            printf(", \"winner_ms\": %.6f, \"exhaustive_winner\": ", win_ms);
+            json_string(exh->candidates[exh->winner].name);
+            printf(", \"exhaustive_winner_ms\": %.6f, \"fast_vs_exhaustive\": %.4f, "
+                   "\"exhaustive_tuning_seconds\": %.3f",
+                   exh_ms, fast_vs_exh, exh->seconds);
+        }
+        printf("}");
     } else {
         /* where cuBLASLt wins, which pack kernel came closest */
         int cublas_won = rep->candidates[rep->winner].is_cublas;
         char plain_col[16] = "";
         if (epi) snprintf(plain_col, sizeof plain_col, " %7.3f", vs_plain);
-        printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f%s  %8.2f  %s%s%s%s\n", sh->name, sh->m, sh->n, sh->k,
-               tc, td, ratio, ratio0, plain_col, rep->seconds, win, cublas_won ? " (best DSL: " : "",
+        char exh_col[96] = "";
+        if (exh != NULL)
+            snprintf(exh_col, sizeof exh_col, " %8.2f %9.4f %9.4f %8.3f%s", exh->seconds, win_ms, exh_ms, fast_vs_exh,
+                     strcmp(win, exh->candidates[exh->winner].name) == 0 ? " same" : " diff");
+        printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f%s  %8.2f%s  %s%s%s%s\n", sh->name, sh->m, sh->n,
+               sh->k, tc, td, ratio, ratio0, plain_col, rep->seconds, exh_col, win, cublas_won ? " (best DSL: " : "",
                cublas_won ? (dsl_name != NULL ? dsl_name : "none") : "", cublas_won ? ")" : "");
     }
     fflush(stdout);
@@ -646,8 +698,9 @@ static int cmd_bench(const opts *o, failure *f)
     } else {
         printf("device: %s\ndtype: %s -> %s\n", dev, dtype_name(o->in), dtype_name(o->out));
         if (strcmp(epi, "none") != 0) printf("epilogue: %s\n", epi);
-        printf("%-20s %6s %6s %6s  %12s %12s %7s %7s%s  %8s  %s\n", "shape", "M", "N", "K", "cuBLAS TF/s", "DSL TF/s",
-               "ratio", "vs #0", strcmp(epi, "none") ? " vsplain" : "", "tune s", "winner");
+        printf("%-20s %6s %6s %6s  %12s %12s %7s %7s%s  %8s%s  %s\n", "shape", "M", "N", "K", "cuBLAS TF/s", "DSL TF/s",
+               "ratio", "vs #0", strcmp(epi, "none") ? " vsplain" : "", "tune s",
+               o->compare_exhaustive ? "    exh s   fast ms    exh ms fast/exh     " : "", "winner");
     }
     bench_means gm = {0};
     if (!o->no_warmup) rc = bench_warmup(o, &g, &shapes[0], f);
@@ -666,14 +719,21 @@ static int cmd_bench(const opts *o, failure *f)
         free_problem(&g, &b);
         double plain_ms = INFINITY;
         if (rc == 0 && strcmp(epi, "none") != 0) rc = bench_plain(o, &g, sh, &plain_ms, f);
-        if (rc == 0) bench_report(o, sh, rep, plain_ms, i == 0, &gm);
+        cutec_tune_report *exh = NULL;
+        if (rc == 0 && o->compare_exhaustive) rc = bench_exhaustive(o, &g, sh, &exh, f);
+        if (rc == 0) bench_report(o, sh, rep, exh, plain_ms, i == 0, &gm);
         cutec_tune_report_free(rep);
+        cutec_tune_report_free(exh);
     }
     double mean = gm.n ? exp(gm.log_sum / gm.n) : 0, mean0 = gm.n0 ? exp(gm.log_sum0 / gm.n0) : 0;
     double mean_plain = gm.nplain ? exp(gm.log_plain / gm.nplain) : 0;
     if (o->json) {
         printf("\n], \"geomean_ratio\": %.4f, \"geomean_ratio_vs_algo0\": %.4f", mean, mean0);
         if (strcmp(epi, "none") != 0) printf(", \"geomean_ratio_vs_plain\": %.4f", mean_plain);
+        if (o->compare_exhaustive)
+            printf(", \"geomean_fast_vs_exhaustive\": %.4f, \"worst_fast_vs_exhaustive\": %.4f, "
+                   "\"fast_tuning_seconds\": %.3f, \"exhaustive_tuning_seconds\": %.3f",
+                   gm.nexh ? exp(gm.log_exh / gm.nexh) : 0, gm.worst_exh, gm.fast_s, gm.exh_s);
     } else if (rc == 0 && gm.n > 0) {
         printf("geometric mean over %d shapes: ratio %.3f (the fastest pack kernel against the fastest "
                "cuBLASLt algorithm, head to head)\n",
@@ -682,6 +742,10 @@ static int cmd_bench(const opts *o, failure *f)
             printf("geometric mean over %d shapes: vs #0 %.3f (against cuBLASLt's own choice, its heuristic's "
                    "first algorithm, in the common rounds)\n",
                    gm.n0, mean0);
+        if (gm.nexh > 0)
+            printf("fast against exhaustive tuning over %d shapes: winner time ratio %.4f (geometric mean), %.4f "
+                   "(worst); tuning %.1f s against %.1f s\n",
+                   gm.nexh, exp(gm.log_exh / gm.nexh), gm.worst_exh, gm.fast_s, gm.exh_s);
         if (gm.nplain > 0)
             printf("geometric mean over %d shapes: vs plain %.3f (the fastest pack kernel with the epilogue against "
                    "the fastest of the plain GEMM of the same shape: 1 is a free epilogue)\n",

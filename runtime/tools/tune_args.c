@@ -63,6 +63,9 @@ typedef enum opt_id {
     OPT_CACHE_DIR,
     OPT_NO_CACHE,
     OPT_NO_WARMUP,
+    OPT_SHORTLIST,
+    OPT_COMPARE_EXHAUSTIVE,
+    OPT_HOST_CHECK,
     OPT_VERBOSE,
     OPT_JSON,
     OPT_HELP,
@@ -108,6 +111,14 @@ static const struct option {
     {OPT_NO_CACHE, "--no-cache", NULL, CMDS_GPU, "neither read nor write the disk cache"},
     {OPT_NO_WARMUP, "--no-warmup", NULL, CMD(TUNE_CMD_BENCH),
      "skip the warm-up, an unreported tuning of the first shape"},
+    {OPT_SHORTLIST, "--shortlist", "N", CMDS_GPU,
+     "fast tuning: time only the N pack kernels the cost model ranks first, 0 to 10000 (0: exhaustive; "
+     "default: the runtime's, 16)"},
+    {OPT_COMPARE_EXHAUSTIVE, "--compare-exhaustive", NULL, CMD(TUNE_CMD_BENCH),
+     "tune each shape twice, fast and exhaustive (--shortlist 0), and print both winners' times, their ratio "
+     "and both tuning times"},
+    {OPT_HOST_CHECK, "--host-check", NULL, CMDS_GPU,
+     "compare candidates with the reference on the host, not on the device"},
     {OPT_VERBOSE, "--verbose", NULL, CMDS_GPU, "print the runtime's log (every candidate, failures) to stderr"},
     {OPT_JSON, "--json", NULL, CMDS_ALL, "machine-readable output on stdout: one JSON object, also on failure"},
     {OPT_HELP, "--help", NULL, CMDS_ALL, "this help (also -h)"},
@@ -267,6 +278,9 @@ static int store_option(const struct option *opt, const char *v, tune_opts *o, i
     case OPT_CACHE_DIR: o->cache_dir = v; return 0;
     case OPT_NO_CACHE: o->no_cache = 1; return 0;
     case OPT_NO_WARMUP: o->no_warmup = 1; return 0;
+    case OPT_SHORTLIST: o->shortlist_set = 1; return parse_integer(c, opt->name, v, 0, 10000, &o->shortlist);
+    case OPT_COMPARE_EXHAUSTIVE: o->compare_exhaustive = 1; return 0;
+    case OPT_HOST_CHECK: o->host_check = 1; return 0;
     case OPT_VERBOSE: o->verbose = 1; return 0;
     case OPT_JSON: o->json = 1; return 0;
     case OPT_HELP: return 0; /* handled by the caller */

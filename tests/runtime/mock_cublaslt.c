@@ -10,6 +10,7 @@
  */
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,17 +40,22 @@ struct desc {
 /* What the last cublasLtMatmul was given, for the tests to read (dlsym):
  * its epilogue attributes and pointer mode. */
 static struct desc last;
+/* The runtime's background tuner calls it from a second thread: `last` and
+ * the driver's clock under one lock. */
+static pthread_mutex_t mock_lt_mu = PTHREAD_MUTEX_INITIALIZER;
 EXPORT void cutec_mock_lt_last(int *epilogue, const void **bias, int *bias_type, const void **aux, long long *aux_ld,
                                int *pointer_mode);
 void cutec_mock_lt_last(int *epilogue, const void **bias, int *bias_type, const void **aux, long long *aux_ld,
                         int *pointer_mode)
 {
+    pthread_mutex_lock(&mock_lt_mu);
     *epilogue = last.epilogue;
     *bias = last.bias;
     *bias_type = last.bias_type;
     *aux = last.aux;
     *aux_ld = (long long)last.aux_ld;
     *pointer_mode = last.pointer_mode;
+    pthread_mutex_unlock(&mock_lt_mu);
 }
 struct layout {
     int type;
@@ -248,9 +254,23 @@ static double op_elem(const void *x, const struct layout *l, int trans, uint64_t
     return load(x, l->type, (size_t)(cc * (uint64_t)l->ld + rr));
 }
 
+static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, struct layout *la, const void *B,
+                   struct layout *lb, const float *beta, const void *C, struct layout *lc, void *D, struct layout *ld,
+                   const algo_t *algo, void *ws, size_t wss, void *stream);
+
 st_t cublasLtMatmul(void *h, struct desc *d, const float *alpha, const void *A, struct layout *la, const void *B,
                     struct layout *lb, const float *beta, const void *C, struct layout *lc, void *D, struct layout *ld,
                     const algo_t *algo, void *ws, size_t wss, void *stream)
+{
+    pthread_mutex_lock(&mock_lt_mu);
+    st_t r = matmul(h, d, alpha, A, la, B, lb, beta, C, lc, D, ld, algo, ws, wss, stream);
+    pthread_mutex_unlock(&mock_lt_mu);
+    return r;
+}
+
+static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, struct layout *la, const void *B,
+                   struct layout *lb, const float *beta, const void *C, struct layout *lc, void *D, struct layout *ld,
+                   const algo_t *algo, void *ws, size_t wss, void *stream)
 {
     (void)h, (void)ws, (void)wss, (void)stream;
     uint64_t m = ld->rows, n = ld->cols, k = d->ta ? la->rows : la->cols;

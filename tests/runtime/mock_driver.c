@@ -13,7 +13,9 @@
  * 48 KiB of dynamic shared memory unless raised, sticky 700-series errors
  * that last until the primary context's last release).
  */
+#define _GNU_SOURCE /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +67,12 @@ EXPORT CUresult cuEventRecord(CUevent event, CUstream stream);
 EXPORT CUresult cuEventSynchronize(CUevent event);
 EXPORT CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end);
 EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream);
+EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest);
+EXPORT CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int priority);
+EXPORT CUresult cuStreamDestroy_v2(CUstream stream);
+/* Not a driver function: the launches and event records so far, for tests
+ * that a mode runs nothing (dlsym'ed by the test). */
+EXPORT void cutec_mock_counts(long long *launches, long long *events);
 /* Not a driver function: lets the mock cuBLASLt (mock_cublaslt.c) advance
  * the virtual clock that events read. */
 EXPORT void cutec_mock_advance_clock(double us);
@@ -82,6 +90,18 @@ enum {
     ILLEGAL_ADDRESS = 700,
     LAUNCH_FAILED = 719
 };
+
+/* The runtime's background tuner calls the driver from a second thread, as
+ * the real driver allows: one lock over all of the mock's state, taken by
+ * every entry point (recursive: an entry point may call another). */
+static pthread_mutex_t mock_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static void mock_unlock(int *held)
+{
+    (void)held;
+    pthread_mutex_unlock(&mock_mu);
+}
+#define MOCK_LOCK() __attribute__((cleanup(mock_unlock), unused)) int mock_held_ = (pthread_mutex_lock(&mock_mu), 1)
+static long long launch_count, events_recorded;
 
 static int initialised;
 static int ctx_refs;
@@ -104,6 +124,7 @@ struct CUmod_st {
 
 CUresult cuInit(unsigned int flags)
 {
+    MOCK_LOCK();
     if (flags != 0) return INVALID_VALUE;
     initialised = 1;
     return OK;
@@ -111,6 +132,7 @@ CUresult cuInit(unsigned int flags)
 
 CUresult cuDriverGetVersion(int *version)
 {
+    MOCK_LOCK();
     if (version == NULL) return INVALID_VALUE;
     *version = 13000;
     return OK;
@@ -145,11 +167,20 @@ static CUresult describe(CUresult error, const char **str, int want_text)
     return INVALID_VALUE;
 }
 
-CUresult cuGetErrorName(CUresult error, const char **str) { return describe(error, str, 0); }
-CUresult cuGetErrorString(CUresult error, const char **str) { return describe(error, str, 1); }
+CUresult cuGetErrorName(CUresult error, const char **str)
+{
+    MOCK_LOCK();
+    return describe(error, str, 0);
+}
+CUresult cuGetErrorString(CUresult error, const char **str)
+{
+    MOCK_LOCK();
+    return describe(error, str, 1);
+}
 
 CUresult cuDeviceGetCount(int *count)
 {
+    MOCK_LOCK();
     if (!initialised) return NOT_INITIALIZED;
     *count = 1;
     return OK;
@@ -157,6 +188,7 @@ CUresult cuDeviceGetCount(int *count)
 
 CUresult cuDeviceGet(CUdevice *device, int ordinal)
 {
+    MOCK_LOCK();
     if (ordinal != 0) return INVALID_DEVICE;
     *device = 0;
     return OK;
@@ -164,6 +196,7 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal)
 
 CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
+    MOCK_LOCK();
     (void)dev;
     if (name == NULL || len <= 0) return INVALID_VALUE;
     snprintf(name, (size_t)len, "cutec mock GPU");
@@ -172,6 +205,7 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 
 CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev)
 {
+    MOCK_LOCK();
     (void)dev;
     switch (attrib) {
     case 16: *pi = 132; return OK;        /* MULTIPROCESSOR_COUNT */
@@ -185,6 +219,7 @@ CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev)
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
+    MOCK_LOCK();
     if (dev != 0) return INVALID_DEVICE;
     ctx_refs++;
     *pctx = &the_ctx;
@@ -193,6 +228,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
+    MOCK_LOCK();
     if (dev != 0 || ctx_refs == 0) return INVALID_CONTEXT;
     /* Like the real driver (seen on an H200), releasing does not clear a
    * sticky fault; only a reset does. */
@@ -242,6 +278,7 @@ static void untrack(void *p)
 
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
+    MOCK_LOCK();
     if (dev != 0) return INVALID_DEVICE;
     sticky = OK;
     for (size_t i = 0; i < nallocs; i++) free(allocs[i]);
@@ -252,6 +289,7 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 
 CUresult cuCtxSetCurrent(CUcontext ctx)
 {
+    MOCK_LOCK();
     if (ctx != NULL && ctx != &the_ctx) return INVALID_CONTEXT;
     current = ctx;
     return OK;
@@ -259,6 +297,7 @@ CUresult cuCtxSetCurrent(CUcontext ctx)
 
 CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
+    MOCK_LOCK();
     *pctx = current;
     return OK;
 }
@@ -270,9 +309,14 @@ static CUresult ready(void)
     return sticky;
 }
 
-CUresult cuCtxSynchronize(void) { return ready(); }
+CUresult cuCtxSynchronize(void)
+{
+    MOCK_LOCK();
+    return ready();
+}
 CUresult cuStreamSynchronize(CUstream stream)
 {
+    MOCK_LOCK();
     (void)stream;
     return ready();
 }
@@ -292,6 +336,7 @@ static void jit_log(unsigned n, const int *opts, void **vals, const char *msg)
 
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n, int *opts, void **vals)
 {
+    MOCK_LOCK();
     CUresult r = ready();
     if (r != OK) return r;
     if (module == NULL || image == NULL) return INVALID_VALUE;
@@ -321,6 +366,7 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n,
 
 CUresult cuModuleUnload(CUmodule m)
 {
+    MOCK_LOCK();
     if (m == NULL) return INVALID_HANDLE;
     free(m->text);
     free(m);
@@ -329,6 +375,7 @@ CUresult cuModuleUnload(CUmodule m)
 
 CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule m, const char *name)
 {
+    MOCK_LOCK();
     CUresult r = ready();
     if (r != OK) return r;
     char entry[80];
@@ -344,6 +391,7 @@ CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule m, const char *name)
 
 CUresult cuFuncGetAttribute(int *pi, int attrib, CUfunction f)
 {
+    MOCK_LOCK();
     CUresult r = ready();
     if (r != OK) return r;
     switch (attrib) {
@@ -357,6 +405,7 @@ CUresult cuFuncGetAttribute(int *pi, int attrib, CUfunction f)
 
 CUresult cuFuncSetAttribute(CUfunction f, int attrib, int value)
 {
+    MOCK_LOCK();
     CUresult r = ready();
     if (r != OK) return r;
     if (attrib != 8 || value < 0 || value > 227 * 1024) return INVALID_VALUE;
@@ -383,12 +432,17 @@ static double drift(void)
     return 1.0 + f * (double)launches++;
 }
 
-void cutec_mock_advance_clock(double us) { clock_us += us * drift(); }
+void cutec_mock_advance_clock(double us)
+{
+    MOCK_LOCK();
+    clock_us += us * drift();
+}
 
 /* occupancy by threads only (2048 per SM, at most 32 blocks); the mock
  * has no registers or shared-memory model */
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int block_size, size_t smem)
 {
+    MOCK_LOCK();
     (void)smem;
     if (n == NULL || f == NULL || block_size <= 0 || block_size > 1024) return INVALID_VALUE;
     *n = 2048 / block_size < 32 ? 2048 / block_size : 32;
@@ -397,6 +451,7 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int b
 
 CUresult cuEventCreate(CUevent *event, unsigned int flags)
 {
+    MOCK_LOCK();
     (void)flags;
     CUresult r = ready();
     if (r != OK) return r;
@@ -406,12 +461,15 @@ CUresult cuEventCreate(CUevent *event, unsigned int flags)
 
 CUresult cuEventDestroy_v2(CUevent event)
 {
+    MOCK_LOCK();
     free(event);
     return OK;
 }
 
 CUresult cuEventRecord(CUevent event, CUstream stream)
 {
+    MOCK_LOCK();
+    events_recorded++;
     (void)stream;
     CUresult r = ready();
     if (r != OK) return r;
@@ -421,12 +479,14 @@ CUresult cuEventRecord(CUevent event, CUstream stream)
 
 CUresult cuEventSynchronize(CUevent event)
 {
+    MOCK_LOCK();
     (void)event;
     return ready();
 }
 
 CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
 {
+    MOCK_LOCK();
     CUresult r = ready();
     if (r != OK) return r;
     *ms = (float)((end->at - start->at) / 1000.0);
@@ -435,6 +495,7 @@ CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
 
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream)
 {
+    MOCK_LOCK();
     (void)stream;
     CUresult r = ready();
     if (r != OK) return r;
@@ -691,6 +752,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
                         unsigned int by, unsigned int bz, unsigned int smem, CUstream stream, void **params,
                         void **extra)
 {
+    MOCK_LOCK();
+    launch_count++;
     (void)stream;
     (void)extra;
     CUresult r = ready();
@@ -751,6 +814,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
 
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
+    MOCK_LOCK();
     CUresult r = ready();
     if (r != OK) return r;
     if (bytes == 0) return INVALID_VALUE;
@@ -766,6 +830,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 
 CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
+    MOCK_LOCK();
     CUresult r = ready();
     if (r != OK) return r;
     untrack((void *)(uintptr_t)dptr);
@@ -775,6 +840,7 @@ CUresult cuMemFree_v2(CUdeviceptr dptr)
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes)
 {
+    MOCK_LOCK();
     CUresult r = ready();
     if (r != OK) return r;
     memcpy((void *)(uintptr_t)dst, src, bytes);
@@ -783,8 +849,50 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes)
 
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
 {
+    MOCK_LOCK();
     CUresult r = ready();
     if (r != OK) return r;
     memcpy(dst, (const void *)(uintptr_t)src, bytes);
     return OK;
+}
+
+CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
+{
+    MOCK_LOCK();
+    if (least != NULL) *least = 0;
+    if (greatest != NULL) *greatest = -5;
+    return ready();
+}
+
+/* Streams are ordered like everything else here (the work runs at launch). */
+static struct CUstream_st {
+    int priority;
+} streams[8];
+
+CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int priority)
+{
+    MOCK_LOCK();
+    (void)flags;
+    for (int i = 0; i < 8; i++)
+        if (streams[i].priority == 0) {
+            streams[i].priority = priority - 100; /* never 0 while in use */
+            *stream = &streams[i];
+            return ready();
+        }
+    return OUT_OF_MEMORY;
+}
+
+CUresult cuStreamDestroy_v2(CUstream stream)
+{
+    MOCK_LOCK();
+    if (stream == NULL || stream < &streams[0] || stream > &streams[7] || stream->priority == 0) return INVALID_HANDLE;
+    stream->priority = 0;
+    return OK;
+}
+
+void cutec_mock_counts(long long *l, long long *e)
+{
+    MOCK_LOCK();
+    *l = launch_count;
+    *e = events_recorded;
 }

@@ -15,7 +15,7 @@ target_compile_options(test_pack PRIVATE ${CUTEC_WARNINGS})
 
 add_library(cutec_mock_cublaslt MODULE mock_cublaslt.c)
 target_compile_options(cutec_mock_cublaslt PRIVATE ${CUTEC_WARNINGS})
-target_link_libraries(cutec_mock_cublaslt PRIVATE ${CMAKE_DL_LIBS} m)
+target_link_libraries(cutec_mock_cublaslt PRIVATE ${CMAKE_DL_LIBS} m pthread)
 add_dependencies(test_pack cutec_mock_cublaslt cutec_mock_driver)
 
 set(CUTEC_PREBUILT_PACK_DIR "" CACHE PATH
@@ -136,6 +136,18 @@ if(_test_pack)
                    --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache --json)
   set_tests_properties(pack_mock_bench_geomean PROPERTIES PASS_REGULAR_EXPRESSION "check_geomean: PASS: 2 shapes"
                        FAIL_REGULAR_EXPRESSION "FAIL")
+  # fast against exhaustive tuning in one run: both winners' times, their ratio, both tuning times
+  add_test(NAME pack_mock_bench_compare_exhaustive
+           COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache
+                   --shortlist 4 --compare-exhaustive)
+  set_tests_properties(pack_mock_bench_compare_exhaustive PROPERTIES
+    PASS_REGULAR_EXPRESSION "fast against exhaustive tuning over 2 shapes: winner time ratio [0-9.]+ \\(geometric mean\\)")
+  add_test(NAME pack_mock_bench_compare_exhaustive_json
+           COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache
+                   --compare-exhaustive --json)
+  set_tests_properties(pack_mock_bench_compare_exhaustive_json PROPERTIES
+    PASS_REGULAR_EXPRESSION "\"fast_vs_exhaustive\": [0-9.]+, \"exhaustive_tuning_seconds\": [0-9.]+}")
+  list(APPEND _pack_mock_tests pack_mock_bench_compare_exhaustive pack_mock_bench_compare_exhaustive_json)
   add_test(NAME pack_mock_overhead_cli
            COMMAND cutec-tune overhead ${_test_pack} --m 64 --n 64 --k 64 --calls 256 --no-cache)
   set_tests_properties(pack_mock_overhead_cli PROPERTIES PASS_REGULAR_EXPRESSION "us over 256 calls")
@@ -300,6 +312,10 @@ cutec_tune_cli(pack_cpu_tune_unknown_option 2 EMPTY "^cutec-tune: error: unknown
 cutec_tune_cli(pack_cpu_tune_unknown_option_hint 2 EMPTY "^see 'cutec-tune bench --help'$" bench --bogus)
 cutec_tune_cli(pack_cpu_tune_missing_value 2 EMPTY "^cutec-tune: error: option '--shapes' needs a value .FILE.$"
                bench ${_va} --shapes)
+cutec_tune_cli(pack_cpu_tune_shortlist_range 2 EMPTY "^cutec-tune: error: option '--shortlist'" bench ${_va}
+               --shapes x --shortlist 10001)
+cutec_tune_cli(pack_cpu_tune_compare_not_tune 2 EMPTY "^cutec-tune: error: option '--compare-exhaustive' does not apply to 'tune'$"
+               tune ${_va} --compare-exhaustive)
 cutec_tune_cli(pack_cpu_tune_json_no_gpu 77 "^[{]\"ok\": false, \"status\": \"CUTEC_ERR_NO_DRIVER\""
                "CUDA driver not available" tune ${_va} --m 8 --n 8 --k 8 --json)
 set_property(TEST pack_cpu_tune_json_no_gpu APPEND PROPERTY ENVIRONMENT "CUTEC_CUDA_DRIVER=/nonexistent"
@@ -311,6 +327,31 @@ foreach(_t ${_cli_tests})
     list(APPEND _pack_cpu_tests ${_t})
   endif()
 endforeach()
+
+# Fast tuning and the tuning modes (test_tune_modes.c): the cost model's
+# ranking (no device); with the test pack, the shortlist, a deferred handle
+# (nothing timed, the cache marks the decision modelled, then measured after
+# cutec_gemm_tune; with and without cuBLASLt) and a background one (its
+# worker measures it; destroyed while tuning)
+add_executable(test_tune_modes test_tune_modes.c)
+target_include_directories(test_tune_modes PRIVATE ${PROJECT_SOURCE_DIR}/runtime ${PROJECT_SOURCE_DIR}/contract)
+target_link_libraries(test_tune_modes PRIVATE cutec_rt ${CMAKE_DL_LIBS} m)
+target_compile_options(test_tune_modes PRIVATE ${CUTEC_WARNINGS})
+add_dependencies(test_tune_modes cutec_mock_cublaslt cutec_mock_driver)
+add_test(NAME pack_cpu_tune_model COMMAND test_tune_modes model)
+list(APPEND _pack_cpu_tests pack_cpu_tune_model)
+if(_test_pack)
+  foreach(_case deferred background shortlist check_select)
+    add_test(NAME pack_mock_tune_${_case} COMMAND test_tune_modes ${_case} ${_test_pack})
+    list(APPEND _pack_mock_tests pack_mock_tune_${_case})
+  endforeach()
+  # the device check counts what the host counts, and a tuning checks on the device (GPU only)
+  add_test(NAME pack_gpu_tune_check_agree COMMAND test_tune_modes check_agree ${_test_pack})
+  list(APPEND _pack_gpu_tests pack_gpu_tune_check_agree)
+  add_test(NAME pack_mock_tune_deferred_no_cublas COMMAND test_tune_modes deferred ${_test_pack})
+  set_tests_properties(pack_mock_tune_deferred_no_cublas PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 300
+    ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=/nonexistent/libcublasLt.so;TEST_NO_CUBLAS=1")
+endif()
 
 # The installed package: cmake --install into a temporary prefix, then a
 # consumer project that uses find_package(cutec) and pkg-config, and the

@@ -17,9 +17,12 @@
  * Candidates are the GEMM kernels of the packs given to cutec_gemm_use_pack
  * (every tune point that fits the problem) and the algorithms cuBLASLt's
  * heuristic proposes (loaded with dlopen; several, not only the first).  The
- * first call for a problem class times every candidate with one harness and
+ * first call for a problem class times the candidates with one harness (a
+ * cost model's shortlist of the pack kernels: CUTEC_OPT_TUNE_SHORTLIST) and
  * remembers the fastest correct one, in memory and in an on-disk cache;
- * later calls are a lookup and a launch.  Tuning reports progress only
+ * later calls are a lookup and a launch.  CUTEC_OPT_TUNE_MODE lets the
+ * first call answer at once with a modelled choice instead, tuning later
+ * (on request, or in a background thread).  Tuning reports progress only
  * through the log and progress callbacks: the library never prints.
  */
 #ifndef CUTEC_GEMM_H
@@ -312,18 +315,53 @@ cutec_status cutec_gemm_choice(cutec_gemm_handle *h, const cutec_gemm_problem *p
 /* Options of a handle, set through one setter (values in brackets are the
  * defaults; out of range or unknown: CUTEC_ERR_INVALID_ARGUMENT). */
 typedef enum cutec_option {
-    CUTEC_OPT_TUNE_RUNS = 1,     /* timed runs per candidate, >= 20 [25] */
-    CUTEC_OPT_TUNE_WARMUP = 2,   /* untimed runs before them, >= 1 [3] */
-    CUTEC_OPT_CUBLAS_ALGOS = 3,  /* cuBLASLt heuristic algorithms timed, 0..32 [8]
+    CUTEC_OPT_TUNE_RUNS = 1,      /* timed runs per candidate, >= 20 [25] */
+    CUTEC_OPT_TUNE_WARMUP = 2,    /* untimed runs before them, >= 1 [3] */
+    CUTEC_OPT_CUBLAS_ALGOS = 3,   /* cuBLASLt heuristic algorithms timed, 0..32 [8]
                                    (0: cuBLASLt only as the reference) */
-    CUTEC_OPT_DISK_CACHE = 4,    /* 1: read and write the disk cache [1] */
-    CUTEC_OPT_FLUSH_L2 = 5,      /* 1: flush L2 before each timed run [1] */
-    CUTEC_OPT_TUNE_FINALISTS = 6 /* with more pack candidates than this, all are
+    CUTEC_OPT_DISK_CACHE = 4,     /* 1: read and write the disk cache [1] */
+    CUTEC_OPT_FLUSH_L2 = 5,       /* 1: flush L2 before each timed run [1] */
+    CUTEC_OPT_TUNE_FINALISTS = 6, /* with more pack candidates than this, all are
                                    first screened with 5 timed runs and only this
                                    many of the fastest (and every cuBLASLt
                                    algorithm) get the full count; 0: no
                                    screening, every candidate in full [8] */
+    CUTEC_OPT_TUNE_SHORTLIST = 7, /* fast tuning: the cost model ranks the fitting
+                                   pack kernels and only this many are timed; the
+                                   screening takes cuBLASLt's algorithms too, only
+                                   candidates within noise of the best become
+                                   finalists, and the timed rounds stop once the
+                                   ranking is settled (docs/runtime.md, "Fast
+                                   tuning"); 0: exhaustive, as before [16] */
+    CUTEC_OPT_TUNE_MODE = 8,      /* what a call of an untuned class does (CUTEC_TUNE_*) [BLOCKING] */
+    CUTEC_OPT_DEVICE_CHECK = 9    /* 1: candidates are compared with the reference on
+                                   the device where the check kernel works (a
+                                   self-test decides), 0: on the host [1] */
 } cutec_option;
+
+/* CUTEC_OPT_TUNE_MODE's values (docs/runtime.md, "Tuning modes"). */
+enum {
+    CUTEC_TUNE_BLOCKING = 0,  /* tune before answering (the first call waits) */
+    CUTEC_TUNE_DEFERRED = 1,  /* answer at once with a modelled choice (cuBLASLt's
+                                 heuristic, else the cost model's pack kernel);
+                                 tune only on an explicit cutec_gemm_tune */
+    CUTEC_TUNE_BACKGROUND = 2 /* answer at once as DEFERRED, and tune in a worker
+                                 thread (its own runtime, stream of low priority
+                                 and buffers); later calls take the measured
+                                 decision once it is there */
+};
+
+/* Where the decision of the problem's class comes from
+ * (cutec_gemm_decision_state). */
+enum {
+    CUTEC_DECISION_NONE = 0,     /* not decided by this handle */
+    CUTEC_DECISION_MODELLED = 1, /* chosen without timing (deferred or background mode) */
+    CUTEC_DECISION_MEASURED = 2  /* tuned: timed and checked */
+};
+/* The state of the problem's class in the handle (a background tuning's
+ * finished decision is taken up first); *tuning 1 while a background
+ * tuning of it is queued or running (tuning may be NULL). */
+cutec_status cutec_gemm_decision_state(cutec_gemm_handle *h, const cutec_gemm_problem *p, int *state, int *tuning);
 cutec_status cutec_gemm_set_option(cutec_gemm_handle *h, cutec_option opt, long long value);
 /* The option's value now. */
 cutec_status cutec_gemm_get_option(const cutec_gemm_handle *h, cutec_option opt, long long *value);

@@ -1,0 +1,188 @@
+/*
+ * tune_check.c - comparing a candidate's output with the reference on the
+ * device: stdlib/check_close.cute's kernel, whose pack the build embeds in
+ * the runtime (runtime/CMakeLists.txt, check_pack.c), counts the elements
+ * outside the tolerance and only the count comes back, where the host
+ * check copied the whole output (940 MB for the Llama-70B gate+up
+ * projection) for every candidate.  Loaded with the driver alone (no LLVM:
+ * PTX for sm_80, JIT-compiled by the driver once per handle), and trusted
+ * only after a self-test on known data: a runtime built without the pack,
+ * a driver that cannot load it, or one that does not run it (the tests'
+ * mock driver) leaves the host check in charge.
+ */
+#include "tune_harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const unsigned char cutec_check_pack[];
+extern const size_t cutec_check_pack_size;
+
+/* The check's entry for element type t (-1 when the pack has none). */
+static int check_entry(cutec_pack *pack, cutec_dtype t)
+{
+    char params[32];
+    snprintf(params, sizeof params, "T=%s", cutec_dtype_name(t));
+    return cutec_pack_find(pack, "check_close", params);
+}
+
+/* Counts !(|x - y| <= rel |y| + abs) over rows x cols (leading dimension
+ * ld) of type t: the launch and the copy of the count, no self-test. */
+static cutec_status count_bad(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols, long long ld,
+                              CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol, void *stream, long long *bad)
+{
+    cutec_runtime *rt = g->rt;
+    int e = check_entry(g->check_pack, t);
+    if (e < 0)
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "the check kernel has no entry for %s", cutec_dtype_name(t));
+    int r = (int)rows, c = (int)cols, l = (int)ld;
+    float frel = (float)rel, fabs_tol = (float)abs_tol;
+    unsigned long long px = x, py = y, pb = g->check_count;
+    void *args[] = {&r, &c, &l, &px, &py, &frel, &fabs_tol, &pb};
+    CUresult cr = rt->drv.memset_d8_async(g->check_count, 0, sizeof(int), (CUstream)stream);
+    if (cr != CUDA_SUCCESS) return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(check count)");
+    cutec_status s = cutec_pack_launch(g->check_pack, e, NULL, stream, args);
+    if (s == CUTEC_OK) s = cutec_stream_synchronize(rt, stream);
+    int n = 0;
+    if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, &n, g->check_count, sizeof n);
+    *bad = n;
+    return s;
+}
+
+/* The pack, its count buffer and a self-test per handle and type: two
+ * wrong elements of four (a NaN and one off by 25%) must count 2, the same
+ * data compared with itself 0. */
+static cutec_status check_ready(cutec_gemm_handle *g, cutec_dtype t, void *stream)
+{
+    cutec_runtime *rt = g->rt;
+    int ti = (int)t - 1;
+    if (g->check_state[ti] > 0) return CUTEC_OK;
+    if (g->check_state[ti] < 0) return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "%s", g->check_why);
+    cutec_status s = CUTEC_OK;
+    if (cutec_check_pack_size == 0) {
+        snprintf(g->check_why, sizeof g->check_why, "the runtime was built without its check kernel");
+        s = CUTEC_ERR_UNSUPPORTED;
+    }
+    if (s == CUTEC_OK && g->check_pack == NULL) {
+        s = cutec_pack_load_data(rt, cutec_check_pack, cutec_check_pack_size, &g->check_pack);
+        if (s != CUTEC_OK) g->check_pack = NULL;
+        if (s == CUTEC_OK && rt->drv.mem_alloc(&g->check_count, 256) != CUDA_SUCCESS) {
+            g->check_count = 0;
+            s = CUTEC_ERR_OUT_OF_MEMORY;
+        }
+        if (s != CUTEC_OK)
+            snprintf(g->check_why, sizeof g->check_why, "its pack does not load: %.200s", cutec_runtime_message(rt));
+    }
+    CUdeviceptr buf = 0;
+    if (s == CUTEC_OK && rt->drv.mem_alloc(&buf, 64) != CUDA_SUCCESS) {
+        buf = 0;
+        s = CUTEC_ERR_OUT_OF_MEMORY;
+        snprintf(g->check_why, sizeof g->check_why, "no device memory for its self-test");
+    }
+    long long bad = -1, same = -1;
+    if (s == CUTEC_OK) {
+        const float xs[4] = {1.0f, 2.0f, NAN, 4.0f}, ys[4] = {1.0f, 2.0f, 3.0f, 5.0f};
+        unsigned char host[32];
+        size_t es = cutec_dtype_size(t);
+        for (int i = 0; i < 4; i++) {
+            cutec_dtype_store((cutec_ct)t, host + es * (size_t)i, xs[i]);
+            cutec_dtype_store((cutec_ct)t, host + es * (size_t)(4 + i), ys[i]);
+        }
+        s = cutec_memcpy_htod(rt, buf, host, 8 * es);
+        if (s == CUTEC_OK) s = count_bad(g, t, 2, 2, 2, buf, buf + 4 * es, 0.01, 1e-6, stream, &bad);
+        if (s == CUTEC_OK) s = count_bad(g, t, 2, 2, 2, buf + 4 * es, buf + 4 * es, 0.01, 1e-6, stream, &same);
+        if (s == CUTEC_ERR_KERNEL_FAULT) return s;
+        if (s != CUTEC_OK)
+            snprintf(g->check_why, sizeof g->check_why, "it does not run: %.200s", cutec_runtime_message(rt));
+        else if (bad != 2 || same != 0)
+            snprintf(g->check_why, sizeof g->check_why,
+                     "its self-test counted %lld of 2 wrong elements and %lld of 0 (the driver does not run it)", bad,
+                     same);
+        if (s == CUTEC_OK && (bad != 2 || same != 0)) s = CUTEC_ERR_UNSUPPORTED;
+    }
+    if (buf != 0) (void)rt->drv.mem_free(buf);
+    g->check_state[ti] = s == CUTEC_OK ? 1 : -1;
+    if (s != CUTEC_OK) return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "%s", g->check_why);
+    return CUTEC_OK;
+}
+
+cutec_status cutec_gemm_check_close(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols, long long ld,
+                                    CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol, void *stream,
+                                    long long *bad)
+{
+    *bad = -1;
+    if (rows < 1 || cols < 1 || ld < cols || rows > 0x7fffffffLL / ld)
+        return cutec_rt_fail(g->rt, CUTEC_ERR_UNSUPPORTED, "the check kernel takes at most 2^31 elements");
+    cutec_status s = check_ready(g, t, stream);
+    if (s != CUTEC_OK) return s;
+    return count_bad(g, t, rows, cols, ld, x, y, rel, abs_tol, stream, bad);
+}
+
+void cutec_gemm_check_release(cutec_gemm_handle *g)
+{
+    cutec_runtime *rt = g->rt;
+    if (g->check_count != 0 && rt != NULL && rt->init_status == CUTEC_OK) (void)rt->drv.mem_free(g->check_count);
+    g->check_count = 0;
+    if (g->check_pack != NULL) cutec_pack_unload(g->check_pack);
+    g->check_pack = NULL;
+    memset(g->check_state, 0, sizeof g->check_state);
+}
+
+/* The harness's side: after the reference, whether candidates are
+ * compared on the device (the reference kept there, in the scratch C it
+ * was computed into, and a new scratch C for the candidates). */
+void tune_check_setup(harness *h)
+{
+    cutec_runtime *rt = h->rt;
+    cutec_gemm_handle *g = h->g;
+    const cutec_gemm_problem *p = h->p;
+    const char *why = NULL;
+    if (!g->device_check)
+        why = "CUTEC_OPT_DEVICE_CHECK is 0";
+    else if (h->epi)
+        why = "a problem with an epilogue is compared on the host (tune_epilogue.c)";
+    else if (!h->have_ref)
+        why = "no reference output (checked against float64 samples)";
+    long long rows = p->c_layout == CUTEC_LAYOUT_ROW ? p->m : cutec_gemm_d_cols(p);
+    long long cols = p->c_layout == CUTEC_LAYOUT_ROW ? cutec_gemm_d_cols(p) : p->m;
+    long long bad = 0;
+    /* the self-test, and the reference compared with itself (0 wrong) */
+    if (why == NULL &&
+        cutec_gemm_check_close(g, p->c_type, rows, cols, p->ldc, h->cs, h->cs, 0, 0, h->stream, &bad) != CUTEC_OK)
+        why = cutec_runtime_message(rt);
+    CUdeviceptr fresh = 0;
+    if (why == NULL && rt->drv.mem_alloc(&fresh, h->c_bytes) != CUDA_SUCCESS) {
+        fresh = 0;
+        why = "no device memory for a second output";
+    }
+    if (why != NULL) {
+        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidates are checked on the host: %s", why);
+        return;
+    }
+    h->ref_dev = h->cs;
+    h->cs = fresh;
+    h->run.D = (void *)(uintptr_t)fresh;
+    if (!p->c_source) h->run.C = h->run.D;
+    h->rows = rows;
+    h->cols = cols;
+    h->device_check = 1;
+    cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidates are checked on the device (stdlib/check_close.cute)");
+}
+
+int tune_check_on_device(harness *h, char *why, size_t why_len, cutec_status *st)
+{
+    const cutec_gemm_problem *p = h->p;
+    double eps = cutec_dtype_info_of((cutec_ct)p->c_type)->tol;
+    long long bad = 0;
+    /* compare_full's bound: 2 ulp of the value plus 2 ulp of the RMS */
+    *st = cutec_gemm_check_close(h->g, p->c_type, h->rows, h->cols, p->ldc, h->cs, h->ref_dev, 2 * eps,
+                                 2 * eps * h->ref_rms + 1e-30, h->stream, &bad);
+    if (*st != CUTEC_OK) {
+        snprintf(why, why_len, "the device check failed: %.120s", cutec_runtime_message(h->rt));
+        return -1;
+    }
+    if (bad > 0) snprintf(why, why_len, "wrong result: %lld elements outside the tolerance (device check)", bad);
+    return bad > 0 ? -1 : 0;
+}

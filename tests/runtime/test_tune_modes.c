@@ -1,0 +1,530 @@
+/*
+ * test_tune_modes.c - fast tuning and the tuning modes (docs/runtime.md,
+ * "Fast tuning", "Tuning modes"): the cost model's ranking (CPU, no
+ * device), the shortlist, a deferred handle that answers without timing
+ * and marks its decision modelled until cutec_gemm_tune measures it, and a
+ * background handle whose worker thread measures it (polled with a
+ * timeout), destroyed while tuning too.  The mock cases run against
+ * tests/runtime/mock_driver.c (whose launch and event counts it reads
+ * through dlsym) and mock_cublaslt.c.
+ */
+#include "check.h"
+#include "cutec/cutec.h"
+#include "dtype.h"
+#include "gemm_internal.h"
+#include "tune_model.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the cost model ---- */
+
+static double cost(long long bm, long long bn, int stages, int cm, int cn, long long m, long long n, long long k,
+                   const char *params)
+{
+    tune_point pt = {.bm = bm,
+                     .bn = bn,
+                     .stages = stages,
+                     .cm = cm,
+                     .cn = cn,
+                     .cluster = cm * cn,
+                     .threads = 384,
+                     .smem = (bm + bn) * 64 * 2 * stages,
+                     .persistent = 1,
+                     .params = params};
+    tune_device dev = {.sms = 132, .smem_per_sm = 228 * 1024, .threads_per_sm = 2048};
+    return tune_model_cost(&pt, m, n, k, 2, 2, &dev);
+}
+
+static int test_model(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    /* a small, odd shape: the small tile first (more tiles over the SMs, no padding) */
+    CHECK(cost(64, 64, 4, 1, 1, 200, 120, 64, "") < cost(128, 256, 4, 1, 1, 200, 120, 64, ""));
+    CHECK(cost(64, 128, 4, 1, 1, 72, 40, 56, "") < cost(256, 128, 3, 1, 1, 72, 40, 56, ""));
+    /* a large square: the large tile first (less traffic from L2 per multiply) */
+    CHECK(cost(128, 256, 4, 1, 1, 8192, 8192, 8192, "") < cost(64, 64, 4, 1, 1, 8192, 8192, 8192, ""));
+    CHECK(cost(128, 256, 4, 2, 1, 8192, 8192, 8192, "") < cost(64, 128, 4, 1, 1, 8192, 8192, 8192, ""));
+    /* one tile over a whole wave costs a second wave */
+    double one = cost(128, 128, 4, 1, 1, 128 * 12, 128 * 11, 4096, ""); /* 132 tiles */
+    double over = cost(128, 128, 4, 1, 1, 128 * 12, 128 * 11 + 1, 4096, "");
+    CHECK(over > 1.8 * one);
+    /* a cluster that does not fit the tiles pads them: 3 tile rows in 2x1
+     * clusters are 4, and 3 x 44 tiles, one wave, become two */
+    CHECK(cost(128, 128, 4, 2, 1, 384, 128 * 44, 4096, "") > 1.5 * cost(128, 128, 4, 1, 1, 384, 128 * 44, 4096, ""));
+    /* deep rings hide a long K's load latency on a skinny (decode) shape */
+    CHECK(cost(64, 128, 8, 1, 1, 8, 8192, 8192, "") <= cost(64, 128, 3, 1, 1, 8, 8192, 8192, ""));
+    /* a prior: ping-pong costs more than the same tile without, on a whole token only */
+    CHECK(cost(64, 128, 4, 1, 1, 4096, 4096, 4096, "X PP=1 Y") > cost(64, 128, 4, 1, 1, 4096, 4096, 4096, "X PP=0"));
+    CHECK(cost(64, 128, 4, 1, 1, 4096, 4096, 4096, "XPP=1") == cost(64, 128, 4, 1, 1, 4096, 4096, 4096, ""));
+    /* the ranking is stable: equal costs keep their order */
+    double c[5] = {3, 1, 2, 1, 3};
+    int order[5];
+    tune_model_rank(c, 5, order);
+    CHECK(order[0] == 1 && order[1] == 3 && order[2] == 2 && order[3] == 0 && order[4] == 4);
+    /* the shortlist: half of it the best point of each of the best tile
+     * shapes, so variants of one tile (2, 0, 3, 4 are tile 1) do not crowd
+     * the others out; the rest by cost */
+    double sc[7] = {1.0, 1.1, 1.2, 1.3, 1.4, 5.0, 6.0};
+    long long tile[7] = {1, 1, 1, 1, 1, 2, 3};
+    int so[7], sr[7];
+    tune_model_shortlist(sc, tile, 7, 4, so, sr);
+    /* 4: the best of tiles 1 and 2, then 1 and 2 by cost; by cost alone tile 2 were out */
+    static const int want4[7] = {0, 1, 2, 5, 3, 4, 6}, want6[7] = {0, 1, 2, 3, 5, 6, 4};
+    for (int i = 0; i < 7; i++) CHECK(so[i] == want4[i]);
+    CHECK(sr[5] == 5 && sr[6] == 6 && sr[0] == 0 && sr[4] == 4);
+    /* 6: all three tiles */
+    tune_model_shortlist(sc, tile, 7, 6, so, sr);
+    for (int i = 0; i < 7; i++) CHECK(so[i] == want6[i]);
+    tune_model_shortlist(sc, tile, 7, 7, so, sr);
+    for (int i = 0; i < 7; i++) CHECK(so[i] == i);
+    /* unknown facts read as neutral values, never as a division by zero */
+    tune_point none = {0};
+    CHECK(isfinite(tune_model_cost(&none, 1, 1, 1, 0, 0, NULL)));
+    printf("model: ok\n");
+    return 0;
+}
+
+/* ---- GEMMs against the mocks ---- */
+
+typedef struct mats {
+    unsigned long long a, b, c;
+    uint16_t *ha, *hb;
+    long long m, n, k;
+} mats;
+
+static void mats_init(cutec_runtime *rt, long long m, long long n, long long k, mats *x)
+{
+    *x = (mats){.m = m, .n = n, .k = k};
+    x->ha = malloc(2 * (size_t)(m * k));
+    x->hb = malloc(2 * (size_t)(n * k));
+    CHECK(x->ha != NULL && x->hb != NULL);
+    uint64_t s = 12345;
+    for (long long i = 0; i < m * k + n * k; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        float f = (float)((double)(s >> 11) / 9007199254740992.0) * 2.0f - 1.0f;
+        (i < m * k ? x->ha : x->hb - m * k)[i] = cutec_float_to_bf16(f);
+    }
+    CHECK_OK(rt, cutec_malloc(rt, 2 * (size_t)(m * k), &x->a));
+    CHECK_OK(rt, cutec_malloc(rt, 2 * (size_t)(n * k), &x->b));
+    CHECK_OK(rt, cutec_malloc(rt, 2 * (size_t)(m * n), &x->c));
+    CHECK_OK(rt, cutec_memcpy_htod(rt, x->a, x->ha, 2 * (size_t)(m * k)));
+    CHECK_OK(rt, cutec_memcpy_htod(rt, x->b, x->hb, 2 * (size_t)(n * k)));
+}
+
+static void mats_free(cutec_runtime *rt, mats *x)
+{
+    cutec_free(rt, x->a);
+    cutec_free(rt, x->b);
+    cutec_free(rt, x->c);
+    free(x->ha);
+    free(x->hb);
+}
+
+/* cutec_gemm, then C against float64 (A row-major, B stored N x K, C row-major). */
+static void gemm_checked(cutec_runtime *rt, cutec_gemm_handle *h, const cutec_gemm_problem *p, mats *x)
+{
+    CHECK_OK(rt, cutec_gemm(h, p, (void *)(uintptr_t)x->a, (void *)(uintptr_t)x->b, (void *)(uintptr_t)x->c, NULL));
+    CHECK_OK(rt, cutec_synchronize(rt));
+    uint16_t *got = malloc(2 * (size_t)(x->m * x->n));
+    CHECK(got != NULL);
+    CHECK_OK(rt, cutec_memcpy_dtoh(rt, got, x->c, 2 * (size_t)(x->m * x->n)));
+    for (long long i = 0; i < x->m; i++)
+        for (long long j = 0; j < x->n; j++) {
+            double dot = 0, mag = 0;
+            for (long long q = 0; q < x->k; q++) {
+                double v = cutec_bf16_to_float(x->ha[i * x->k + q]) * cutec_bf16_to_float(x->hb[j * x->k + q]);
+                dot += v;
+                mag += fabs(v);
+            }
+            double g = cutec_bf16_to_float(got[i * x->n + j]);
+            CHECK(fabs(g - dot) <= 2 * 0x1p-7 * fabs(dot) + 4 * 0x1p-7 * mag / sqrt((double)x->k));
+        }
+    free(got);
+}
+
+/* The mock driver's launch and event counts. */
+static void mock_counts(long long *launches, long long *events)
+{
+    void *lib = dlopen(getenv("CUTEC_CUDA_DRIVER"), RTLD_NOW);
+    CHECK(lib != NULL);
+    void (*counts)(long long *, long long *) =
+        (void (*)(long long *, long long *))(uintptr_t)dlsym(lib, "cutec_mock_counts");
+    CHECK(counts != NULL);
+    counts(launches, events);
+    dlclose(lib);
+}
+
+/* The text of the one cache file in dir ("" when none). */
+static void cache_text(const char *dir, char *buf, size_t len)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cat '%s'/gemm-*.txt 2>/dev/null", dir);
+    FILE *f = popen(cmd, "r");
+    CHECK(f != NULL);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    pclose(f);
+}
+
+static cutec_runtime *mock_runtime(const char *pack_path, cutec_pack **pack, cutec_gemm_handle **h, const char *dir)
+{
+    cutec_runtime *rt = check_gpu_runtime();
+    CHECK_OK(rt, cutec_gemm_create(rt, h));
+    CHECK_OK(rt, cutec_pack_load_file(rt, pack_path, pack));
+    CHECK_OK(rt, cutec_gemm_use_pack(*h, *pack));
+    CHECK_OK(rt, cutec_gemm_set_cache_dir(*h, dir));
+    return rt;
+}
+
+static int state_of(cutec_runtime *rt, cutec_gemm_handle *h, const cutec_gemm_problem *p, int *tuning)
+{
+    int st = -1;
+    CHECK_OK(rt, cutec_gemm_decision_state(h, p, &st, tuning));
+    return st;
+}
+
+/* Deferred: the first call times nothing and is right; the cache says
+ * modelled; cutec_gemm_tune measures it; a blocking handle does not take a
+ * modelled decision from disk. */
+static int test_deferred(int argc, char **argv)
+{
+    CHECK(argc >= 1);
+    char dir[] = "/tmp/cutec-test-modes-XXXXXX", text[8192];
+    CHECK(mkdtemp(dir) != NULL);
+    cutec_pack *pack;
+    cutec_gemm_handle *h;
+    cutec_runtime *rt = mock_runtime(argv[0], &pack, &h, dir);
+    CHECK_STATUS(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_MODE, 3), CUTEC_ERR_INVALID_ARGUMENT);
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_MODE, CUTEC_TUNE_DEFERRED));
+    cutec_gemm_problem p;
+    cutec_gemm_problem_init(&p, 72, 40, 56, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    mats x;
+    mats_init(rt, 72, 40, 56, &x);
+    CHECK(state_of(rt, h, &p, NULL) == CUTEC_DECISION_NONE);
+    long long l0, e0, l1, e1;
+    mock_counts(&l0, &e0);
+    gemm_checked(rt, h, &p, &x);
+    mock_counts(&l1, &e1);
+    CHECK(e1 == e0); /* no event: nothing timed */
+    CHECK(state_of(rt, h, &p, NULL) == CUTEC_DECISION_MODELLED);
+    char choice[256];
+    CHECK_OK(rt, cutec_gemm_choice(h, &p, choice, sizeof choice));
+    /* with cuBLASLt: its heuristic's first algorithm; without: the model's pack kernel */
+    CHECK(strstr(choice, getenv("TEST_NO_CUBLAS") != NULL ? "gemm_sm80" : "cublasLt algo #0") != NULL);
+    cache_text(dir, text, sizeof text);
+    CHECK_CONTAINS(text, "cutec-tune-cache 2\n");
+    CHECK_CONTAINS(text, "\nsource modelled\n");
+    /* later calls: the same decision, still nothing timed */
+    gemm_checked(rt, h, &p, &x);
+    mock_counts(&l1, &e1);
+    CHECK(e1 == e0);
+    /* an explicit tuning measures it */
+    cutec_tune_report *rep = NULL;
+    CHECK_OK(
+        rt, cutec_gemm_tune(h, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL, &rep));
+    CHECK(rep != NULL && rep->count > 0 && !rep->from_cache);
+    cutec_tune_report_free(rep);
+    mock_counts(&l1, &e1);
+    CHECK(e1 > e0);
+    CHECK(state_of(rt, h, &p, NULL) == CUTEC_DECISION_MEASURED);
+    cache_text(dir, text, sizeof text);
+    CHECK_CONTAINS(text, "\nsource measured\n");
+    gemm_checked(rt, h, &p, &x);
+    /* a new handle (deferred) reads the measured decision from disk */
+    cutec_gemm_handle *h2;
+    CHECK_OK(rt, cutec_gemm_create(rt, &h2));
+    CHECK_OK(rt, cutec_gemm_use_pack(h2, pack));
+    CHECK_OK(rt, cutec_gemm_set_cache_dir(h2, dir));
+    CHECK_OK(rt, cutec_gemm_set_option(h2, CUTEC_OPT_TUNE_MODE, CUTEC_TUNE_DEFERRED));
+    gemm_checked(rt, h2, &p, &x);
+    CHECK(state_of(rt, h2, &p, NULL) == CUTEC_DECISION_MEASURED);
+    cutec_gemm_destroy(h2);
+    /* another class, modelled on disk: a blocking handle tunes it anyway */
+    cutec_gemm_problem q;
+    cutec_gemm_problem_init(&q, 64, 48, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    mats y;
+    mats_init(rt, 64, 48, 64, &y);
+    gemm_checked(rt, h, &q, &y);
+    CHECK(state_of(rt, h, &q, NULL) == CUTEC_DECISION_MODELLED);
+    CHECK_OK(rt, cutec_gemm_create(rt, &h2));
+    CHECK_OK(rt, cutec_gemm_use_pack(h2, pack));
+    CHECK_OK(rt, cutec_gemm_set_cache_dir(h2, dir));
+    mock_counts(&l0, &e0);
+    gemm_checked(rt, h2, &q, &y);
+    mock_counts(&l1, &e1);
+    CHECK(e1 > e0);
+    CHECK(state_of(rt, h2, &q, NULL) == CUTEC_DECISION_MEASURED);
+    cutec_gemm_destroy(h2);
+    mats_free(rt, &x);
+    mats_free(rt, &y);
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+    printf("deferred: ok\n");
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Background: the first call answers with a modelled decision; the worker
+ * measures it (a later call takes it up); the cache says measured; a
+ * handle destroyed while its worker tunes joins it. */
+static int test_background(int argc, char **argv)
+{
+    CHECK(argc >= 1);
+    char dir[] = "/tmp/cutec-test-modes-XXXXXX", text[8192];
+    CHECK(mkdtemp(dir) != NULL);
+    cutec_pack *pack;
+    cutec_gemm_handle *h;
+    cutec_runtime *rt = mock_runtime(argv[0], &pack, &h, dir);
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_MODE, CUTEC_TUNE_BACKGROUND));
+    cutec_gemm_problem p;
+    cutec_gemm_problem_init(&p, 100, 72, 40, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    mats x;
+    mats_init(rt, 100, 72, 40, &x);
+    gemm_checked(rt, h, &p, &x);
+    int tuning = -1, st = state_of(rt, h, &p, &tuning);
+    CHECK(st == CUTEC_DECISION_MODELLED || st == CUTEC_DECISION_MEASURED);
+    double t0 = now_s();
+    while ((st = state_of(rt, h, &p, &tuning)) != CUTEC_DECISION_MEASURED && now_s() - t0 < 120)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    CHECK(st == CUTEC_DECISION_MEASURED && tuning == 0);
+    printf("background: measured after %.2f s\n", now_s() - t0);
+    gemm_checked(rt, h, &p, &x);
+    cache_text(dir, text, sizeof text);
+    CHECK_CONTAINS(text, "\nsource measured\n");
+    /* destroyed while its worker tunes another class */
+    cutec_gemm_problem q;
+    cutec_gemm_problem_init(&q, 128, 128, 128, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    mats y;
+    mats_init(rt, 128, 128, 128, &y);
+    gemm_checked(rt, h, &q, &y);
+    CHECK_OK(rt, cutec_gemm_decision_state(h, &q, &st, &tuning));
+    CHECK(st != CUTEC_DECISION_NONE);
+    cutec_gemm_destroy(h);
+    /* the runtime still works */
+    CHECK_OK(rt, cutec_synchronize(rt));
+    mats_free(rt, &x);
+    mats_free(rt, &y);
+    /* a runtime destroyed before a background handle stops its worker too */
+    CHECK_OK(rt, cutec_gemm_create(rt, &h));
+    CHECK_OK(rt, cutec_gemm_use_pack(h, pack));
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_MODE, CUTEC_TUNE_BACKGROUND));
+    mats_init(rt, 64, 48, 64, &x);
+    cutec_gemm_problem_init(&p, 64, 48, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    gemm_checked(rt, h, &p, &x);
+    mats_free(rt, &x);
+    cutec_runtime_destroy(rt);
+    cutec_gemm_destroy(h);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+    printf("background: ok\n");
+    return 0;
+}
+
+static char log_text[1 << 16];
+static void keep_log(void *user, int level, const char *msg)
+{
+    (void)user, (void)level;
+    size_t n = strlen(log_text);
+    snprintf(log_text + n, sizeof log_text - n, "%s\n", msg);
+}
+
+/* The shortlist: with 4 of the pack's 12 points, 8 are never run and say
+ * why; the winner is checked and timed, and the rounds stop once the
+ * ranking is settled (the mock's times do not vary: after two batches);
+ * 0 runs every point, every round. */
+static int test_shortlist(int argc, char **argv)
+{
+    CHECK(argc >= 1);
+    cutec_pack *pack;
+    cutec_gemm_handle *h;
+    cutec_runtime *rt = mock_runtime(argv[0], &pack, &h, "/nonexistent-cache");
+    cutec_runtime_set_log(rt, keep_log, NULL);
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    cutec_gemm_problem p;
+    cutec_gemm_problem_init(&p, 128, 128, 128, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    mats x;
+    mats_init(rt, 128, 128, 128, &x);
+    for (int shortlist = 4; shortlist >= 0; shortlist -= 4) {
+        CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_SHORTLIST, shortlist));
+        cutec_tune_report *rep = NULL;
+        log_text[0] = '\0';
+        CHECK_OK(rt, cutec_gemm_tune(h, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c,
+                                     NULL, &rep));
+        if (shortlist)
+            CHECK_CONTAINS(log_text, "tuning: the ranking settled after 10 of 25 rounds");
+        else
+            CHECK(strstr(log_text, "settled") == NULL);
+        int pruned = 0, dsl = 0;
+        for (int i = 0; i < rep->count; i++) {
+            const cutec_tune_candidate *c = &rep->candidates[i];
+            dsl += !c->is_cublas;
+            if (strstr(c->note, "not timed: the cost model ranks it") != NULL) {
+                pruned++;
+                CHECK(isinf(c->ms) && c->screened && !c->is_cublas);
+            }
+        }
+        CHECK(dsl == cutec_pack_entry_count(pack));
+        CHECK(pruned == (shortlist ? dsl - shortlist : 0));
+        CHECK(!isinf(rep->candidates[0].ms) && !rep->candidates[0].screened);
+        printf("shortlist %d: %d pack kernels not run, winner %s\n", shortlist, pruned, rep->candidates[0].name);
+        cutec_tune_report_free(rep);
+    }
+    gemm_checked(rt, h, &p, &x);
+    mats_free(rt, &x);
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
+/* ---- the device check ---- */
+
+/* Which check the tuner uses is logged: under the mock driver the check
+ * kernel loads but does not run, so its self-test fails and the host
+ * checks; with CUTEC_OPT_DEVICE_CHECK 0 the host checks without trying. */
+static int test_check_select(int argc, char **argv)
+{
+    CHECK(argc >= 1);
+    cutec_pack *pack;
+    cutec_gemm_handle *h;
+    cutec_runtime *rt = mock_runtime(argv[0], &pack, &h, "/nonexistent-cache");
+    cutec_runtime_set_log(rt, keep_log, NULL);
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    cutec_gemm_problem p;
+    cutec_gemm_problem_init(&p, 64, 48, 64, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    mats x;
+    mats_init(rt, 64, 48, 64, &x);
+    long long bad = 0;
+    CHECK_STATUS(rt, cutec_gemm_check_close(h, CUTEC_DTYPE_BF16, 4, 4, 4, x.a, x.a, 0.01, 0, NULL, &bad),
+                 CUTEC_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "its self-test counted 0 of 2 wrong elements");
+    log_text[0] = '\0';
+    gemm_checked(rt, h, &p, &x);
+    CHECK_CONTAINS(log_text, "tuning: candidates are checked on the host: its self-test counted 0 of 2");
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DEVICE_CHECK, 0));
+    log_text[0] = '\0';
+    CHECK_OK(
+        rt, cutec_gemm_tune(h, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL, NULL));
+    CHECK_CONTAINS(log_text, "tuning: candidates are checked on the host: CUTEC_OPT_DEVICE_CHECK is 0");
+    mats_free(rt, &x);
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
+/* On a GPU: the device check counts exactly what the host counts over the
+ * same stored values (NaN, far and near misses, padding past the columns
+ * never read), for each type; and a tuning checks on the device, with the
+ * same verdicts as one checking on the host. */
+static int test_check_agree(int argc, char **argv)
+{
+    CHECK(argc >= 1);
+    cutec_pack *pack;
+    cutec_gemm_handle *h;
+    cutec_runtime *rt = mock_runtime(argv[0], &pack, &h, "/nonexistent-cache");
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    const long long rows = 1000, cols = 777, ld = 800;
+    for (cutec_dtype t = CUTEC_DTYPE_BF16; t <= CUTEC_DTYPE_F32; t++) {
+        size_t es = t == CUTEC_DTYPE_F32 ? 4 : 2, bytes = es * (size_t)(rows * ld);
+        unsigned char *hx = malloc(bytes), *hy = malloc(bytes);
+        CHECK(hx != NULL && hy != NULL);
+        double rel = 2 * cutec_dtype_info_of((cutec_ct)t)->tol, abs_tol = 1e-3;
+        uint64_t s = 7;
+        for (long long i = 0; i < rows * ld; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            float v = (float)((double)(s >> 11) / 9007199254740992.0) * 2.0f - 1.0f, w = v;
+            long long c = i % ld;
+            if (c >= cols)
+                w = NAN; /* padding: never compared */
+            else if (i % 997 == 0)
+                w = NAN; /* a NaN: wrong */
+            else if (i % 1009 == 0)
+                w = v + 0.5f; /* far off: wrong */
+            else if (i % 1013 == 0)
+                w = v * (1 + (float)rel / 4); /* within the bound */
+            cutec_dtype_store((cutec_ct)t, hy + es * (size_t)i, v);
+            cutec_dtype_store((cutec_ct)t, hx + es * (size_t)i, w);
+        }
+        long long want = 0;
+        for (long long r = 0; r < rows; r++)
+            for (long long c = 0; c < cols; c++) {
+                double xv = cutec_dtype_load((cutec_ct)t, hx + es * (size_t)(r * ld + c));
+                double yv = cutec_dtype_load((cutec_ct)t, hy + es * (size_t)(r * ld + c));
+                want += !(fabs(xv - yv) <= rel * fabs(yv) + abs_tol);
+            }
+        unsigned long long dx, dy;
+        CHECK_OK(rt, cutec_malloc(rt, bytes, &dx));
+        CHECK_OK(rt, cutec_malloc(rt, bytes, &dy));
+        CHECK_OK(rt, cutec_memcpy_htod(rt, dx, hx, bytes));
+        CHECK_OK(rt, cutec_memcpy_htod(rt, dy, hy, bytes));
+        long long got = -1;
+        CHECK_OK(rt, cutec_gemm_check_close(h, t, rows, cols, ld, dx, dy, rel, abs_tol, NULL, &got));
+        printf("check %s: device %lld, host %lld wrong elements\n", cutec_dtype_name(t), got, want);
+        CHECK(got == want && want > 1000);
+        CHECK_OK(rt, cutec_gemm_check_close(h, t, rows, cols, ld, dy, dy, rel, 0, NULL, &got));
+        CHECK(got == 0);
+        cutec_free(rt, dx);
+        cutec_free(rt, dy);
+        free(hx);
+        free(hy);
+    }
+    /* a tuning on the device, then on the host: the same candidates fail */
+    cutec_runtime_set_log(rt, keep_log, NULL);
+    cutec_gemm_problem p;
+    cutec_gemm_problem_init(&p, 1000, 1536, 512, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    mats x;
+    mats_init(rt, 1000, 1536, 512, &x);
+    int failed[2] = {0, 0};
+    for (int dev = 1; dev >= 0; dev--) {
+        CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DEVICE_CHECK, dev));
+        CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_SHORTLIST, 0));
+        log_text[0] = '\0';
+        cutec_tune_report *rep = NULL;
+        CHECK_OK(rt, cutec_gemm_tune(h, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c,
+                                     NULL, &rep));
+        CHECK_CONTAINS(log_text, dev ? "checked on the device" : "checked on the host");
+        for (int i = 0; i < rep->count; i++) failed[dev] += strncmp(rep->candidates[i].note, "wrong result", 12) == 0;
+        printf("tuning with the %s check: %.2f s, %d wrong\n", dev ? "device" : "host", rep->seconds, failed[dev]);
+        cutec_tune_report_free(rep);
+    }
+    CHECK(failed[0] == failed[1]);
+    gemm_checked(rt, h, &p, &x);
+    mats_free(rt, &x);
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+} cases[] = {
+    {"check_select", test_check_select}, {"check_agree", test_check_agree}, {"model", test_model},
+    {"deferred", test_deferred},         {"background", test_background},   {"shortlist", test_shortlist},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s CASE [ARGS]\n", argv[0]);
+        return 2;
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (strcmp(argv[1], cases[i].name) == 0) return cases[i].fn(argc - 2, argv + 2);
+    fprintf(stderr, "unknown case '%s'\n", argv[1]);
+    return 2;
+}
