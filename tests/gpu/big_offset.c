@@ -21,7 +21,7 @@
 
 #include "cutec/runtime.h"
 
-#define SKIP 77
+#define SKIP  77
 #define BYTES (5ull << 30)
 
 /* f16 of a small integer (0..1023, exact), as the kernel's conversion gives it */
@@ -54,8 +54,7 @@ static long long check(const uint16_t *got, Region r, unsigned long long ld, uns
         uint16_t want = col < len ? f16_of((unsigned)((row + col) % 1024)) : 0xFFFF;
         if (!ld) want = f16_of((unsigned)(e % 1024));
         if (got[i] != want) {
-            snprintf(why, wl, "element %llu (row %llu, column %llu) is 0x%04x, want 0x%04x", e, row, col, got[i],
-                     want);
+            snprintf(why, wl, "element %llu (row %llu, column %llu) is 0x%04x, want 0x%04x", e, row, col, got[i], want);
             return (long long)i;
         }
     }
@@ -115,7 +114,8 @@ int main(int argc, char **argv)
         what = runs[r].name;
         unsigned grid[3] = {runs[r].blocks, 1, 1}, block[3] = {128, 1, 1};
         if ((st = cutec_module_get_kernel(mod, runs[r].name, &k)) != CUTEC_OK ||
-            (st = cutec_launch(k, grid, block, 0, NULL, args[r])) != CUTEC_OK || (st = cutec_synchronize(rt)) != CUTEC_OK)
+            (st = cutec_launch(k, grid, block, 0, NULL, args[r])) != CUTEC_OK ||
+            (st = cutec_synchronize(rt)) != CUTEC_OK)
             goto fail;
         char why[200];
         Region parts[2] = {regs[r], {0, 256}};
