@@ -52,7 +52,9 @@ static LLVMValueRef in_bounds(Eval *e, const Value *crd, const LayTuple *bound, 
             *all = false;
             return LLVMConstInt(e->cg->t_i1, 0, 0);
         }
-        LLVMValueRef q = LLVMBuildICmp(e->cg->b, LLVMIntSLT, lower_layint(e, x), lower_layint(e, bd), "");
+        LLVMValueRef lx, lb;
+        lower_layint_pair(e, x, bd, &lx, &lb);
+        LLVMValueRef q = LLVMBuildICmp(e->cg->b, LLVMIntSLT, lx, lb, "");
         p = p ? LLVMBuildAnd(e->cg->b, p, q, "") : q;
     }
     if (!p) return LLVMConstInt(e->cg->t_i1, 1, 0);

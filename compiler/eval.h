@@ -143,11 +143,12 @@ typedef struct Eval {
     WgmmaGroup *wgmma_group; /* wgmmas being fused into one asm statement (eval_sm90.c) */
     EvalLimits *limits;      /* NULL until first used: see eval_limits */
     const Node *expanding;   /* the outermost `unroll for` or inlined call being expanded */
-    bool param_layout;       /* binding the kernel's tensor parameters: an i64 leaf of a layout warns (eval_lay.c) */
+    bool param_layout;       /* binding the kernel's tensor parameters: arithmetic stays symbolic (eval_symbolic.c) */
     /* function-call state */
     bool in_fn;
     bool returned;
     Value ret;
+    SrcLoc ret_loc; /* where it was returned: a conversion to the declared type is reported there */
 } Eval;
 
 /* values */
@@ -160,6 +161,8 @@ const char *type_name(ScalarType t);
 bool type_from_name(const char *name, ScalarType *out);
 bool type_is_float(ScalarType t);
 bool type_is_int(ScalarType t);
+/* a static integer fits in i32 (else it is an i64 where it takes a type) */
+static inline bool int_fits_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 bool type_is_fp8(ScalarType t);
 int type_bytes(ScalarType t);
 /* a human description for diagnostics: "i32 value", "layout (4,2):(1,4)" */
@@ -205,10 +208,14 @@ bool unify_operands(Eval *e, const char *what, Value *a, Value *b, SrcLoc loc);
 
 /* layout algebra bridge (eval_lay.c) */
 bool val_to_lay(Eval *e, Value v, LayValue *out, SrcLoc loc, const char *what);
-Value lay_to_val(Eval *e, LayValue lv, SrcLoc loc);
+Value lay_to_val(Eval *e, LayValue lv);
+/* v as an i32, or an i64 where a leaf or constant of it is 64-bit */
 LLVMValueRef lower_layint(Eval *e, LayInt v);
-/* false, reported at loc, where v (or a constant in it) does not fit in i32 */
-bool layint_fits(Eval *e, LayInt v, SrcLoc loc);
+/* a and b lowered to one width (for a comparison) */
+void lower_layint_pair(Eval *e, LayInt a, LayInt b, LLVMValueRef *la, LLVMValueRef *lb);
+/* the address of the element at offset off of tensor t (64-bit math for
+ * a global tensor's runtime offset) */
+LLVMValueRef tensor_addr(Eval *e, const Value *t, LayInt off);
 Value tensor_index(Eval *e, Value tensor, const NodeList *args, SrcLoc loc);
 LayTuple *coord_of(Eval *e, Value v, SrcLoc loc);
 /* L(c) for a layout value: the (possibly runtime) index of coordinate c */

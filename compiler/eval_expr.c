@@ -235,7 +235,7 @@ static Value call_function(Eval *e, const Node *fn, const Node *call)
     Value r = sub.ret;
     if (fn->a && r.kind != V_ERROR) {
         Value tv = eval_type(&sub, fn->a);
-        if (tv.kind == V_TYPE) r = conv_to(&sub, r, tv.ty, call->loc, false);
+        if (tv.kind == V_TYPE) r = conv_to(&sub, r, tv.ty, r.kind == V_VOID ? call->loc : sub.ret_loc, false);
     }
     return r;
 }

@@ -16,24 +16,12 @@ static Value lay_error(Eval *e, const LayError *err, SrcLoc loc, const NodeList 
     return val_error();
 }
 
-/* A runtime integer as an i32 symbolic leaf (index math is 32-bit).  An
- * i64 is never narrowed silently: in a kernel parameter's layout (an i64
- * leading dimension, as BLAS has them) it is a warning, elsewhere an
- * error that asks for i32(...). */
-static bool dyn_leaf(Eval *e, Value v, SrcLoc loc, const char *what, LayInt *out)
+/* A runtime integer as a symbolic leaf of its own width: an i64 leaf
+ * makes the index math it enters 64-bit (lower_expr), so nothing is
+ * narrowed. */
+static bool dyn_leaf(Eval *e, Value v, LayInt *out)
 {
-    LLVMValueRef x = v.llvm;
-    if (v.ty == TY_I64) {
-        const char *name = v.name ? arena_printf(e->arena, "'%s'", v.name) : "an i64 value";
-        if (!e->param_layout) {
-            diag_error(e->diag, loc, "%s is %s%s, but index math is 32-bit; convert it with i32(...)", what,
-                       v.name ? "the i64 value " : "", v.name ? name : "an i64 value");
-            return false;
-        }
-        diag_warning(e->diag, loc, "i64 parameter %s is used as i32 in this layout (index math is 32-bit)", name);
-        x = LLVMBuildTrunc(e->cg->b, x, e->cg->t_i32, "");
-    }
-    *out = lay_int_sym(e->arena, v.name, x);
+    *out = lay_int_sym(e->arena, v.name, v.llvm);
     return true;
 }
 
@@ -48,7 +36,7 @@ bool val_to_lay(Eval *e, Value v, LayValue *out, SrcLoc loc, const char *what)
     case V_DYN:
         if (type_is_int(v.ty)) {
             out->kind = LAY_V_INT;
-            return dyn_leaf(e, v, loc, what, &out->i);
+            return dyn_leaf(e, v, &out->i);
         }
         break;
     case V_LAY: *out = v.lay; return true;
@@ -60,21 +48,110 @@ bool val_to_lay(Eval *e, Value v, LayValue *out, SrcLoc loc, const char *what)
     return false;
 }
 
-static LLVMValueRef lower_expr(Eval *e, const LayExpr *x)
+static bool is_i64(LLVMValueRef v) { return LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64; }
+
+/* v (an i32) as an i64 in a global tensor's offset.  A sum, difference
+ * or product with a constant is extended through: a coordinate such as
+ * `r + 16 * i` is taken as the integer it denotes, so sext(r) + 16 lets
+ * LLVM fold the constant into the address, as it did in 32 bits.  Kernel
+ * parameters are sizes, strides or coordinates, never negative: zero-
+ * extended, like the special registers LLVM knows to be non-negative, so
+ * that their products are PTX's mul.wide.u32 and not 64-bit multiplies
+ * of mixed extensions; anything else is sign-extended. */
+static LLVMValueRef widen(Eval *e, LLVMValueRef v, int depth)
 {
     LLVMBuilderRef b = e->cg->b;
-    LLVMTypeRef i32 = e->cg->t_i32;
+    if (LLVMIsAConstantInt(v)) return LLVMConstInt(e->cg->t_i64, (unsigned long long)LLVMConstIntGetSExtValue(v), 1);
+    LLVMOpcode op = LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : (LLVMOpcode)0;
+    if (depth > 0 && (op == LLVMAdd || op == LLVMSub || op == LLVMMul) &&
+        (LLVMIsAConstantInt(LLVMGetOperand(v, 0)) || LLVMIsAConstantInt(LLVMGetOperand(v, 1)))) {
+        LLVMValueRef l = widen(e, LLVMGetOperand(v, 0), depth - 1), r = widen(e, LLVMGetOperand(v, 1), depth - 1);
+        return op == LLVMAdd   ? LLVMBuildNSWAdd(b, l, r, "")
+               : op == LLVMSub ? LLVMBuildNSWSub(b, l, r, "")
+                               : LLVMBuildNSWMul(b, l, r, "");
+    }
+    if (LLVMIsAArgument(v)) return LLVMBuildZExt(b, v, e->cg->t_i64, "");
+    return LLVMBuildSExt(b, v, e->cg->t_i64, "");
+}
+
+/* l and r at one width: the wider of the two (sign-extended, as the GEP
+ * extends an i32 index), or 64 bits if wide. */
+static void same_width(Eval *e, LLVMValueRef *l, LLVMValueRef *r, bool wide)
+{
+    if (wide || is_i64(*l) || is_i64(*r)) {
+        if (!is_i64(*l)) *l = wide ? widen(e, *l, 4) : LLVMBuildSExt(e->cg->b, *l, e->cg->t_i64, "");
+        if (!is_i64(*r)) *r = wide ? widen(e, *r, 4) : LLVMBuildSExt(e->cg->b, *r, e->cg->t_i64, "");
+    }
+}
+
+static LLVMValueRef lower_expr(Eval *e, const LayExpr *x, bool wide);
+
+/* The factors of a product (through nested products), constants
+ * multiplied into *c; false past n_max factors or 64 bits. */
+static bool product_factors(const LayExpr *x, const LayExpr **f, int *n, int n_max, int64_t *c)
+{
+    if (x->op == LAY_E_CONST) return !__builtin_mul_overflow(*c, x->value, c);
+    if (x->op != LAY_E_MUL) {
+        if (*n == n_max) return false;
+        f[(*n)++] = x;
+        return true;
+    }
+    return product_factors(x->a, f, n, n_max, c) && product_factors(x->b, f, n, n_max, c);
+}
+
+/* A product in a global tensor's offset: the runtime factors first, the
+ * constants last, so that i * (64 * K) is one mul.wide of i and K and a
+ * shift rather than a 64-bit multiply of i by the widened 64 * K. */
+static LLVMValueRef lower_product(Eval *e, const LayExpr *x)
+{
+    enum { MAX_FACTORS = 8 };
+    const LayExpr *f[MAX_FACTORS];
+    int n = 0;
+    int64_t c = 1;
+    if (!product_factors(x, f, &n, MAX_FACTORS, &c) || n == 0) return NULL;
+    LLVMValueRef p = lower_expr(e, f[0], true);
+    for (int i = 1; i < n; i++) {
+        LLVMValueRef v = lower_expr(e, f[i], true);
+        same_width(e, &p, &v, true);
+        p = LLVMBuildNSWMul(e->cg->b, p, v, "");
+    }
+    if (!is_i64(p)) p = widen(e, p, 4);
+    if (c == 1) return p;
+    return LLVMBuildNSWMul(e->cg->b, p, LLVMConstInt(e->cg->t_i64, (unsigned long long)c, 1), "");
+}
+
+/* Index math has the width its values need (docs/compiler.md, "Index
+ * math"): 32-bit where every leaf is i32 and every constant fits, 64-bit
+ * from any i64 leaf or larger constant upwards.  A global tensor's
+ * runtime offset is lowered `wide`: its sums and products are 64-bit
+ * whatever the leaves' width (a product of two i32 values is one
+ * mul.wide), so that m * lda past 2^31 does not wrap; divisions and the
+ * swizzle's bit operations keep their operands' width, so that the
+ * decomposition of a thread index stays 32-bit. */
+static LLVMValueRef lower_expr(Eval *e, const LayExpr *x, bool wide)
+{
+    LLVMBuilderRef b = e->cg->b;
     switch (x->op) {
     case LAY_E_SYM: return (LLVMValueRef)x->user;
-    case LAY_E_CONST: return LLVMConstInt(i32, (unsigned long long)x->value, 1);
+    case LAY_E_CONST: {
+        bool fits = int_fits_i32(x->value);
+        return LLVMConstInt(fits ? e->cg->t_i32 : e->cg->t_i64, (unsigned long long)x->value, 1);
+    }
     default: break;
     }
-    LLVMValueRef l = lower_expr(e, x->a), r = lower_expr(e, x->b);
+    if (wide && x->op == LAY_E_MUL) {
+        LLVMValueRef p = lower_product(e, x);
+        if (p) return p;
+    }
+    LLVMValueRef l = lower_expr(e, x->a, wide), r = lower_expr(e, x->b, wide);
+    same_width(e, &l, &r, wide && (x->op == LAY_E_ADD || x->op == LAY_E_SUB || x->op == LAY_E_MUL));
+    LLVMTypeRef t = LLVMTypeOf(l);
     switch (x->op) {
-    /* an index fits in 32 bits (the runtime rejects larger tensors), so
-     * sums and products do not wrap: `nsw` lets LLVM fold a constant
-     * offset into the address (sext(x + c) = sext(x) + c), one add for
-     * each of an unrolled epilogue's stores instead of a multiply-add */
+    /* an index fits in its width (64 bits for global tensors; shared and
+     * register tensors are far smaller than 2^31 elements), so sums and
+     * products do not wrap: `nsw` lets LLVM fold a constant offset into
+     * the address (sext(x + c) = sext(x) + c), one add for each of an
+     * unrolled epilogue's stores instead of a multiply-add */
     case LAY_E_ADD: return LLVMBuildNSWAdd(b, l, r, "");
     case LAY_E_SUB: return LLVMBuildSub(b, l, r, "");
     case LAY_E_MUL: return LLVMBuildNSWMul(b, l, r, "");
@@ -83,7 +160,7 @@ static LLVMValueRef lower_expr(Eval *e, const LayExpr *x)
     case LAY_E_DIV: return LLVMBuildUDiv(b, l, r, "");
     case LAY_E_MOD: return LLVMBuildURem(b, l, r, "");
     case LAY_E_CEILDIV: {
-        LLVMValueRef one = LLVMConstInt(i32, 1, 0);
+        LLVMValueRef one = LLVMConstInt(t, 1, 0);
         return LLVMBuildUDiv(b, LLVMBuildSub(b, LLVMBuildAdd(b, l, r, ""), one, ""), r, "");
     }
     case LAY_E_MIN: return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, l, r, ""), l, r, "");
@@ -92,48 +169,41 @@ static LLVMValueRef lower_expr(Eval *e, const LayExpr *x)
     case LAY_E_AND: return LLVMBuildAnd(b, l, r, "");
     case LAY_E_SHR: return LLVMBuildLShr(b, l, r, "");
     case LAY_E_SHL: return LLVMBuildShl(b, l, r, "");
-    default: return LLVMConstInt(i32, 0, 0);
+    default: return LLVMConstInt(t, 0, 0);
     }
-}
-
-/* Index math is 32-bit: a static term past i32 would be truncated when
- * lowered, so it is an error instead.  Checked on the whole index and on
- * the constant terms near its root (an offset added to a runtime index);
- * expressions share subterms, so the walk stops at a small depth. */
-static bool const_fits(const LayExpr *x, int depth, int64_t *bad)
-{
-    if (x->op == LAY_E_CONST) {
-        *bad = x->value;
-        return x->value >= INT32_MIN && x->value <= INT32_MAX;
-    }
-    if (x->op == LAY_E_SYM || depth == 0) return true;
-    return (!x->a || const_fits(x->a, depth - 1, bad)) && (!x->b || const_fits(x->b, depth - 1, bad));
-}
-
-bool layint_fits(Eval *e, LayInt v, SrcLoc loc)
-{
-    int64_t bad = v.value;
-    if (v.is_static ? v.value >= INT32_MIN && v.value <= INT32_MAX : const_fits(v.expr, 3, &bad)) return true;
-    diag_error(e->diag, loc, "index %lld does not fit in 32 bits (index math is 32-bit)", (long long)bad);
-    return false;
 }
 
 LLVMValueRef lower_layint(Eval *e, LayInt v)
 {
-    if (v.is_static) return LLVMConstInt(e->cg->t_i32, (unsigned long long)v.value, 1);
-    return lower_expr(e, v.expr);
+    if (!v.is_static) return lower_expr(e, v.expr, false);
+    bool fits = int_fits_i32(v.value);
+    return LLVMConstInt(fits ? e->cg->t_i32 : e->cg->t_i64, (unsigned long long)v.value, 1);
 }
 
-Value lay_to_val(Eval *e, LayValue lv, SrcLoc loc)
+void lower_layint_pair(Eval *e, LayInt a, LayInt b, LLVMValueRef *la, LLVMValueRef *lb)
+{
+    *la = lower_layint(e, a);
+    *lb = lower_layint(e, b);
+    same_width(e, la, lb, false);
+}
+
+LLVMValueRef tensor_addr(Eval *e, const Value *t, LayInt off)
+{
+    bool wide = t->space == SPACE_GMEM && !off.is_static;
+    LLVMValueRef idx = wide ? lower_expr(e, off.expr, true) : lower_layint(e, off);
+    return LLVMBuildGEP2(e->cg->b, cg_type(e->cg, t->ty), t->llvm, &idx, 1, "");
+}
+
+Value lay_to_val(Eval *e, LayValue lv)
 {
     if (lv.kind == LAY_V_INT) {
         if (lv.i.is_static) return val_int(lv.i.value);
         /* without code generation a dynamic integer is one of cutec eval's
          * symbolic names (eval_symbolic.c), or built from them: it stays
-         * symbolic; lowered, its constants must fit index math's 32 bits */
+         * symbolic; lowered, it is i64 where a leaf or constant needs it */
         if (!e->cg) return (Value){.kind = V_LAY, .lay = lv};
-        if (!layint_fits(e, lv.i, loc)) return val_error();
-        return val_dyn(lower_layint(e, lv.i), TY_I32);
+        LLVMValueRef x = lower_layint(e, lv.i);
+        return val_dyn(x, is_i64(x) ? TY_I64 : TY_I32);
     }
     Value v = {.kind = V_LAY, .lay = lv};
     return v;
@@ -189,7 +259,7 @@ Value layout_apply(Eval *e, Value lay, const NodeList *args, SrcLoc loc)
     LayInt off;
     if (!index_of(e, &lay.lay, args, loc, &off)) return val_error();
     LayValue r = {.kind = LAY_V_INT, .i = off};
-    return lay_to_val(e, r, loc);
+    return lay_to_val(e, r);
 }
 
 /* An identity tensor's element: the coordinate tuple, one crd2idx per
@@ -223,11 +293,7 @@ Value tensor_index(Eval *e, Value t, const NodeList *args, SrcLoc loc)
         diag_error(e->diag, loc, "tensor elements are not compile-time values");
         return val_error();
     }
-    if (!layint_fits(e, off, loc)) return val_error();
-    LLVMValueRef idx = lower_layint(e, off);
-    LLVMTypeRef et = cg_type(e->cg, t.ty);
-    LLVMValueRef addr = LLVMBuildGEP2(e->cg->b, et, t.llvm, &idx, 1, "");
-    Value r = {.kind = V_REF, .llvm = addr, .ty = t.ty, .space = t.space};
+    Value r = {.kind = V_REF, .llvm = tensor_addr(e, &t, off), .ty = t.ty, .space = t.space};
     return r;
 }
 
@@ -284,7 +350,7 @@ Value call_layout_fn(Eval *e, const char *name, const Node *call)
         tensor.lay = out;
         return tensor;
     }
-    return lay_to_val(e, out, call->loc);
+    return lay_to_val(e, out);
 }
 
 bool tensor_has_slice(const NodeList *args)

@@ -25,8 +25,7 @@ static LLVMValueRef frag_pair(Eval *e, const Value *t, int64_t i)
         LayTuple *crd = lay_tuple_leaf(e->arena, lay_int_static(2 * i + h));
         if (!lay_crd2idx(e->arena, crd, &t->lay.layout, &off, &err) || !lay_int_add(e->arena, t->toff, off, &off))
             return NULL;
-        LLVMValueRef idx = lower_layint(e, off);
-        LLVMValueRef p = LLVMBuildGEP2(cg->b, et, t->llvm, &idx, 1, "");
+        LLVMValueRef p = tensor_addr(e, t, off);
         v = LLVMBuildInsertElement(cg->b, v, LLVMBuildLoad2(cg->b, et, p, ""), LLVMConstInt(cg->t_i32, (unsigned)h, 0),
                                    "");
     }

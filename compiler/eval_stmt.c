@@ -94,6 +94,11 @@ static void eval_let(Eval *e, const Node *s)
         if (t.kind == V_TYPE) {
             ty = t.ty;
             if (v.kind != V_ERROR && (s->ival || v.kind == V_DYN)) v = conv_to(e, v, ty, s->b->loc, false);
+            /* a static `let` stays untyped, but must fit the type it names */
+            if (v.kind == V_INT && ty == TY_I32 && !int_fits_i32(v.i)) {
+                diag_error(e->diag, s->b->loc, "integer %lld does not fit in i32", (long long)v.i);
+                v = val_error();
+            }
         } else if (t.kind != V_ERROR) {
             diag_error(e->diag, s->a->loc, "a binding's type must be a scalar type");
         }
@@ -112,7 +117,7 @@ static void eval_let(Eval *e, const Node *s)
     }
     if (ty == TY_VOID) {
         switch (v.kind) {
-        case V_INT: ty = (v.i >= INT32_MIN && v.i <= INT32_MAX) ? TY_I32 : TY_I64; break;
+        case V_INT: ty = int_fits_i32(v.i) ? TY_I32 : TY_I64; break;
         case V_FLOAT: ty = TY_F32; break;
         case V_BOOL: ty = TY_BOOL; break;
         case V_DYN: ty = v.ty; break;
@@ -210,10 +215,13 @@ static void eval_for(Eval *e, const Node *s)
     }
     if (lo.kind == V_INT && hi.kind == V_INT && lo.i >= hi.i) return;
     if (!require_cg(e, s->loc, "a runtime loop")) return;
-    ScalarType ty = (lo.kind == V_DYN && lo.ty == TY_I64) || (hi.kind == V_DYN && hi.ty == TY_I64) ||
-                            (st.kind == V_DYN && st.ty == TY_I64)
-                        ? TY_I64
-                        : TY_I32;
+    /* the loop counts in i64 if a bound or the step is one (or a static
+     * integer past i32), as arithmetic would */
+    ScalarType ty = TY_I32;
+    const Value *ends[3] = {&lo, &hi, &st};
+    for (int i = 0; i < 3; i++)
+        if ((ends[i]->kind == V_DYN && ends[i]->ty == TY_I64) || (ends[i]->kind == V_INT && !int_fits_i32(ends[i]->i)))
+            ty = TY_I64;
     lo = conv_to(e, lo, ty, s->a->loc, false);
     hi = conv_to(e, hi, ty, s->b->loc, false);
     Value stv = conv_to(e, st, ty, s->loc, false);
@@ -361,6 +369,7 @@ static void eval_return(Eval *e, const Node *s)
         return;
     }
     e->ret = s->a ? eval_rvalue(e, s->a) : (Value){.kind = V_VOID};
+    e->ret_loc = s->a ? s->a->loc : s->loc;
     e->returned = true;
 }
 

@@ -122,5 +122,5 @@ Value binop_symbolic(Eval *e, int op, Value a, Value b, SrcLoc loc)
         diag_error(e->diag, loc, "value past 64 bits in '%s'", ast_op_name(op));
         return val_error();
     }
-    return lay_to_val(e, (LayValue){.kind = LAY_V_INT, .i = r}, loc);
+    return lay_to_val(e, (LayValue){.kind = LAY_V_INT, .i = r});
 }

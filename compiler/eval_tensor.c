@@ -97,8 +97,7 @@ LLVMValueRef tensor_elem_ptr(Eval *e, const Value *t, int64_t i, SrcLoc loc)
         diag_error(e->diag, loc, "%s", ok ? "tensor offset overflows 64 bits" : err.msg);
         return NULL;
     }
-    LLVMValueRef idx = lower_layint(e, off);
-    return LLVMBuildGEP2(e->cg->b, cg_type(e->cg, t->ty), t->llvm, &idx, 1, "");
+    return tensor_addr(e, t, off);
 }
 
 /* One layout tiled: cs[i] the tile coordinate of mode i, or NULL for `_`

@@ -206,7 +206,7 @@ Value conv_to(Eval *e, Value v, ScalarType ty, SrcLoc loc, bool explicit_cast)
             }
             v = val_int((int64_t)v.f);
         }
-        if (ty == TY_I32 && v.kind == V_INT && (v.i > INT32_MAX || v.i < INT32_MIN) && !explicit_cast) {
+        if (ty == TY_I32 && v.kind == V_INT && !int_fits_i32(v.i) && !explicit_cast) {
             diag_error(e->diag, loc, "integer %lld does not fit in i32", (long long)v.i);
             return val_error();
         }
@@ -352,6 +352,8 @@ static bool common_type(Eval *e, const char *what, const Value *a, const Value *
         diag_error(e->diag, loc, "operands of %s have different types (%s and %s); convert one explicitly", what,
                    d == a ? type_name(t) : val_describe(e, o), d == a ? val_describe(e, o) : type_name(t));
         return false;
+    } else if (t == TY_I32 && o->kind == V_INT && !int_fits_i32(o->i)) {
+        t = TY_I64; /* a static integer past i32 is an i64, as a 'var' of it is */
     }
     if (t == TY_F16 || t == TY_BF16 || type_is_fp8(t)) t = TY_F32;
     *out = t;

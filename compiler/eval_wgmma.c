@@ -39,8 +39,7 @@ static LLVMValueRef frag_ptr_at(Eval *e, const Value *t, int64_t i, int64_t *off
         *off_out = off.value;
     else
         *is_static = false;
-    LLVMValueRef idx = lower_layint(e, off);
-    return LLVMBuildGEP2(e->cg->b, cg_type(e->cg, t->ty), t->llvm, &idx, 1, "");
+    return tensor_addr(e, t, off);
 }
 
 static LLVMValueRef frag_ptr(Eval *e, const Value *t, int64_t i)

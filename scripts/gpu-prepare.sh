@@ -14,6 +14,8 @@ for ex in transpose sgemm; do
 done
 # blocks handing partial sums to the last of them (tests/gpu/handoff.c)
 "$B"/compiler/cutec tests/gpu/kernels/handoff.cute --arch=sm_90a -o prebuilt/handoff.ptx
+# offsets past 2^31 elements: i32 sizes, an i64 stride and coordinate (tests/gpu/big_offset.c)
+"$B"/compiler/cutec tests/gpu/kernels/big_offset.cute --arch=sm_90a -o prebuilt/big_offset.ptx
 # every tune point of the sm80 GEMM template, named by its parameters
 rm -rf prebuilt/gemm && mkdir -p prebuilt/gemm
 "$B"/compiler/cutec stdlib/sm80/gemm.cute --list-tune | while read -r kernel args; do
