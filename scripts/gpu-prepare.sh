@@ -158,6 +158,13 @@ POINTS
   -o prebuilt/gemm_sm90_silu_bias_fast.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --fast-math -D ACT=swiglu -D GLU=1 \
   -o prebuilt/gemm_sm90_swiglu_fast.pack
+# fp8 packs for the fp8 benchmark (gpu-run.sh FP8_BENCH=1), one per scale
+# mode; PTX only (the driver JITs each kernel the tuner loads)
+for m in "tensor 1" "row 2" "block 3"; do
+  set -- $m
+  "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D T=e4m3 -D SCALE="$2" --no-cubin \
+    -o "prebuilt/gemm_sm90_e4m3_$1.pack"
+done
 # user kernels with roles (B row-major; a bias epilogue): served or skipped by the tuner
 "$B"/compiler/cutec pack tests/runtime/user_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/user_gemm.pack
 # the tuner's check kernel, embedded in the runtime (runtime/CMakeLists.txt
