@@ -187,7 +187,7 @@ int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_
     return 1;
 }
 
-int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, size_t workspace_bytes,
+int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, const int align[3], size_t workspace_bytes,
                         cublasLtMatmulHeuristicResult_t *out, int max, char *why, size_t why_len)
 {
     cublasLtMatmulPreference_t pref = NULL;
@@ -195,6 +195,18 @@ int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, size_t workspac
     int n = 0;
     cublasStatus_t st = lt->pref_create(&pref);
     if (st == CUBLAS_STATUS_SUCCESS) st = lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    /* the pointers' alignment: without it the heuristic assumes 16 bytes and
+     * offers algorithms that refuse (NOT_SUPPORTED) an operand that starts
+     * 2 bytes into a row, as a view sliced at an odd column does */
+    if (align != NULL) {
+        const uint32_t a[4] = {(uint32_t)(plan->swap ? align[1] : align[0]),
+                               (uint32_t)(plan->swap ? align[0] : align[1]), (uint32_t)align[2], (uint32_t)align[2]};
+        static const int attrs[4] = {
+            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+        for (int i = 0; i < 4 && st == CUBLAS_STATUS_SUCCESS; i++)
+            if (a[i] > 0) st = lt->pref_set(pref, attrs[i], &a[i], sizeof a[i]);
+    }
     if (st == CUBLAS_STATUS_SUCCESS)
         st = lt->heuristic(lt->handle, plan->desc, plan->la, plan->lb, plan->lsrc != NULL ? plan->lsrc : plan->lc,
                            plan->lc, pref, max, out, &n);

@@ -58,6 +58,10 @@ enum {
     CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F = 3,
     CUBLASLT_POINTER_MODE_DEVICE = 1,
     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1,
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES = 5,
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES = 6,
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES = 7,
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES = 8,
     /* cublasLtMatmulAlgoConfigAttributes_t */
     CUBLASLT_ALGO_CONFIG_ID = 0,
     CUBLASLT_ALGO_CONFIG_TILE_ID = 1,
@@ -138,7 +142,7 @@ void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan);
 void cutec_lt_algo_describe(cutec_cublaslt *lt, const cublasLtMatmulAlgo_t *algo, char *out, size_t len);
 /* Up to max algorithms from the heuristic that fit workspace_bytes; returns
  * their number (0 with why on failure). */
-int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, size_t workspace_bytes,
+int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, const int align[3], size_t workspace_bytes,
                         cublasLtMatmulHeuristicResult_t *out, int max, char *why, size_t why_len);
 /* Sets the epilogue's pointers (bias, aux) on the plan where they changed:
  * cuBLASLt's heuristic reads their alignment, its matmul their values. */

@@ -189,8 +189,8 @@ static cutec_status cublas_candidates(tuning *t)
         int want = g->cublas_algos > 0 ? g->cublas_algos : 1;
         t->heur = calloc((size_t)want, sizeof *t->heur);
         if (t->heur != NULL)
-            t->nalgo =
-                cutec_lt_heuristics(&g->lt, &t->ref_plan, g->workspace_bytes, t->heur, want, t->ltwhy, sizeof t->ltwhy);
+            t->nalgo = cutec_lt_heuristics(&g->lt, &t->ref_plan, t->cls->align, g->workspace_bytes, t->heur, want,
+                                           t->ltwhy, sizeof t->ltwhy);
         for (int a = 0; a < t->nalgo && a < g->cublas_algos; a++) {
             candidate *c = &t->cands[t->n++];
             c->d.kind = DECISION_CUBLAS;
@@ -254,7 +254,9 @@ static cutec_status unfused_candidates(tuning *t)
     if (!cutec_lt_plan_create(&g->lt, &gp, &plan, why, sizeof why)) return CUTEC_OK;
     int want = g->cublas_algos;
     cublasLtMatmulHeuristicResult_t *heur = calloc((size_t)want, sizeof *heur);
-    int n = heur != NULL ? cutec_lt_heuristics(&g->lt, &plan, g->workspace_bytes, heur, want, why, sizeof why) : 0;
+    const int xalign[3] = {t->cls->align[0], t->cls->align[1], 16}; /* X: from cuMemAlloc */
+    int n =
+        heur != NULL ? cutec_lt_heuristics(&g->lt, &plan, xalign, g->workspace_bytes, heur, want, why, sizeof why) : 0;
     cutec_lt_plan_destroy(&g->lt, &plan);
     CUresult r = n > 0 ? rt->drv.mem_alloc(&t->x, cutec_gemm_ew_x_bytes(t->p)) : CUDA_SUCCESS;
     if (r != CUDA_SUCCESS) {

@@ -182,7 +182,8 @@ static cutec_status lt_acc(harness *h)
     cublasLtMatmulHeuristicResult_t heur;
     char why[256];
     if (!cutec_lt_plan_create(&g->lt, &q, &plan, why, sizeof why)) return CUTEC_OK;
-    int n = cutec_lt_heuristics(&g->lt, &plan, g->workspace_bytes, &heur, 1, why, sizeof why);
+    const int align[3] = {cutec_gemm_ptr_align(h->io.A), cutec_gemm_ptr_align(h->io.B), 16};
+    int n = cutec_lt_heuristics(&g->lt, &plan, align, g->workspace_bytes, &heur, 1, why, sizeof why);
     CUdeviceptr dacc = 0;
     cutec_status s = CUTEC_OK;
     CUresult r = n > 0 ? rt->drv.mem_alloc(&dacc, bytes) : CUDA_SUCCESS;

@@ -150,6 +150,8 @@ POINTS
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=silu -D BIAS=1 -o prebuilt/gemm_sm90_silu_bias.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=swiglu -D GLU=1 -o prebuilt/gemm_sm90_swiglu.pack
 "$B"/compiler/cutec pack stdlib/epilogue_apply.cute --arch=sm_90a -o prebuilt/epilogue_apply.pack
+# and for f16 (the Python package's f16 epilogues without a fused pack kernel)
+"$B"/compiler/cutec pack stdlib/epilogue_apply.cute --arch=sm_90a -D T=f16 -o prebuilt/epilogue_apply_f16.pack
 # the same with the math builtins' fast forms (tanh.approx, ex2.approx): the
 # exact polynomials cost the epilogue issue slots the MMAs need
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --fast-math -D ACT=gelu_tanh -D BIAS=1 \

@@ -206,7 +206,7 @@ class BadInputs(unittest.TestCase):
         a, b = rnd(64, 128), rnd(128, 96)
         self.check(lambda: ct.mm(a, b.cpu()), "CUTEC_ERR_INVALID_ARGUMENT", "B is on cpu and A on cuda:0")
         self.check(lambda: ct.mm(a.cpu(), b.cpu()), "CUTEC_ERR_INVALID_ARGUMENT", "A is on cpu: cutec runs on CUDA")
-        self.check(lambda: ct.mm(a.float(), b.float()), "CUTEC_ERR_INVALID_ARGUMENT", "both bfloat16 or both float16")
+        self.check(lambda: ct.mm(a.float(), b.float()), "CUTEC_ERR_INVALID_ARGUMENT", "must both be bfloat16 or both float16")
         self.check(lambda: ct.mm(a, b[:100]), "CUTEC_ERR_BAD_SIZE", "K differs")
         self.check(lambda: ct.linear(a, rnd(40, 128), activation="swiglu"), "CUTEC_ERR_BAD_SIZE", "multiple of 16")
 

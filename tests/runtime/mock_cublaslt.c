@@ -159,7 +159,11 @@ st_t cublasLtMatmulPreferenceSetAttribute(void *p, int attr, const void *buf, si
 {
     (void)p;
     (void)buf;
-    return attr == 1 && size == 8 ? 0 : 7;
+    /* MAX_WORKSPACE_BYTES (uint64), MIN_ALIGNMENT_{A,B,C,D}_BYTES (uint32),
+     * as cublasLt.h types them: a wrong size is INVALID_VALUE, as there */
+    if (attr == 1) return size == 8 ? 0 : 7;
+    if (attr >= 5 && attr <= 8) return size == 4 ? 0 : 7;
+    return 7;
 }
 
 st_t cublasLtMatmulAlgoGetHeuristic(void *h, struct desc *d, struct layout *a, struct layout *b, struct layout *c,
