@@ -56,6 +56,12 @@ int cutec_dtype_bytes(cutec_ct t)
     return d != NULL ? d->bytes : 0;
 }
 
+int cutec_ct_is_fp8(cutec_ct t)
+{
+    const cutec_dtype_info *d = cutec_dtype_info_of(t);
+    return d != NULL && d->is_float && d->bytes == 1;
+}
+
 static float bits_f32(uint32_t u)
 {
     float f;

@@ -54,6 +54,8 @@ cutec_ct cutec_dtype_from_name(const char *name, size_t n);
 const char *cutec_dtype_str(cutec_ct t);
 /* Bytes of one element (0 outside the table). */
 int cutec_dtype_bytes(cutec_ct t);
+/* Whether t is an 8-bit float (e4m3, e5m2): a float row of one byte. */
+int cutec_ct_is_fp8(cutec_ct t);
 
 /* Host conversions for the floating types (tests, tuner checks): the
  * value of one element stored at p, and the nearest representable bits of

@@ -157,7 +157,7 @@ int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_
                         : make_layout(lt, &plan->lb, p->b_type, p->b_layout, p->k, p->n, p->ldb);
     if (st == CUBLAS_STATUS_SUCCESS) st = make_layout(lt, &plan->lc, p->c_type, p->c_layout, p->m, p->n, p->ldc);
     /* an fp8 D takes a 16-bit C (cuBLASLt's rule); in place, C is D's memory, never read (beta = 0) */
-    cutec_dtype ct = p->c_type == CUTEC_DTYPE_E4M3 || p->c_type == CUTEC_DTYPE_E5M2 ? CUTEC_DTYPE_BF16 : p->c_type;
+    cutec_dtype ct = cutec_ct_is_fp8((cutec_ct)p->c_type) ? CUTEC_DTYPE_BF16 : p->c_type;
     if (st == CUBLAS_STATUS_SUCCESS && (p->c_source || ct != p->c_type))
         st = make_layout(lt, &plan->lsrc, ct, p->c_layout, p->m, p->n, p->c_source ? p->ld_csrc : p->ldc);
     if (st == CUBLAS_STATUS_SUCCESS && p->scale_mode == CUTEC_SCALE_ROW) {

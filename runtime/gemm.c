@@ -23,7 +23,7 @@ size_t cutec_dtype_size(cutec_dtype t) { return (size_t)cutec_dtype_bytes((cutec
 
 const char *cutec_dtype_name(cutec_dtype t) { return cutec_dtype_str((cutec_ct)t); }
 
-int cutec_dtype_is_fp8(cutec_dtype t) { return t == CUTEC_DTYPE_E4M3 || t == CUTEC_DTYPE_E5M2; }
+int cutec_dtype_is_fp8(cutec_dtype t) { return cutec_ct_is_fp8((cutec_ct)t); }
 
 /* ---- options: one row each (adding one: an enum value, a field, a row) ---- */
 
@@ -353,7 +353,7 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
                              (int)p->a_layout, (int)p->b_layout, (int)p->c_layout);
     /* Hopper's fp8 MMA reads K-major tiles only; cuBLASLt's fp8 matmul too */
     if (cutec_dtype_is_fp8(p->a_type) != cutec_dtype_is_fp8(p->b_type) ||
-        ((cutec_dtype_is_fp8(p->a_type) || cutec_dtype_is_fp8(p->c_type)) && !cutec_dtype_is_fp8(p->a_type)))
+        (cutec_dtype_is_fp8(p->c_type) && !cutec_dtype_is_fp8(p->a_type)))
         return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
                              "%s: types A %s, B %s, D %s: fp8 inputs come in pairs (e4m3 or e5m2 each), and an fp8 "
                              "output needs fp8 inputs",

@@ -193,6 +193,12 @@ static int scale_layout(const cutec_gemm_problem *p, cutec_kd_role r, long long 
 static const char *scale_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, const cutec_gemm_problem *p,
                                const cutec_kd_values *vals, char *why, size_t len);
 
+long long cutec_gemm_scale_count(const cutec_gemm_problem *p, cutec_kd_role r)
+{
+    long long ext[2], str[2];
+    return scale_layout(p, r, ext, str) == 0 ? ext[0] * ext[1] : 0;
+}
+
 /* Whether argument a's tensor reads the problem's matrix as it is stored. */
 static const char *tensor_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, const cutec_gemm_problem *p,
                                 const gemm_class *cls, const cutec_kd_values *vals, char *why, size_t len)

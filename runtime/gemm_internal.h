@@ -42,7 +42,7 @@ typedef struct gemm_class {
 static inline int gemm_class_has_epilogue(const gemm_class *c)
 {
     return c->act[0] != '\0' || c->gated || c->bias || c->bias_row || c->c_source || c->aux || c->scalars_on_device ||
-           c->scale_mode || c->c_type == CUTEC_DTYPE_E4M3 || c->c_type == CUTEC_DTYPE_E5M2;
+           c->scale_mode || cutec_ct_is_fp8((cutec_ct)c->c_type);
 }
 
 /* A user's activation reference (cutec_gemm_set_activation_ref). */
@@ -156,6 +156,9 @@ size_t cutec_gemm_matrix_bytes(cutec_dtype t, cutec_layout l, long long r, long 
 size_t cutec_dtype_size(cutec_dtype t);
 const char *cutec_dtype_name(cutec_dtype t);
 int cutec_dtype_is_fp8(cutec_dtype t);
+/* Elements of a scale role's tensor (scale_a, scale_b, scale_d, amax) for p's
+ * scale mode and output (gemm_bind.c, the layouts kernels are bound by); 0: none. */
+long long cutec_gemm_scale_count(const cutec_gemm_problem *p, cutec_kd_role r);
 
 /* gemm_bind.c: the problem bound to a kernel's contract */
 /* Why DSL entry i of pack cannot compute p (written to why and returned;

@@ -52,10 +52,10 @@ void tune_epi_free(harness *h)
     h->acc = h->ref_d = h->ref_aux = NULL;
 }
 
-/* A bias vector's n elements, copied to the host as doubles. */
-static cutec_status load_vector(harness *h, const void *dptr, long long n, double **out)
+/* n elements of type t at dptr (a bias, the scales), copied to the host
+ * as doubles. */
+static cutec_status load_vector(harness *h, const void *dptr, cutec_ct t, long long n, double **out)
 {
-    cutec_ct t = (cutec_ct)h->p->bias_type;
     size_t bytes = (size_t)n * (size_t)cutec_dtype_bytes(t);
     unsigned char *raw = malloc(bytes);
     *out = malloc(sizeof **out * (size_t)n);
@@ -67,22 +67,15 @@ static cutec_status load_vector(harness *h, const void *dptr, long long n, doubl
     return s;
 }
 
-/* n f32 scales, copied to the host as doubles; each must be finite (a NaN
- * scale would fail every candidate and blame the kernels). */
-static cutec_status load_f32(harness *h, const float *dptr, long long n, double **out)
+/* n f32 scales; each must be finite (a NaN scale would fail every
+ * candidate and blame the kernels). */
+static cutec_status load_scales(harness *h, const float *dptr, long long n, double **out)
 {
-    float *raw = malloc(sizeof *raw * (size_t)n);
-    *out = malloc(sizeof **out * (size_t)n);
-    cutec_status s = raw == NULL || *out == NULL
-                         ? cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory")
-                         : cutec_memcpy_dtoh(h->rt, raw, (unsigned long long)(uintptr_t)dptr, sizeof *raw * (size_t)n);
-    for (long long i = 0; s == CUTEC_OK && i < n; i++) {
-        if (!isfinite(raw[i]))
+    cutec_status s = load_vector(h, dptr, CUTEC_CT_F32, n, out);
+    for (long long i = 0; s == CUTEC_OK && i < n; i++)
+        if (!isfinite((*out)[i]))
             s = cutec_rt_fail(h->rt, CUTEC_ERR_INVALID_ARGUMENT, "tuning: scale %lld in device memory is %g", i,
-                              (double)raw[i]);
-        (*out)[i] = raw[i];
-    }
-    free(raw);
+                              (*out)[i]);
     return s;
 }
 
@@ -107,13 +100,8 @@ static cutec_status load_inputs(harness *h)
     }
     h->sd = 1.0;
     if (p->scale_mode != CUTEC_SCALE_NONE) {
-        long long kb = (p->k + 127) / 128;
-        long long na = p->scale_mode == CUTEC_SCALE_TENSOR ? 1 : p->scale_mode == CUTEC_SCALE_ROW ? p->m : p->m * kb;
-        long long nb = p->scale_mode == CUTEC_SCALE_TENSOR ? 1
-                       : p->scale_mode == CUTEC_SCALE_ROW  ? p->n
-                                                           : (p->n + 127) / 128 * kb;
-        s = load_f32(h, h->io.scale_a, na, &h->hsa);
-        if (s == CUTEC_OK) s = load_f32(h, h->io.scale_b, nb, &h->hsb);
+        s = load_scales(h, h->io.scale_a, cutec_gemm_scale_count(p, CUTEC_ROLE_SCALE_A), &h->hsa);
+        if (s == CUTEC_OK) s = load_scales(h, h->io.scale_b, cutec_gemm_scale_count(p, CUTEC_ROLE_SCALE_B), &h->hsb);
     }
     if (s == CUTEC_OK && cutec_dtype_is_fp8(p->c_type)) {
         float sd;
@@ -123,8 +111,8 @@ static cutec_status load_inputs(harness *h)
         h->sd = sd;
     }
     if (s != CUTEC_OK) return s;
-    if (p->bias) s = load_vector(h, h->io.bias, p->n, &h->hbias);
-    if (s == CUTEC_OK && p->bias_row) s = load_vector(h, h->io.bias_row, p->m, &h->hbias_row);
+    if (p->bias) s = load_vector(h, h->io.bias, (cutec_ct)p->bias_type, p->n, &h->hbias);
+    if (s == CUTEC_OK && p->bias_row) s = load_vector(h, h->io.bias_row, (cutec_ct)p->bias_type, p->m, &h->hbias_row);
     if (s == CUTEC_OK && p->c_source) {
         size_t bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, p->n, p->ld_csrc);
         h->hcsrc = malloc(bytes);

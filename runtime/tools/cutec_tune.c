@@ -39,7 +39,7 @@ typedef tune_opts opts;
 
 static const char *dtype_name(cutec_dtype t) { return cutec_dtype_str((cutec_ct)t); }
 
-static int is_fp8(cutec_dtype t) { return t == CUTEC_DTYPE_E4M3 || t == CUTEC_DTYPE_E5M2; }
+static int is_fp8(cutec_dtype t) { return cutec_ct_is_fp8((cutec_ct)t); }
 
 static int is_tty(void) { return isatty(STDERR_FILENO); }
 

@@ -6,6 +6,7 @@
  */
 #include "tune_args.h"
 
+#include "dtype.h"
 #include "epilogue.h"
 
 #include <ctype.h>
@@ -350,6 +351,6 @@ int tune_args_parse(int argc, char **argv, tune_opts *o)
     if (o->cmd == TUNE_CMD_BENCH && o->shapes == NULL) return usage_error(o->cmd, "'bench' needs --shapes FILE");
     if ((CMD(o->cmd) & CMDS_ONE) && (o->m == 0 || o->n == 0 || o->k == 0))
         return usage_error(o->cmd, "'%s' needs --m, --n and --k", name);
-    if (!out_set) o->out = o->in == CUTEC_DTYPE_E4M3 || o->in == CUTEC_DTYPE_E5M2 ? CUTEC_DTYPE_BF16 : o->in;
+    if (!out_set) o->out = cutec_ct_is_fp8((cutec_ct)o->in) ? CUTEC_DTYPE_BF16 : o->in;
     return -1;
 }
