@@ -235,14 +235,8 @@ typedef struct check_result {
     double bad_c, bad_ref, bad_bound;
 } check_result;
 
-static double unit_roundoff(gemm_type tc)
-{
-    return tc == GT_BF16   ? ldexp(1.0, -8)
-           : tc == GT_F16  ? ldexp(1.0, -11)
-           : tc == GT_E4M3 ? ldexp(1.0, -4)
-           : tc == GT_E5M2 ? ldexp(1.0, -3)
-                           : ldexp(1.0, -24);
-}
+/* Half an ulp at 1.0 of the output type (the contract's dtype table). */
+static double unit_roundoff(gemm_type tc) { return cutec_dtype_info_of(tc)->eps / 2; }
 
 /* Half the smallest positive subnormal of the output type. */
 static double underflow_eta(gemm_type tc)
