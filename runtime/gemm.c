@@ -484,6 +484,10 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
                                  cutec_dtype_name(t));
     }
 #undef OUT_NAME
+    /* a column-major D as its row-major transpose (gemm_transpose.c): the
+     * class, the tuning and the call are the transposed problem's */
+    cutec_gemm_transpose_output(out, io);
+    p = out;
     memset(cls, 0, sizeof *cls);
     cls->m = out->m;
     cls->n = out->n;

@@ -134,6 +134,11 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
                               const cutec_gemm_args *args, cutec_gemm_problem *out, cutec_gemm_args *io,
                               gemm_class *cls);
 /* D's columns: n, or n / 2 with a gated activation. */
+/* A column-major D rewritten as the row-major D^T = B^T A^T (operands,
+ * sizes, biases and row-wise scales trade places); 1 if it was, 0 where
+ * the problem has no such form (row-major D, gated, block-wise scales).
+ * gemm_transpose.c. */
+int cutec_gemm_transpose_output(cutec_gemm_problem *p, cutec_gemm_args *io);
 static inline long long cutec_gemm_d_cols(const cutec_gemm_problem *p) { return p->act_gated ? p->n / 2 : p->n; }
 /* The float64 reference of the problem's activation: the epilogue table's
  * row or the handle's registration; NULL when there is none. */

@@ -98,6 +98,30 @@ for extra in "" "-D T=f16 -D TC=bf16 -D VEC=4 -D BK=64"; do
   # shellcheck disable=SC2086
   "$B"/compiler/cutec examples/atom_gemm.cute $extra -o "prebuilt/gemm/atom_gemm_${name:-default}.ptx"
 done
+# operand layouts (tests/gpu gpu_gemm_layouts): B stored K x N (LB = 1), A
+# column-major (LA = 1) and both, each over the store paths, tile shapes,
+# ping-pong, clusters and an epilogue (MN-major operands are 16-bit only)
+rm -rf prebuilt/gemm_layout && mkdir -p prebuilt/gemm_layout
+for lay in "-D LB=1" "-D LA=1" "-D LA=1 -D LB=1"; do
+  while read -r base; do
+    name=$(echo "$lay $base" | sed 's/-D //g; s/  */_/g; s/=//g; s/^_//; s/_$//')
+    # shellcheck disable=SC2086
+    "$B"/compiler/cutec stdlib/sm90/gemm.cute --arch=sm_90a $lay $base -o "prebuilt/gemm_layout/gemm_sm90_${name}.ptx"
+  done <<'BASES'
+-D BM=128 -D BN=256 -D STAGES=4
+-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1
+-D BM=128 -D BN=256 -D STAGES=4 -D EPI=2 -D CM=2
+-D BM=192 -D BN=192 -D STAGES=4 -D EPI=2
+-D BM=256 -D BN=128 -D STAGES=3 -D EPI=1 -D RASTER=1
+-D BM=64 -D BN=128 -D STAGES=6
+-D BM=64 -D BN=256 -D STAGES=4 -D EPI=1 -D PP=1
+-D BM=64 -D BN=64 -D STAGES=8
+-D BM=128 -D BN=128 -D STAGES=6 -D EPI=1 -D CM=2 -D CN=2
+-D BM=128 -D BN=128 -D STAGES=5 -D TC=f32
+-D T=f16 -D TC=f16 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CN=2
+-D BM=128 -D BN=128 -D STAGES=4 -D EPI=1 -D ACT=gelu_tanh -D BIAS=3 -D SRC=1 -D ALPHA=1
+BASES
+done
 # single-tile wgmma forms for tests/gpu/wgmma_forms.c: NAME and the -D options
 rm -rf prebuilt/wgmma && mkdir -p prebuilt/wgmma
 while read -r name args; do
@@ -143,6 +167,11 @@ POINTS
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm90.pack
 "$B"/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_80 --no-cubin -D BK=32 -D STAGES=3 -D WM=2 -D WN=2 \
   -o prebuilt/test_gemm.pack
+# the same template for the other operand layouts (gpu-run.sh LAYOUT_BENCH=1):
+# B stored K x N (LB = 1), A column-major (LA = 1), both
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D LB=1 -o prebuilt/gemm_sm90_lb1.pack
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D LA=1 -o prebuilt/gemm_sm90_la1.pack
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D LA=1 -D LB=1 -o prebuilt/gemm_sm90_la1_lb1.pack
 # fused-epilogue packs for the epilogue benchmark (gpu-run.sh EPI_BENCH=1):
 # bias + GELU (tanh) over every tune point, SwiGLU (its register-store
 # points), bias + SiLU, and the elementwise kernels of the unfused baseline
@@ -180,4 +209,5 @@ tar cf - prebuilt | xz -T0 -3 > prebuilt.tar.xz
 echo "gpu-prepare: $(ls prebuilt/wgmma | wc -l) wgmma forms in prebuilt/wgmma"
 echo "gpu-prepare: $(ls prebuilt/gemm_fp8 | wc -l) fp8 GEMM points in prebuilt/gemm_fp8"
 echo "gpu-prepare: $(ls prebuilt/gemm_epi | wc -l) fused-epilogue GEMM points in prebuilt/gemm_epi"
+echo "gpu-prepare: $(ls prebuilt/gemm_layout | wc -l) operand-layout GEMM points in prebuilt/gemm_layout"
 echo "gpu-prepare: $(ls prebuilt/gemm | wc -l) GEMM points in prebuilt/gemm ($(du -sh prebuilt | cut -f1) in prebuilt/, $(du -sh prebuilt.tar.xz | cut -f1) in prebuilt.tar.xz)"

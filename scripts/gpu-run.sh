@@ -113,6 +113,22 @@ if [ -n "${FP8_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
     tail -14 "$OUT/fp8-bench-$mode.log" | cut -c1-300
   done
 fi
+# operand layouts against cuBLASLt (LAYOUT_BENCH=1; LAYOUTS: cutec-tune's
+# --layout values, default "rcr rrr ccr crr"): each over the suite with the
+# pack of its LA / LB (a column-major C is computed as its transpose, whose
+# A and B are B's and A's flipped)
+if [ -n "${LAYOUT_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
+  for lay in ${LAYOUTS:-rcr rrr ccr crr}; do
+    case $lay in
+      rcr|rcc) pk=gemm_sm90 ;; ccr|rrc) pk=gemm_sm90_la1 ;; rrr|ccc) pk=gemm_sm90_lb1 ;; crr|crc) pk=gemm_sm90_la1_lb1 ;;
+      *) echo "gpu-run: unknown layout $lay"; continue ;;
+    esac
+    timeout "${LAYOUT_TIMEOUT:-200}" build-gpu/runtime/cutec-tune bench "prebuilt/$pk.pack" --layout "$lay" \
+      --shapes "${LAYOUT_SHAPES:-tests/bench/shapes.txt}" --no-cache > "$OUT/layout-bench-$lay.log" 2>&1
+    echo "== layout bench $lay ($pk): exit $?"
+    tail -16 "$OUT/layout-bench-$lay.log" | cut -c1-300
+  done
+fi
 # optional: host overhead of a cached GEMM call (OVERHEAD_PACK=path)
 if [ -n "${OVERHEAD_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   timeout 300 build-gpu/runtime/cutec-tune overhead "$OVERHEAD_PACK" --m 4096 --n 4096 --k 4096 --no-cache \

@@ -285,6 +285,9 @@ static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long
     p->c_source = o->c_source;
     p->aux = o->aux;
     p->scale_mode = o->scale_mode;
+    p->a_layout = o->layout[0];
+    p->b_layout = o->layout[1];
+    p->c_layout = o->layout[2];
 }
 
 /* The epilogue's name for reports: "relu+bias", "none". */
@@ -687,16 +690,19 @@ static int cmd_bench(const opts *o, failure *f)
         free(shapes);
         return rc;
     }
-    char dev[256], epi[96];
+    char dev[256], epi[96], lay[4];
     device_line(&g, dev, sizeof dev);
     epilogue_name(o, epi, sizeof epi);
+    for (int i = 0; i < 3; i++) lay[i] = o->layout[i] == CUTEC_LAYOUT_ROW ? 'r' : 'c';
+    lay[3] = '\0';
     if (o->json) {
         printf("{\"device\": ");
         json_string(dev);
-        printf(", \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"epilogue\": \"%s\", \"shapes\": [", dtype_name(o->in),
-               dtype_name(o->out), epi);
+        printf(", \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"epilogue\": \"%s\", \"layout\": \"%s\", \"shapes\": [",
+               dtype_name(o->in), dtype_name(o->out), epi, lay);
     } else {
-        printf("device: %s\ndtype: %s -> %s\n", dev, dtype_name(o->in), dtype_name(o->out));
+        printf("device: %s\ndtype: %s -> %s\nlayout: %s (A, B as K x N, C)\n", dev, dtype_name(o->in),
+               dtype_name(o->out), lay);
         if (strcmp(epi, "none") != 0) printf("epilogue: %s\n", epi);
         printf("%-20s %6s %6s %6s  %12s %12s %7s %7s%s  %8s%s  %s\n", "shape", "M", "N", "K", "cuBLAS TF/s", "DSL TF/s",
                "ratio", "vs #0", strcmp(epi, "none") ? " vsplain" : "", "tune s",

@@ -58,6 +58,7 @@ typedef enum opt_id {
     OPT_C_SOURCE,
     OPT_AUX,
     OPT_SCALE,
+    OPT_LAYOUT,
     OPT_RUNS,
     OPT_DEVICE,
     OPT_PACK,
@@ -102,6 +103,9 @@ static const struct option {
     {OPT_BIAS_ROW, "--bias-row", NULL, CMDS_GPU, "add a random bias per row"},
     {OPT_C_SOURCE, "--c-source", NULL, CMDS_GPU, "read beta * C from a random C and write D out of place"},
     {OPT_AUX, "--aux", NULL, CMDS_GPU, "also write the pre-activation (an aux output)"},
+    {OPT_LAYOUT, "--layout", "ABC", CMDS_GPU,
+     "the layouts of A, B (as the K x N matrix) and C, a letter each: r row-major, c column-major (default "
+     "rcr: B stored N x K; `x @ W` with W stored K x N is rrr); leading dimensions packed"},
     {OPT_RUNS, "--runs", "R", CMDS_GPU, "timed runs per candidate, 20 to 10000 (default 25)"},
     {OPT_DEVICE, "--device", "D", CMDS_GPU, "CUDA device, 0 to 2^31-1 (default 0)"},
     {OPT_PACK, "--pack", "FILE", CMDS_GPU,
@@ -239,6 +243,14 @@ static int parse_scale_mode(tune_cmd c, const char *opt, const char *v, cutec_sc
     return usage_error(c, "option '%s': unknown scale mode '%s' (tensor, row or block)", opt, v);
 }
 
+static int parse_layouts(tune_cmd c, const char *opt, const char *v, cutec_layout l[3])
+{
+    if (strlen(v) != 3 || strspn(v, "rc") != 3)
+        return usage_error(c, "option '%s': '%s' is not three letters r or c (the layouts of A, B and C)", opt, v);
+    for (int i = 0; i < 3; i++) l[i] = v[i] == 'r' ? CUTEC_LAYOUT_ROW : CUTEC_LAYOUT_COL;
+    return 0;
+}
+
 /* Stores one option's value; 0, or 2 after a usage error. */
 static int store_option(const struct option *opt, const char *v, tune_opts *o, int *out_set)
 {
@@ -274,6 +286,7 @@ static int store_option(const struct option *opt, const char *v, tune_opts *o, i
     case OPT_C_SOURCE: o->c_source = 1; return 0;
     case OPT_AUX: o->aux = 1; return 0;
     case OPT_SCALE: return parse_scale_mode(c, opt->name, v, &o->scale_mode);
+    case OPT_LAYOUT: return parse_layouts(c, opt->name, v, o->layout);
     case OPT_RUNS: return parse_integer(c, opt->name, v, 20, 10000, &o->runs);
     case OPT_DEVICE: return parse_integer(c, opt->name, v, 0, INT32_MAX, &o->device);
     case OPT_CACHE_DIR: o->cache_dir = v; return 0;
@@ -306,6 +319,9 @@ int tune_args_parse(int argc, char **argv, tune_opts *o)
     o->in = CUTEC_DTYPE_BF16;
     o->calls = 20000;
     o->alpha = 1.0f;
+    o->layout[0] = CUTEC_LAYOUT_ROW;
+    o->layout[1] = CUTEC_LAYOUT_COL;
+    o->layout[2] = CUTEC_LAYOUT_ROW;
     if (argc < 2) {
         print_usage(stderr);
         return 2;

@@ -41,6 +41,7 @@ typedef struct tune_opts {
     char act[32];
     int gated, bias, bias_row, c_source, aux;
     cutec_scale_mode scale_mode; /* --scale */
+    cutec_layout layout[3];      /* --layout: A, B (K x N), C; default row, column, row */
 } tune_opts;
 
 /* Parses argv into *o.  Returns -1 when the command is to run; otherwise

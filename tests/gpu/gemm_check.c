@@ -421,6 +421,20 @@ static cutec_status session_open(session *s, int *failures)
 
 typedef enum run_status { RUN_DONE, RUN_ERROR, RUN_FAULT } run_status;
 
+/* An operand's rows x k elements (row-major in src) at dst: as they are
+ * (ld 0), or MN-major, element (r, q) at q * ld + r. */
+static void store_operand(unsigned char *dst, const void *src, long rows, long k, long ld, size_t esize)
+{
+    if (ld == 0) {
+        memcpy(dst, src, (size_t)rows * (size_t)k * esize);
+        return;
+    }
+    for (long r = 0; r < rows; r++)
+        for (long q = 0; q < k; q++)
+            memcpy(dst + ((size_t)q * (size_t)ld + (size_t)r) * esize,
+                   (const unsigned char *)src + ((size_t)r * (size_t)k + (size_t)q) * esize, esize);
+}
+
 /* Runs point p on shape data d; prints the line.  RUN_DONE: ran and checked
  * (pass in *passed); RUN_ERROR: a non-sticky failure (printed); RUN_FAULT: a
  * sticky kernel fault (printed; the context is unusable). */
@@ -428,8 +442,13 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
 {
     const gemm_point *gp = &p->gp;
     const char *file = base_name(s->files[p->file]);
-    size_t na = (size_t)d->m * (size_t)d->k * gemm_type_size(d->t);
-    size_t nb = (size_t)d->n * (size_t)d->k * gemm_type_size(d->tb); /* bytes */
+    /* an MN-major operand (LA, LB = 1) is stored K rows of its M (N)
+     * elements, each row padded to 16 bytes (the padding NaN, like the
+     * guards): leading dimensions that are not the packed ones */
+    int amn = gemm_point_mn_major(gp, CUTEC_ROLE_A), bmn = gemm_point_mn_major(gp, CUTEC_ROLE_B);
+    long lda = amn ? gemm_ceil_div(d->m, 8) * 8 : d->k, ldb = bmn ? gemm_ceil_div(d->n, 8) * 8 : d->k;
+    size_t na = (size_t)(amn ? lda : d->m) * (size_t)d->k * gemm_type_size(d->t);
+    size_t nb = (size_t)(bmn ? ldb : d->n) * (size_t)d->k * gemm_type_size(d->tb); /* bytes */
     gemm_epi *e = gemm_epi_any(&p->epi) ? &p->epi : NULL;
     long cols = e ? gemm_epi_out_cols(e, d->n) : d->n;
     size_t nc = (size_t)d->m * (size_t)cols, szc = gemm_type_size(gp->tc);
@@ -495,12 +514,10 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
         goto out;
     }
     /* A and B between NaN guards (all-ones bytes: NaN in every input type) */
-    memset(ha, 0xFF, GUARD);
-    memcpy(ha + GUARD, d->a, na);
-    memset(ha + GUARD + na, 0xFF, GUARD);
-    memset(hb, 0xFF, GUARD);
-    memcpy(hb + GUARD, d->b, nb);
-    memset(hb + GUARD + nb, 0xFF, GUARD);
+    memset(ha, 0xFF, bytes_a);
+    store_operand(ha + GUARD, d->a, d->m, d->k, amn ? lda : 0, gemm_type_size(d->t));
+    memset(hb, 0xFF, bytes_b);
+    store_operand(hb + GUARD, d->b, d->n, d->k, bmn ? ldb : 0, gemm_type_size(d->tb));
     /* C: 0x5A guards around a NaN-poisoned body. */
     memset(hc, 0x5A, GUARD);
     if (gp->tc == GT_F32) {
@@ -522,8 +539,16 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
         what = "cutec_memcpy_htod";
         goto fail_rt;
     }
-    gemm_args gargs = {
-        .m = (int)d->m, .n = (int)d->n, .k = (int)d->k, .a = da + GUARD, .b = db + GUARD, .c = dc + GUARD};
+    gemm_args gargs = {.m = (int)d->m,
+                       .n = (int)d->n,
+                       .k = (int)d->k,
+                       .lda = (int)lda,
+                       .ldb = (int)ldb,
+                       .ldd = (int)cols,
+                       .ldc = (int)d->n,
+                       .a = da + GUARD,
+                       .b = db + GUARD,
+                       .c = dc + GUARD};
     if (e) {
         /* S, bias and bias_row as their encodings between NaN guards */
         const struct {

@@ -209,21 +209,35 @@ long gemm_point_n_multiple(const gemm_point *p)
     return 1;
 }
 
-/* The values of the description's integer arguments for M x N x K. */
-static void problem_values(const cutec_kdesc *m, long pm, long pn, long pk, cutec_kd_values *v)
+int gemm_point_mn_major(const gemm_point *p, cutec_kd_role r)
+{
+    int a = cutec_kdesc_role_arg(&p->meta, r);
+    return a >= 0 && p->meta.args[a].rank == 2 && strcmp(cutec_kd_s(&p->meta, p->meta.args[a].stride[1]), "1") != 0;
+}
+
+/* The values of the description's integer arguments for M x N x K (and
+ * the leading dimensions of ga, where given). */
+static void problem_values(const cutec_kdesc *m, long pm, long pn, long pk, const gemm_args *ga, cutec_kd_values *v)
 {
     memset(v, 0, sizeof *v);
     for (int a = 0; a < m->nargs; a++) {
         cutec_kd_role r = m->args[a].role;
-        v->set[a] = r == CUTEC_ROLE_M || r == CUTEC_ROLE_N || r == CUTEC_ROLE_K;
-        v->v[a] = r == CUTEC_ROLE_M ? pm : r == CUTEC_ROLE_N ? pn : pk;
+        long long x = r == CUTEC_ROLE_M ? pm : r == CUTEC_ROLE_N ? pn : r == CUTEC_ROLE_K ? pk : -1;
+        if (ga != NULL && x < 0)
+            x = r == CUTEC_ROLE_LDA   ? ga->lda
+                : r == CUTEC_ROLE_LDB ? ga->ldb
+                : r == CUTEC_ROLE_LDD ? ga->ldd
+                : r == CUTEC_ROLE_LDC ? ga->ldc
+                                      : -1;
+        v->set[a] = x >= 0;
+        v->v[a] = x >= 0 ? x : 0;
     }
 }
 
 int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen)
 {
     cutec_kd_values vals;
-    problem_values(meta, ga->m, ga->n, ga->k, &vals);
+    problem_values(meta, ga->m, ga->n, ga->k, ga, &vals);
     for (int i = 0; i < meta->nargs; i++) {
         const cutec_kd_arg *arg = &meta->args[i];
         switch (arg->role) {
@@ -243,6 +257,10 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
         case CUTEC_ROLE_SCALE_B: ga->args[i] = &ga->scale_b; break;
         case CUTEC_ROLE_SCALE_D: ga->args[i] = &ga->scale_d; break;
         case CUTEC_ROLE_AMAX: ga->args[i] = &ga->amax; break;
+        case CUTEC_ROLE_LDA: ga->args[i] = &ga->lda; break;
+        case CUTEC_ROLE_LDB: ga->args[i] = &ga->ldb; break;
+        case CUTEC_ROLE_LDD: ga->args[i] = &ga->ldd; break;
+        case CUTEC_ROLE_LDC: ga->args[i] = &ga->ldc; break;
         case CUTEC_ROLE_NONE:
             if (arg->kind == CUTEC_KD_TMA) break;
             /* fall through */
@@ -286,7 +304,7 @@ int gemm_grid(const gemm_point *p, long m, long n, long k, long long resident, u
               size_t errlen)
 {
     cutec_kd_values vals;
-    problem_values(&p->meta, m, n, k, &vals);
+    problem_values(&p->meta, m, n, k, NULL, &vals);
     vals.resident = resident;
     return cutec_kdesc_grid(&p->meta, &vals, grid, err, errlen);
 }

@@ -94,6 +94,9 @@ int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, si
 #include "cutec/tensor_map.h"
 typedef struct gemm_args {
     int m, n, k;
+    /* leading dimensions, for the roles lda, ldb, ldd (D) and ldc (the
+     * source C) where the kernel has them; 0: packed */
+    int lda, ldb, ldd, ldc;
     unsigned long long a, b, c;
     /* the epilogue's inputs, for the roles alpha, beta, c (s), bias,
      * bias_row and aux where the kernel has them */
@@ -113,6 +116,10 @@ int gemm_grid(const gemm_point *p, long m, long n, long k, long long resident, u
  * occupancy API) when its grid rule says resident(x); 0 otherwise or where
  * the driver cannot say. */
 long long gemm_resident(cutec_kernel *k, const gemm_point *p);
+
+/* 1 when the point reads its operand of role r (CUTEC_ROLE_A or _B)
+ * MN-major: the tensor's K mode (the second) does not have stride 1. */
+int gemm_point_mn_major(const gemm_point *p, cutec_kd_role r);
 
 /* The multiple N must be for this point: 16 bytes of the output's element
  * when a used tensor map covers the output (role d), else 1. */

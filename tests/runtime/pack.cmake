@@ -220,6 +220,13 @@ if(_test_pack)
                  "warning: .*range_shapes.txt:2: K = '99999999999999999999' is not an integer from 1 to 2147483647. line skipped"
                  bench ${_test_pack} --shapes ${_rt}/range_shapes.txt --no-cache)
 
+  # --layout: a letter per matrix; a bench under the mocks names the layouts it ran
+  cutec_tune_cli(pack_mock_tune_layout_bad 2 EMPTY
+                 "option '--layout': 'rcx' is not three letters r or c .the layouts of A, B and C.$"
+                 tune ${_test_pack} --m 64 --n 64 --k 64 --layout rcx --no-cache)
+  cutec_tune_cli(pack_mock_bench_layout 0 "^layout: rcc .A, B as K x N, C.$" -
+                 bench ${_test_pack} --shapes ${_rt}/range_shapes.txt --layout rcc --no-cache --no-warmup)
+
   # alpha and beta: finite floats, or a usage error (NaN used to end in
   # "all candidates failed"); finite ones other than 1 and 0 go to cuBLASLt
   cutec_tune_cli(pack_mock_tune_alpha_nan 2 EMPTY "option '--alpha': 'nan' is not a finite float"
@@ -350,6 +357,10 @@ if(_test_pack)
   list(APPEND _pack_gpu_tests pack_gpu_tune_check_agree)
   add_test(NAME pack_mock_tune_deferred_no_cublas COMMAND test_tune_modes deferred ${_test_pack})
   set_tests_properties(pack_mock_tune_deferred_no_cublas PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 300
+    ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=/nonexistent/libcublasLt.so;TEST_NO_CUBLAS=1")
+  # a column-major D through a pack kernel that writes row-major D (its transpose), no cuBLASLt to fall back on
+  add_test(NAME pack_mock_tune_col_major_no_cublas COMMAND test_tune_modes col_major ${_test_pack})
+  set_tests_properties(pack_mock_tune_col_major_no_cublas PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 300
     ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=/nonexistent/libcublasLt.so;TEST_NO_CUBLAS=1")
 endif()
 
