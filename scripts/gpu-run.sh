@@ -27,7 +27,9 @@ cmake --build build-gpu -j"$(nproc)" -- -k >>"$log" 2>&1 || echo "gpu-run: some 
 # TESTS=none skips the GPU tests (a benchmark-only run); TESTS=REGEX runs the
 # GPU tests whose names match; GEMM_CHECK="FILES" checks just those PTX files
 if [ "${TESTS:-all}" != none ]; then
-  (cd build-gpu && ctest -L gpu ${TESTS:+$( [ "$TESTS" = all ] || echo "-R $TESTS")} --output-on-failure -V \
+  # TESTS_EXCLUDE=REGEX leaves out the GPU tests whose names match
+  (cd build-gpu && ctest -L gpu ${TESTS:+$( [ "$TESTS" = all ] || echo "-R $TESTS")} \
+     ${TESTS_EXCLUDE:+-E "$TESTS_EXCLUDE"} --output-on-failure -V \
      --timeout "${TEST_TIMEOUT:-240}") > "$OUT/ctest-gpu.log" 2>&1
   grep -E "FAIL|Test +#|tests passed|Skipped|Not Run" "$OUT/ctest-gpu.log" | tail -40
   grep -c "PASS" "$OUT/ctest-gpu.log" | sed 's/^/PASS lines: /'
