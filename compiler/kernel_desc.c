@@ -165,20 +165,22 @@ bool kdesc_tensor_arg(Eval *e, cutec_kdesc *d, const Node *par, ScalarType ty, c
     return true;
 }
 
-bool kdesc_tma_arg(Eval *e, cutec_kdesc *d, const Node *par, int tensor, char *const dims[2], const char *stride,
-                   const unsigned box[2], int swizzle)
+bool kdesc_tma_arg(Eval *e, cutec_kdesc *d, const Node *par, int tensor, int rank, char *const *dims,
+                   char *const *strides, const unsigned *box, int swizzle)
 {
     cutec_kd_arg *a = new_arg(e, d, par);
     if (!a) return false;
     a->kind = CUTEC_KD_TMA;
     a->tensor = tensor;
-    a->tma_rank = 2;
-    a->box[0] = box[0];
-    a->box[1] = box[1];
+    a->tma_rank = rank;
     a->swizzle = swizzle;
-    return kdesc_put(e, d, dims[0], par->name_loc, &a->dims[0]) &&
-           kdesc_put(e, d, dims[1], par->name_loc, &a->dims[1]) &&
-           kdesc_put(e, d, stride, par->name_loc, &a->tstride[0]);
+    for (int m = 0; m < rank; m++) {
+        a->box[m] = box[m];
+        if (!kdesc_put(e, d, dims[m], par->name_loc, &a->dims[m]) ||
+            (m > 0 && !kdesc_put(e, d, strides[m - 1], par->name_loc, &a->tstride[m - 1])))
+            return false;
+    }
+    return true;
 }
 
 /* GEMM operands are rank-2 tensors; the others are vectors or matrices. */

@@ -70,6 +70,9 @@ EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, 
 EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest);
 EXPORT CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int priority);
 EXPORT CUresult cuStreamDestroy_v2(CUstream stream);
+EXPORT CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *addr, const uint64_t *dims,
+                                       const uint64_t *strides, const uint32_t *box, const uint32_t *elem_strides,
+                                       int interleave, int swizzle, int l2promo, int oobfill);
 /* Not a driver function: the launches and event records so far, for tests
  * that a mode runs nothing (dlsym'ed by the test). */
 EXPORT void cutec_mock_counts(long long *launches, long long *events);
@@ -500,6 +503,36 @@ CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstrea
     CUresult r = ready();
     if (r != OK) return r;
     memset((void *)(uintptr_t)dst, value, n);
+    return OK;
+}
+
+/* A tensor map is opaque to its users: the mock writes what it was given
+ * into its bytes (struct mock_tensor_map, also in tests/runtime/test_batch.c),
+ * so that tests can read back how the runtime built it. */
+struct mock_tensor_map {
+    uint32_t magic, rank;
+    int32_t dtype, swizzle, l2promo, pad;
+    uint64_t addr, dims[5], strides[4];
+    uint32_t box[5];
+};
+_Static_assert(sizeof(struct mock_tensor_map) <= 128, "a CUtensorMap has 128 bytes");
+CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *addr, const uint64_t *dims,
+                                const uint64_t *strides, const uint32_t *box, const uint32_t *elem_strides,
+                                int interleave, int swizzle, int l2promo, int oobfill)
+{
+    (void)elem_strides, (void)interleave, (void)oobfill;
+    if (map == NULL || rank < 1 || rank > 5 || (uintptr_t)addr % 16) return INVALID_VALUE;
+    struct mock_tensor_map t = {.magic = 0x544d4150u,
+                                .rank = rank,
+                                .dtype = dtype,
+                                .swizzle = swizzle,
+                                .l2promo = l2promo,
+                                .addr = (uint64_t)(uintptr_t)addr};
+    for (unsigned i = 0; i < rank; i++) {
+        t.dims[i] = dims[i], t.box[i] = box[i];
+        if (i > 0) t.strides[i - 1] = strides[i - 1];
+    }
+    memcpy(map, &t, sizeof t);
     return OK;
 }
 
