@@ -301,6 +301,9 @@ static int test_gemm(int argc, char **argv)
     }
     free(got);
     cutec_gemm_destroy(only);
+    CHECK_OK(rt, cutec_free(rt, a));
+    CHECK_OK(rt, cutec_free(rt, b));
+    CHECK_OK(rt, cutec_free(rt, d));
     free(ha), free(hb), free(hd);
     cutec_gemm_destroy(g);
     cutec_runtime_destroy(rt);
