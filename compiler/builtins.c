@@ -83,10 +83,11 @@ static const Builtin table[] = {
     {"mbar_wait", b_mbar_wait, F_SM90, false, ARGS(BA_SMEM, BA_INT), K, 0},
     {"fence_barrier_init", b_fence_barrier_init, F_CLUSTER, false, NOARGS, K, 0},
     {"fence_proxy_async", b_fence_proxy_async, F_SM90, false, NOARGS, K, 0},
-    /* tma_load(dst, tmap, mbar, c0, c1[, mask]) */
-    {"tma_load", b_tma_load, F_TMA, false, ARGS(BA_SMEM, BA_TMAP, BA_SMEM, BA_INT, BA_INT), K, 0},
-    {"tma_load_mc", b_tma_load_mc, F_TMA | F_CLUSTER, false, ARGS(BA_SMEM, BA_TMAP, BA_SMEM, BA_INT, BA_INT, BA_INT), K,
-     0},
+    /* tma_load(dst, tmap, mbar, c0, c1[, c2]), tma_load_mc(dst, tmap, mbar, c0, c1[, c2], mask): one coordinate
+     * per map dimension, which the handler checks */
+    {"tma_load", b_tma_load, F_TMA, false, ARGS(BA_SMEM, BA_TMAP, BA_SMEM, BA_INT, BA_INT, OPT(BA_INT)), K, 0},
+    {"tma_load_mc", b_tma_load_mc, F_TMA | F_CLUSTER, false,
+     ARGS(BA_SMEM, BA_TMAP, BA_SMEM, BA_INT, BA_INT, BA_INT, OPT(BA_INT)), K, 0},
     {"tma_prefetch", b_tma_prefetch, F_TMA, false, ARGS(BA_TMAP), K, 0},
     /* smem_desc(view, row, k): the coordinates index the view */
     {"smem_desc", b_smem_desc, F_WGMMA, P, ARGS(BA_EXPR, BA_NODE, BA_NODE), K, 0},
@@ -105,7 +106,8 @@ static const Builtin table[] = {
     {"mbar_arrive_cluster", b_mbar_arrive_cluster, F_CLUSTER, false, ARGS(BA_SMEM, BA_INT), K, 0},
     /* eval_sm90_store.c: the TMA-store epilogue */
     {"stmatrix", b_stmatrix, F_SM90, false, ARGS(BA_SMEM, BA_EXPR, OPT(BA_CONST_BOOL)), K, 0},
-    {"tma_store", b_tma_store, F_TMA, false, ARGS(BA_TMAP, BA_SMEM, BA_INT, BA_INT), K, 0},
+    /* tma_store(tmap, src, c0, c1[, c2]) */
+    {"tma_store", b_tma_store, F_TMA, false, ARGS(BA_TMAP, BA_SMEM, BA_INT, BA_INT, OPT(BA_INT)), K, 0},
     {"tma_store_commit", b_tma_store_commit, F_TMA, false, NOARGS, K, 0},
     {"tma_store_wait", b_tma_store_wait, F_TMA, false, ARGS(BA_RVALUE), K, 0},
     /* eval_atomic.c: the address is taken after the value is converted */

@@ -116,6 +116,9 @@ Value b_mbar_wait(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 Value b_mbar_arrive_cluster(Eval *e, const Builtin *b, const Node *call, const Value *arg);
 Value b_fence_barrier_init(Eval *e, const Builtin *b, const Node *call, const Value *arg);
 Value b_fence_proxy_async(Eval *e, const Builtin *b, const Node *call, const Value *arg);
+/* The coordinates of a TMA copy match its map's rank (tmap a V_TMAP);
+ * false, reported, if not. */
+bool tma_coord_count(Eval *e, const Builtin *b, const Node *call, const Value *tmap, int ncoords);
 Value b_tma_load(Eval *e, const Builtin *b, const Node *call, const Value *arg);
 Value b_tma_load_mc(Eval *e, const Builtin *b, const Node *call, const Value *arg);
 Value b_tma_prefetch(Eval *e, const Builtin *b, const Node *call, const Value *arg);

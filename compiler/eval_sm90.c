@@ -69,30 +69,58 @@ Value b_fence_proxy_async(Eval *e, const Builtin *b, const Node *call, const Val
     return asm_of(e, arg, 0, "fence.proxy.async.shared::cta;", "~{memory}");
 }
 
-/* tma_load(dst, tmap, mbar, c0, c1): coordinates innermost first */
-Value b_tma_load(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+bool tma_coord_count(Eval *e, const Builtin *b, const Node *call, const Value *tmap, int ncoords)
 {
-    (void)b, (void)call;
-    return asm_of(
-        e, arg, 5,
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$3, $4}], [$2];",
-        "r,l,r,r,r,~{memory}");
+    int rank = tmap->lay.kind == LAY_V_TUPLE && !tmap->lay.tuple->is_leaf ? tmap->lay.tuple->n : 0;
+    if (ncoords == rank) return true;
+    diag_error(e->diag, call->loc, "'%s' needs %d coordinates for the rank-%d map '%s' (one per dimension), got %d",
+               b->name, rank, rank, tmap->name ? tmap->name : "?", ncoords);
+    return false;
 }
 
-/* tma_load_mc(dst, tmap, mbar, c0, c1, mask): the tile lands at dst and
- * completes on mbar in every block of the cluster whose rank bit is set in
- * mask */
+/* "{$first, $first+1, ...}": n coordinate operands */
+static void coord_list(char *buf, size_t len, int first, int n)
+{
+    size_t at = (size_t)snprintf(buf, len, "{");
+    for (int i = 0; i < n && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s$%d", i ? ", " : "", first + i);
+    if (at < len) snprintf(buf + at, len - at, "}");
+}
+
+/* tma_load(dst, tmap, mbar, c0, c1[, c2]): coordinates in the map's order
+ * (its contiguous dimension first) */
+Value b_tma_load(Eval *e, const Builtin *b, const Node *call, const Value *arg)
+{
+    int nc = call->list.n - 3;
+    if (!tma_coord_count(e, b, call, &arg[1], nc)) return val_error();
+    char crd[32], text[160], cons[32];
+    coord_list(crd, sizeof crd, 3, nc);
+    snprintf(text, sizeof text,
+             "cp.async.bulk.tensor.%dd.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, %s], [$2];", nc,
+             crd);
+    snprintf(cons, sizeof cons, "r,l,r%s,~{memory}", nc == 3 ? ",r,r,r" : ",r,r");
+    return asm_of(e, arg, (unsigned)(3 + nc), text, cons);
+}
+
+/* tma_load_mc(dst, tmap, mbar, c0, c1[, c2], mask): the tile lands at dst
+ * and completes on mbar in every block of the cluster whose rank bit is
+ * set in mask */
 Value b_tma_load_mc(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
-    (void)b, (void)call;
+    int nc = call->list.n - 4;
+    if (!tma_coord_count(e, b, call, &arg[1], nc)) return val_error();
     CG *cg = e->cg;
-    LLVMValueRef a[6];
-    for (int i = 0; i < 5; i++) a[i] = arg[i].llvm;
-    a[5] = LLVMBuildTrunc(cg->b, arg[5].llvm, cg->t_i16, "");
-    eval_asm(e, cg->t_void, a, 6,
-             "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
-             "[$0], [$1, {$3, $4}], [$2], $5;",
-             "r,l,r,r,r,h,~{memory}");
+    LLVMValueRef a[7];
+    for (int i = 0; i < 3 + nc; i++) a[i] = arg[i].llvm;
+    a[3 + nc] = LLVMBuildTrunc(cg->b, arg[3 + nc].llvm, cg->t_i16, "");
+    char crd[32], text[192], cons[32];
+    coord_list(crd, sizeof crd, 3, nc);
+    snprintf(text, sizeof text,
+             "cp.async.bulk.tensor.%dd.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+             "[$0], [$1, %s], [$2], $%d;",
+             nc, crd, 3 + nc);
+    snprintf(cons, sizeof cons, "r,l,r%s,h,~{memory}", nc == 3 ? ",r,r,r" : ",r,r");
+    eval_asm(e, cg->t_void, a, (unsigned)(4 + nc), text, cons);
     return (Value){.kind = V_VOID};
 }
 

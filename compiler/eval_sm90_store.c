@@ -82,23 +82,28 @@ Value b_stmatrix(Eval *e, const Builtin *b, const Node *call, const Value *arg)
     return (Value){.kind = V_VOID};
 }
 
-/* tma_store(tmap, src, c0, c1): the box of tmap at coordinates (c0, c1),
- * innermost first, written from the shared tile at src.  Out-of-bounds
- * parts of the box are not written.  The shared writes must be made
- * visible to the async proxy first (fence_proxy_async and a barrier). */
+/* tma_store(tmap, src, c0, c1[, c2]): the box of tmap at these
+ * coordinates (in the map's order, its contiguous dimension first),
+ * written from the shared tile at src.  Out-of-bounds parts of the box
+ * are not written.  The shared writes must be made visible to the async
+ * proxy first (fence_proxy_async and a barrier). */
 Value b_tma_store(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
-    (void)b;
     Value tm = arg[0], src = arg[1];
-    LLVMValueRef args[4] = {tm.llvm, src.llvm, arg[2].llvm, arg[3].llvm};
+    int nc = call->list.n - 2;
+    LLVMValueRef args[5] = {tm.llvm, src.llvm};
     if (src.ty != tm.ty) {
         diag_error(e->diag, call->list.items[1]->loc,
                    "'tma_store' copies %s elements, but the tensor map '%s' describes %s elements", type_name(src.ty),
                    tm.name ? tm.name : "?", type_name(tm.ty));
         return val_error();
     }
-    eval_asm(e, e->cg->t_void, args, 4, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$2, $3}], [$1];",
-             "l,r,r,r,~{memory}");
+    if (!tma_coord_count(e, b, call, &tm, nc)) return val_error();
+    for (int i = 0; i < nc; i++) args[2 + i] = arg[2 + i].llvm;
+    char text[128];
+    snprintf(text, sizeof text, "cp.async.bulk.tensor.%dd.global.shared::cta.bulk_group [$0, {$2, $3%s}], [$1];", nc,
+             nc == 3 ? ", $4" : "");
+    eval_asm(e, e->cg->t_void, args, (unsigned)(2 + nc), text, nc == 3 ? "l,r,r,r,r,~{memory}" : "l,r,r,r,~{memory}");
     return (Value){.kind = V_VOID};
 }
 

@@ -389,17 +389,46 @@ static long long place_shared(CG *cg, Eval *e, const Node *k)
     return total;
 }
 
-/* tma<A, (BM, BK), SW> parameters: a 128-byte CUtensorMap passed by value as
+/* tma<A, box, SW> parameters: a 128-byte CUtensorMap passed by value as
  * a grid constant (so its address is a param-space address, as TMA needs),
- * built by the launcher from tensor A as the `// cutec.tma` line says. */
+ * built by the launcher from tensor A as the `// cutec.arg ... tma` line
+ * says.  A is flat, of rank 2 or 3, with one mode of stride 1: the map's
+ * dimension 0; the other modes follow in A's mode order (a rank-3 A is a
+ * batch of matrices, its third mode the batch). */
 typedef struct TmaParam {
     bool set;
     int tensor; /* index of the parameter the map describes */
-    char *dims[2], *stride;
-    unsigned box[2];
+    int rank;
+    char *dims[CUTEC_KD_MAX_TMA_RANK], *stride[CUTEC_KD_MAX_TMA_RANK - 1];
+    unsigned box[CUTEC_KD_MAX_TMA_RANK];
     int swizzle;
     LLVMValueRef val; /* the map's address, to see whether the body used it */
 } TmaParam;
+
+/* A's rank when it is flat, of rank 2 or 3, with a mode of static stride 1
+ * (*inner: the last such mode); 0 when TMA cannot describe it. */
+static int tma_tensor_rank(const LayLayout *L, int *inner)
+{
+    const LayTuple *s = L->shape;
+    if (s->is_leaf || s->n < 2 || s->n > CUTEC_KD_MAX_TMA_RANK) return 0;
+    *inner = -1;
+    for (int m = 0; m < s->n; m++) {
+        if (!s->elems[m]->is_leaf) return 0;
+        if (L->stride->elems[m]->leaf.is_static && L->stride->elems[m]->leaf.value == 1) *inner = m;
+    }
+    return *inner < 0 ? 0 : s->n;
+}
+
+/* The box: one compile-time size in 1..256 per mode of A. */
+static bool tma_box_ok(const LayTuple *bt, int rank)
+{
+    if (!bt || bt->is_leaf || bt->n != rank) return false;
+    for (int m = 0; m < rank; m++)
+        if (!bt->elems[m]->is_leaf || !bt->elems[m]->leaf.is_static || bt->elems[m]->leaf.value < 1 ||
+            bt->elems[m]->leaf.value > 256)
+            return false;
+    return true;
+}
 
 static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn, const Value *ptypes, TmaParam *tmas)
 {
@@ -432,28 +461,28 @@ static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn,
         sub.cg = NULL;
         Value box = eval_rvalue(&sub, ty->a), sw = eval_rvalue(&sub, ty->b);
         LayTuple *bt = box.kind == V_LAY && box.lay.kind == LAY_V_TUPLE ? box.lay.tuple : NULL;
-        bool flat2 =
-            !L->shape->is_leaf && L->shape->n == 2 && L->shape->elems[0]->is_leaf && L->shape->elems[1]->is_leaf;
-        int inner = -1;
-        if (flat2)
-            for (int m = 0; m < 2; m++)
-                if (L->stride->elems[m]->leaf.is_static && L->stride->elems[m]->leaf.value == 1) inner = m;
-        if (!flat2 || inner < 0) {
+        int inner = -1, rank = tma_tensor_rank(L, &inner);
+        if (rank == 0) {
             diag_error(e->diag, ty->name_loc,
-                       "tma<%s, ...>: TMA needs a rank-2 tensor with one mode of stride 1, found %s", ty->name,
-                       lay_print_layout(e->arena, L));
+                       "tma<%s, ...>: TMA needs a flat tensor of rank 2 or 3 with one mode of stride 1, found %s",
+                       ty->name, lay_print_layout(e->arena, L));
             ok = false;
             continue;
         }
-        if (!bt || bt->is_leaf || bt->n != 2 || !bt->elems[0]->is_leaf || !bt->elems[1]->is_leaf ||
-            !bt->elems[0]->leaf.is_static || !bt->elems[1]->leaf.is_static || bt->elems[0]->leaf.value < 1 ||
-            bt->elems[0]->leaf.value > 256 || bt->elems[1]->leaf.value < 1 || bt->elems[1]->leaf.value > 256) {
-            diag_error(e->diag, ty->a->loc, "the TMA box must be a tuple of two compile-time sizes in 1..256, found %s",
-                       val_describe(e, &box));
+        if (!tma_box_ok(bt, rank)) {
+            diag_error(e->diag, ty->a->loc,
+                       "the TMA box must be a tuple of %d compile-time sizes in 1..256 (one per mode of '%s'), found "
+                       "%s",
+                       rank, ty->name, val_describe(e, &box));
             ok = false;
             continue;
         }
-        int64_t b0 = bt->elems[inner]->leaf.value, b1 = bt->elems[1 - inner]->leaf.value;
+        /* map order: the stride-1 mode, then the others in mode order */
+        int order[CUTEC_KD_MAX_TMA_RANK], n = 0;
+        order[n++] = inner;
+        for (int m = 0; m < rank; m++)
+            if (m != inner) order[n++] = m;
+        int64_t b0 = bt->elems[inner]->leaf.value, bytes = 1;
         int eb = type_bytes(t.ty);
         if (sw.kind != V_INT || (sw.i != 0 && sw.i != 32 && sw.i != 64 && sw.i != 128) || (sw.i && b0 * eb > sw.i) ||
             (b0 * eb) % 16) {
@@ -464,23 +493,24 @@ static bool bind_tma_params(Eval *e, Program *p, const Node *k, LLVMValueRef fn,
             ok = false;
             continue;
         }
+        TmaParam tp = {.set = true, .rank = rank, .swizzle = (int)sw.i};
+        for (int m = 0; m < rank; m++) {
+            const LayTuple *mode = L->shape->elems[order[m]];
+            tp.dims[m] = lay_print_int(e->arena, mode->leaf);
+            tp.box[m] = (unsigned)bt->elems[order[m]]->leaf.value;
+            if (m > 0) tp.stride[m - 1] = lay_print_int(e->arena, L->stride->elems[order[m]]->leaf);
+            bytes *= bt->elems[m]->leaf.value;
+        }
         Value tv = {.kind = V_TMAP,
                     .llvm = LLVMBuildPtrToInt(cg->b, pv, cg->t_i64, par->name),
-                    .i = b0 * b1 * eb,
+                    .i = bytes * eb,
                     .ty = t.ty,
                     .lay = box.lay,
                     .name = par->name};
         scope_bind(e, par->name, tv);
-        int tensor = 0;
-        while (strcmp(k->list.items[tensor]->name, ty->name) != 0) tensor++;
-        tmas[i] = (TmaParam){.set = true,
-                             .tensor = tensor,
-                             .dims = {lay_print_int(e->arena, L->shape->elems[inner]->leaf),
-                                      lay_print_int(e->arena, L->shape->elems[1 - inner]->leaf)},
-                             .stride = lay_print_int(e->arena, L->stride->elems[1 - inner]->leaf),
-                             .box = {(unsigned)b0, (unsigned)b1},
-                             .swizzle = (int)sw.i,
-                             .val = tv.llvm};
+        while (strcmp(k->list.items[tp.tensor]->name, ty->name) != 0) tp.tensor++;
+        tp.val = tv.llvm;
+        tmas[i] = tp;
     }
     if (ngc) {
         LLVMMetadataRef md[3] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(cg->ctx, "grid_constant", 13),
@@ -501,8 +531,8 @@ static bool describe_args(Eval *e, const Node *k, const Value *ptypes, const Tma
         if (ptypes[i].kind == V_TYPE)
             ok = kdesc_scalar_arg(e, desc, par, ptypes[i].ty);
         else if (ptypes[i].kind == V_TMAP && tmas[i].set)
-            ok =
-                kdesc_tma_arg(e, desc, par, tmas[i].tensor, tmas[i].dims, tmas[i].stride, tmas[i].box, tmas[i].swizzle);
+            ok = kdesc_tma_arg(e, desc, par, tmas[i].tensor, tmas[i].rank, tmas[i].dims, tmas[i].stride, tmas[i].box,
+                               tmas[i].swizzle);
         else if (scope_lookup(e, par->name, &t) && t.kind == V_TENSOR && t.lay.kind == LAY_V_LAYOUT)
             ok = kdesc_tensor_arg(e, desc, par, t.ty, &t.lay.layout);
         else

@@ -165,26 +165,30 @@ bool kdesc_tensor_arg(Eval *e, cutec_kdesc *d, const Node *par, ScalarType ty, c
     return true;
 }
 
-bool kdesc_tma_arg(Eval *e, cutec_kdesc *d, const Node *par, int tensor, char *const dims[2], const char *stride,
-                   const unsigned box[2], int swizzle)
+bool kdesc_tma_arg(Eval *e, cutec_kdesc *d, const Node *par, int tensor, int rank, char *const *dims,
+                   char *const *strides, const unsigned *box, int swizzle)
 {
     cutec_kd_arg *a = new_arg(e, d, par);
     if (!a) return false;
     a->kind = CUTEC_KD_TMA;
     a->tensor = tensor;
-    a->tma_rank = 2;
-    a->box[0] = box[0];
-    a->box[1] = box[1];
+    a->tma_rank = rank;
     a->swizzle = swizzle;
-    return kdesc_put(e, d, dims[0], par->name_loc, &a->dims[0]) &&
-           kdesc_put(e, d, dims[1], par->name_loc, &a->dims[1]) &&
-           kdesc_put(e, d, stride, par->name_loc, &a->tstride[0]);
+    for (int m = 0; m < rank; m++) {
+        a->box[m] = box[m];
+        if (!kdesc_put(e, d, dims[m], par->name_loc, &a->dims[m]) ||
+            (m > 0 && !kdesc_put(e, d, strides[m - 1], par->name_loc, &a->tstride[m - 1])))
+            return false;
+    }
+    return true;
 }
 
-/* GEMM operands are rank-2 tensors; the others are vectors or matrices. */
-static int role_rank(cutec_kd_role r)
+/* GEMM operands are matrices (rank 2) or batches of them (rank 3, the
+ * third mode the problem, with a batch role: kdesc_serves); the others are
+ * vectors or matrices. */
+static bool is_operand(cutec_kd_role r)
 {
-    return r == CUTEC_ROLE_A || r == CUTEC_ROLE_B || r == CUTEC_ROLE_C || r == CUTEC_ROLE_D ? 2 : 0;
+    return r == CUTEC_ROLE_A || r == CUTEC_ROLE_B || r == CUTEC_ROLE_C || r == CUTEC_ROLE_D;
 }
 
 static bool serve_role(Eval *e, const Node *item, cutec_kdesc *d)
@@ -231,12 +235,12 @@ static bool serve_role(Eval *e, const Node *item, cutec_kdesc *d)
                    cutec_kd_role_what((cutec_kd_role)role), want, item->a->name);
         return false;
     }
-    int rr = role_rank((cutec_kd_role)role);
-    if (a->kind == CUTEC_KD_TENSOR && (a->rank == 0 || (rr && a->rank != rr))) {
+    bool op = is_operand((cutec_kd_role)role);
+    if (a->kind == CUTEC_KD_TENSOR && (a->rank == 0 || (op && a->rank != 2 && a->rank != 3))) {
         char has[16];
         snprintf(has, sizeof has, a->rank ? "%d" : "more", a->rank);
         diag_error(e->diag, item->a->loc, "role %s needs a tensor of %s modes; '%s' has %s", item->name,
-                   rr ? "2" : "at most 4", item->a->name, has);
+                   op ? "2 (or 3: a batch)" : "at most 4", item->a->name, has);
         return false;
     }
     if (item->b) {
@@ -343,6 +347,15 @@ bool kdesc_serves(Eval *e, const Node *k, cutec_kdesc *d)
     if (!ok) return false;
     const cutec_kd_role *need;
     int nneed = cutec_kd_class_needs(d->cls, &need);
+    /* a batch of matrices needs its count: the problems' mode has extent batch */
+    for (int i = 0; i < d->nargs && i < k->list.n && cutec_kdesc_role_arg(d, CUTEC_ROLE_BATCH) < 0; i++)
+        if (d->args[i].kind == CUTEC_KD_TENSOR && is_operand(d->args[i].role) && d->args[i].rank == 3) {
+            diag_error(e->diag, k->list.items[i]->name_loc,
+                       "'%s' (role %s) has 3 modes, a batch of matrices, which needs a parameter of role batch "
+                       "(the number of problems)",
+                       k->list.items[i]->name, cutec_kd_role_name(d->args[i].role));
+            ok = false;
+        }
     for (int r = 0; r < nneed; r++)
         if (cutec_kdesc_role_arg(d, need[r]) < 0) {
             diag_error(e->diag, s->name_loc, "a kernel that serves %s needs a parameter of role %s (%s)", s->name,

@@ -23,10 +23,11 @@ bool kdesc_expr_text(Eval *e, const Node *n, const char *what, char **out);
 bool kdesc_scalar_arg(Eval *e, cutec_kdesc *d, const Node *par, ScalarType ty);
 /* Argument i of the kernel: a global tensor with layout L. */
 bool kdesc_tensor_arg(Eval *e, cutec_kdesc *d, const Node *par, ScalarType ty, const LayLayout *L);
-/* A tma<T, box, swizzle> parameter: a map over argument `tensor`, dims[0]
- * contiguous, stride the step of dims[1] in elements. */
-bool kdesc_tma_arg(Eval *e, cutec_kdesc *d, const Node *par, int tensor, char *const dims[2], const char *stride,
-                   const unsigned box[2], int swizzle);
+/* A tma<T, box, swizzle> parameter of `rank` dimensions: a map over
+ * argument `tensor`, dims[0] contiguous, strides[m - 1] the step of
+ * dims[m] in elements, box[m] the box's size along dims[m]. */
+bool kdesc_tma_arg(Eval *e, cutec_kdesc *d, const Node *par, int tensor, int rank, char *const *dims,
+                   char *const *strides, const unsigned *box, int swizzle);
 /* The kernel's `serves` clause (k->e): class, roles, alignments and
  * conditions; every argument must be described first. */
 bool kdesc_serves(Eval *e, const Node *k, cutec_kdesc *d);

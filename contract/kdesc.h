@@ -57,7 +57,9 @@ typedef enum cutec_kd_value {
 /* Roles: what an argument is to the problem its kernel serves.  One row
  * each: enum suffix, the name written in descriptions and in `serves`
  * clauses, the value it takes, and what it means.  A GEMM's tensors are
- * indexed (m, k) for A, (n, k) for B, (m, n) for C and D.  Adding a role
+ * indexed (m, k) for A, (n, k) for B, (m, n) for C and D, and (m, k, l),
+ * (n, k, l), (m, n, l) in a batch of `batch` problems (l the problem; the
+ * roles stride_a .. stride_d its steps).  Adding a role
  * is a row here and, where the runtime can supply it, a case in
  * runtime/gemm_bind.c. */
 #define CUTEC_KD_ROLES(X)                                                                                              \
@@ -70,6 +72,10 @@ typedef enum cutec_kd_value {
     X(LDB, "ldb", CUTEC_KD_VALUE_INT, "the leading dimension of B")                                                    \
     X(LDC, "ldc", CUTEC_KD_VALUE_INT, "the leading dimension of C")                                                    \
     X(LDD, "ldd", CUTEC_KD_VALUE_INT, "the leading dimension of D")                                                    \
+    X(STRIDE_A, "stride_a", CUTEC_KD_VALUE_INT, "elements between consecutive problems of a batch in A")               \
+    X(STRIDE_B, "stride_b", CUTEC_KD_VALUE_INT, "elements between consecutive problems of a batch in B")               \
+    X(STRIDE_C, "stride_c", CUTEC_KD_VALUE_INT, "elements between consecutive problems of a batch in the source C")    \
+    X(STRIDE_D, "stride_d", CUTEC_KD_VALUE_INT, "elements between consecutive problems of a batch in D")               \
     X(A, "a", CUTEC_KD_VALUE_TENSOR, "the left operand, indexed (m, k)")                                               \
     X(B, "b", CUTEC_KD_VALUE_TENSOR, "the right operand, indexed (n, k)")                                              \
     X(C, "c", CUTEC_KD_VALUE_TENSOR, "the source of beta * C, indexed (m, n)")                                         \

@@ -81,13 +81,22 @@ void cutec_cublaslt_unload(cutec_cublaslt *lt)
 
 static int lt_type(cutec_dtype t) { return cutec_dtype_info_of((cutec_ct)t)->cuda; /* the contract's table */ }
 
-/* The column-major view of an r x c matrix stored with layout l. */
+/* The column-major view of an r x c matrix stored with layout l; in a
+ * batch of p->batch problems, stride elements apart (0: the same matrix
+ * for every problem). */
 static cublasStatus_t make_layout(cutec_cublaslt *lt, cublasLtMatrixLayout_t *out, cutec_dtype t, cutec_layout l,
-                                  long long r, long long c, long long ld)
+                                  long long r, long long c, long long ld, const cutec_gemm_problem *p, long long stride)
 {
     uint64_t rows = (uint64_t)(l == CUTEC_LAYOUT_COL ? r : c);
     uint64_t cols = (uint64_t)(l == CUTEC_LAYOUT_COL ? c : r);
-    return lt->layout_create(out, lt_type(t), rows, cols, (int64_t)ld);
+    cublasStatus_t st = lt->layout_create(out, lt_type(t), rows, cols, (int64_t)ld);
+    if (st != CUBLAS_STATUS_SUCCESS || p->batch <= 1) return st;
+    int32_t count = (int32_t)p->batch;
+    int64_t step = stride;
+    st = lt->layout_set(*out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = lt->layout_set(*out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &step, sizeof step);
+    return st;
 }
 
 void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan)
@@ -150,16 +159,18 @@ int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_
     if (st == CUBLAS_STATUS_SUCCESS) st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
     /* The library's first operand: B with swap, else A. */
     if (st == CUBLAS_STATUS_SUCCESS)
-        st = plan->swap ? make_layout(lt, &plan->la, p->b_type, p->b_layout, p->k, p->n, p->ldb)
-                        : make_layout(lt, &plan->la, p->a_type, p->a_layout, p->m, p->k, p->lda);
+        st = plan->swap ? make_layout(lt, &plan->la, p->b_type, p->b_layout, p->k, p->n, p->ldb, p, p->stride_b)
+                        : make_layout(lt, &plan->la, p->a_type, p->a_layout, p->m, p->k, p->lda, p, p->stride_a);
     if (st == CUBLAS_STATUS_SUCCESS)
-        st = plan->swap ? make_layout(lt, &plan->lb, p->a_type, p->a_layout, p->m, p->k, p->lda)
-                        : make_layout(lt, &plan->lb, p->b_type, p->b_layout, p->k, p->n, p->ldb);
-    if (st == CUBLAS_STATUS_SUCCESS) st = make_layout(lt, &plan->lc, p->c_type, p->c_layout, p->m, p->n, p->ldc);
+        st = plan->swap ? make_layout(lt, &plan->lb, p->a_type, p->a_layout, p->m, p->k, p->lda, p, p->stride_a)
+                        : make_layout(lt, &plan->lb, p->b_type, p->b_layout, p->k, p->n, p->ldb, p, p->stride_b);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = make_layout(lt, &plan->lc, p->c_type, p->c_layout, p->m, p->n, p->ldc, p, p->stride_d);
     /* an fp8 D takes a 16-bit C (cuBLASLt's rule); in place, C is D's memory, never read (beta = 0) */
     cutec_dtype ct = cutec_ct_is_fp8((cutec_ct)p->c_type) ? CUTEC_DTYPE_BF16 : p->c_type;
     if (st == CUBLAS_STATUS_SUCCESS && (p->c_source || ct != p->c_type))
-        st = make_layout(lt, &plan->lsrc, ct, p->c_layout, p->m, p->n, p->c_source ? p->ld_csrc : p->ldc);
+        st = make_layout(lt, &plan->lsrc, ct, p->c_layout, p->m, p->n, p->c_source ? p->ld_csrc : p->ldc, p,
+                         p->c_source ? p->stride_c : p->stride_d);
     if (st == CUBLAS_STATUS_SUCCESS && p->scale_mode == CUTEC_SCALE_ROW) {
         int32_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
         st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof mode);

@@ -57,6 +57,8 @@ enum {
     CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F = 0,
     CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F = 3,
     CUBLASLT_POINTER_MODE_DEVICE = 1,
+    CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5,          /* int32_t */
+    CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6, /* int64_t, elements */
     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1,
     CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES = 5,
     CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES = 6,
@@ -82,6 +84,8 @@ enum {
     X(layout_create, "cublasLtMatrixLayoutCreate", cublasStatus_t,                                                     \
       (cublasLtMatrixLayout_t * l, int type, uint64_t rows, uint64_t cols, int64_t ld))                                \
     X(layout_destroy, "cublasLtMatrixLayoutDestroy", cublasStatus_t, (cublasLtMatrixLayout_t l))                       \
+    X(layout_set, "cublasLtMatrixLayoutSetAttribute", cublasStatus_t,                                                  \
+      (cublasLtMatrixLayout_t l, int attr, const void *buf, size_t size))                                              \
     X(pref_create, "cublasLtMatmulPreferenceCreate", cublasStatus_t, (cublasLtMatmulPreference_t * p))                 \
     X(pref_destroy, "cublasLtMatmulPreferenceDestroy", cublasStatus_t, (cublasLtMatmulPreference_t p))                 \
     X(pref_set, "cublasLtMatmulPreferenceSetAttribute", cublasStatus_t,                                                \

@@ -47,7 +47,9 @@ const char *cutec_version_string(void)
     X(CUTEC_ERR_BAD_LEADING_DIM, "leading dimension too small")                                                        \
     X(CUTEC_ERR_UNSUPPORTED, "unsupported problem")                                                                    \
     X(CUTEC_ERR_NO_CUBLAS, "cuBLASLt not available")                                                                   \
-    X(CUTEC_ERR_NO_CANDIDATE, "no working candidate")
+    X(CUTEC_ERR_NO_CANDIDATE, "no working candidate")                                                                  \
+    X(CUTEC_ERR_BAD_STRIDE, "invalid batch stride")                                                                    \
+    X(CUTEC_ERR_OVERLAP, "overlapping outputs")
 
 const char *cutec_status_string(cutec_status s)
 {

@@ -181,6 +181,13 @@ size_t cutec_gemm_matrix_bytes(cutec_dtype t, cutec_layout l, long long r, long 
     return (size_t)((outer - 1) * ld + inner) * cutec_dtype_size(t);
 }
 
+size_t cutec_gemm_batch_bytes(cutec_dtype t, cutec_layout l, long long r, long long c, long long ld, long long batch,
+                              long long stride)
+{
+    size_t one = cutec_gemm_matrix_bytes(t, l, r, c, ld);
+    return batch > 1 ? one + (size_t)((batch - 1) * stride) * cutec_dtype_size(t) : one;
+}
+
 static int dtype_ok(int t) { return t >= CUTEC_DTYPE_BF16 && t <= CUTEC_DTYPE_E5M2; }
 static int layout_ok(int l) { return l == CUTEC_LAYOUT_ROW || l == CUTEC_LAYOUT_COL; }
 
@@ -285,6 +292,90 @@ static cutec_status epilogue_check(cutec_runtime *rt, const char *fn, cutec_gemm
                              "%s: a gated activation cannot read C in place (D is M x n/2, C M x n): "
                              "give a C source (c_source) or beta = 0",
                              fn);
+    return CUTEC_OK;
+}
+
+/* Elements from a matrix's first to its last (r x c, layout l, leading dimension ld). */
+static long long matrix_span(cutec_layout l, long long r, long long c, long long ld)
+{
+    return l == CUTEC_LAYOUT_ROW ? (r - 1) * ld + c : (c - 1) * ld + r;
+}
+
+/* A strided batch (docs/runtime.md, "Batches"), after the leading
+ * dimensions are known.  One problem (batch 0 or 1) gets its matrices'
+ * packed steps as strides, which a batched kernel is then launched with
+ * (one problem of its batch); the class keeps them zero. */
+static cutec_status batch_check(cutec_runtime *rt, const char *fn, cutec_gemm_problem *p, int epi)
+{
+    long long dc = cutec_gemm_d_cols(p);
+    const struct {
+        const char *name, *what;
+        long long *stride, rows, cols, ld;
+        cutec_layout l;
+        int present;
+    } mats[] = {{"stride_a", "A", &p->stride_a, p->m, p->k, p->lda, p->a_layout, 1},
+                {"stride_b", "B", &p->stride_b, p->k, p->n, p->ldb, p->b_layout, 1},
+                {"stride_c", "the C source", &p->stride_c, p->m, p->n, p->ld_csrc, p->c_layout, p->c_source},
+                {"stride_d", "D", &p->stride_d, p->m, dc, p->ldc, p->c_layout, 1}};
+    if (p->batch < 0)
+        return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: batch = %lld; it is 0 or 1 (one problem) or more", fn,
+                             p->batch);
+    if (p->batch <= 1) {
+        p->batch = 1;
+        for (int i = 0; i < 4; i++)
+            *mats[i].stride =
+                mats[i].present ? (mats[i].l == CUTEC_LAYOUT_ROW ? mats[i].rows : mats[i].cols) * mats[i].ld : 0;
+        if (!p->c_source) p->stride_c = p->stride_d; /* in place, C is D */
+        return CUTEC_OK;
+    }
+    if (p->batch > 0x7fffffffLL)
+        return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: batch = %lld is larger than 2^31 - 1", fn, p->batch);
+    if (!p->c_source) p->stride_c = 0; /* unused: C is D */
+    for (int i = 0; i < 4; i++)
+        if (*mats[i].stride < 0)
+            return cutec_rt_fail(rt, CUTEC_ERR_BAD_STRIDE, "%s: %s = %lld is negative", fn, mats[i].name,
+                                 *mats[i].stride);
+    for (int i = 0; i < 4; i++) {
+        if (!mats[i].present) continue;
+        long long span = matrix_span(mats[i].l, mats[i].rows, mats[i].cols, mats[i].ld);
+        if (*mats[i].stride > (GEMM_MAX_ELEMS - span) / (p->batch - 1))
+            return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE,
+                                 "%s: the batch of %lld matrices %s, %s = %lld apart, spans more than 2^40 elements",
+                                 fn, p->batch, mats[i].what, mats[i].name, *mats[i].stride);
+    }
+    /* D's problems apart by a whole matrix, or side by side within its rows
+     * (columns, column-major): heads interleaved in one wide matrix */
+    long long inner = p->c_layout == CUTEC_LAYOUT_ROW ? dc : p->m;
+    long long span = matrix_span(p->c_layout, p->m, dc, p->ldc);
+    if (p->stride_d < span && (p->stride_d < inner || (p->batch - 1) * p->stride_d + inner > p->ldc))
+        return cutec_rt_fail(rt, CUTEC_ERR_OVERLAP,
+                             "%s: D's %lld problems overlap: stride_d = %lld is less than a matrix's span (%lld "
+                             "elements: %lld x %lld, ldc %lld), and they do not lie side by side within its %s",
+                             fn, p->batch, p->stride_d, span, p->m, dc, p->ldc,
+                             p->c_layout == CUTEC_LAYOUT_ROW ? "rows" : "columns");
+    static const struct {
+        size_t flag;
+        const char *what;
+    } unsupported[] = {{offsetof(cutec_gemm_problem, aux), "an aux output"},
+                       {offsetof(cutec_gemm_problem, act_gated), "a gated activation"},
+                       {offsetof(cutec_gemm_problem, bias_row), "a bias per row"}};
+    for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++) {
+        int v;
+        memcpy(&v, (const char *)p + unsupported[i].flag, sizeof v);
+        if (v)
+            return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "%s: a batch (batch %lld) with %s is not supported", fn,
+                                 p->batch, unsupported[i].what);
+    }
+    if (p->scale_mode == CUTEC_SCALE_ROW || p->scale_mode == CUTEC_SCALE_BLOCK)
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "%s: a batch (batch %lld) with %s scales is not supported", fn,
+                             p->batch, p->scale_mode == CUTEC_SCALE_ROW ? "row-wise" : "block-wise");
+    /* the tuner's float64 reference of an epilogue (tune_epilogue.c) is of
+     * one problem: a batch takes D = alpha A B + beta D only, for now */
+    if (epi)
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
+                             "%s: a batch (batch %lld) with an epilogue (an activation, a bias, a C source, scalars "
+                             "on the device, scales or an fp8 output) is not supported yet",
+                             fn, p->batch);
     return CUTEC_OK;
 }
 
@@ -472,6 +563,8 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
             return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: matrix %s spans more than 2^40 elements", fn, MNAME(i));
     }
 #undef MNAME
+    rs = batch_check(rt, fn, out, epi);
+    if (rs != CUTEC_OK) return rs;
     for (size_t i = 0; i < nrows; i++) {
         if (!wanted_of(p, &ptr_rows[i])) continue;
         const void *ptr = ptr_of(io, &ptr_rows[i]);
@@ -507,6 +600,13 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
     cls->align[0] = cutec_gemm_ptr_align(io->A);
     cls->align[1] = cutec_gemm_ptr_align(io->B);
     cls->align[2] = cutec_gemm_ptr_align(io->D);
+    if (out->batch > 1) {
+        cls->batch = out->batch;
+        cls->stride_a = out->stride_a;
+        cls->stride_b = out->stride_b;
+        cls->stride_c = out->stride_c;
+        cls->stride_d = out->stride_d;
+    }
     if (!epi) return CUTEC_OK; /* the epilogue's fields: zero */
     memcpy(cls->act, p->act, sizeof cls->act);
     cls->gated = p->act_gated;
@@ -593,18 +693,39 @@ static void epilogue_key(const gemm_class *c, char *buf, size_t len)
         snprintf(buf + n, len - n, "+scale:%s", modes[c->scale_mode]);
 }
 
+/* The batch's part of a class key: "" for one problem (the key written
+ * before batches), else "+batch:L" and each stride that is not its
+ * matrix's packed step ("+batch:16+stride_b:0" for a broadcast B). */
+static void batch_key(const gemm_class *c, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (c->batch <= 1) return;
+    size_t n = (size_t)snprintf(buf, len, "+batch:%lld", c->batch);
+    long long dc = c->gated ? c->n / 2 : c->n;
+    const struct {
+        const char *name;
+        long long stride, packed;
+    } s[] = {{"stride_a", c->stride_a, (c->a_layout == CUTEC_LAYOUT_ROW ? c->m : c->k) * c->lda},
+             {"stride_b", c->stride_b, (c->b_layout == CUTEC_LAYOUT_ROW ? c->k : c->n) * c->ldb},
+             {"stride_c", c->stride_c, c->c_source ? (c->c_layout == CUTEC_LAYOUT_ROW ? c->m : c->n) * c->ld_csrc : 0},
+             {"stride_d", c->stride_d, (c->c_layout == CUTEC_LAYOUT_ROW ? c->m : dc) * c->ldc}};
+    for (size_t i = 0; i < sizeof s / sizeof s[0] && n < len; i++)
+        if (s[i].stride != s[i].packed) n += (size_t)snprintf(buf + n, len - n, "+%s:%lld", s[i].name, s[i].stride);
+}
+
 void cutec_gemm_class_key(const gemm_class *c, char *buf, size_t len)
 {
     static const char *const lay[] = {"row", "col"};
-    char epi[200];
+    char epi[200], batch[128];
     epilogue_key(c, epi, sizeof epi);
+    batch_key(c, batch, sizeof batch);
     snprintf(buf, len,
              "gemm m=%lld n=%lld k=%lld a=%s:%s:%lld b=%s:%s:%lld c=%s:%s:%lld alpha=%s beta=%s "
-             "epilogue=%s align=%d:%d:%d",
+             "epilogue=%s align=%d:%d:%d%s",
              c->m, c->n, c->k, cutec_dtype_name((cutec_dtype)c->a_type), lay[c->a_layout], c->lda,
              cutec_dtype_name((cutec_dtype)c->b_type), lay[c->b_layout], c->ldb,
              cutec_dtype_name((cutec_dtype)c->c_type), lay[c->c_layout], c->ldc, c->alpha_one ? "1" : "any",
-             c->beta_zero ? "0" : "any", epi, c->align[0], c->align[1], c->align[2]);
+             c->beta_zero ? "0" : "any", epi, c->align[0], c->align[1], c->align[2], batch);
 }
 
 gemm_decision *cutec_gemm_table_find(cutec_gemm_handle *g, const gemm_class *c, uint64_t h)

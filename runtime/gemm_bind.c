@@ -31,6 +31,12 @@ static int role_int(const cutec_gemm_problem *p, cutec_kd_role r, long long *v)
     case CUTEC_ROLE_LDB: *v = p->ldb; return 0;
     case CUTEC_ROLE_LDC: *v = p->c_source ? p->ld_csrc : p->ldc; return 0; /* in place, C is D */
     case CUTEC_ROLE_LDD: *v = p->ldc; return 0;
+    /* one problem: batch 1, the strides each matrix's packed step (gemm.c) */
+    case CUTEC_ROLE_BATCH: *v = p->batch; return 0;
+    case CUTEC_ROLE_STRIDE_A: *v = p->stride_a; return 0;
+    case CUTEC_ROLE_STRIDE_B: *v = p->stride_b; return 0;
+    case CUTEC_ROLE_STRIDE_C: *v = p->stride_c; return 0;
+    case CUTEC_ROLE_STRIDE_D: *v = p->stride_d; return 0;
     default: return -1;
     }
 }
@@ -39,33 +45,38 @@ static int role_int(const cutec_gemm_problem *p, cutec_kd_role r, long long *v)
  * role's index order (A (m, k), B (n, k), C, D and aux (m, n), bias (n),
  * bias_row (m)), element type and a description; -1 when the problem
  * supplies none.  The problem's B is K x N, so its row-major form steps 1
- * along n. */
+ * along n.  A, B, C and D are of rank 3 in a batch, their third mode the
+ * problem (extent batch, step the role's stride), and for a kernel that
+ * reads them so (rank 3) also for one problem (a batch of one). */
 typedef struct role_tensor {
     int rank;
-    long long ext[2], str[2];
+    long long ext[3], str[3];
     cutec_dtype t;
     const char *what;
 } role_tensor;
 
-static int role_matrix(const cutec_gemm_problem *p, cutec_kd_role r, role_tensor *o)
+static int role_matrix(const cutec_gemm_problem *p, cutec_kd_role r, int kernel_rank, role_tensor *o)
 {
     int row;
-    long long ld;
+    long long ld, step = 0;
     o->rank = 2;
     switch (r) {
     case CUTEC_ROLE_A:
         o->ext[0] = p->m, o->ext[1] = p->k, row = p->a_layout == CUTEC_LAYOUT_ROW, ld = p->lda, o->t = p->a_type;
         o->what = row ? "A (row-major M x K)" : "A (column-major M x K)";
+        step = p->stride_a;
         break;
     case CUTEC_ROLE_B:
         o->ext[0] = p->n, o->ext[1] = p->k, row = p->b_layout != CUTEC_LAYOUT_ROW, ld = p->ldb, o->t = p->b_type;
         o->what = row ? "B (column-major K x N)" : "B (row-major K x N)";
+        step = p->stride_b;
         break;
     case CUTEC_ROLE_C:
         if (p->c_source) {
             o->ext[0] = p->m, o->ext[1] = p->n, row = p->c_layout == CUTEC_LAYOUT_ROW, ld = p->ld_csrc;
             o->t = p->c_type;
             o->what = row ? "C source (row-major M x N)" : "C source (column-major M x N)";
+            step = p->stride_c;
             break;
         }
         /* in place, C is D */
@@ -75,6 +86,7 @@ static int role_matrix(const cutec_gemm_problem *p, cutec_kd_role r, role_tensor
         o->t = p->c_type;
         o->what = p->act_gated ? (row ? "D (row-major M x N/2)" : "D (column-major M x N/2)")
                                : (row ? "C (row-major M x N)" : "C (column-major M x N)");
+        step = p->stride_d;
         break;
     case CUTEC_ROLE_AUX:
         if (!p->aux) return -1;
@@ -94,6 +106,12 @@ static int role_matrix(const cutec_gemm_problem *p, cutec_kd_role r, role_tensor
     }
     o->str[0] = row ? ld : 1;
     o->str[1] = row ? 1 : ld;
+    /* a batch's third mode; a kernel's matrix of rank 2 is every problem's
+     * own only where the problem broadcasts it (step 0) */
+    if (r != CUTEC_ROLE_AUX && (kernel_rank == 3 || (p->batch > 1 && step != 0))) {
+        o->rank = 3;
+        o->ext[2] = p->batch, o->str[2] = step;
+    }
     return 0;
 }
 
@@ -209,7 +227,7 @@ static const char *tensor_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, con
     if (a->role == CUTEC_ROLE_SCALE_A || a->role == CUTEC_ROLE_SCALE_B || a->role == CUTEC_ROLE_SCALE_D ||
         a->role == CUTEC_ROLE_AMAX)
         return scale_unfit(d, a, p, vals, why, len);
-    if (role_matrix(p, a->role, &o) != 0)
+    if (role_matrix(p, a->role, a->rank, &o) != 0)
         return unfit(why, len, "argument '%s' has role %s (%s), which cutec_gemm's problem does not supply", an, rn,
                      cutec_kd_role_what(a->role));
     if ((int)a->dtype != (int)o.t)
@@ -219,7 +237,7 @@ static const char *tensor_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, con
         return unfit(why, len, "'%s' (role %s) has rank %d in the kernel; the problem's %s has rank %d", an, rn,
                      a->rank, o.what, o.rank);
     char sub[200];
-    for (int m = 0; m < o.rank; m++)
+    for (int m = 0; m < o.rank && m < 2; m++)
         if (cutec_kdesc_eval(d, a->shape[m], vals, &got[m], sub, sizeof sub) != 0 ||
             cutec_kdesc_eval(d, a->stride[m], vals, &got[2 + m], sub, sizeof sub) != 0)
             return unfit(why, len, "the layout of '%s' cannot be evaluated for this problem: %s", an, sub);
@@ -228,7 +246,7 @@ static const char *tensor_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, con
             return unfit(why, len,
                          "'%s' (role %s) is read as (%s):(%s) = (%lld):(%lld); the problem's %s is (%lld):(1)", an, rn,
                          cutec_kd_s(d, a->shape[0]), cutec_kd_s(d, a->stride[0]), got[0], got[2], o.what, o.ext[0]);
-    } else {
+    } else if (o.rank == 2) {
         int same = got[0] == o.ext[0] && got[1] == o.ext[1];
         for (int m = 0; m < 2 && same; m++)
             same = o.ext[m] == 1 || got[2 + m] == o.str[m]; /* a mode of one element has no step */
@@ -239,6 +257,22 @@ static const char *tensor_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, con
                          an, rn, cutec_kd_s(d, a->shape[0]), cutec_kd_s(d, a->shape[1]), cutec_kd_s(d, a->stride[0]),
                          cutec_kd_s(d, a->stride[1]), got[0], got[1], got[2], got[3], o.what,
                          o.str[0] == 1 ? o.str[1] : o.str[0], o.ext[0], o.ext[1], o.str[0], o.str[1]);
+    } else {
+        long long g3[6];
+        int same = 1;
+        for (int m = 0; m < 3; m++)
+            if (cutec_kdesc_eval(d, a->shape[m], vals, &g3[m], sub, sizeof sub) != 0 ||
+                cutec_kdesc_eval(d, a->stride[m], vals, &g3[3 + m], sub, sizeof sub) != 0)
+                return unfit(why, len, "the layout of '%s' cannot be evaluated for this problem: %s", an, sub);
+        for (int m = 0; m < 3 && same; m++) same = g3[m] == o.ext[m] && (o.ext[m] == 1 || g3[3 + m] == o.str[m]);
+        if (!same)
+            return unfit(why, len,
+                         "'%s' (role %s) is read as (%s,%s,%s):(%s,%s,%s) = (%lld,%lld,%lld):(%lld,%lld,%lld); the "
+                         "problem's batch of %lld %s is (%lld,%lld,%lld):(%lld,%lld,%lld)",
+                         an, rn, cutec_kd_s(d, a->shape[0]), cutec_kd_s(d, a->shape[1]), cutec_kd_s(d, a->shape[2]),
+                         cutec_kd_s(d, a->stride[0]), cutec_kd_s(d, a->stride[1]), cutec_kd_s(d, a->stride[2]), g3[0],
+                         g3[1], g3[2], g3[3], g3[4], g3[5], p->batch, o.what, o.ext[0], o.ext[1], o.ext[2], o.str[0],
+                         o.str[1], o.str[2]);
     }
     if (role_align(cls, a->role) < a->align)
         return unfit(why, len, "'%s' (role %s) must be %d-byte aligned; the problem's pointer is %d-byte aligned", an,
@@ -301,6 +335,8 @@ static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, con
     if (w != NULL) return w;
     if (p->scalars_on_device)
         return unfit(why, len, "takes alpha and beta by value; the problem's are in device memory");
+    if (p->batch > 1 && cutec_kdesc_role_arg(d, CUTEC_ROLE_BATCH) < 0)
+        return unfit(why, len, "a batched problem (batch %lld) needs a kernel with a batch role", p->batch);
     cutec_kd_values vals;
     cutec_gemm_kd_values(d, p, &vals);
     int has_alpha = 0, has_beta = 0, has_c = 0, has_tma = 0, has[CUTEC_ROLE_COUNT] = {0};
@@ -464,7 +500,8 @@ cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *dec, const 
     cutec_kd_values vals;
     cutec_gemm_kd_values(d, p, &vals);
     /* tensor maps depend on the pointers and sizes: rebuilt only when they change */
-    long long key[6] = {p->m, p->n, p->k, p->lda, p->ldb, p->ldc};
+    long long key[11] = {p->m,     p->n,        p->k,        p->lda,      p->ldb,     p->ldc,
+                         p->batch, p->stride_a, p->stride_b, p->stride_c, p->stride_d};
     int same_sizes = memcmp(key, dec->map_key, sizeof key) == 0;
     for (int a = 0; a < d->nargs; a++) {
         const cutec_kd_arg *arg = &d->args[a];

@@ -30,6 +30,9 @@ typedef struct gemm_class {
     int alpha_one, beta_zero; /* alpha == 1, beta == 0 */
     int epilogue;
     int align[3]; /* of A, B and C: the largest power of two dividing the pointer, <= 16 */
+    /* a batch (all zero for one problem: its key is as before); before the
+     * epilogue's fields, which a plain class does not hash */
+    long long batch, stride_a, stride_b, stride_c, stride_d;
     /* the epilogue (all zero without one: the key of a plain GEMM is as before) */
     char act[32]; /* "" for identity */
     int gated, bias, bias_row, bias_type, c_source, aux, scalars_on_device;
@@ -79,11 +82,11 @@ typedef struct gemm_decision {
     char name[192];
     /* the kernel's arguments (gemm_bind.c): scalars' and pointers' bytes, and
    * the tensor maps, per argument index, kept while the pointers (tma_ptr)
-   * and sizes (map_key: m, n, k, lda, ldb, ldc) stay the same */
+   * and sizes (map_key: m, n, k, lda, ldb, ldc, batch and strides) stay the same */
     unsigned long long argv[CUTEC_KD_MAX_ARGS];
     cutec_tensor_map tma[CUTEC_KD_MAX_ARGS];
     unsigned long long tma_ptr[CUTEC_KD_MAX_ARGS];
-    long long map_key[6];
+    long long map_key[11];
 } gemm_decision;
 
 struct cutec_gemm_handle {
@@ -158,6 +161,19 @@ cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, con
                                      const cutec_gemm_args *io, void *stream);
 /* Bytes of a matrix of r x c elements of type t stored with layout l and ld. */
 size_t cutec_gemm_matrix_bytes(cutec_dtype t, cutec_layout l, long long r, long long c, long long ld);
+/* The same for a batch of `batch` such matrices, stride elements apart. */
+size_t cutec_gemm_batch_bytes(cutec_dtype t, cutec_layout l, long long r, long long c, long long ld, long long batch,
+                              long long stride);
+/* The problems of a batch the tuner checks: the first, a middle one and the
+ * last (one for a single problem); their number, in out[0..2]. */
+static inline int cutec_gemm_checked_entries(const cutec_gemm_problem *p, long long out[3])
+{
+    int n = 0;
+    out[n++] = 0;
+    if (p->batch > 2) out[n++] = p->batch / 2;
+    if (p->batch > 1) out[n++] = p->batch - 1;
+    return n;
+}
 size_t cutec_dtype_size(cutec_dtype t);
 const char *cutec_dtype_name(cutec_dtype t);
 int cutec_dtype_is_fp8(cutec_dtype t);

@@ -35,6 +35,7 @@ int cutec_gemm_transpose_output(cutec_gemm_problem *p, cutec_gemm_args *io)
     SWAP(long long, p->m, p->n);
     SWAP(cutec_dtype, p->a_type, p->b_type);
     SWAP(long long, p->lda, p->ldb);
+    SWAP(long long, p->stride_a, p->stride_b); /* a batch's steps; C's and D's stay */
     SWAP(int, p->bias, p->bias_row);
     SWAP(const void *, io->A, io->B);
     SWAP(const void *, io->bias, io->bias_row);

@@ -2,6 +2,7 @@
  * driver.  The symbol is looked up on first use, so drivers (and the test
  * mock) without it still load; such a driver gets CUTEC_ERR_DRIVER here. */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cutec/tensor_map.h"
@@ -30,14 +31,28 @@ cutec_status cutec_rt_tensor_map(cutec_runtime *rt, cutec_tensor_map *map, cutec
     for (int i = 0; i < rank && !bad; i++)
         bad = dims[i] == 0 || dims[i] > (1ull << 32) || box[i] == 0 || box[i] > 256 ||
               (i > 0 && (strides_bytes[i - 1] % 16 || strides_bytes[i - 1] >= (1ull << 40)));
-    if (bad)
-        return cutec_rt_fail(
-            rt, CUTEC_ERR_INVALID_ARGUMENT,
-            "tensor map: invalid map (address %#llx, dims %llu x %llu, stride %llu bytes, box %u x %u, "
-            "swizzle %d): addresses and strides must be 16-byte aligned, boxes 1..256 with 16-byte rows "
-            "no wider than the swizzle",
-            addr, (unsigned long long)dims[0], rank > 1 ? (unsigned long long)dims[1] : 1ull,
-            rank > 1 ? (unsigned long long)strides_bytes[0] : 0ull, box[0], rank > 1 ? box[1] : 1u, swizzle_bytes);
+    if (bad) {
+        char geo[256]; /* "dims D0 x D1 x D2, strides S1 S2 bytes, box B0 x B1 x B2" */
+        size_t n = 0;
+        for (int i = 0; i < rank && i < 5 && n < sizeof geo; i++)
+            n += (size_t)snprintf(geo + n, sizeof geo - n, "%s%llu", i ? " x " : "dims ", (unsigned long long)dims[i]);
+        for (int i = 1; i < rank && i < 5 && n < sizeof geo; i++)
+            n += (size_t)snprintf(geo + n, sizeof geo - n, "%s%llu",
+                                  i > 1      ? " "
+                                  : rank > 2 ? ", strides "
+                                             : ", stride ",
+                                  (unsigned long long)strides_bytes[i - 1]);
+        for (int i = 0; i < rank && i < 5 && n < sizeof geo; i++)
+            n += (size_t)snprintf(geo + n, sizeof geo - n, "%s%u",
+                                  i          ? " x "
+                                  : rank > 1 ? " bytes, box "
+                                             : ", box ",
+                                  box[i]);
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "tensor map: invalid map (address %#llx, %s, swizzle %d): addresses and strides must be "
+                             "16-byte aligned, boxes 1..256 with 16-byte rows no wider than the swizzle",
+                             addr, rank >= 1 && rank <= 5 ? geo : "rank out of range", swizzle_bytes);
+    }
     cutec_status st = cutec_rt_enter(rt);
     if (st != CUTEC_OK) return st;
     encode_tiled_fn encode = (encode_tiled_fn)(uintptr_t)dlsym(rt->drv.lib, "cuTensorMapEncodeTiled");
@@ -51,7 +66,9 @@ cutec_status cutec_rt_tensor_map(cutec_runtime *rt, cutec_tensor_map *map, cutec
    * (545 -> 604 TFLOP/s with 128-byte; none and 64-byte measured like
    * 128-byte), while on aligned shapes the two measured alike
    * (docs/performance.md). */
-    int l2 = addr % 128 == 0 && (rank < 2 || strides_bytes[0] % 128 == 0) ? TMAP_L2_256B : TMAP_L2_128B;
+    int l2 = addr % 128 == 0 ? TMAP_L2_256B : TMAP_L2_128B;
+    for (int i = 1; i < rank; i++) /* every row: each stride (a batch's too) a whole number of lines */
+        if (strides_bytes[i - 1] % 128) l2 = TMAP_L2_128B;
     int r = encode(map->bytes, t->tmap, (unsigned)rank, (void *)(uintptr_t)addr, dims, strides_bytes, box, estr, 0, sw,
                    l2, 0);
     if (r != 0) return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuTensorMapEncodeTiled");

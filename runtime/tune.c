@@ -655,7 +655,7 @@ static void make_report(tuning *t, cutec_tune_report **report)
         return;
     }
     const cutec_gemm_problem *p = t->p;
-    double flop = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    double flop = 2.0 * (double)p->batch * (double)p->m * (double)p->n * (double)p->k;
     rep->count = t->n;
     rep->candidates = rc;
     rep->winner = 0;

@@ -145,6 +145,8 @@ void tune_check_setup(harness *h)
         why = "a problem with an epilogue is compared on the host (tune_epilogue.c)";
     else if (!h->have_ref)
         why = "no reference output (checked against float64 samples)";
+    else if (p->batch > 1)
+        why = "a batch is compared on the host (its first, a middle and its last problems)";
     long long rows = p->c_layout == CUTEC_LAYOUT_ROW ? p->m : cutec_gemm_d_cols(p);
     long long cols = p->c_layout == CUTEC_LAYOUT_ROW ? cutec_gemm_d_cols(p) : p->m;
     long long bad = 0;

@@ -44,17 +44,23 @@ double tune_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Over the checked problems of a batch (all of one problem): the first,
+ * a middle one and the last, D's at l * stride_d. */
 void tune_ref_rms(harness *h)
 {
     const cutec_gemm_problem *p = h->p;
     if (h->ref_rms >= 0) return;
+    long long ls[3];
+    int nl = cutec_gemm_checked_entries(p, ls);
     double sum2 = 0;
-    for (long long r = 0; r < p->m; r++)
-        for (long long c = 0; c < p->n; c++) {
-            double v = load_elem(h->ref, p->c_type, elem_index(p->c_layout, r, c, p->ldc));
-            sum2 += v * v;
-        }
-    h->ref_rms = sqrt(sum2 / ((double)p->m * (double)p->n));
+    for (int e = 0; e < nl; e++)
+        for (long long r = 0; r < p->m; r++)
+            for (long long c = 0; c < p->n; c++) {
+                double v =
+                    load_elem(h->ref, p->c_type, (size_t)(ls[e] * p->stride_d) + elem_index(p->c_layout, r, c, p->ldc));
+                sum2 += v * v;
+            }
+    h->ref_rms = sqrt(sum2 / ((double)nl * (double)p->m * (double)p->n));
 }
 
 /* Compares the candidate's output with the reference C; 0 or -1 with why. */
@@ -63,16 +69,23 @@ static int compare_full(harness *h, char *why, size_t why_len)
     const cutec_gemm_problem *p = h->p;
     tune_ref_rms(h);
     double rms = h->ref_rms, eps = out_eps(p->c_type);
-    for (long long r = 0; r < p->m; r++)
-        for (long long c = 0; c < p->n; c++) {
-            size_t i = elem_index(p->c_layout, r, c, p->ldc);
-            double want = load_elem(h->ref, p->c_type, i), got = load_elem(h->host_c, p->c_type, i);
-            double tol = 2 * eps * fabs(want) + 2 * eps * rms + 1e-30;
-            if (!(fabs(got - want) <= tol)) {
-                snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, reference %.6g", r, c, got, want);
-                return -1;
+    long long ls[3];
+    int nl = cutec_gemm_checked_entries(p, ls);
+    for (int e = 0; e < nl; e++)
+        for (long long r = 0; r < p->m; r++)
+            for (long long c = 0; c < p->n; c++) {
+                size_t i = (size_t)(ls[e] * p->stride_d) + elem_index(p->c_layout, r, c, p->ldc);
+                double want = load_elem(h->ref, p->c_type, i), got = load_elem(h->host_c, p->c_type, i);
+                double tol = 2 * eps * fabs(want) + 2 * eps * rms + 1e-30;
+                if (!(fabs(got - want) <= tol)) {
+                    if (p->batch > 1)
+                        snprintf(why, why_len, "wrong result: C[%lld,%lld] of problem %lld = %.6g, reference %.6g", r,
+                                 c, ls[e], got, want);
+                    else
+                        snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, reference %.6g", r, c, got, want);
+                    return -1;
+                }
             }
-        }
     return 0;
 }
 
@@ -83,18 +96,23 @@ int tune_compare_samples(const harness *h, const unsigned char *buf, char *why, 
     const cutec_gemm_problem *p = h->p;
     uint64_t s = 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
     double eps = out_eps(p->c_type);
+    long long ls[3];
+    int nl = cutec_gemm_checked_entries(p, ls);
     for (int t = 0; t < 256; t++) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
-        long long r = t == 0 ? 0 : t == 1 ? p->m - 1 : (long long)((s >> 20) % (uint64_t)p->m);
-        long long c = t == 0 ? 0 : t == 1 ? p->n - 1 : (long long)((s >> 40) % (uint64_t)p->n);
+        long long r = t < 2 ? 0 : t < 4 ? p->m - 1 : (long long)((s >> 20) % (uint64_t)p->m);
+        long long c = t < 2 ? 0 : t < 4 ? p->n - 1 : (long long)((s >> 40) % (uint64_t)p->n);
+        long long l = ls[t % nl]; /* a batch's checked problems in turn */
+        size_t oa = (size_t)(l * p->stride_a), ob = (size_t)(l * p->stride_b), od = (size_t)(l * p->stride_d);
         double dot = 0, mag = 0;
         for (long long q = 0; q < p->k; q++) {
-            double a = load_elem(h->ha, p->a_type, elem_index(p->a_layout, r, q, p->lda));
-            double b = load_elem(h->hb, p->b_type, elem_index(p->b_layout, q, c, p->ldb));
+            double a = load_elem(h->ha, p->a_type, oa + elem_index(p->a_layout, r, q, p->lda));
+            double b = load_elem(h->hb, p->b_type, ob + elem_index(p->b_layout, q, c, p->ldb));
             dot += a * b;
             mag += fabs(a * b);
         }
-        double want = (double)p->alpha * dot, got = load_elem(buf, p->c_type, elem_index(p->c_layout, r, c, p->ldc));
+        double want = (double)p->alpha * dot,
+               got = load_elem(buf, p->c_type, od + elem_index(p->c_layout, r, c, p->ldc));
         double tol = 2 * eps * fabs(want) + 4 * eps * fabs((double)p->alpha) * mag / sqrt((double)p->k) + 1e-30;
         if (!(fabs(got - want) <= tol)) {
             snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, float64 reference %.6g", r, c, got, want);
@@ -273,7 +291,8 @@ cutec_status tune_timing_rounds(harness *h, candidate **cs, int nc, int warmup, 
             cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: candidate %s scores +inf: %s", cs[j]->d.name, cs[j]->note);
         else
             cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidate %s: %.4f ms, %.1f TFLOP/s%s", cs[j]->d.name, cs[j]->ms,
-                         2.0 * (double)p->m * (double)p->n * (double)p->k / (cs[j]->ms * 1e9), suffix);
+                         2.0 * (double)p->batch * (double)p->m * (double)p->n * (double)p->k / (cs[j]->ms * 1e9),
+                         suffix);
     }
     return s;
 }
@@ -321,7 +340,9 @@ cutec_status tune_harness_init(harness *h)
     cutec_runtime *rt = h->rt;
     const cutec_gemm_problem *p = h->p;
     cutec_gemm_handle *g = h->g;
-    h->c_bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, cutec_gemm_d_cols(p), p->ldc);
+    /* a batch: D's whole span (scratch), and A's and B's (host copies) */
+    h->c_bytes =
+        cutec_gemm_batch_bytes(p->c_type, p->c_layout, p->m, cutec_gemm_d_cols(p), p->ldc, p->batch, p->stride_d);
     cutec_status s = alloc_device(h, &h->cs, h->c_bytes, "the scratch C");
     if (s != CUTEC_OK) return s;
     h->run = h->io;
@@ -349,8 +370,8 @@ cutec_status tune_harness_init(harness *h)
         return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%zu bytes)", h->c_bytes);
     /* Host copies of A and B for the float64 samples; optional (skipped, with
    * a note, when the host cannot hold them). */
-    size_t ab = cutec_gemm_matrix_bytes(p->a_type, p->a_layout, p->m, p->k, p->lda);
-    size_t bb = cutec_gemm_matrix_bytes(p->b_type, p->b_layout, p->k, p->n, p->ldb);
+    size_t ab = cutec_gemm_batch_bytes(p->a_type, p->a_layout, p->m, p->k, p->lda, p->batch, p->stride_a);
+    size_t bb = cutec_gemm_batch_bytes(p->b_type, p->b_layout, p->k, p->n, p->ldb, p->batch, p->stride_b);
     h->ha = malloc(ab);
     h->hb = malloc(bb);
     if (h->ha == NULL || h->hb == NULL) {

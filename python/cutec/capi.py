@@ -52,6 +52,11 @@ class GemmProblem(ctypes.Structure):
         ("ld_aux", c_longlong),
         ("scalars_on_device", c_int),
         ("scale_mode", c_int),
+        ("batch", c_longlong),
+        ("stride_a", c_longlong),
+        ("stride_b", c_longlong),
+        ("stride_c", c_longlong),
+        ("stride_d", c_longlong),
     ]
 
     def __init__(self, **fields):

@@ -43,6 +43,11 @@ int main(void)
     FIELD(cutec_gemm_problem, "GemmProblem", ld_aux);
     FIELD(cutec_gemm_problem, "GemmProblem", scalars_on_device);
     FIELD(cutec_gemm_problem, "GemmProblem", scale_mode);
+    FIELD(cutec_gemm_problem, "GemmProblem", batch);
+    FIELD(cutec_gemm_problem, "GemmProblem", stride_a);
+    FIELD(cutec_gemm_problem, "GemmProblem", stride_b);
+    FIELD(cutec_gemm_problem, "GemmProblem", stride_c);
+    FIELD(cutec_gemm_problem, "GemmProblem", stride_d);
 
     SIZE(cutec_gemm_args, "GemmArgs");
     FIELD(cutec_gemm_args, "GemmArgs", struct_size);

@@ -273,9 +273,18 @@ static void gpu_close(gpu *g)
     cutec_runtime_destroy(g->rt);
 }
 
-static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long long n, long long k)
+/* A batch of L problems (L > 1) has each matrix packed after the
+ * previous one. */
+static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long long n, long long k, long long batch)
 {
     cutec_gemm_problem_init(p, m, n, k, o->in, o->out);
+    if (batch > 1) {
+        p->batch = batch;
+        p->stride_a = m * k;
+        p->stride_b = k * n;
+        p->stride_c = m * n;
+        p->stride_d = m * (o->gated ? n / 2 : n);
+    }
     p->alpha = o->alpha;
     p->beta = o->beta;
     snprintf(p->act, sizeof p->act, "%s", o->act);
@@ -289,6 +298,9 @@ static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long
     p->b_layout = o->layout[1];
     p->c_layout = o->layout[2];
 }
+
+/* A shape's batch: its batch=L column, else --batch (0: one problem). */
+static long long shape_batch(const opts *o, const tune_shape *sh) { return sh->batch > 0 ? sh->batch : o->batch; }
 
 /* The epilogue's name for reports: "relu+bias", "none". */
 static void epilogue_name(const opts *o, char *buf, size_t len)
@@ -354,7 +366,10 @@ static int alloc_problem(gpu *g, const cutec_gemm_problem *p, buffers *bufs, uin
     cutec_status s = CUTEC_OK;
     for (int i = 0; i < BUF_COUNT && s == CUTEC_OK; i++) {
         if (!rows[i].want) continue;
-        size_t bytes = matrix_bytes(rows[i].r, rows[i].c, rows[i].t);
+        /* a batch: the matrices of its problems one after another (biases and scales are shared) */
+        int matrix = i == BUF_D || i == BUF_A || i == BUF_B || i == BUF_C || i == BUF_AUX;
+        long long copies = p->batch > 1 && matrix ? p->batch : 1;
+        size_t bytes = matrix_bytes(rows[i].r * copies, rows[i].c, rows[i].t);
         if (bytes == 0)
             return fail(f, CUTEC_ERR_BAD_SIZE, "problem: %lld x %lld x %lld: a matrix's size overflows size_t", p->m,
                         p->n, p->k);
@@ -414,9 +429,11 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
     epilogue_name(o, epi, sizeof epi);
     if (!o->json) {
         printf("device: %s\n", dev);
-        printf("problem: M=%lld N=%lld K=%lld %s -> %s%s%s, tuned in %.2f s\n", p->m, p->n, p->k, dtype_name(p->a_type),
-               dtype_name(p->c_type), strcmp(epi, "none") ? ", epilogue " : "", strcmp(epi, "none") ? epi : "",
-               rep->seconds);
+        char batch[48] = "";
+        if (p->batch > 1) snprintf(batch, sizeof batch, " batch=%lld", p->batch);
+        printf("problem: M=%lld N=%lld K=%lld%s %s -> %s%s%s, tuned in %.2f s\n", p->m, p->n, p->k, batch,
+               dtype_name(p->a_type), dtype_name(p->c_type), strcmp(epi, "none") ? ", epilogue " : "",
+               strcmp(epi, "none") ? epi : "", rep->seconds);
         printf("%5s  %10s  %9s  %8s  %s\n", "rank", "ms", "TFLOP/s", "vs cuBLAS", "candidate");
         for (int i = 0; i < rep->count; i++) {
             const cutec_tune_candidate *c = &rep->candidates[i];
@@ -432,10 +449,10 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
     }
     printf("{\"device\": ");
     json_string(dev);
-    printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", \"out_dtype\": \"%s\", "
+    printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"batch\": %lld, \"dtype\": \"%s\", \"out_dtype\": \"%s\", "
            "\"alpha\": %.9g, \"beta\": %.9g, \"epilogue\": \"%s\", \"tuning_seconds\": %.3f, \"cublas_ms\": ",
-           p->m, p->n, p->k, dtype_name(p->a_type), dtype_name(p->c_type), (double)p->alpha, (double)p->beta, epi,
-           rep->seconds);
+           p->m, p->n, p->k, p->batch > 1 ? p->batch : 1, dtype_name(p->a_type), dtype_name(p->c_type),
+           (double)p->alpha, (double)p->beta, epi, rep->seconds);
     if (isinf(rep->cublas_ms))
         printf("null");
     else
@@ -470,7 +487,7 @@ static int cmd_tune(const opts *o, failure *f)
     cutec_tune_report *rep = NULL;
     int rc = gpu_open(o, &g, f);
     cutec_gemm_problem p;
-    problem_init(o, &p, o->m, o->n, o->k);
+    problem_init(o, &p, o->m, o->n, o->k, o->batch);
     if (rc == 0) rc = alloc_problem(&g, &p, &b, 1, f);
     if (rc == 0) {
         cutec_gemm_args a = args_of(&b);
@@ -493,7 +510,7 @@ static int cmd_tune(const opts *o, failure *f)
 static int bench_warmup(const opts *o, gpu *g, const tune_shape *first, failure *f)
 {
     cutec_gemm_problem p;
-    problem_init(o, &p, first->m, first->n, first->k);
+    problem_init(o, &p, first->m, first->n, first->k, shape_batch(o, first));
     buffers b;
     int rc = alloc_problem(g, &p, &b, 1, f);
     if (rc == 0) {
@@ -532,7 +549,7 @@ static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, double *ms, 
     plain.gated = plain.bias = plain.bias_row = plain.c_source = plain.aux = 0;
     plain.scale_mode = CUTEC_SCALE_NONE;
     cutec_gemm_problem p;
-    problem_init(&plain, &p, sh->m, sh->n, sh->k);
+    problem_init(&plain, &p, sh->m, sh->n, sh->k, shape_batch(o, sh));
     buffers b;
     cutec_tune_report *rep = NULL;
     int rc = alloc_problem(g, &p, &b, (uint64_t)sh->line, f);
@@ -557,7 +574,7 @@ static int bench_exhaustive(const opts *o, gpu *g, const tune_shape *sh, cutec_t
     if (s == CUTEC_OK) s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_TUNE_SHORTLIST, 0);
     if (s != CUTEC_OK) return fail_runtime(f, g->rt, "options", s);
     cutec_gemm_problem p;
-    problem_init(o, &p, sh->m, sh->n, sh->k);
+    problem_init(o, &p, sh->m, sh->n, sh->k, shape_batch(o, sh));
     buffers b;
     int rc = alloc_problem(g, &p, &b, (uint64_t)sh->line, f);
     if (rc == 0) {
@@ -598,7 +615,8 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         else if (!c->is_cublas && c->round_ms < dsl_round)
             dsl_round = c->round_ms;
     }
-    double flop = 2.0 * (double)sh->m * (double)sh->n * (double)sh->k;
+    long long batch = shape_batch(o, sh) > 1 ? shape_batch(o, sh) : 1;
+    double flop = 2.0 * (double)batch * (double)sh->m * (double)sh->n * (double)sh->k;
     double tc = isinf(rep->cublas_ms) ? 0 : flop / (rep->cublas_ms * 1e9);
     double td = isinf(best_dsl) ? 0 : flop / (best_dsl * 1e9);
     double ratio = tc > 0 && td > 0 ? td / tc : 0;
@@ -635,9 +653,9 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
     if (o->json) {
         printf("%s\n  {\"shape\": ", first ? "" : ",");
         json_string(sh->name);
-        printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"cublas_tflops\": %.3f, \"dsl_tflops\": %.3f, "
-               "\"ratio\": %.4f, \"ratio_vs_algo0\": %.4f, \"winner\": ",
-               sh->m, sh->n, sh->k, tc, td, ratio, ratio0);
+        printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"batch\": %lld, \"cublas_tflops\": %.3f, "
+               "\"dsl_tflops\": %.3f, \"ratio\": %.4f, \"ratio_vs_algo0\": %.4f, \"winner\": ",
+               sh->m, sh->n, sh->k, batch, tc, td, ratio, ratio0);
         json_string(win);
         printf(", \"best_dsl\": ");
         if (dsl_name != NULL)
@@ -663,8 +681,10 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         if (exh != NULL)
             snprintf(exh_col, sizeof exh_col, " %8.2f %9.4f %9.4f %8.3f%s", exh->seconds, win_ms, exh_ms, fast_vs_exh,
                      strcmp(win, exh->candidates[exh->winner].name) == 0 ? " same" : " diff");
-        printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f%s  %8.2f%s  %s%s%s%s\n", sh->name, sh->m, sh->n,
-               sh->k, tc, td, ratio, ratio0, plain_col, rep->seconds, exh_col, win, cublas_won ? " (best DSL: " : "",
+        char name[48]; /* a batch: "NAME xL" */
+        snprintf(name, sizeof name, batch > 1 ? "%s x%lld" : "%s", sh->name, batch);
+        printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f%s  %8.2f%s  %s%s%s%s\n", name, sh->m, sh->n, sh->k,
+               tc, td, ratio, ratio0, plain_col, rep->seconds, exh_col, win, cublas_won ? " (best DSL: " : "",
                cublas_won ? (dsl_name != NULL ? dsl_name : "none") : "", cublas_won ? ")" : "");
     }
     fflush(stdout);
@@ -713,7 +733,7 @@ static int cmd_bench(const opts *o, failure *f)
     for (int i = 0; rc == 0 && i < nshapes; i++) {
         const tune_shape *sh = &shapes[i];
         cutec_gemm_problem p;
-        problem_init(o, &p, sh->m, sh->n, sh->k);
+        problem_init(o, &p, sh->m, sh->n, sh->k, shape_batch(o, sh));
         buffers b;
         rc = alloc_problem(&g, &p, &b, (uint64_t)sh->line, f);
         cutec_tune_report *rep = NULL;
@@ -769,7 +789,7 @@ static int cmd_overhead(const opts *o, failure *f)
     buffers b = {0};
     int rc = gpu_open(o, &g, f);
     cutec_gemm_problem p;
-    problem_init(o, &p, o->m, o->n, o->k);
+    problem_init(o, &p, o->m, o->n, o->k, o->batch);
     if (rc == 0) rc = alloc_problem(&g, &p, &b, 7, f);
     cutec_status s = CUTEC_OK;
     cutec_gemm_args a = args_of(&b);

@@ -59,6 +59,7 @@ typedef enum opt_id {
     OPT_AUX,
     OPT_SCALE,
     OPT_LAYOUT,
+    OPT_BATCH,
     OPT_RUNS,
     OPT_DEVICE,
     OPT_PACK,
@@ -94,6 +95,9 @@ static const struct option {
     {OPT_SCALE, "--scale", "MODE", CMDS_GPU,
      "random positive scales of A B: tensor (one each), row (per row of A and column of B) or block (fp8: 1 x 128 "
      "of A, 128 x 128 of B)"},
+    {OPT_BATCH, "--batch", "L", CMDS_GPU,
+     "a strided batch of L problems, 1 to 2^31-1, each matrix packed after the previous one (bench: for the shapes "
+     "without a batch=L column)"},
     {OPT_ALPHA, "--alpha", "X", CMDS_GPU, "alpha, a finite float (default 1; pack kernels need 1)"},
     {OPT_BETA, "--beta", "X", CMDS_GPU, "beta, a finite float (default 0; pack kernels need 0)"},
     {OPT_EPILOGUE, "--epilogue", "ACT", CMDS_GPU,
@@ -292,6 +296,7 @@ static int store_option(const struct option *opt, const char *v, tune_opts *o, i
     case OPT_CACHE_DIR: o->cache_dir = v; return 0;
     case OPT_NO_CACHE: o->no_cache = 1; return 0;
     case OPT_NO_WARMUP: o->no_warmup = 1; return 0;
+    case OPT_BATCH: return parse_integer(c, opt->name, v, 1, TUNE_DIM_MAX, &o->batch);
     case OPT_SHORTLIST: o->shortlist_set = 1; return parse_integer(c, opt->name, v, 0, 10000, &o->shortlist);
     case OPT_COMPARE_EXHAUSTIVE: o->compare_exhaustive = 1; return 0;
     case OPT_HOST_CHECK: o->host_check = 1; return 0;

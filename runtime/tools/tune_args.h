@@ -29,6 +29,7 @@ typedef struct tune_opts {
     const char *more_packs[TUNE_MORE_PACKS];
     int nmore_packs;
     long long m, n, k; /* 1 .. 2^31-1 (tune, overhead) */
+    long long batch;   /* --batch: 0 (none) or 1 .. 2^31-1 */
     long long runs;    /* 0: the runtime's default */
     long long device, calls;
     float alpha, beta; /* finite */

@@ -56,8 +56,8 @@ static int parse_dim(token t, long long *v)
 static int parse_line(const char *p, const char *end, tune_shape *s, char *why, size_t why_len)
 {
     const char *hash = memchr(p, '#', (size_t)(end - p));
-    token w[4];
-    int n = split_words(p, hash != NULL ? hash : end, w, 4);
+    token w[12];
+    int n = split_words(p, hash != NULL ? hash : end, w, 12);
     if (n == 0) return 0;
     if (n < 4) {
         snprintf(why, why_len, "expected 'NAME M N K'");
@@ -74,6 +74,14 @@ static int parse_line(const char *p, const char *end, tune_shape *s, char *why, 
         if (parse_dim(w[i + 1], dims[i]) != 0) {
             snprintf(why, why_len, "%c = '%.*s' is not an integer from 1 to %lld", "MNK"[i],
                      w[i + 1].len > 40 ? 40 : (int)w[i + 1].len, w[i + 1].p, TUNE_DIM_MAX);
+            return -1;
+        }
+    s->batch = 0;
+    for (int i = 4; i < n && i < 12; i++) /* extra columns: batch=L; other words are ignored */
+        if (w[i].len > 6 && memcmp(w[i].p, "batch=", 6) == 0 &&
+            parse_dim((token){w[i].p + 6, w[i].len - 6}, &s->batch) != 0) {
+            snprintf(why, why_len, "'%.*s' is not batch=L with L an integer from 1 to %lld",
+                     w[i].len > 40 ? 40 : (int)w[i].len, w[i].p, TUNE_DIM_MAX);
             return -1;
         }
     return 1;

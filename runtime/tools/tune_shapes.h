@@ -1,6 +1,7 @@
 /*
  * tune_shapes.h - the shapes file of `cutec-tune bench`: one "NAME M N K"
- * per line, '#' starts a comment, words after K are ignored.
+ * per line, '#' starts a comment; after K, a column "batch=L" makes the
+ * shape a strided batch of L problems (packed), other words are ignored.
  */
 #ifndef CUTEC_TUNE_SHAPES_H
 #define CUTEC_TUNE_SHAPES_H
@@ -17,6 +18,7 @@
 typedef struct tune_shape {
     char name[64];
     long long m, n, k; /* 1 .. 2^31-1 */
+    long long batch;   /* batch=L: 1 .. 2^31-1; 0: none given */
     int line;          /* 1-based: names the line, and seeds its random inputs */
 } tune_shape;
 

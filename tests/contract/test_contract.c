@@ -74,10 +74,11 @@ static void full_desc(cutec_kdesc *d)
         cutec_kd_arg *m = &d->args[t];
         m->tensor = t == 9 ? 4 : 6;
         m->dtype = d->args[m->tensor].dtype;
-        m->tma_rank = 2;
+        m->tma_rank = t == 9 ? 2 : 3; /* C's map of rank 3: a batch of 4 matrices M * N apart */
         m->dims[0] = S(d, t == 9 ? "K" : "N"), m->dims[1] = S(d, "M");
         m->tstride[0] = S(d, t == 9 ? "lda" : "N");
         m->box[0] = 64, m->box[1] = t == 9 ? 128 : 64;
+        if (t == 10) m->dims[2] = S(d, "4"), m->tstride[1] = S(d, "(M*N)"), m->box[2] = 1;
         m->swizzle = 128;
         m->unused = t == 10;
     }
@@ -247,6 +248,10 @@ static void test_damage(void)
          "not a tensor argument"},
         {"// cutec.arg 9", "// cutec.arg 9 tmA tma 4 rank 2 dims K M stride lda box 64 300 swizzle 128", "box"},
         {"// cutec.arg 9", "// cutec.arg 9 tmA tma 4 rank 2 dims K M stride lda box 64 128 swizzle 96", "swizzle 96"},
+        {"// cutec.arg 10", "// cutec.arg 10 tmC tma 6 rank 4 dims N M 4 4 stride N N N box 64 64 1 1 swizzle 128",
+         "R 1 .. 3"},
+        {"// cutec.arg 10", "// cutec.arg 10 tmC tma 6 rank 3 dims N M 4 stride N (M*N) box 64 64 0 swizzle 128",
+         "box 0"},
         {"// cutec.grid", "// cutec.grid 1 1", "want three expressions"},
         {"// cutec.grid", "// cutec.grid ceil_div(M,0 1 1", "grid rule"},
         {"// cutec.grid", "// cutec.grid alpha 1 1", "unknown name"}, /* a float argument */

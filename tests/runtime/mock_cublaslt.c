@@ -61,7 +61,21 @@ struct layout {
     int type;
     uint64_t rows, cols;
     int64_t ld;
+    int32_t batch;  /* BATCH_COUNT (5), 1 unless set */
+    int64_t stride; /* STRIDED_BATCH_OFFSET (6), elements */
 };
+
+/* The batch attributes of the last cublasLtMatmul's layouts A, B, C and D
+ * (the library's operands, as given), for the tests to read (dlsym). */
+static int32_t last_batch[4];
+static int64_t last_stride[4];
+EXPORT void cutec_mock_lt_last_batch(long long batch[4], long long stride[4]);
+void cutec_mock_lt_last_batch(long long batch[4], long long stride[4])
+{
+    pthread_mutex_lock(&mock_lt_mu);
+    for (int i = 0; i < 4; i++) batch[i] = last_batch[i], stride[i] = (long long)last_stride[i];
+    pthread_mutex_unlock(&mock_lt_mu);
+}
 
 EXPORT st_t cublasLtCreate(void **h);
 EXPORT st_t cublasLtDestroy(void *h);
@@ -71,6 +85,7 @@ EXPORT st_t cublasLtMatmulDescDestroy(struct desc *d);
 EXPORT st_t cublasLtMatmulDescSetAttribute(struct desc *d, int attr, const void *buf, size_t size);
 EXPORT st_t cublasLtMatrixLayoutCreate(struct layout **l, int type, uint64_t rows, uint64_t cols, int64_t ld);
 EXPORT st_t cublasLtMatrixLayoutDestroy(struct layout *l);
+EXPORT st_t cublasLtMatrixLayoutSetAttribute(struct layout *l, int attr, const void *buf, size_t size);
 EXPORT st_t cublasLtMatmulPreferenceCreate(void **p);
 EXPORT st_t cublasLtMatmulPreferenceDestroy(void *p);
 EXPORT st_t cublasLtMatmulPreferenceSetAttribute(void *p, int attr, const void *buf, size_t size);
@@ -140,8 +155,22 @@ st_t cublasLtMatrixLayoutCreate(struct layout **l, int type, uint64_t rows, uint
     if ((int64_t)rows > ld) return 7;
     *l = malloc(sizeof **l);
     if (*l == NULL) return 3;
-    **l = (struct layout){type, rows, cols, ld};
+    **l = (struct layout){type, rows, cols, ld, 1, 0};
     return 0;
+}
+/* BATCH_COUNT 5 (int32_t, >= 1) and STRIDED_BATCH_OFFSET 6 (int64_t), with
+ * cublasLt.h's exact sizes; anything else is INVALID_VALUE. */
+st_t cublasLtMatrixLayoutSetAttribute(struct layout *l, int attr, const void *buf, size_t size)
+{
+    if (attr == 5 && size == sizeof(int32_t)) {
+        memcpy(&l->batch, buf, size);
+        return l->batch >= 1 ? 0 : 7;
+    }
+    if (attr == 6 && size == sizeof(int64_t)) {
+        memcpy(&l->stride, buf, size);
+        return 0;
+    }
+    return 7;
 }
 st_t cublasLtMatrixLayoutDestroy(struct layout *l)
 {
@@ -252,10 +281,10 @@ static void store(void *p, int type, size_t i, double v)
 }
 
 /* Element (r, c) of op(X) where X is the column-major matrix of layout l. */
-static double op_elem(const void *x, const struct layout *l, int trans, uint64_t r, uint64_t c)
+static double op_elem(const void *x, const struct layout *l, int trans, uint64_t r, uint64_t c, size_t base)
 {
     uint64_t rr = trans ? c : r, cc = trans ? r : c;
-    return load(x, l->type, (size_t)(cc * (uint64_t)l->ld + rr));
+    return load(x, l->type, base + (size_t)(cc * (uint64_t)l->ld + rr));
 }
 
 static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, struct layout *la, const void *B,
@@ -281,19 +310,27 @@ static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, s
     uint64_t kb = d->tb ? lb->cols : lb->rows;
     if (k != kb || (d->ta ? la->cols : la->rows) != m || (d->tb ? lb->rows : lb->cols) != n) return 7;
     if (lc->rows != m || lc->cols != n || lc->type != ld->type) return 7;
+    /* a strided batch: every layout of the same count (cuBLASLt's rule) */
+    int32_t nb = ld->batch;
+    if (la->batch != nb || lb->batch != nb || lc->batch != nb) return 7;
     int epi = d->epilogue ? d->epilogue : 1, has_bias = (epi & 4) != 0, has_aux = (epi & 128) != 0;
     if ((has_bias && (d->bias == NULL || d->bias_type != ld->type)) ||
         (has_aux && (d->aux == NULL || d->aux_ld < (int64_t)m || d->aux_ld % 8 != 0)))
         return 7;
     last = *d;
+    const struct layout *ls[4] = {la, lb, lc, ld};
+    for (int q = 0; q < 4; q++) last_batch[q] = ls[q]->batch, last_stride[q] = ls[q]->stride;
     /* pointer mode device: alpha and beta are device pointers, which are
      * host memory in the mock */
-    if ((double)m * (double)n * (double)k <= 64.0 * 1024 * 1024)
+    for (int32_t b = 0; b < nb && (double)m * (double)n * (double)k * nb <= 64.0 * 1024 * 1024; b++)
         for (uint64_t i = 0; i < m; i++)
             for (uint64_t j = 0; j < n; j++) {
                 double acc = 0;
-                for (uint64_t p = 0; p < k; p++) acc += op_elem(A, la, d->ta, i, p) * op_elem(B, lb, d->tb, p, j);
-                size_t ci = (size_t)(j * (uint64_t)lc->ld + i), di = (size_t)(j * (uint64_t)ld->ld + i);
+                size_t oa = (size_t)(b * la->stride), ob = (size_t)(b * lb->stride);
+                for (uint64_t p = 0; p < k; p++)
+                    acc += op_elem(A, la, d->ta, i, p, oa) * op_elem(B, lb, d->tb, p, j, ob);
+                size_t ci = (size_t)(b * lc->stride) + (size_t)(j * (uint64_t)lc->ld + i),
+                       di = (size_t)(b * ld->stride) + (size_t)(j * (uint64_t)ld->ld + i);
                 double old = *beta != 0.0f ? load(C, lc->type, ci) : 0.0;
                 double v = (double)*alpha * acc + (double)*beta * old;
                 if (has_bias) v += load(d->bias, ld->type, (size_t)i); /* a bias per row of D */
@@ -310,7 +347,8 @@ static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, s
         void (*advance)(double);
         memcpy(&advance, &sym, sizeof advance);
         if (sym != NULL)
-            advance(1.0 + (double)m * (double)n * (double)k * 1e-6 * (2.5 + 0.1 * (double)(algo->data[0] - 0xa160u)));
+            advance(1.0 + (double)nb * (double)m * (double)n * (double)k * 1e-6 *
+                              (2.5 + 0.1 * (double)(algo->data[0] - 0xa160u)));
         dlclose(lib);
     }
     return 0;

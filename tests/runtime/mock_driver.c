@@ -70,6 +70,9 @@ EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, 
 EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest);
 EXPORT CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int priority);
 EXPORT CUresult cuStreamDestroy_v2(CUstream stream);
+EXPORT CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *addr, const uint64_t *dims,
+                                       const uint64_t *strides, const uint32_t *box, const uint32_t *elem_strides,
+                                       int interleave, int swizzle, int l2promo, int oobfill);
 /* Not a driver function: the launches and event records so far, for tests
  * that a mode runs nothing (dlsym'ed by the test). */
 EXPORT void cutec_mock_counts(long long *launches, long long *events);
@@ -503,6 +506,36 @@ CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstrea
     return OK;
 }
 
+/* A tensor map is opaque to its users: the mock writes what it was given
+ * into its bytes (struct mock_tensor_map, also in tests/runtime/test_batch.c),
+ * so that tests can read back how the runtime built it. */
+struct mock_tensor_map {
+    uint32_t magic, rank;
+    int32_t dtype, swizzle, l2promo, pad;
+    uint64_t addr, dims[5], strides[4];
+    uint32_t box[5];
+};
+_Static_assert(sizeof(struct mock_tensor_map) <= 128, "a CUtensorMap has 128 bytes");
+CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *addr, const uint64_t *dims,
+                                const uint64_t *strides, const uint32_t *box, const uint32_t *elem_strides,
+                                int interleave, int swizzle, int l2promo, int oobfill)
+{
+    (void)elem_strides, (void)interleave, (void)oobfill;
+    if (map == NULL || rank < 1 || rank > 5 || (uintptr_t)addr % 16) return INVALID_VALUE;
+    struct mock_tensor_map t = {.magic = 0x544d4150u,
+                                .rank = rank,
+                                .dtype = dtype,
+                                .swizzle = swizzle,
+                                .l2promo = l2promo,
+                                .addr = (uint64_t)(uintptr_t)addr};
+    for (unsigned i = 0; i < rank; i++) {
+        t.dims[i] = dims[i], t.box[i] = box[i];
+        if (i > 0) t.strides[i - 1] = strides[i - 1];
+    }
+    memcpy(map, &t, sizeof t);
+    return OK;
+}
+
 /* "// cutec.param NAME VALUE" of the module a function came from. */
 static const char *mock_param(const struct CUfunc_st *f, const char *name, char *buf, size_t len)
 {
@@ -646,7 +679,33 @@ static int mock_act(const char *name, double x, double up, double *out)
     return 1;
 }
 
-enum { MR_M, MR_N, MR_K, MR_A, MR_B, MR_C, MR_D, MR_BIAS, MR_BIAS_ROW, MR_AUX, MR_ALPHA, MR_BETA, MR_COUNT };
+enum {
+    MR_M,
+    MR_N,
+    MR_K,
+    MR_A,
+    MR_B,
+    MR_C,
+    MR_D,
+    MR_BIAS,
+    MR_BIAS_ROW,
+    MR_AUX,
+    MR_ALPHA,
+    MR_BETA,
+    MR_BATCH,
+    MR_SA,
+    MR_SB,
+    MR_SC,
+    MR_SD,
+    MR_COUNT
+};
+
+/* An integer argument of type t ("i32" or "i64"). */
+static long long mock_int(void *param, const char *t)
+{
+    if (strcmp(t, "i64") == 0) return *(long long *)param;
+    return *(int *)param;
+}
 
 /* One element of a tensor of type t ("bf16", "f16", "f32"). */
 static double mock_load(const void *p, const char *t, size_t i)
@@ -668,13 +727,15 @@ static void mock_store(void *p, const char *t, size_t i, double v)
  * contract's meaning, every tensor packed (A M x K, B N x K, C, D and aux
  * row-major): D = act(alpha A B^T + beta C + bias + bias_row); for an
  * elementwise epilogue kernel (class epilogue), D = act(C + bias +
- * bias_row). */
+ * bias_row).  With a batch role, each of the batch's problems in turn, its
+ * matrices at the roles' strides (stride_c absent: C is D). */
 static void mock_role_gemm(const struct CUfunc_st *f, void **params)
 {
     int idx[MR_COUNT];
     char type[MR_COUNT][8];
-    static const char *const roles[MR_COUNT] = {"m", "n",    "k",        "a",   "b",     "c",
-                                                "d", "bias", "bias_row", "aux", "alpha", "beta"};
+    static const char *const roles[MR_COUNT] = {"m",     "n",        "k",        "a",        "b",       "c",
+                                                "d",     "bias",     "bias_row", "aux",      "alpha",   "beta",
+                                                "batch", "stride_a", "stride_b", "stride_c", "stride_d"};
     for (int r = 0; r < MR_COUNT; r++) idx[r] = -1, type[r][0] = '\0';
     /* the kernel's own description: from its cutec.kernel line to the next */
     char head[96];
@@ -713,39 +774,53 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
     free(text);
     if (idx[MR_M] < 0 || idx[MR_N] < 0 || idx[MR_D] < 0) return;
     if (ew ? idx[MR_C] < 0 : idx[MR_K] < 0 || idx[MR_A] < 0 || idx[MR_B] < 0) return;
-#define ARG(r) (*(void **)params[idx[r]])
+#define ARG(r) ((void *)((char *)*(void **)params[idx[r]] + off[r]))
     int m = *(int *)params[idx[MR_M]], n = *(int *)params[idx[MR_N]], k = ew ? 0 : *(int *)params[idx[MR_K]];
     double alpha = idx[MR_ALPHA] >= 0 ? *(float *)params[idx[MR_ALPHA]] : 1.0;
     double beta = idx[MR_BETA] >= 0 ? *(float *)params[idx[MR_BETA]] : 0.0;
+    long long batch = idx[MR_BATCH] >= 0 ? mock_int(params[idx[MR_BATCH]], type[MR_BATCH]) : 1;
     int dn = gated ? n / 2 : n;
     double *v = malloc(sizeof *v * (size_t)m * (size_t)n);
-    if (v == NULL || (double)m * n * k > 64.0 * 1024 * 1024) {
+    if (v == NULL || (double)m * n * k * (double)batch > 64.0 * 1024 * 1024) {
         free(v);
         return;
     }
-    for (size_t i = 0; i < (size_t)m; i++)
-        for (size_t j = 0; j < (size_t)n; j++) {
-            double acc = 0;
-            for (size_t q = 0; q < (size_t)k; q++)
-                acc += (double)(float)mock_load(ARG(MR_A), type[MR_A], i * (size_t)k + q) *
-                       mock_load(ARG(MR_B), type[MR_B], j * (size_t)k + q);
-            double x = ew ? mock_load(ARG(MR_C), type[MR_C], i * (size_t)n + j) : alpha * (float)acc;
-            if (!ew && idx[MR_C] >= 0 && beta != 0.0) x += beta * mock_load(ARG(MR_C), type[MR_C], i * (size_t)n + j);
-            if (idx[MR_BIAS] >= 0) x += mock_load(ARG(MR_BIAS), type[MR_BIAS], j);
-            if (idx[MR_BIAS_ROW] >= 0) x += mock_load(ARG(MR_BIAS_ROW), type[MR_BIAS_ROW], i);
-            v[i * (size_t)n + j] = (float)x;
-            if (idx[MR_AUX] >= 0) mock_store(ARG(MR_AUX), type[MR_AUX], i * (size_t)n + j, x);
+    for (long long l = 0; l < batch; l++) {
+        /* byte offsets of problem l's matrices (stride roles count elements) */
+        size_t off[MR_COUNT] = {0};
+        static const int strided[][2] = {{MR_A, MR_SA}, {MR_B, MR_SB}, {MR_C, MR_SC}, {MR_D, MR_SD}};
+        for (int q = 0; q < 4; q++) {
+            int t = strided[q][0], sr = idx[strided[q][1]] >= 0 ? strided[q][1] : -1;
+            if (t == MR_C && sr < 0) sr = idx[MR_SD] >= 0 ? MR_SD : -1; /* in place: C is D */
+            long long st = sr >= 0 ? mock_int(params[idx[sr]], type[sr]) : 0;
+            size_t esize = strcmp(type[t], "f32") == 0 ? 4 : type[t][0] == 'e' ? 1 : 2; /* e4m3, e5m2: 1 */
+            off[t] = (size_t)(l * st) * esize;
         }
-    for (size_t i = 0; i < (size_t)m; i++)
-        for (size_t j = 0; j < (size_t)dn; j++) {
-            double g = v[i * (size_t)n + (gated ? j / 8 * 16 + j % 8 : j)], out = NAN;
-            double up = gated ? v[i * (size_t)n + j / 8 * 16 + 8 + j % 8] : 0;
-            if (!mock_act(act, g, up, &out)) out = NAN; /* an activation the mock cannot run: a wrong result */
-            mock_store(ARG(MR_D), type[MR_D], i * (size_t)dn + j, out);
-        }
+        for (size_t i = 0; i < (size_t)m; i++)
+            for (size_t j = 0; j < (size_t)n; j++) {
+                double acc = 0;
+                for (size_t q = 0; q < (size_t)k; q++)
+                    acc += (double)(float)mock_load(ARG(MR_A), type[MR_A], i * (size_t)k + q) *
+                           mock_load(ARG(MR_B), type[MR_B], j * (size_t)k + q);
+                double x = ew ? mock_load(ARG(MR_C), type[MR_C], i * (size_t)n + j) : alpha * (float)acc;
+                if (!ew && idx[MR_C] >= 0 && beta != 0.0)
+                    x += beta * mock_load(ARG(MR_C), type[MR_C], i * (size_t)n + j);
+                if (idx[MR_BIAS] >= 0) x += mock_load(ARG(MR_BIAS), type[MR_BIAS], j);
+                if (idx[MR_BIAS_ROW] >= 0) x += mock_load(ARG(MR_BIAS_ROW), type[MR_BIAS_ROW], i);
+                v[i * (size_t)n + j] = (float)x;
+                if (idx[MR_AUX] >= 0) mock_store(ARG(MR_AUX), type[MR_AUX], i * (size_t)n + j, x);
+            }
+        for (size_t i = 0; i < (size_t)m; i++)
+            for (size_t j = 0; j < (size_t)dn; j++) {
+                double g = v[i * (size_t)n + (gated ? j / 8 * 16 + j % 8 : j)], out = NAN;
+                double up = gated ? v[i * (size_t)n + j / 8 * 16 + 8 + j % 8] : 0;
+                if (!mock_act(act, g, up, &out)) out = NAN; /* an activation the mock cannot run: a wrong result */
+                mock_store(ARG(MR_D), type[MR_D], i * (size_t)dn + j, out);
+            }
+    }
 #undef ARG
     free(v);
-    cutec_mock_advance_clock(1.0 + (ew ? (double)m * n * 1e-3 : (double)m * n * k * 1e-6 * 1.5));
+    cutec_mock_advance_clock(1.0 + (double)batch * (ew ? (double)m * n * 1e-3 : (double)m * n * k * 1e-6 * 1.5));
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,

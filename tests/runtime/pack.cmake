@@ -420,3 +420,36 @@ foreach(_c user apply)
     set_tests_properties(pack_gpu_epilogue_${_c} PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77 TIMEOUT 300)
   endif()
 endforeach()
+
+# A strided-batched GEMM (test_batch.c): the user's batched kernel
+# (user_gemm_batched.cute, roles batch and stride_*) serves a batch of 3,
+# the rank-2 user kernels are skipped with the reason, cuBLASLt gets the
+# batch attributes, every problem's D is right
+cutec_test_pack(_batched_pack user_gemm_batched ${CMAKE_CURRENT_SOURCE_DIR}/user_gemm_batched.cute "1 kernel")
+if(_batched_pack AND _user_pack)
+  add_dependencies(test_batch cutec_mock_cublaslt)
+  if(TARGET user_gemm_batched_pack)
+    add_dependencies(test_batch user_gemm_batched_pack user_gemm_pack)
+  endif()
+  add_test(NAME pack_mock_batch_gemm COMMAND test_batch gemm ${_batched_pack} ${_user_pack})
+  add_test(NAME pack_gpu_batch_gemm COMMAND test_batch gemm ${_batched_pack} ${_user_pack})
+  set_tests_properties(pack_mock_batch_gemm PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+                       ENVIRONMENT "${_mock_env}")
+  set_tests_properties(pack_gpu_batch_gemm PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77 TIMEOUT 300)
+  # cutec-tune: --batch, a shapes file's batch=L column, the reports name the batch
+  set(_cli_tests)
+  cutec_tune_cli(pack_mock_tune_batch 0 "^problem: M=40 N=24 K=32 batch=3 bf16 -> bf16" -
+                 tune ${_batched_pack} --pack ${_user_pack} --m 40 --n 24 --k 32 --batch 3 --no-cache)
+  cutec_tune_cli(pack_mock_tune_batch_json 0 "\"k\": 32, \"batch\": 3, " -
+                 tune ${_batched_pack} --m 40 --n 24 --k 32 --batch 3 --no-cache --json)
+  cutec_tune_cli(pack_mock_bench_batch 0 "^tiny3 x3 +64 +64 +64 " -
+                 bench ${_batched_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/batch_shapes.txt --no-cache --no-warmup)
+  cutec_tune_cli(pack_mock_bench_batch_bad 0 "^ragged +72 +40 +56 "
+                 "bad_batch.txt:2: 'batch=0' is not batch=L with L an integer from 1 to 2147483647. line skipped"
+                 bench ${_batched_pack} --shapes ${CMAKE_CURRENT_BINARY_DIR}/bad_batch.txt --no-cache --no-warmup)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bad_batch.txt "# a batch of none\nzero 64 64 64 batch=0\nragged 72 40 56\n")
+  set_tests_properties(${_cli_tests} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 60 ENVIRONMENT "${_mock_env}")
+  set_property(TEST pack_mock_tune_batch_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
+endif()
+add_test(NAME pack_cpu_batch_statuses COMMAND test_batch statuses)
+set_tests_properties(pack_cpu_batch_statuses PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 60)

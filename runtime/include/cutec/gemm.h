@@ -71,8 +71,8 @@ typedef enum cutec_epilogue { CUTEC_EPILOGUE_NONE = 0 } cutec_epilogue;
 
 /*
  * The problem.  ABI rule: fields are only ever appended, and a field's zero
- * value always means what the library did before the field existed (the
- * next ones: scales, batches).  struct_size is the size of
+ * value always means what the library did before the field existed (scales,
+ * batches).  struct_size is the size of
  * the struct the caller was compiled with (cutec_gemm_problem_init sets it);
  * the library reads only the fields inside it, so a caller built against an
  * older header keeps working, and reads the fields it does not have as zero.
@@ -120,6 +120,13 @@ typedef struct cutec_gemm_problem {
     cutec_scale_mode scale_mode; /* scales of A B (args->scale_a, scale_b); an fp8
                         output (c_type e4m3 or e5m2) always takes args->scale_d
                         and writes args->amax, whatever the mode */
+    /* A strided batch (docs/runtime.md, "Batches"): `batch` problems of the
+     * same shapes and layouts, problem l's A at A + l stride_a elements (B,
+     * the C source and D alike).  0 or 1: one problem (the strides unused). */
+    long long batch;
+    long long stride_a, stride_b; /* >= 0; 0 broadcasts the operand to every problem */
+    long long stride_c;           /* the C source's (with c_source; 0 broadcasts it); in place, C is D */
+    long long stride_d;           /* D's: the problems' outputs must not overlap */
 } cutec_gemm_problem;
 
 /* The largest struct_size accepted (the bytes past this library's fields are read, to check they are zero). */
@@ -224,6 +231,10 @@ cutec_status cutec_gemm_use_pack(cutec_gemm_handle *h, cutec_pack *pack);
  * CUTEC_ERR_INVALID_ARGUMENT (h or p NULL, a detached handle, struct_size
  * out of range, an enum out of range),
  * CUTEC_ERR_NULL_POINTER, CUTEC_ERR_BAD_SIZE, CUTEC_ERR_BAD_LEADING_DIM,
+ * for a batch: CUTEC_ERR_BAD_SIZE (batch < 0, or the batch's span over
+ * 2^40 elements), CUTEC_ERR_BAD_STRIDE (a negative stride),
+ * CUTEC_ERR_OVERLAP (D's problems overlap), CUTEC_ERR_UNSUPPORTED (aux,
+ * gated activations, bias_row, row-wise or block-wise scales with a batch),
  * CUTEC_ERR_MISALIGNED (not aligned to the element size), the runtime's
  * creation status (CUTEC_ERR_NO_DRIVER, CUTEC_ERR_NO_DEVICE),
  * CUTEC_ERR_UNSUPPORTED (no candidate can compute it), and while tuning

@@ -64,7 +64,9 @@ typedef enum cutec_status {
     CUTEC_ERR_UNSUPPORTED = 21,     /* no candidate supports this combination of
                                      types, layouts, alpha/beta and epilogue */
     CUTEC_ERR_NO_CUBLAS = 22,       /* cuBLASLt could not be loaded (where it is needed) */
-    CUTEC_ERR_NO_CANDIDATE = 23     /* every candidate failed while tuning */
+    CUTEC_ERR_NO_CANDIDATE = 23,    /* every candidate failed while tuning */
+    CUTEC_ERR_BAD_STRIDE = 24,      /* a batch stride is negative */
+    CUTEC_ERR_OVERLAP = 25          /* the output's problems of a batch overlap in memory */
 } cutec_status;
 
 /* Stable short text for a status ("ok", "invalid argument", ...); never NULL,
