@@ -120,6 +120,8 @@ for lay in "-D LB=1" "-D LA=1" "-D LA=1 -D LB=1"; do
 -D BM=128 -D BN=128 -D STAGES=5 -D TC=f32
 -D T=f16 -D TC=f16 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CN=2
 -D BM=128 -D BN=128 -D STAGES=4 -D EPI=1 -D ACT=gelu_tanh -D BIAS=3 -D SRC=1 -D ALPHA=1
+-D BM=192 -D BN=192 -D STAGES=4 -D EPI=2 -D CN=2
+-D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2 -D RASTER=1
 BASES
 done
 # single-tile wgmma forms for tests/gpu/wgmma_forms.c: NAME and the -D options

@@ -131,6 +131,14 @@ if [ -n "${LAYOUT_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
     tail -16 "$OUT/layout-bench-$lay.log" | cut -c1-300
   done
 fi
+# strided batches against cuBLASLt's batched matmul (BATCH_BENCH=1): the
+# default pack over tests/bench/batched_shapes.txt (its batch=L column)
+if [ -n "${BATCH_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
+  timeout "${BATCH_TIMEOUT:-200}" build-gpu/runtime/cutec-tune bench prebuilt/gemm_sm90.pack \
+    --shapes tests/bench/batched_shapes.txt --no-cache > "$OUT/batch-bench.log" 2>&1
+  echo "== batch bench: exit $?"
+  tail -14 "$OUT/batch-bench.log" | cut -c1-300
+fi
 # optional: host overhead of a cached GEMM call (OVERHEAD_PACK=path)
 if [ -n "${OVERHEAD_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   timeout 300 build-gpu/runtime/cutec-tune overhead "$OVERHEAD_PACK" --m 4096 --n 4096 --k 4096 --no-cache \

@@ -546,6 +546,12 @@ static run_status run_case(session *s, point *p, const shape_data *d, int *passe
                        .ldb = (int)ldb,
                        .ldd = (int)cols,
                        .ldc = (int)d->n,
+                       /* one problem: a batch of one, each step the matrix's
+                        * bytes rounded up to 16 (a tensor map's rule) */
+                       .batch = 1,
+                       .stride_a = (long long)((na + 15) / 16 * 16 / gemm_type_size(d->t)),
+                       .stride_b = (long long)((nb + 15) / 16 * 16 / gemm_type_size(d->tb)),
+                       .stride_d = (long long)((nc * szc + 15) / 16 * 16 / szc),
                        .a = da + GUARD,
                        .b = db + GUARD,
                        .c = dc + GUARD};

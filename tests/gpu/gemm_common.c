@@ -209,12 +209,6 @@ long gemm_point_n_multiple(const gemm_point *p)
     return 1;
 }
 
-int gemm_point_mn_major(const gemm_point *p, cutec_kd_role r)
-{
-    int a = cutec_kdesc_role_arg(&p->meta, r);
-    return a >= 0 && p->meta.args[a].rank == 2 && strcmp(cutec_kd_s(&p->meta, p->meta.args[a].stride[1]), "1") != 0;
-}
-
 /* The values of the description's integer arguments for M x N x K (and
  * the leading dimensions of ga, where given). */
 static void problem_values(const cutec_kdesc *m, long pm, long pn, long pk, const gemm_args *ga, cutec_kd_values *v)
@@ -223,19 +217,67 @@ static void problem_values(const cutec_kdesc *m, long pm, long pn, long pk, cons
     for (int a = 0; a < m->nargs; a++) {
         cutec_kd_role r = m->args[a].role;
         long long x = r == CUTEC_ROLE_M ? pm : r == CUTEC_ROLE_N ? pn : r == CUTEC_ROLE_K ? pk : -1;
-        if (ga != NULL && x < 0)
-            x = r == CUTEC_ROLE_LDA   ? ga->lda
-                : r == CUTEC_ROLE_LDB ? ga->ldb
-                : r == CUTEC_ROLE_LDD ? ga->ldd
-                : r == CUTEC_ROLE_LDC ? ga->ldc
-                                      : -1;
+        if (ga != NULL && x < 0) {
+            const struct {
+                cutec_kd_role r;
+                long long v;
+            } given[] = {{CUTEC_ROLE_LDA, ga->lda},           {CUTEC_ROLE_LDB, ga->ldb},
+                         {CUTEC_ROLE_LDD, ga->ldd},           {CUTEC_ROLE_LDC, ga->ldc},
+                         {CUTEC_ROLE_BATCH, ga->batch},       {CUTEC_ROLE_STRIDE_A, ga->stride_a},
+                         {CUTEC_ROLE_STRIDE_B, ga->stride_b}, {CUTEC_ROLE_STRIDE_D, ga->stride_d}};
+            for (size_t i = 0; i < sizeof given / sizeof given[0]; i++)
+                if (given[i].r == r) x = given[i].v;
+        }
         v->set[a] = x >= 0;
         v->v[a] = x >= 0 ? x : 0;
     }
 }
 
+/* 1 when the tensor of role r is read with a K (second) mode that is not contiguous. */
+static int meta_mn_major(const cutec_kdesc *m, cutec_kd_role r)
+{
+    int a = cutec_kdesc_role_arg(m, r);
+    return a >= 0 && m->args[a].rank >= 2 && strcmp(cutec_kd_s(m, m->args[a].stride[1]), "1") != 0;
+}
+
+int gemm_point_mn_major(const gemm_point *p, cutec_kd_role r) { return meta_mn_major(&p->meta, r); }
+
+/* A step in elements covering `elems` elements, rounded up to 16 bytes. */
+static long long step16(long long elems, const cutec_kdesc *m, cutec_kd_role r)
+{
+    int a = cutec_kdesc_role_arg(m, r);
+    long long es = a >= 0 ? cutec_dtype_bytes(m->args[a].dtype) : 1;
+    return (elems * es + 15) / 16 * 16 / es;
+}
+
+/* Leading dimensions and a batch left 0 by the caller: packed, one problem. */
+static void default_layout(const cutec_kdesc *meta, gemm_args *ga)
+{
+    int d = cutec_kdesc_role_arg(meta, CUTEC_ROLE_D);
+    long long dcols = ga->n;
+    cutec_kd_values vals;
+    problem_values(meta, ga->m, ga->n, ga->k, NULL, &vals);
+    char why[120];
+    if (d >= 0 && meta->args[d].rank >= 2 &&
+        cutec_kdesc_eval(meta, meta->args[d].shape[1], &vals, &dcols, why, sizeof why) != 0)
+        dcols = ga->n;
+    if (ga->lda == 0) ga->lda = meta_mn_major(meta, CUTEC_ROLE_A) ? ga->m : ga->k;
+    if (ga->ldb == 0) ga->ldb = meta_mn_major(meta, CUTEC_ROLE_B) ? ga->n : ga->k;
+    if (ga->ldd == 0) ga->ldd = (int)dcols;
+    if (ga->ldc == 0) ga->ldc = ga->n;
+    if (ga->batch == 0) ga->batch = 1;
+    if (ga->stride_a == 0)
+        ga->stride_a =
+            step16((long long)(meta_mn_major(meta, CUTEC_ROLE_A) ? ga->k : ga->m) * ga->lda, meta, CUTEC_ROLE_A);
+    if (ga->stride_b == 0)
+        ga->stride_b =
+            step16((long long)(meta_mn_major(meta, CUTEC_ROLE_B) ? ga->k : ga->n) * ga->ldb, meta, CUTEC_ROLE_B);
+    if (ga->stride_d == 0) ga->stride_d = step16((long long)ga->m * ga->ldd, meta, CUTEC_ROLE_D);
+}
+
 int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen)
 {
+    default_layout(meta, ga);
     cutec_kd_values vals;
     problem_values(meta, ga->m, ga->n, ga->k, ga, &vals);
     for (int i = 0; i < meta->nargs; i++) {
@@ -261,6 +303,10 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
         case CUTEC_ROLE_LDB: ga->args[i] = &ga->ldb; break;
         case CUTEC_ROLE_LDD: ga->args[i] = &ga->ldd; break;
         case CUTEC_ROLE_LDC: ga->args[i] = &ga->ldc; break;
+        case CUTEC_ROLE_BATCH: ga->args[i] = &ga->batch; break;
+        case CUTEC_ROLE_STRIDE_A: ga->args[i] = &ga->stride_a; break;
+        case CUTEC_ROLE_STRIDE_B: ga->args[i] = &ga->stride_b; break;
+        case CUTEC_ROLE_STRIDE_D: ga->args[i] = &ga->stride_d; break;
         case CUTEC_ROLE_NONE:
             if (arg->kind == CUTEC_KD_TMA) break;
             /* fall through */
@@ -278,19 +324,23 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
             memset(&ga->maps[i], 0, sizeof ga->maps[i]);
             continue;
         }
-        long long dims[2], stride;
+        /* the map's dimensions and steps from the description (rank 2, or 3 for a batch) */
+        long long v;
+        uint64_t dims[CUTEC_KD_MAX_TMA_RANK], strides[CUTEC_KD_MAX_TMA_RANK];
+        int esz = cutec_dtype_bytes(arg->dtype);
         char why[200];
-        if (cutec_kdesc_eval(meta, arg->dims[0], &vals, &dims[0], why, sizeof why) != 0 ||
-            cutec_kdesc_eval(meta, arg->dims[1], &vals, &dims[1], why, sizeof why) != 0 ||
-            cutec_kdesc_eval(meta, arg->tstride[0], &vals, &stride, why, sizeof why) != 0) {
-            set_err(err, errlen, "tensor map %s: %s", cutec_kd_s(meta, arg->name), why);
-            return -1;
+        for (int d = 0; d < arg->tma_rank; d++) {
+            if (cutec_kdesc_eval(meta, arg->dims[d], &vals, &v, why, sizeof why) != 0 ||
+                (dims[d] = (uint64_t)v,
+                 d > 0 && cutec_kdesc_eval(meta, arg->tstride[d - 1], &vals, &v, why, sizeof why) != 0)) {
+                set_err(err, errlen, "tensor map %s: %s", cutec_kd_s(meta, arg->name), why);
+                return -1;
+            }
+            if (d > 0) strides[d - 1] = (uint64_t)v * (uint64_t)esz;
         }
         unsigned long long ptr = *(const unsigned long long *)ga->args[arg->tensor];
-        int esz = cutec_dtype_bytes(arg->dtype);
-        cutec_status st = cutec_tensor_map_2d(rt, &ga->maps[i], cutec_dtype_str(arg->dtype), ptr, (uint64_t)dims[0],
-                                              (uint64_t)dims[1], (uint64_t)stride * (uint64_t)esz, arg->box[0],
-                                              arg->box[1], arg->swizzle);
+        cutec_status st = cutec_tensor_map_nd(rt, &ga->maps[i], cutec_dtype_str(arg->dtype), ptr, arg->tma_rank, dims,
+                                              strides, arg->box, arg->swizzle);
         if (st != CUTEC_OK) {
             set_err(err, errlen, "tensor map %s: %s: %s", cutec_kd_s(meta, arg->name), cutec_status_string(st),
                     cutec_runtime_message(rt));

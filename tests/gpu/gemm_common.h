@@ -97,6 +97,10 @@ typedef struct gemm_args {
     /* leading dimensions, for the roles lda, ldb, ldd (D) and ldc (the
      * source C) where the kernel has them; 0: packed */
     int lda, ldb, ldd, ldc;
+    /* a strided batch (roles batch, stride_a, stride_b, stride_d): the
+     * count, 1 for one problem, and each matrix's step in elements */
+    int batch;
+    long long stride_a, stride_b, stride_d;
     unsigned long long a, b, c;
     /* the epilogue's inputs, for the roles alpha, beta, c (s), bias,
      * bias_row and aux where the kernel has them */

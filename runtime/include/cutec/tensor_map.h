@@ -30,6 +30,13 @@ cutec_status cutec_tensor_map_2d(cutec_runtime *rt, cutec_tensor_map *map, const
                                  uint64_t dim0, uint64_t dim1, uint64_t stride1_bytes, uint32_t box0, uint32_t box1,
                                  int swizzle_bytes);
 
+/* The same map of any rank from 1 to 5 (a batch of matrices is rank 3):
+ * dims[0] contiguous, strides_bytes[i] the step of dims[i + 1] (rank - 1
+ * of them, multiples of 16), box[i] elements of each dimension per copy. */
+cutec_status cutec_tensor_map_nd(cutec_runtime *rt, cutec_tensor_map *map, const char *elem, unsigned long long addr,
+                                 int rank, const uint64_t *dims, const uint64_t *strides_bytes, const uint32_t *box,
+                                 int swizzle_bytes);
+
 #ifdef __cplusplus
 }
 #endif
