@@ -92,6 +92,16 @@ static int test_tensor_map_rank3(int argc, char **argv)
                  CUTEC_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cutec_runtime_message(rt), "dims 256 x 200 x 3, strides 512 102406 bytes, box 64 x 128 x 1, "
                                               "swizzle 128");
+    /* the public rank-N entry point: the same map, and its own argument checks */
+    strides[1] = 102400;
+    CHECK_OK(rt, cutec_tensor_map_nd(rt, &map, "bf16", 0x100000, 3, dims, strides, box, 128));
+    memcpy(&t, map.bytes, sizeof t);
+    CHECK(t.rank == 3 && t.dims[2] == 3 && t.strides[1] == 102400 && t.box[1] == 128 && t.swizzle == 3);
+    CHECK_STATUS(rt, cutec_tensor_map_nd(rt, &map, "bf16", 0x100000, 3, dims, NULL, box, 128),
+                 CUTEC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(rt, cutec_tensor_map_nd(rt, &map, "i32", 0x100000, 3, dims, strides, box, 128),
+                 CUTEC_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "element type 'i32' is not bf16");
     cutec_runtime_destroy(rt);
     return 0;
 }
