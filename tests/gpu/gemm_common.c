@@ -217,6 +217,8 @@ static void problem_values(const cutec_kdesc *m, long pm, long pn, long pk, cons
     for (int a = 0; a < m->nargs; a++) {
         cutec_kd_role r = m->args[a].role;
         long long x = r == CUTEC_ROLE_M ? pm : r == CUTEC_ROLE_N ? pn : r == CUTEC_ROLE_K ? pk : -1;
+        /* without arguments (a grid rule), one problem */
+        if (r == CUTEC_ROLE_BATCH && (ga == NULL || ga->batch == 0)) x = 1;
         if (ga != NULL && x < 0) {
             const struct {
                 cutec_kd_role r;
