@@ -261,7 +261,8 @@ class Errors(unittest.TestCase):
                    "cutec.torch.bmm: A and B must be 3-D (L x M x K and L x K x N), got 8x32 and 3x32x64")
         self.check(lambda: ct.bmm(a, meta(3, 31, 64)), "CUTEC_ERR_BAD_SIZE", "A is 3x8x32 and B is 3x31x64: K differs")
         self.check(lambda: ct.bmm(a.float(), b.float()), "CUTEC_ERR_INVALID_ARGUMENT",
-                   "cutec.torch.bmm: A and B must both be bfloat16 or both float16, got torch.float32 and torch.float32")
+                   "cutec.torch.bmm: A and B must both be bfloat16 or both float16, got torch.float32 and "
+                   "torch.float32")
         self.check(lambda: ct.bmm(a, b.half()), "CUTEC_ERR_INVALID_ARGUMENT", "got torch.bfloat16 and torch.float16")
         self.check(lambda: ct.bmm(meta(3, 8, 0), meta(3, 0, 64)), "CUTEC_ERR_BAD_SIZE", "K = 0")
         self.check(lambda: ct.matmul(meta(2, 3, 8, 32), b), "CUTEC_ERR_BAD_SIZE",
