@@ -75,6 +75,34 @@ cutec_status cutec_rt_tensor_map(cutec_runtime *rt, cutec_tensor_map *map, cutec
     return CUTEC_OK;
 }
 
+/* The element type of a public entry point's map, by name; CUTEC_CT_NONE
+ * (with the message) when TMA cannot move it. */
+static cutec_ct public_elem(cutec_runtime *rt, const char *fn, const char *elem)
+{
+    cutec_ct t = cutec_dtype_from_name(elem, strlen(elem));
+    const cutec_dtype_info *info = cutec_dtype_info_of(t);
+    if (info == NULL || !info->is_float || info->tmap < 0 || info->bytes > 4) {
+        cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: element type '%s' is not bf16, f16, f32, e4m3 or e5m2", fn,
+                      elem);
+        return CUTEC_CT_NONE;
+    }
+    return t;
+}
+
+cutec_status cutec_tensor_map_2d(cutec_runtime *rt, cutec_tensor_map *map, const char *elem, unsigned long long addr,
+                                 uint64_t dim0, uint64_t dim1, uint64_t stride1_bytes, uint32_t box0, uint32_t box1,
+                                 int swizzle_bytes)
+{
+    if (rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
+    if (map == NULL || elem == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_tensor_map_2d: NULL map or element type");
+    cutec_ct t = public_elem(rt, "cutec_tensor_map_2d", elem);
+    if (t == CUTEC_CT_NONE) return CUTEC_ERR_INVALID_ARGUMENT;
+    uint64_t dims[2] = {dim0, dim1}, strides[1] = {stride1_bytes};
+    uint32_t box[2] = {box0, box1};
+    return cutec_rt_tensor_map(rt, map, t, addr, 2, dims, strides, box, swizzle_bytes);
+}
+
 cutec_status cutec_tensor_map_nd(cutec_runtime *rt, cutec_tensor_map *map, const char *elem, unsigned long long addr,
                                  int rank, const uint64_t *dims, const uint64_t *strides_bytes, const uint32_t *box,
                                  int swizzle_bytes)
@@ -82,20 +110,10 @@ cutec_status cutec_tensor_map_nd(cutec_runtime *rt, cutec_tensor_map *map, const
     if (rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
     if (map == NULL || elem == NULL || dims == NULL || box == NULL || (rank > 1 && strides_bytes == NULL))
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
-                             "cutec_tensor_map: NULL map, element type, dims, strides or box");
-    cutec_ct t = cutec_dtype_from_name(elem, strlen(elem));
-    const cutec_dtype_info *info = cutec_dtype_info_of(t);
-    if (info == NULL || !info->is_float || info->tmap < 0 || info->bytes > 4)
-        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
-                             "cutec_tensor_map: element type '%s' is not bf16, f16, f32, e4m3 or e5m2", elem);
+                             "cutec_tensor_map_nd: NULL map, element type, dims, box or strides");
+    if (rank < 1 || rank > 5)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_tensor_map_nd: rank %d (TMA takes 1 to 5)", rank);
+    cutec_ct t = public_elem(rt, "cutec_tensor_map_nd", elem);
+    if (t == CUTEC_CT_NONE) return CUTEC_ERR_INVALID_ARGUMENT;
     return cutec_rt_tensor_map(rt, map, t, addr, rank, dims, strides_bytes, box, swizzle_bytes);
-}
-
-cutec_status cutec_tensor_map_2d(cutec_runtime *rt, cutec_tensor_map *map, const char *elem, unsigned long long addr,
-                                 uint64_t dim0, uint64_t dim1, uint64_t stride1_bytes, uint32_t box0, uint32_t box1,
-                                 int swizzle_bytes)
-{
-    uint64_t dims[2] = {dim0, dim1}, strides[1] = {stride1_bytes};
-    uint32_t box[2] = {box0, box1};
-    return cutec_tensor_map_nd(rt, map, elem, addr, 2, dims, strides, box, swizzle_bytes);
 }

@@ -124,6 +124,21 @@ for lay in "-D LB=1" "-D LA=1" "-D LA=1 -D LB=1"; do
 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2 -D RASTER=1
 BASES
 done
+# strided batches (tests/gpu gpu_gemm_batch, gemm_check's batched cases):
+# the batched user kernel (one thread per element of D, i64 strides) and
+# the batch points of the sm90 template, each a ';'-separated list of -D
+# options in SM90_BATCH_POINTS (e.g. "-D BATCH=1 -D BM=128 -D BN=256;...")
+rm -rf prebuilt/gemm_batch && mkdir -p prebuilt/gemm_batch
+for t in bf16 f16; do
+  "$B"/compiler/cutec tests/runtime/user_gemm_batched.cute -D T=$t -D TC=$t -o "prebuilt/gemm_batch/user_gemm_batched_$t.ptx"
+done
+IFS=';' read -r -a batch_points <<< "${SM90_BATCH_POINTS:-}"
+for pt in "${batch_points[@]}"; do
+  [ -n "${pt// /}" ] || continue
+  name=$(echo "$pt" | sed 's/-D //g; s/  */_/g; s/=//g; s/^_//; s/_$//')
+  # shellcheck disable=SC2086
+  "$B"/compiler/cutec stdlib/sm90/gemm.cute --arch=sm_90a $pt -o "prebuilt/gemm_batch/gemm_sm90_${name}.ptx"
+done
 # single-tile wgmma forms for tests/gpu/wgmma_forms.c: NAME and the -D options
 rm -rf prebuilt/wgmma && mkdir -p prebuilt/wgmma
 while read -r name args; do
@@ -212,4 +227,5 @@ echo "gpu-prepare: $(ls prebuilt/wgmma | wc -l) wgmma forms in prebuilt/wgmma"
 echo "gpu-prepare: $(ls prebuilt/gemm_fp8 | wc -l) fp8 GEMM points in prebuilt/gemm_fp8"
 echo "gpu-prepare: $(ls prebuilt/gemm_epi | wc -l) fused-epilogue GEMM points in prebuilt/gemm_epi"
 echo "gpu-prepare: $(ls prebuilt/gemm_layout | wc -l) operand-layout GEMM points in prebuilt/gemm_layout"
+echo "gpu-prepare: $(ls prebuilt/gemm_batch | wc -l) batched GEMM points in prebuilt/gemm_batch"
 echo "gpu-prepare: $(ls prebuilt/gemm | wc -l) GEMM points in prebuilt/gemm ($(du -sh prebuilt | cut -f1) in prebuilt/, $(du -sh prebuilt.tar.xz | cut -f1) in prebuilt.tar.xz)"

@@ -150,9 +150,11 @@ fi
 # package installed offline into build-gpu/py (PYTHONPATH=python where pip
 # fails), then its GPU tests (torch-tests.log) and the host overhead of a
 # cached call (overhead.md); TORCH_LLAMA=1: the Llama-3-8B block benchmark
-# (llama_block.md; LLAMA_ARGS, e.g. "--tokens 1,64,4096 --budget-s 300").
+# (llama_block.md; LLAMA_ARGS, e.g. "--tokens 1,64,4096 --budget-s 300");
+# TORCH_BMM=1: cutec.torch.bmm against torch.bmm on tests/bench/batched_shapes.txt
+# (bmm.md; BMM_ARGS, e.g. "--b-row --only bmm_2048").
 # Each step in its own time limit; PYTHON is the interpreter with torch.
-if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ]; then
+if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" = 1 ]; then
   py=${PYTHON:-python3}
   cmake --build build-gpu -j"$(nproc)" --target cutec_rt_shared cutec-tune >>"$log" 2>&1 ||
     echo "gpu-run: libcutec_rt.so failed to build (see gpu-run.log)"
@@ -179,6 +181,13 @@ if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ]; then
     PYTHONPATH=$pypath OUT=$OUT timeout 300 "$py" python/bench/overhead.py > "$OUT/overhead-py.log" 2>&1
     echo "== python overhead: exit $?"
     tail -14 "$OUT/overhead-py.log"
+  fi
+  if [ "${TORCH_BMM:-0}" = 1 ]; then
+    # shellcheck disable=SC2086
+    PYTHONPATH=$pypath OUT=$OUT timeout "${BMM_TIMEOUT:-400}" "$py" python/bench/bmm.py ${BMM_ARGS:-} \
+      > "$OUT/bmm-bench.log" 2>&1
+    echo "== bmm bench: exit $?"
+    tail -14 "$OUT/bmm-bench.log"
   fi
   if [ "${TORCH_LLAMA:-0}" = 1 ]; then
     # shellcheck disable=SC2086

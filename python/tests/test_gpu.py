@@ -2,7 +2,9 @@
 float32 on random and ragged shapes in bfloat16 and float16, every
 activation, strided inputs, another stream, CUDA graph capture and replay
 after a warm-up, the refusal to tune during capture, torch.compile
-(fullgraph, and mode="reduce-overhead"), swap_linear, bad inputs.
+(fullgraph, and mode="reduce-overhead"), swap_linear, bad inputs; bmm and
+matmul against torch.bmm (batches of 1, 3 and 16, odd M and N, transposed,
+interleaved and expanded operands), captured and compiled.
 
     python python/tests/run.py --need torch test_gpu      # CUTEC_PACKS: the packs to use
 """
@@ -126,6 +128,74 @@ class Ops(unittest.TestCase):
 
     def test_empty(self):
         self.assertEqual(ct.linear(rnd(0, 64), rnd(48, 64)).shape, (0, 48))
+
+
+class Batched(unittest.TestCase):
+    def test_bmm_ragged(self):
+        for dtype in (BF16, F16):
+            for batch, (m, n, k) in ((1, (129, 257, 72)), (3, (100, 37, 136)), (3, (333, 517, 200)),
+                                     (16, (255, 383, 520)), (16, (64, 64, 64)), (3, (1, 7, 8))):
+                with self.subTest(dtype=dtype, batch=batch, m=m, n=n, k=k):
+                    a, b = rnd(batch, m, k, dtype=dtype), rnd(batch, k, n, dtype=dtype)
+                    d = ct.bmm(a, b)
+                    self.assertEqual((d.shape, d.dtype), ((batch, m, n), dtype))
+                    close(self, d, torch.bmm(a.float(), b.float()), dtype)
+
+    def test_bmm_layouts(self):
+        big = rnd(17, 300, 600)
+        cases = [
+            ("B transposed (column-major)", rnd(3, 257, 512), rnd(3, 129, 512).transpose(1, 2)),
+            ("A transposed", rnd(16, 512, 257).transpose(1, 2), rnd(16, 512, 129)),
+            ("both transposed", rnd(3, 384, 100).transpose(1, 2), rnd(3, 136, 384).transpose(1, 2)),
+            ("sliced leading dims", big[:16, :255, 64:320], big[1:, 8:264, 300:583]),
+            ("problems interleaved (heads)", rnd(257, 16, 128).permute(1, 0, 2), rnd(16, 128, 200)),
+            ("A expanded (stride 0)", rnd(333, 256).expand(16, 333, 256), rnd(16, 256, 129)),
+            ("B expanded (stride 0, a shared weight)", rnd(16, 77, 512), rnd(512, 384).expand(16, 512, 384)),
+            ("A every other column (copied)", rnd(3, 100, 512)[:, :, ::2], rnd(3, 256, 96)),
+        ]
+        for name, a, b in cases:
+            with self.subTest(name):
+                close(self, ct.bmm(a, b), torch.bmm(a.float(), b.float()))
+
+    def test_matmul(self):
+        x, w = rnd(16, 77, 512), rnd(512, 384)
+        close(self, ct.matmul(x, w), x.float() @ w.float())  # one GEMM over the batch's rows
+        xt = rnd(77, 16, 512).transpose(0, 1)
+        close(self, ct.matmul(xt, w), xt.float() @ w.float())  # a batch, w broadcast
+        a, b = rnd(77, 512), rnd(3, 512, 129)
+        close(self, ct.matmul(a, b), a.float() @ b.float())
+
+    def test_capture_and_compile(self):
+        q, k = rnd(16, 128, 64), rnd(16, 64, 256)
+        f = lambda t: ct.bmm(t, k) * 2  # noqa: E731
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            f(q)
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            out = f(q)
+        for _ in range(2):
+            q.copy_(rnd(16, 128, 64))
+            g.replay()
+            torch.cuda.synchronize()
+            close(self, out, 2 * torch.bmm(q.float(), k.float()))
+        w = rnd(256, 32)
+        torch._dynamo.reset()
+        c = torch.compile(lambda t: ct.matmul(ct.bmm(t, k), w), fullgraph=True)
+        close(self, c(q), torch.bmm(q.float(), k.float()) @ w.float(), ulps=8)
+
+    def test_bad_inputs(self):
+        a, b = rnd(3, 64, 128), rnd(3, 128, 96)
+        for fn, status, text in ((lambda: ct.bmm(a, rnd(4, 128, 96)), "CUTEC_ERR_BAD_SIZE", "the batch differs"),
+                                 (lambda: ct.bmm(a[0], b), "CUTEC_ERR_BAD_SIZE", "must be 3-D"),
+                                 (lambda: ct.bmm(a.float(), b.float()), "CUTEC_ERR_INVALID_ARGUMENT", "bfloat16"),
+                                 (lambda: ct.bmm(a, b.cpu()), "CUTEC_ERR_INVALID_ARGUMENT", "B is on cpu")):
+            with self.assertRaises(ct.CutecError) as cm:
+                fn()
+            self.assertEqual(cm.exception.status, status)
+            self.assertIn(text, str(cm.exception))
 
 
 class Graphs(unittest.TestCase):

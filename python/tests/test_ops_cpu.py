@@ -8,7 +8,7 @@ import torch
 
 import cutec.torch as ct
 from cutec import capi
-from cutec.torch.plan import matrix_layout, plan_gemm
+from cutec.torch.plan import matrix_layout, plan_bmm, plan_gemm
 
 ROW, COL = capi.LAYOUT_ROW, capi.LAYOUT_COL
 BF16 = torch.bfloat16
@@ -96,9 +96,47 @@ class Plan(unittest.TestCase):
         self.assertEqual(p.key, plain.key)  # the same problem class as a plain GEMM
 
 
+class PlanBmm(unittest.TestCase):
+    def test_strides_and_layouts(self):
+        p = plan_bmm("t", meta(3, 20, 32), meta(3, 24, 32).transpose(1, 2))
+        f = p.fields
+        self.assertEqual((f["batch"], f["m"], f["n"], f["k"]), (3, 20, 24, 32))
+        self.assertEqual((f["a_layout"], f["lda"], f["b_layout"], f["ldb"]), (ROW, 32, COL, 32))
+        self.assertEqual((f["stride_a"], f["stride_b"], f["stride_c"], f["stride_d"], f["ldc"]), (640, 768, 0, 480, 24))
+        self.assertEqual((p.copy, p.bcast), (frozenset(), frozenset()))
+
+    def test_views_pass_as_they_are(self):
+        big = meta(4, 40, 72)
+        p = plan_bmm("t", big[1:4, :20, 8:40], meta(20, 3, 32).permute(1, 0, 2).transpose(1, 2))
+        f = p.fields
+        self.assertEqual((f["lda"], f["stride_a"]), (72, 40 * 72))  # slices of wider rows, problems 40 rows apart
+        self.assertEqual((f["b_layout"], f["ldb"], f["stride_b"]), (COL, 96, 32))  # problems interleaved
+        self.assertEqual(p.copy, frozenset())
+
+    def test_broadcast_is_stride_zero(self):
+        p = plan_bmm("t", meta(20, 32).expand(3, 20, 32), meta(24, 32).t().unsqueeze(0).expand(3, 32, 24))
+        self.assertEqual((p.fields["stride_a"], p.fields["stride_b"], p.fields["b_layout"]), (0, 0, COL))
+        self.assertEqual((p.copy, p.bcast), (frozenset(), frozenset()))
+
+    def test_copies(self):
+        a = meta(3, 20, 64)[:, :, ::2]  # no leading dimension: copied whole, then packed
+        b = meta(32, 48)[:, ::2].expand(3, 32, 24)  # broadcast and no leading dimension: one matrix copied
+        p = plan_bmm("t", a, b)
+        self.assertEqual((p.copy, p.bcast), (frozenset({"A"}), frozenset({"B"})))
+        self.assertEqual((p.fields["stride_a"], p.fields["lda"], p.fields["stride_b"], p.fields["ldb"]),
+                         (640, 32, 0, 24))
+        ca, cb = p.operands(torch.zeros(3, 20, 64)[:, :, ::2], torch.zeros(32, 48)[:, ::2].expand(3, 32, 24))[:2]
+        self.assertEqual((ca.stride(), cb.stride()), ((640, 32, 1), (0, 24, 1)))
+
+    def test_batch_of_one_is_one_gemm(self):
+        p = plan_bmm("t", meta(1, 20, 32), meta(1, 32, 24))
+        self.assertEqual((p.batch, p.key), (0, plan_gemm("t", meta(20, 32), meta(32, 24)).key))
+        self.assertNotIn("batch", p.fields)
+
+
 class Registration(unittest.TestCase):
     def test_ops_registered(self):
-        for name in ("mm", "addmm", "linear", "gemm"):
+        for name in ("mm", "addmm", "linear", "gemm", "bmm"):
             op = getattr(torch.ops.cutec, name).default
             self.assertIn(f"cutec::{name}", str(op._schema))
 
@@ -113,6 +151,13 @@ class Registration(unittest.TestCase):
         self.assertEqual((d.shape, aux.shape), ((7, 16), (7, 32)))
         self.assertEqual(ct.mm(meta(7, 64, dtype=torch.float16), meta(64, 9, dtype=torch.float16)).dtype,
                          torch.float16)
+        self.assertEqual(ct.bmm(meta(4, 7, 64), meta(4, 64, 9)).shape, (4, 7, 9))
+        self.assertEqual(ct.bmm(meta(0, 7, 64), meta(0, 64, 9)).shape, (0, 7, 9))
+        self.assertEqual(ct.bmm(meta(4, 7, 64, dtype=torch.float16), meta(4, 64, 9, dtype=torch.float16)).dtype,
+                         torch.float16)
+        for a, b in ((meta(4, 7, 64), meta(64, 9)), (meta(7, 64), meta(4, 64, 9)), (meta(4, 7, 64), meta(4, 64, 9))):
+            self.assertEqual(ct.matmul(a, b).shape, (4, 7, 9))
+        self.assertEqual(ct.matmul(meta(7, 64), meta(64, 9)).shape, (7, 9))
 
     def test_compile_fullgraph(self):
         def f(x, w1, b1, w2):
@@ -124,6 +169,31 @@ class Registration(unittest.TestCase):
             g = torch.compile(f, fullgraph=True, backend=backend)
             out = g(meta(10, 64), meta(96, 64), meta(96), meta(96, 48))
             self.assertEqual((out.shape, out.dtype, out.device.type), ((10, 48), BF16, "meta"))
+
+    def test_compile_fullgraph_batched(self):
+        def f(q, k, x, w):
+            return ct.bmm(q, k.transpose(1, 2)) + ct.matmul(x, w)
+
+        for backend in ("eager", "aot_eager"):
+            torch._dynamo.reset()
+            g = torch.compile(f, fullgraph=True, backend=backend)
+            out = g(meta(4, 10, 64), meta(4, 12, 64), meta(4, 10, 32), meta(32, 12))
+            self.assertEqual((out.shape, out.dtype, out.device.type), ((4, 10, 12), BF16, "meta"))
+
+    def test_compile_graph_keeps_bmm(self):
+        seen = []
+
+        def backend(gm, inputs):
+            seen.extend(str(n.target) for n in gm.graph.nodes if n.op == "call_function")
+            return gm
+
+        torch._dynamo.reset()
+        # a contiguous x @ w is one GEMM over the batch's rows; a transposed x is a batch with w broadcast
+        g = torch.compile(lambda q, k, x, w: (ct.bmm(q, k), ct.matmul(x, w), ct.matmul(x.transpose(0, 1), w)),
+                          fullgraph=True, backend=backend)
+        g(meta(3, 8, 64), meta(3, 64, 16), meta(3, 8, 64), meta(64, 16))
+        self.assertEqual(sum("cutec.bmm" in t for t in seen), 2, seen)
+        self.assertEqual(sum("cutec.mm" in t for t in seen), 1, seen)
 
     def test_compile_graph_keeps_the_ops(self):
         seen = []
@@ -183,10 +253,28 @@ class Errors(unittest.TestCase):
         self.check(lambda: ct.addmm(meta(3, 5), a, b), "CUTEC_ERR_BAD_SIZE",
                    "input of shape [3, 5] does not broadcast to 8x64")
 
+    def test_bmm_before_any_call(self):
+        a, b = meta(3, 8, 32), meta(3, 32, 64)
+        self.check(lambda: ct.bmm(a, meta(4, 32, 64)), "CUTEC_ERR_BAD_SIZE",
+                   "cutec.torch.bmm: A is a batch of 3 and B of 4: the batch differs")
+        self.check(lambda: ct.bmm(meta(8, 32), b), "CUTEC_ERR_BAD_SIZE",
+                   "cutec.torch.bmm: A and B must be 3-D (L x M x K and L x K x N), got 8x32 and 3x32x64")
+        self.check(lambda: ct.bmm(a, meta(3, 31, 64)), "CUTEC_ERR_BAD_SIZE", "A is 3x8x32 and B is 3x31x64: K differs")
+        self.check(lambda: ct.bmm(a.float(), b.float()), "CUTEC_ERR_INVALID_ARGUMENT",
+                   "cutec.torch.bmm: A and B must both be bfloat16 or both float16, got torch.float32 and "
+                   "torch.float32")
+        self.check(lambda: ct.bmm(a, b.half()), "CUTEC_ERR_INVALID_ARGUMENT", "got torch.bfloat16 and torch.float16")
+        self.check(lambda: ct.bmm(meta(3, 8, 0), meta(3, 0, 64)), "CUTEC_ERR_BAD_SIZE", "K = 0")
+        self.check(lambda: ct.matmul(meta(2, 3, 8, 32), b), "CUTEC_ERR_BAD_SIZE",
+                   "cutec.torch.matmul: A and B must be 2-D or 3-D, got 4-D and 3-D")
+        self.check(lambda: ct.matmul(a, meta(31, 64)), "CUTEC_ERR_BAD_SIZE", "K differs")
+
     def test_device(self):
         a, b = torch.randn(8, 32, dtype=BF16), torch.randn(32, 64, dtype=BF16)
         self.check(lambda: ct.mm(a, b), "CUTEC_ERR_INVALID_ARGUMENT",
                    "cutec.torch.mm: A is on cpu: cutec runs on CUDA tensors")
+        self.check(lambda: ct.bmm(a.unsqueeze(0), b.unsqueeze(0)), "CUTEC_ERR_INVALID_ARGUMENT",
+                   "cutec.torch.bmm: A is on cpu: cutec runs on CUDA tensors")
 
 
 class Gated(unittest.TestCase):

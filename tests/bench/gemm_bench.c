@@ -357,7 +357,7 @@ static int run_dsl(void *vctx, int copy, char *why, size_t whylen)
     }
     void **args = ga->args;
     unsigned grid[3];
-    if (gemm_grid(gp, c->s->m, c->s->n, c->s->k, c->p->resident, grid, why, whylen) != 0) return 0;
+    if (gemm_grid(gp, c->s->m, c->s->n, c->s->k, 0, c->p->resident, grid, why, whylen) != 0) return 0;
     cutec_status st = cutec_launch_cluster(c->p->k, grid, gp->meta.threads, gp->meta.cluster, gp->meta.smem_dynamic,
                                            (void *)stream, args);
     if (st != CUTEC_OK) {

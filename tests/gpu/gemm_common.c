@@ -209,85 +209,134 @@ long gemm_point_n_multiple(const gemm_point *p)
     return 1;
 }
 
-/* The values of the description's integer arguments for M x N x K (and
- * the leading dimensions of ga, where given). */
-static void problem_values(const cutec_kdesc *m, long pm, long pn, long pk, const gemm_args *ga, cutec_kd_values *v)
+/* 1 when argument a (a tensor of rank 2 or more) has a K mode (the second)
+ * whose stride is not 1: an MN-major operand. */
+static int arg_mn_major(const cutec_kdesc *m, int a)
 {
-    memset(v, 0, sizeof *v);
-    for (int a = 0; a < m->nargs; a++) {
-        cutec_kd_role r = m->args[a].role;
-        long long x = r == CUTEC_ROLE_M ? pm : r == CUTEC_ROLE_N ? pn : r == CUTEC_ROLE_K ? pk : -1;
-        /* without arguments (a grid rule), one problem */
-        if (r == CUTEC_ROLE_BATCH && (ga == NULL || ga->batch == 0)) x = 1;
-        if (ga != NULL && x < 0) {
-            const struct {
-                cutec_kd_role r;
-                long long v;
-            } given[] = {{CUTEC_ROLE_LDA, ga->lda},           {CUTEC_ROLE_LDB, ga->ldb},
-                         {CUTEC_ROLE_LDD, ga->ldd},           {CUTEC_ROLE_LDC, ga->ldc},
-                         {CUTEC_ROLE_BATCH, ga->batch},       {CUTEC_ROLE_STRIDE_A, ga->stride_a},
-                         {CUTEC_ROLE_STRIDE_B, ga->stride_b}, {CUTEC_ROLE_STRIDE_D, ga->stride_d}};
-            for (size_t i = 0; i < sizeof given / sizeof given[0]; i++)
-                if (given[i].r == r) x = given[i].v;
-        }
-        v->set[a] = x >= 0;
-        v->v[a] = x >= 0 ? x : 0;
-    }
-}
-
-/* 1 when the tensor of role r is read with a K (second) mode that is not contiguous. */
-static int meta_mn_major(const cutec_kdesc *m, cutec_kd_role r)
-{
-    int a = cutec_kdesc_role_arg(m, r);
     return a >= 0 && m->args[a].rank >= 2 && strcmp(cutec_kd_s(m, m->args[a].stride[1]), "1") != 0;
 }
 
-int gemm_point_mn_major(const gemm_point *p, cutec_kd_role r) { return meta_mn_major(&p->meta, r); }
-
-/* A step in elements covering `elems` elements, rounded up to 16 bytes. */
-static long long step16(long long elems, const cutec_kdesc *m, cutec_kd_role r)
+int gemm_point_mn_major(const gemm_point *p, cutec_kd_role r)
 {
-    int a = cutec_kdesc_role_arg(m, r);
-    long long es = a >= 0 ? cutec_dtype_bytes(m->args[a].dtype) : 1;
-    return (elems * es + 15) / 16 * 16 / es;
+    return arg_mn_major(&p->meta, cutec_kdesc_role_arg(&p->meta, r));
 }
 
-/* Leading dimensions and a batch left 0 by the caller: packed, one problem. */
-static void default_layout(const cutec_kdesc *meta, gemm_args *ga)
+int gemm_point_batched(const gemm_point *p) { return cutec_kdesc_role_arg(&p->meta, CUTEC_ROLE_BATCH) >= 0; }
+
+/* The elements one matrix of role r spans as stored with ga's leading
+ * dimensions (0: packed): a batch of one's stride. */
+static long long matrix_span(const cutec_kdesc *m, const gemm_args *ga, cutec_kd_role r)
 {
-    int d = cutec_kdesc_role_arg(meta, CUTEC_ROLE_D);
-    long long dcols = ga->n;
-    cutec_kd_values vals;
-    problem_values(meta, ga->m, ga->n, ga->k, NULL, &vals);
+    long long rows = r == CUTEC_ROLE_B ? ga->n : ga->m, cols = r == CUTEC_ROLE_A || r == CUTEC_ROLE_B ? ga->k : ga->n;
+    long long ld = r == CUTEC_ROLE_A ? ga->lda : r == CUTEC_ROLE_B ? ga->ldb : r == CUTEC_ROLE_D ? ga->ldd : ga->ldc;
+    if ((r == CUTEC_ROLE_A || r == CUTEC_ROLE_B) && arg_mn_major(m, cutec_kdesc_role_arg(m, r)))
+        return (ld > 0 ? ld : rows) * cols;
+    return rows * (ld > 0 ? ld : cols);
+}
+
+/* D's columns: N, or N / 2 for a gated epilogue (the d tensor's second
+ * extent, evaluated with M, N and K alone). */
+static long long d_cols(const cutec_kdesc *m, const gemm_args *ga)
+{
+    int d = cutec_kdesc_role_arg(m, CUTEC_ROLE_D);
+    cutec_kd_values v;
+    memset(&v, 0, sizeof v);
+    for (int a = 0; a < m->nargs; a++) {
+        cutec_kd_role r = m->args[a].role;
+        v.set[a] = r == CUTEC_ROLE_M || r == CUTEC_ROLE_N || r == CUTEC_ROLE_K;
+        v.v[a] = r == CUTEC_ROLE_M ? ga->m : r == CUTEC_ROLE_N ? ga->n : ga->k;
+    }
+    long long cols = ga->n;
     char why[120];
-    if (d >= 0 && meta->args[d].rank >= 2 &&
-        cutec_kdesc_eval(meta, meta->args[d].shape[1], &vals, &dcols, why, sizeof why) != 0)
-        dcols = ga->n;
-    if (ga->lda == 0) ga->lda = meta_mn_major(meta, CUTEC_ROLE_A) ? ga->m : ga->k;
-    if (ga->ldb == 0) ga->ldb = meta_mn_major(meta, CUTEC_ROLE_B) ? ga->n : ga->k;
-    if (ga->ldd == 0) ga->ldd = (int)dcols;
-    if (ga->ldc == 0) ga->ldc = ga->n;
-    if (ga->batch == 0) ga->batch = 1;
-    if (ga->stride_a == 0)
-        ga->stride_a =
-            step16((long long)(meta_mn_major(meta, CUTEC_ROLE_A) ? ga->k : ga->m) * ga->lda, meta, CUTEC_ROLE_A);
-    if (ga->stride_b == 0)
-        ga->stride_b =
-            step16((long long)(meta_mn_major(meta, CUTEC_ROLE_B) ? ga->k : ga->n) * ga->ldb, meta, CUTEC_ROLE_B);
-    if (ga->stride_d == 0) ga->stride_d = step16((long long)ga->m * ga->ldd, meta, CUTEC_ROLE_D);
+    if (d < 0 || m->args[d].rank < 2 || cutec_kdesc_eval(m, m->args[d].shape[1], &v, &cols, why, sizeof why) != 0)
+        cols = ga->n;
+    return cols;
+}
+
+/* The value of integer role r for ga: 0 and *v, or -1 for a role this
+ * test does not supply. */
+static int role_int(const cutec_kdesc *m, const gemm_args *ga, cutec_kd_role r, long long *v)
+{
+    int one = ga->batch <= 0; /* one problem: a batch of one, packed strides */
+    switch (r) {
+    case CUTEC_ROLE_M: *v = ga->m; return 0;
+    case CUTEC_ROLE_N: *v = ga->n; return 0;
+    case CUTEC_ROLE_K: *v = ga->k; return 0;
+    /* a leading dimension left 0 (gemm_bench): packed, as the tensor is read */
+    case CUTEC_ROLE_LDA: *v = ga->lda ? ga->lda : arg_mn_major(m, cutec_kdesc_role_arg(m, r)) ? ga->m : ga->k; return 0;
+    case CUTEC_ROLE_LDB:
+        *v = ga->ldb ? ga->ldb : arg_mn_major(m, cutec_kdesc_role_arg(m, CUTEC_ROLE_B)) ? ga->n : ga->k;
+        return 0;
+    case CUTEC_ROLE_LDD: *v = ga->ldd ? ga->ldd : d_cols(m, ga); return 0;
+    case CUTEC_ROLE_LDC: *v = ga->ldc ? ga->ldc : ga->n; return 0;
+    case CUTEC_ROLE_BATCH: *v = one ? 1 : ga->batch; return 0;
+    case CUTEC_ROLE_STRIDE_A: *v = one ? matrix_span(m, ga, CUTEC_ROLE_A) : ga->stride_a; return 0;
+    case CUTEC_ROLE_STRIDE_B: *v = one ? matrix_span(m, ga, CUTEC_ROLE_B) : ga->stride_b; return 0;
+    case CUTEC_ROLE_STRIDE_C: *v = one ? matrix_span(m, ga, CUTEC_ROLE_C) : ga->stride_c; return 0;
+    case CUTEC_ROLE_STRIDE_D: *v = one ? matrix_span(m, ga, CUTEC_ROLE_D) : ga->stride_d; return 0;
+    default: return -1;
+    }
+}
+
+/* The values of the description's integer arguments for ga. */
+static void problem_values(const cutec_kdesc *m, const gemm_args *ga, cutec_kd_values *v)
+{
+    memset(v, 0, sizeof *v);
+    for (int a = 0; a < m->nargs; a++) {
+        long long x;
+        v->set[a] = role_int(m, ga, m->args[a].role, &x) == 0;
+        v->v[a] = v->set[a] ? x : 0;
+    }
+}
+
+/* An integer scalar's bytes in its argument's type (i32 or i64). */
+static void store_int(cutec_ct t, long long *slot, long long v)
+{
+    int32_t i32 = (int32_t)v;
+    if (cutec_dtype_bytes(t) == 4)
+        memcpy(slot, &i32, sizeof i32);
+    else
+        *slot = v;
+}
+
+int gemm_map_geometry(const gemm_kernel_meta *meta, const gemm_args *ga, int a, uint64_t dims[CUTEC_KD_MAX_TMA_RANK],
+                      uint64_t strides[CUTEC_KD_MAX_TMA_RANK], char *err, size_t errlen)
+{
+    const cutec_kd_arg *arg = &meta->args[a];
+    cutec_kd_values vals;
+    problem_values(meta, ga, &vals);
+    char why[200];
+    for (int d = 0; d < arg->tma_rank; d++) {
+        long long x, step = 0;
+        if (cutec_kdesc_eval(meta, arg->dims[d], &vals, &x, why, sizeof why) != 0 ||
+            (d > 0 && cutec_kdesc_eval(meta, arg->tstride[d - 1], &vals, &step, why, sizeof why) != 0)) {
+            set_err(err, errlen, "tensor map %s: %s", cutec_kd_s(meta, arg->name), why);
+            return -1;
+        }
+        dims[d] = (uint64_t)x;
+        if (d > 0) strides[d - 1] = (uint64_t)step * (uint64_t)cutec_dtype_bytes(arg->dtype);
+    }
+    return 0;
 }
 
 int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen)
 {
-    default_layout(meta, ga);
     cutec_kd_values vals;
-    problem_values(meta, ga->m, ga->n, ga->k, ga, &vals);
+    problem_values(meta, ga, &vals);
     for (int i = 0; i < meta->nargs; i++) {
         const cutec_kd_arg *arg = &meta->args[i];
+        if (arg->kind == CUTEC_KD_SCALAR && cutec_kd_role_value(arg->role) == CUTEC_KD_VALUE_INT && vals.set[i]) {
+            int bytes = cutec_dtype_bytes(arg->dtype);
+            if (bytes != 4 && bytes != 8) {
+                set_err(err, errlen, "argument %s (role %s) is of type %s: this test passes i32 or i64",
+                        cutec_kd_s(meta, arg->name), cutec_kd_role_name(arg->role), cutec_dtype_str(arg->dtype));
+                return -1;
+            }
+            store_int(arg->dtype, &ga->ints[i], vals.v[i]);
+            ga->args[i] = &ga->ints[i];
+            continue;
+        }
         switch (arg->role) {
-        case CUTEC_ROLE_M: ga->args[i] = &ga->m; break;
-        case CUTEC_ROLE_N: ga->args[i] = &ga->n; break;
-        case CUTEC_ROLE_K: ga->args[i] = &ga->k; break;
         case CUTEC_ROLE_A: ga->args[i] = &ga->a; break;
         case CUTEC_ROLE_B: ga->args[i] = &ga->b; break;
         case CUTEC_ROLE_D: ga->args[i] = &ga->c; break;
@@ -301,14 +350,6 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
         case CUTEC_ROLE_SCALE_B: ga->args[i] = &ga->scale_b; break;
         case CUTEC_ROLE_SCALE_D: ga->args[i] = &ga->scale_d; break;
         case CUTEC_ROLE_AMAX: ga->args[i] = &ga->amax; break;
-        case CUTEC_ROLE_LDA: ga->args[i] = &ga->lda; break;
-        case CUTEC_ROLE_LDB: ga->args[i] = &ga->ldb; break;
-        case CUTEC_ROLE_LDD: ga->args[i] = &ga->ldd; break;
-        case CUTEC_ROLE_LDC: ga->args[i] = &ga->ldc; break;
-        case CUTEC_ROLE_BATCH: ga->args[i] = &ga->batch; break;
-        case CUTEC_ROLE_STRIDE_A: ga->args[i] = &ga->stride_a; break;
-        case CUTEC_ROLE_STRIDE_B: ga->args[i] = &ga->stride_b; break;
-        case CUTEC_ROLE_STRIDE_D: ga->args[i] = &ga->stride_d; break;
         case CUTEC_ROLE_NONE:
             if (arg->kind == CUTEC_KD_TMA) break;
             /* fall through */
@@ -326,20 +367,8 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
             memset(&ga->maps[i], 0, sizeof ga->maps[i]);
             continue;
         }
-        /* the map's dimensions and steps from the description (rank 2, or 3 for a batch) */
-        long long v;
         uint64_t dims[CUTEC_KD_MAX_TMA_RANK], strides[CUTEC_KD_MAX_TMA_RANK];
-        int esz = cutec_dtype_bytes(arg->dtype);
-        char why[200];
-        for (int d = 0; d < arg->tma_rank; d++) {
-            if (cutec_kdesc_eval(meta, arg->dims[d], &vals, &v, why, sizeof why) != 0 ||
-                (dims[d] = (uint64_t)v,
-                 d > 0 && cutec_kdesc_eval(meta, arg->tstride[d - 1], &vals, &v, why, sizeof why) != 0)) {
-                set_err(err, errlen, "tensor map %s: %s", cutec_kd_s(meta, arg->name), why);
-                return -1;
-            }
-            if (d > 0) strides[d - 1] = (uint64_t)v * (uint64_t)esz;
-        }
+        if (gemm_map_geometry(meta, ga, i, dims, strides, err, errlen) != 0) return -1;
         unsigned long long ptr = *(const unsigned long long *)ga->args[arg->tensor];
         cutec_status st = cutec_tensor_map_nd(rt, &ga->maps[i], cutec_dtype_str(arg->dtype), ptr, arg->tma_rank, dims,
                                               strides, arg->box, arg->swizzle);
@@ -352,11 +381,14 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
     return 0;
 }
 
-int gemm_grid(const gemm_point *p, long m, long n, long k, long long resident, unsigned grid[3], char *err,
-              size_t errlen)
+int gemm_grid(const gemm_point *p, long m, long n, long k, long long batch, long long resident, unsigned grid[3],
+              char *err, size_t errlen)
 {
+    gemm_args ga;
+    memset(&ga, 0, sizeof ga);
+    ga.m = (int)m, ga.n = (int)n, ga.k = (int)k, ga.batch = batch;
     cutec_kd_values vals;
-    problem_values(&p->meta, m, n, k, NULL, &vals);
+    problem_values(&p->meta, &ga, &vals);
     vals.resident = resident;
     return cutec_kdesc_grid(&p->meta, &vals, grid, err, errlen);
 }

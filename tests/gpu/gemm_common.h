@@ -84,12 +84,13 @@ typedef struct gemm_point {
  * and threads() required).  Returns 0, or -1 with a message. */
 int gemm_point_from_meta(const gemm_kernel_meta *m, gemm_point *p, char *err, size_t errlen);
 
-/* The kernel arguments of a GEMM point, by role (m, n, k, a, b, d, and the
- * epilogue's alpha, beta, c, bias, bias_row, aux) and,
- * for each tensor map, the map over its tensor as the description's
- * expressions say (zeros for a map marked unused).  The scalars and
- * pointers args points at must outlive the launch.  Returns 0, or -1 with
- * a message. */
+/* The kernel arguments of a GEMM point, by role (m, n, k, the leading
+ * dimensions, a batch's count and strides, a, b, d, and the epilogue's
+ * alpha, beta, c, bias, bias_row, aux) and, for each tensor map, the map
+ * over its tensor as the description's expressions say, of the map's rank
+ * (zeros for a map marked unused).  Integer scalars are passed in their
+ * argument's type (i32 or i64).  The scalars and pointers args points at
+ * must outlive the launch.  Returns 0, or -1 with a message. */
 #include "cutec/cluster.h"
 #include "cutec/tensor_map.h"
 typedef struct gemm_args {
@@ -97,25 +98,37 @@ typedef struct gemm_args {
     /* leading dimensions, for the roles lda, ldb, ldd (D) and ldc (the
      * source C) where the kernel has them; 0: packed */
     int lda, ldb, ldd, ldc;
-    /* a strided batch (roles batch, stride_a, stride_b, stride_d): the
-     * count, 1 for one problem, and each matrix's step in elements */
-    int batch;
-    long long stride_a, stride_b, stride_d;
+    /* a strided batch, for the roles batch and stride_a .. stride_d (in
+     * elements): batch 0 is one problem, passed to a batched kernel as a
+     * batch of one with each stride its matrix's span (as the runtime does) */
+    long long batch, stride_a, stride_b, stride_c, stride_d;
     unsigned long long a, b, c;
     /* the epilogue's inputs, for the roles alpha, beta, c (s), bias,
      * bias_row and aux where the kernel has them */
     float alpha, beta;
     unsigned long long s, bias, bias_row, aux, scale_a, scale_b, scale_d, amax;
+    long long ints[CUTEC_KD_MAX_ARGS]; /* the integer scalars, in their argument's type */
     cutec_tensor_map maps[CUTEC_KD_MAX_ARGS];
     void *args[CUTEC_KD_MAX_ARGS];
 } gemm_args;
 int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *ga, char *err, size_t errlen);
+/* The geometry gemm_build_args gives TMA argument a for ga: its tma_rank
+ * dimensions and tma_rank - 1 byte strides, each the description's
+ * expression evaluated (a batch's rank-3 map: the problem the third
+ * dimension, stride_a .. stride_d its step).  Returns 0, or -1 with a
+ * message. */
+int gemm_map_geometry(const gemm_kernel_meta *meta, const gemm_args *ga, int a, uint64_t dims[CUTEC_KD_MAX_TMA_RANK],
+                      uint64_t strides[CUTEC_KD_MAX_TMA_RANK], char *err, size_t errlen);
 
-/* The launch grid of a kernel point for a problem M x N x K, from its grid
- * rule (resident(x) capped at `resident` blocks where that is > 0, as the
- * runtime's GEMM entry point does).  Returns 0, or -1 with a message. */
-int gemm_grid(const gemm_point *p, long m, long n, long k, long long resident, unsigned grid[3], char *err,
-              size_t errlen);
+/* The launch grid of a kernel point for a problem M x N x K (a batch of
+ * `batch` of them; 0: one), from its grid rule (resident(x) capped at
+ * `resident` blocks where that is > 0, as the runtime's GEMM entry point
+ * does).  Returns 0, or -1 with a message. */
+int gemm_grid(const gemm_point *p, long m, long n, long k, long long batch, long long resident, unsigned grid[3],
+              char *err, size_t errlen);
+
+/* 1 when the point serves a batch (its description has the batch role). */
+int gemm_point_batched(const gemm_point *p);
 /* The blocks of the loaded kernel k the device holds at once (the
  * occupancy API) when its grid rule says resident(x); 0 otherwise or where
  * the driver cannot say. */

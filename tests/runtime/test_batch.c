@@ -5,6 +5,10 @@
  *   tensor_map_rank3        a rank-3 map's dims, byte strides, box and L2
  *                           promotion as the mock driver received them; a
  *                           batch stride off 16 bytes is a reason to skip (mock)
+ *   tensor_map_nd           the public rank-N entry (cutec_tensor_map_nd): a
+ *                           rank-3 map as the driver receives it, rank 2 the
+ *                           same bytes as cutec_tensor_map_2d's, each refusal
+ *                           with its message (mock)
  *   statuses                a batch's checks: BAD_SIZE, BAD_STRIDE, OVERLAP
  *                           (and outputs side by side accepted), UNSUPPORTED,
  *                           each with its message; the class key (no GPU)
@@ -102,6 +106,61 @@ static int test_tensor_map_rank3(int argc, char **argv)
     CHECK_STATUS(rt, cutec_tensor_map_nd(rt, &map, "i32", 0x100000, 3, dims, strides, box, 128),
                  CUTEC_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cutec_runtime_message(rt), "element type 'i32' is not bf16");
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
+static int test_tensor_map_nd(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    cutec_runtime *rt = check_gpu_runtime();
+    /* 3 f16 matrices of 100 rows of 64 elements (128-byte rows), 100 * 64 + 64 elements apart */
+    const uint64_t dims[3] = {64, 100, 3}, strides[2] = {128, (100 * 64 + 64) * 2};
+    const uint32_t box[3] = {64, 32, 1};
+    cutec_tensor_map map, map2;
+    CHECK_OK(rt, cutec_tensor_map_nd(rt, &map, "f16", 0x200000, 3, dims, strides, box, 128));
+    struct mock_tensor_map t;
+    memcpy(&t, map.bytes, sizeof t);
+    CHECK(t.magic == 0x544d4150u && t.rank == 3 && t.addr == 0x200000 && t.swizzle == 3);
+    CHECK(t.dims[0] == 64 && t.dims[1] == 100 && t.dims[2] == 3);
+    CHECK(t.strides[0] == 128 && t.strides[1] == strides[1]);
+    CHECK(t.box[0] == 64 && t.box[1] == 32 && t.box[2] == 1);
+    CHECK(t.dtype == cutec_dtype_info_of(CUTEC_CT_F16)->tmap && t.l2promo == 3);
+    /* rank 2 is the 2-D entry's map */
+    const uint32_t box2[2] = {32, 32}; /* 64-byte rows in a 64-byte swizzle */
+    CHECK_OK(rt, cutec_tensor_map_nd(rt, &map, "bf16", 0x200000, 2, dims, strides, box2, 64));
+    CHECK_OK(rt, cutec_tensor_map_2d(rt, &map2, "bf16", 0x200000, 64, 100, 128, 32, 32, 64));
+    memcpy(&t, map.bytes, sizeof t);
+    struct mock_tensor_map t2;
+    memcpy(&t2, map2.bytes, sizeof t2);
+    CHECK(t.rank == 2 && t2.rank == 2 && t.dtype == t2.dtype && t.swizzle == t2.swizzle && t.l2promo == t2.l2promo);
+    CHECK(t.addr == t2.addr && t.dims[0] == t2.dims[0] && t.dims[1] == t2.dims[1] && t.strides[0] == t2.strides[0]);
+    CHECK(t.box[0] == t2.box[0] && t.box[1] == t2.box[1] && t.swizzle == 2);
+    /* rank 1: no strides needed */
+    CHECK_OK(rt, cutec_tensor_map_nd(rt, &map, "f32", 0x200000, 1, dims, NULL, box, 0));
+    /* refusals, each with its message */
+    static const struct {
+        const char *elem;
+        int rank;
+        uint64_t stride1;
+        const char *msg;
+    } bad[] = {
+        {"f16", 0, 0, "cutec_tensor_map_nd: rank 0 (TMA takes 1 to 5)"},
+        {"f16", 6, 0, "cutec_tensor_map_nd: rank 6 (TMA takes 1 to 5)"},
+        {"i32", 3, 0, "cutec_tensor_map_nd: element type 'i32' is not bf16, f16, f32, e4m3 or e5m2"},
+        {"f16", 3, 100 * 128 + 8, "dims 64 x 100 x 3, strides 128 12808 bytes, box 64 x 32 x 1, swizzle 128"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t s2[2] = {strides[0], bad[i].stride1 ? bad[i].stride1 : strides[1]};
+        CHECK_STATUS(rt, cutec_tensor_map_nd(rt, &map, bad[i].elem, 0x200000, bad[i].rank, dims, s2, box, 128),
+                     CUTEC_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cutec_runtime_message(rt), bad[i].msg);
+    }
+    CHECK_STATUS(rt, cutec_tensor_map_nd(rt, &map, "f16", 0x200000, 3, dims, NULL, box, 128),
+                 CUTEC_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "cutec_tensor_map_nd: NULL map, element type, dims, box or strides");
+    CHECK_STATUS(NULL, cutec_tensor_map_nd(NULL, &map, "f16", 0x200000, 3, dims, strides, box, 128),
+                 CUTEC_ERR_INVALID_ARGUMENT);
     cutec_runtime_destroy(rt);
     return 0;
 }
@@ -325,6 +384,7 @@ static const struct {
     int (*fn)(int, char **);
 } cases[] = {
     {"tensor_map_rank3", test_tensor_map_rank3},
+    {"tensor_map_nd", test_tensor_map_nd},
     {"statuses", test_statuses},
     {"gemm", test_gemm},
 };

@@ -3,13 +3,14 @@
     import cutec.torch as ct
     y = ct.linear(x, w, b, activation="gelu_tanh")    # cutec::linear
     y = ct.mm(a, b); y = ct.addmm(bias, a, b)
+    y = ct.bmm(q, k)                                   # cutec::bmm, a strided batch
     model_names = ct.swap_linear(model, example_inputs=(x,))
 """
 from ..errors import CutecError
 from .device import DeviceGemm, device_gemm, reset
 from .gated import interleave_gate_up, split_gate_up
 from .nn import Linear, fusible_activation, swap_linear
-from .ops import addmm, gemm, linear, mm
+from .ops import addmm, bmm, gemm, linear, matmul, mm
 
 
 def activations():
@@ -19,5 +20,5 @@ def activations():
     return dict(capi.activations())
 
 
-__all__ = ["CutecError", "DeviceGemm", "Linear", "activations", "addmm", "device_gemm", "fusible_activation", "gemm",
-           "interleave_gate_up", "linear", "mm", "reset", "split_gate_up", "swap_linear"]
+__all__ = ["CutecError", "DeviceGemm", "Linear", "activations", "addmm", "bmm", "device_gemm", "fusible_activation",
+           "gemm", "interleave_gate_up", "linear", "matmul", "mm", "reset", "split_gate_up", "swap_linear"]

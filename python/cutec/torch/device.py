@@ -128,7 +128,8 @@ class DeviceGemm:
         f = plan.fields
         raise CutecError(
             "CUTEC_ERR_KERNEL_NOT_FOUND",
-            f"cutec: no tuned kernel for this GEMM (M={f['m']} N={f['n']} K={f['k']}, "
+            f"cutec: no tuned kernel for this GEMM (M={f['m']} N={f['n']} K={f['k']}"
+            f"{', batch ' + str(f['batch']) if f.get('batch') else ''}, "
             f"activation '{f['act'].decode() or 'identity'}') on cuda:{self.device_index} yet, and tuning cannot run "
             "during CUDA graph capture: run the model once outside the capture with the same shapes, strides and "
             "dtypes (a warm-up) before capturing")

@@ -7,6 +7,10 @@ torch.export keeps them:
     cutec::linear(x, weight, bias, activation)       act(x @ weight.T + bias)
     cutec::gemm(a, b, c, bias, bias_row, alpha, beta, activation, aux)
                                                      the whole epilogue: [D] or [D, aux]
+    cutec::bmm(a, b)                                 a[l] @ b[l] for each l (torch.bmm)
+
+matmul (a @ b of 2-D and 3-D operands) is no op of its own: it calls mm or
+bmm (a 2-D operand broadcast to the batch, or flattened into one GEMM).
 
 Each builds the same GEMM description (cutec.torch.plan) and runs it on
 PyTorch's current stream through the device's handle (cutec.torch.device).
@@ -23,7 +27,7 @@ from typing import List, Optional
 import torch
 
 from .device import device_gemm
-from .plan import fail, plan_cached, plan_gemm
+from .plan import fail, plan_bmm, plan_bmm_cached, plan_cached, plan_gemm
 
 DIRECT = True
 
@@ -64,20 +68,26 @@ def _ptr(t):
     return 0 if t is None else t.data_ptr()
 
 
-def _run(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, activation="identity", aux=False):
-    """(D, aux or None), computed by cutec."""
+def _where(op, a, *others):
+    """(handle, stream, capturing) of the operands' device; CutecError where
+    they are on several devices or not on a CUDA device."""
     dev = a.device
-    for name, t in (("B", b), ("C", c), ("bias", bias), ("bias_row", bias_row)):
+    for name, t in others:
         if t is not None and t.device != dev:
             fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"{name} is on {t.device} and A on {dev}: the operands must be on "
                  "one CUDA device")
     if dev.type == "cuda":
         index = dev.index if dev.index is not None else torch.cuda.current_device()
-        dg, stream, capturing = device_gemm(index), _stream(index), _capturing()
-    elif dev.type == "cpu" and _host_gemm_for_tests is not None:
-        dg, stream, capturing = _host_gemm_for_tests, 0, False
-    else:
-        fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"A is on {dev}: cutec runs on CUDA tensors")
+        return device_gemm(index), _stream(index), _capturing()
+    if dev.type == "cpu" and _host_gemm_for_tests is not None:
+        return _host_gemm_for_tests, 0, False
+    fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"A is on {dev}: cutec runs on CUDA tensors")
+
+
+def _run(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, activation="identity", aux=False):
+    """(D, aux or None), computed by cutec."""
+    dev = a.device
+    dg, stream, capturing = _where(op, a, ("B", b), ("C", c), ("bias", bias), ("bias_row", bias_row))
     plan = plan_cached(op, a, b, c, bias, bias_row, alpha, beta, activation, aux)
     a, b, c, bias, bias_row = plan.operands(a, b, c, bias, bias_row)
     d = torch.empty((plan.m, plan.n_out), dtype=plan.out_dtype, device=dev)
@@ -86,6 +96,17 @@ def _run(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, activa
         dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), _ptr(c), _ptr(bias), _ptr(bias_row), _ptr(x)),
                stream, capturing)
     return d, x
+
+
+def _run_bmm(op, a, b):
+    """D[l] = A[l] @ B[l], computed by cutec as one strided-batched GEMM."""
+    dg, stream, capturing = _where(op, a, ("B", b))
+    plan = plan_bmm_cached(op, a, b)
+    a, b = plan.operands(a, b)[:2]
+    d = torch.empty((a.shape[0], plan.m, plan.n), dtype=plan.out_dtype, device=a.device)
+    if d.numel():  # an empty batch or product is complete as it is
+        dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0), stream, capturing)
+    return d
 
 
 def _fake(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, activation="identity", aux=False):
@@ -131,6 +152,10 @@ def _mm_impl(a, b):
     return _run("cutec.torch.mm", a, b)[0]
 
 
+def _bmm_impl(a, b):
+    return _run_bmm("cutec.torch.bmm", a, b)
+
+
 def _addmm_impl(input, a, b, beta, alpha):
     op = "cutec.torch.addmm"
     c, bias, bias_row, beta_c = _addmm_operands(op, input, a, b, beta)
@@ -157,6 +182,17 @@ def _mm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 @_mm.register_fake
 def _mm_fake(a, b):
     return _fake("cutec.torch.mm", a, b)[0]
+
+
+@torch.library.custom_op("cutec::bmm", mutates_args=())
+def _bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return _bmm_impl(a, b)
+
+
+@_bmm.register_fake
+def _bmm_fake(a, b):
+    plan = plan_bmm("cutec.torch.bmm", a, b)
+    return a.new_empty((a.shape[0], plan.m, plan.n), dtype=plan.out_dtype)
 
 
 @torch.library.custom_op("cutec::addmm", mutates_args=())
@@ -200,6 +236,35 @@ def _gemm_fake(a, b, c, bias, bias_row, alpha, beta, activation, aux):
 def mm(a, b):
     """a @ b for 2-D bfloat16 or float16 matrices (out: a's dtype)."""
     return _mm_impl(a, b) if _direct(a, b) else _mm(a, b)
+
+
+def bmm(a, b):
+    """a[l] @ b[l] for 3-D bfloat16 or float16 batches, as torch.bmm: a of
+    L x M x K, b of L x K x N, out L x M x N (a's dtype): one strided-batched
+    GEMM over the tensors' own strides (an expanded, stride-0 operand is one
+    matrix for every problem)."""
+    return _bmm_impl(a, b) if _direct(a, b) else _bmm(a, b)
+
+
+def matmul(a, b):
+    """a @ b for 2-D and 3-D operands, as torch.matmul: 2-D x 2-D is mm,
+    3-D x 3-D bmm; a 3-D a times a 2-D b (x @ W) is one GEMM over a's rows
+    where they form a matrix (a contiguous batch), else a batch with b's
+    one matrix for every problem; a 2-D a times a 3-D b broadcasts a."""
+    if a.dim() == 2 and b.dim() == 2:
+        return mm(a, b)
+    if a.dim() == 3 and b.dim() == 3:
+        return bmm(a, b)
+    if a.dim() == 3 and b.dim() == 2:
+        lb, m, k = a.shape
+        # the batch is rows of one matrix where each problem starts where the previous one's rows end
+        if m == 0 or lb <= 1 or a.stride(0) == m * a.stride(1) and (a.stride(2) == 1 or k == 1):
+            d = mm(a.reshape(lb * m, k), b)
+            return d.view(lb, m, d.shape[1])
+        return bmm(a, b.unsqueeze(0).expand(lb, *b.shape))
+    if a.dim() == 2 and b.dim() == 3:
+        return bmm(a.unsqueeze(0).expand(b.shape[0], *a.shape), b)
+    fail("CUTEC_ERR_BAD_SIZE", "cutec.torch.matmul", f"A and B must be 2-D or 3-D, got {a.dim()}-D and {b.dim()}-D")
 
 
 def addmm(input, a, b, *, beta=1.0, alpha=1.0):

@@ -4,6 +4,7 @@ on fake and meta tensors), and which operands must be copied: only those
 that are neither row- nor column-major with a leading dimension.
 
     D[M, N'] = act(alpha * A[M, K] @ B[K, N] + beta * C[M, N] + bias[N] + bias_row[M])
+    D[l] = A[l] @ B[l]  for l < L, a strided batch (plan_bmm)
 
 N' is N, or N / 2 for a gated activation (B's columns are the gates and
 ups interleaved in blocks of 8: cutec.torch.gated).
@@ -51,7 +52,8 @@ class Plan:
     beta = 0 drops C) and cast (the biases to convert to the output's
     dtype: float32 ones)."""
 
-    __slots__ = ("key", "fields", "m", "n", "n_out", "out_dtype", "aux", "copy", "use_c", "cast", "_ref", "ready")
+    __slots__ = ("key", "fields", "m", "n", "n_out", "out_dtype", "aux", "copy", "use_c", "cast", "_ref", "ready",
+                 "batch", "bcast")
 
     def problem(self):
         return capi.GemmProblem(**self.fields)
@@ -64,6 +66,9 @@ class Plan:
 
     def operands(self, a, b, c=None, bias=None, bias_row=None):
         """The tensors to pass (copies where planned; None where absent)."""
+        if self.bcast:  # a broadcast operand's one matrix copied, still broadcast
+            a = _copy_broadcast(a) if "A" in self.bcast else a
+            b = _copy_broadcast(b) if "B" in self.bcast else b
         if self.copy:
             cp = self.copy
             a = a.contiguous() if "A" in cp else a
@@ -75,6 +80,10 @@ class Plan:
             bias = bias.to(self.out_dtype) if "bias" in self.cast else bias
             bias_row = bias_row.to(self.out_dtype) if "bias_row" in self.cast else bias_row
         return a, b, (c if self.use_c else None), bias, bias_row
+
+
+def _copy_broadcast(t):
+    return t[0].contiguous().unsqueeze(0).expand(t.shape)
 
 
 def _vector(t, length, what, op, out_dtype, copy, cast):
@@ -115,7 +124,7 @@ def plan_gemm(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, a
         fail("CUTEC_ERR_BAD_SIZE", op, f"N = {n}; a gated activation ({act}) needs a multiple of 16 (gates and "
              "ups interleaved in blocks of 8: cutec.torch.interleave_gate_up)")
     p = Plan()
-    p._ref, p.ready = None, set()  # ready: (handle, alignments) it has run on
+    p._ref, p.ready, p.batch, p.bcast = None, set(), 0, frozenset()  # ready: (handle, alignments) it has run on
     p.m, p.n, p.n_out, p.out_dtype, p.aux = m, n, n // 2 if gated else n, a.dtype, bool(aux)
     copy = []
 
@@ -155,6 +164,41 @@ def plan_gemm(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, a
     return p
 
 
+def plan_bmm(op, a, b):
+    """The plan of a strided batch D[l] = A[l] @ B[l] (torch.bmm: A of
+    L x M x K, B of L x K x N, D of L x M x N).  Each operand's matrices are
+    read in their layout (matrix_layout of the last two strides) and its
+    batch stride is its first: 0 broadcasts one matrix to every problem (an
+    expanded tensor).  An operand whose matrices have no layout is copied
+    (a broadcast one as one matrix, still broadcast).  A batch of one is
+    planned as the single GEMM it is."""
+    if a.dim() != 3 or b.dim() != 3:
+        fail("CUTEC_ERR_BAD_SIZE", op, f"A and B must be 3-D (L x M x K and L x K x N), got {_shape(a)} and "
+             f"{_shape(b)}")
+    (la, m, k), (lb, kb, n) = a.shape, b.shape
+    if la != lb:
+        fail("CUTEC_ERR_BAD_SIZE", op, f"A is a batch of {la} and B of {lb}: the batch differs")
+    if k != kb:
+        fail("CUTEC_ERR_BAD_SIZE", op, f"A is {la}x{m}x{k} and B is {lb}x{kb}x{n}: K differs")
+    if la <= 1:
+        return plan_gemm(op, a[0] if la else a.new_empty((m, k)), b[0] if lb else b.new_empty((k, n)))
+    p = plan_gemm(op, a[0], b[0])
+    bcast, copy = [], set(p.copy)
+    steps = {}
+    for name, t, rows, cols in (("A", a, m, k), ("B", b, k, n)):
+        step = t.stride(0)
+        if step == 0 and name in copy:
+            copy.discard(name)
+            bcast.append(name)
+        elif name in copy:
+            step = rows * cols  # the copy is contiguous
+        steps[name] = step
+    p.batch, p.copy, p.bcast = la, frozenset(copy), frozenset(bcast)
+    p.fields.update(batch=la, stride_a=steps["A"], stride_b=steps["B"], stride_c=0, stride_d=m * n)
+    p.key = tuple(p.fields.values())
+    return p
+
+
 def _meta(t):
     return None if t is None else (t.shape, t.stride(), t.dtype)
 
@@ -162,15 +206,25 @@ def _meta(t):
 _plans = {}
 
 
+def _remember(sig, make):
+    p = _plans.get(sig)
+    if p is None:
+        p = make()
+        if len(_plans) > 4096:  # a bound for programs with ever new shapes
+            _plans.clear()
+        _plans[sig] = p
+    return p
+
+
 def plan_cached(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, activation="identity", aux=False):
     """plan_gemm, remembered by the operands' shapes, strides and dtypes and
     the scalars (real tensors only: symbolic sizes do not hash)."""
     sig = (op, a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, _meta(c), _meta(bias), _meta(bias_row),
            alpha, beta, activation, aux)
-    p = _plans.get(sig)
-    if p is None:
-        p = plan_gemm(op, a, b, c, bias, bias_row, alpha, beta, activation, aux)
-        if len(_plans) > 4096:  # a bound for programs with ever new shapes
-            _plans.clear()
-        _plans[sig] = p
-    return p
+    return _remember(sig, lambda: plan_gemm(op, a, b, c, bias, bias_row, alpha, beta, activation, aux))
+
+
+def plan_bmm_cached(op, a, b):
+    """plan_bmm, remembered by the operands' metadata."""
+    sig = (op, "bmm", a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype)
+    return _remember(sig, lambda: plan_bmm(op, a, b))

@@ -1,7 +1,7 @@
 /* cutec/tensor_map.h: TMA descriptors (CUtensorMap) for kernels with
  * tma<...> parameters, built through the dlopen'ed driver.  The PTX
- * metadata line `// cutec.tma ARG TENSOR ELEM dims D0 D1 stride S1 box B0 B1
- * swizzle SW` says what to build for kernel argument ARG. */
+ * metadata line `// cutec.arg ARG NAME tma TENSOR rank R dims D0 D1 .. stride
+ * S1 .. box B0 B1 .. swizzle SW` says what to build for kernel argument ARG. */
 #ifndef CUTEC_TENSOR_MAP_H
 #define CUTEC_TENSOR_MAP_H
 
@@ -30,9 +30,14 @@ cutec_status cutec_tensor_map_2d(cutec_runtime *rt, cutec_tensor_map *map, const
                                  uint64_t dim0, uint64_t dim1, uint64_t stride1_bytes, uint32_t box0, uint32_t box1,
                                  int swizzle_bytes);
 
-/* The same map of any rank from 1 to 5 (a batch of matrices is rank 3):
- * dims[0] contiguous, strides_bytes[i] the step of dims[i + 1] (rank - 1
- * of them, multiples of 16), box[i] elements of each dimension per copy. */
+/* The same map of any rank from 1 to 5 (a batch of matrices is rank 3, the
+ * problem its third dimension): dims[0] contiguous elements, dimension i >= 1
+ * strides_bytes[i - 1] apart (each a multiple of 16, below 2^40), box[i]
+ * elements of dimension i per copy.  The 2-D rules hold for every stride;
+ * L2 promotion is 256-byte where the address and every stride are whole
+ * 128-byte lines.  CUTEC_ERR_INVALID_ARGUMENT (rank out of range, NULL
+ * arrays, what the hardware rejects) with a message naming every
+ * dimension. */
 cutec_status cutec_tensor_map_nd(cutec_runtime *rt, cutec_tensor_map *map, const char *elem, unsigned long long addr,
                                  int rank, const uint64_t *dims, const uint64_t *strides_bytes, const uint32_t *box,
                                  int swizzle_bytes);
