@@ -124,15 +124,20 @@ for lay in "-D LB=1" "-D LA=1" "-D LA=1 -D LB=1"; do
 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2 -D RASTER=1
 BASES
 done
-# strided batches (tests/gpu gpu_gemm_batch, gemm_check's batched cases):
-# the batched user kernel (one thread per element of D, i64 strides) and
-# the batch points of the sm90 template, each a ';'-separated list of -D
-# options in SM90_BATCH_POINTS (e.g. "-D BATCH=1 -D BM=128 -D BN=256;...")
+# strided batches (tests/gpu gpu_gemm_batch, gemm_check's batched cases:
+# 3 problems per shape, gaps between D's, and a batch of one): the batched
+# user kernel (one thread per element of D, i64 strides) and sm90 template
+# points over the store paths, tile shapes, clusters and layouts (every
+# sm90 kernel serves batches); SM90_BATCH_POINTS adds ';'-separated -D lists
 rm -rf prebuilt/gemm_batch && mkdir -p prebuilt/gemm_batch
 for t in bf16 f16; do
   "$B"/compiler/cutec tests/runtime/user_gemm_batched.cute -D T=$t -D TC=$t -o "prebuilt/gemm_batch/user_gemm_batched_$t.ptx"
 done
-IFS=';' read -r -a batch_points <<< "${SM90_BATCH_POINTS:-}"
+IFS=';' read -r -a batch_points <<< "-D BM=128 -D BN=256 -D STAGES=4;-D BM=128 -D BN=256 -D STAGES=4 -D EPI=2 -D CM=2;\
+-D BM=128 -D BN=128 -D STAGES=6 -D EPI=1 -D CM=2 -D CN=2;-D BM=64 -D BN=256 -D STAGES=4 -D EPI=1 -D PP=1;\
+-D BM=192 -D BN=192 -D STAGES=4 -D EPI=2;-D BM=64 -D BN=64 -D STAGES=8;-D LB=1 -D BM=128 -D BN=256 -D STAGES=3 -D EPI=1;\
+-D LA=1 -D LB=1 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CN=2;-D T=e4m3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1;\
+-D TC=f32 -D BM=128 -D BN=128 -D STAGES=5;${SM90_BATCH_POINTS:-}"
 for pt in "${batch_points[@]}"; do
   [ -n "${pt// /}" ] || continue
   name=$(echo "$pt" | sed 's/-D //g; s/  */_/g; s/=//g; s/^_//; s/_$//')
