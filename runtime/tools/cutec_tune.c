@@ -302,6 +302,17 @@ static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long
 /* A shape's batch: its batch=L column, else --batch (0: one problem). */
 static long long shape_batch(const opts *o, const tune_shape *sh) { return sh->batch > 0 ? sh->batch : o->batch; }
 
+/* The problem of a shapes file's line: its batch and layouts where the
+ * line gives them, else the command line's. */
+static void shape_problem(const opts *o, cutec_gemm_problem *p, const tune_shape *sh)
+{
+    problem_init(o, p, sh->m, sh->n, sh->k, shape_batch(o, sh));
+    if (sh->layout[0] != '\0') {
+        cutec_layout *l[3] = {&p->a_layout, &p->b_layout, &p->c_layout};
+        for (int i = 0; i < 3; i++) *l[i] = sh->layout[i] == 'r' ? CUTEC_LAYOUT_ROW : CUTEC_LAYOUT_COL;
+    }
+}
+
 /* The epilogue's name for reports: "relu+bias", "none". */
 static void epilogue_name(const opts *o, char *buf, size_t len)
 {
@@ -510,7 +521,7 @@ static int cmd_tune(const opts *o, failure *f)
 static int bench_warmup(const opts *o, gpu *g, const tune_shape *first, failure *f)
 {
     cutec_gemm_problem p;
-    problem_init(o, &p, first->m, first->n, first->k, shape_batch(o, first));
+    shape_problem(o, &p, first);
     buffers b;
     int rc = alloc_problem(g, &p, &b, 1, f);
     if (rc == 0) {
@@ -549,7 +560,7 @@ static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, double *ms, 
     plain.gated = plain.bias = plain.bias_row = plain.c_source = plain.aux = 0;
     plain.scale_mode = CUTEC_SCALE_NONE;
     cutec_gemm_problem p;
-    problem_init(&plain, &p, sh->m, sh->n, sh->k, shape_batch(o, sh));
+    shape_problem(&plain, &p, sh);
     buffers b;
     cutec_tune_report *rep = NULL;
     int rc = alloc_problem(g, &p, &b, (uint64_t)sh->line, f);
@@ -574,7 +585,7 @@ static int bench_exhaustive(const opts *o, gpu *g, const tune_shape *sh, cutec_t
     if (s == CUTEC_OK) s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_TUNE_SHORTLIST, 0);
     if (s != CUTEC_OK) return fail_runtime(f, g->rt, "options", s);
     cutec_gemm_problem p;
-    problem_init(o, &p, sh->m, sh->n, sh->k, shape_batch(o, sh));
+    shape_problem(o, &p, sh);
     buffers b;
     int rc = alloc_problem(g, &p, &b, (uint64_t)sh->line, f);
     if (rc == 0) {
@@ -681,8 +692,9 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         if (exh != NULL)
             snprintf(exh_col, sizeof exh_col, " %8.2f %9.4f %9.4f %8.3f%s", exh->seconds, win_ms, exh_ms, fast_vs_exh,
                      strcmp(win, exh->candidates[exh->winner].name) == 0 ? " same" : " diff");
-        char name[48]; /* a batch: "NAME xL" */
+        char name[64]; /* a batch: "NAME xL"; the line's own layouts: "NAME rrr" */
         snprintf(name, sizeof name, batch > 1 ? "%s x%lld" : "%s", sh->name, batch);
+        if (sh->layout[0] != '\0') snprintf(name + strlen(name), sizeof name - strlen(name), " %s", sh->layout);
         printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f%s  %8.2f%s  %s%s%s%s\n", name, sh->m, sh->n, sh->k,
                tc, td, ratio, ratio0, plain_col, rep->seconds, exh_col, win, cublas_won ? " (best DSL: " : "",
                cublas_won ? (dsl_name != NULL ? dsl_name : "none") : "", cublas_won ? ")" : "");
@@ -733,7 +745,7 @@ static int cmd_bench(const opts *o, failure *f)
     for (int i = 0; rc == 0 && i < nshapes; i++) {
         const tune_shape *sh = &shapes[i];
         cutec_gemm_problem p;
-        problem_init(o, &p, sh->m, sh->n, sh->k, shape_batch(o, sh));
+        shape_problem(o, &p, sh);
         buffers b;
         rc = alloc_problem(&g, &p, &b, (uint64_t)sh->line, f);
         cutec_tune_report *rep = NULL;

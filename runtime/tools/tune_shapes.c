@@ -77,13 +77,24 @@ static int parse_line(const char *p, const char *end, tune_shape *s, char *why, 
             return -1;
         }
     s->batch = 0;
-    for (int i = 4; i < n && i < 12; i++) /* extra columns: batch=L; other words are ignored */
+    s->layout[0] = '\0';
+    for (int i = 4; i < n && i < 12; i++) { /* extra columns: batch=L, layout=ABC; other words are ignored */
         if (w[i].len > 6 && memcmp(w[i].p, "batch=", 6) == 0 &&
             parse_dim((token){w[i].p + 6, w[i].len - 6}, &s->batch) != 0) {
             snprintf(why, why_len, "'%.*s' is not batch=L with L an integer from 1 to %lld",
                      w[i].len > 40 ? 40 : (int)w[i].len, w[i].p, TUNE_DIM_MAX);
             return -1;
         }
+        if (w[i].len >= 7 && memcmp(w[i].p, "layout=", 7) == 0) {
+            if (w[i].len != 10 || strspn(w[i].p + 7, "rc") < 3) {
+                snprintf(why, why_len, "'%.*s' is not layout=ABC with a letter r or c each for A, B and C",
+                         w[i].len > 40 ? 40 : (int)w[i].len, w[i].p);
+                return -1;
+            }
+            memcpy(s->layout, w[i].p + 7, 3);
+            s->layout[3] = '\0';
+        }
+    }
     return 1;
 }
 

@@ -1,7 +1,9 @@
 /*
  * tune_shapes.h - the shapes file of `cutec-tune bench`: one "NAME M N K"
  * per line, '#' starts a comment; after K, a column "batch=L" makes the
- * shape a strided batch of L problems (packed), other words are ignored.
+ * shape a strided batch of L problems (packed), a column "layout=ABC" (a
+ * letter r or c each for A, B as K x N, and C) gives its layouts; other
+ * words are ignored.
  */
 #ifndef CUTEC_TUNE_SHAPES_H
 #define CUTEC_TUNE_SHAPES_H
@@ -19,6 +21,7 @@ typedef struct tune_shape {
     char name[64];
     long long m, n, k; /* 1 .. 2^31-1 */
     long long batch;   /* batch=L: 1 .. 2^31-1; 0: none given */
+    char layout[4];    /* layout=ABC: "rcr", ...; "": none given */
     int line;          /* 1-based: names the line, and seeds its random inputs */
 } tune_shape;
 

@@ -227,6 +227,10 @@ if(_test_pack)
   cutec_tune_cli(pack_mock_bench_layout 0 "^layout: rcc .A, B as K x N, C.$" -
                  bench ${_test_pack} --shapes ${_rt}/range_shapes.txt --layout rcc --no-cache --no-warmup)
 
+  cutec_tune_cli(pack_mock_bench_shapes_layout 0 "^colc rcc +64 +64 +64 "
+                 "layout_shapes.txt:4: 'layout=rxr' is not layout=ABC with a letter r or c each for A, B and C"
+                 bench ${_test_pack} --shapes ${_rt}/layout_shapes.txt --no-cache --no-warmup)
+
   # alpha and beta: finite floats, or a usage error (NaN used to end in
   # "all candidates failed"); finite ones other than 1 and 0 go to cuBLASLt
   cutec_tune_cli(pack_mock_tune_alpha_nan 2 EMPTY "option '--alpha': 'nan' is not a finite float"
