@@ -113,8 +113,15 @@ static double model_cost(cutec_gemm_handle *g, const gemm_decision *d, const cut
     pt.smem = (long long)kd->smem_static + d->launch.smem;
     pt.persistent = kd->has_grid && cutec_kexpr_uses_resident(cutec_kd_s(kd, kd->grid[0]));
     tune_device dev = {.sms = g->sms, .smem_per_sm = g->smem_per_sm, .threads_per_sm = g->threads_per_sm};
-    return tune_model_cost(&pt, p->m, p->n, p->k, (int)cutec_dtype_size(p->a_type), (int)cutec_dtype_size(p->c_type),
-                           &dev);
+    tune_gemm gm = {.m = p->m,
+                    .n = p->n,
+                    .k = p->k,
+                    .batch = p->batch,
+                    .a_once = p->batch > 1 && p->stride_a == 0,
+                    .b_once = p->batch > 1 && p->stride_b == 0,
+                    .ab_bytes = (int)cutec_dtype_size(p->a_type),
+                    .c_bytes = (int)cutec_dtype_size(p->c_type)};
+    return tune_model_cost(&pt, &gm, &dev);
 }
 
 /* Step 1b (fast tuning): the cost model ranks the pack candidates and only

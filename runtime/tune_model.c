@@ -8,7 +8,9 @@
  *     of its MMAs at a tile-shape efficiency and its K loop's memory
  *     latency spread over the ring's stages;
  *   - the tiles' loads from L2 (a multicast cluster shares them);
- *   - the problem's bytes from DRAM, once.
+ *   - the problem's bytes from DRAM, once;
+ * a strided batch's tiles and bytes are all its problems' (the persistent
+ * loop walks them as one pool).
  * and a prior per parameter value (below) for what the numbers do not see.
  * The constants are an H100's (990 dense TFLOP/s over 132 SMs, 3.35 TB/s
  * DRAM, an effective 20 TB/s from L2 and the multicast, 0.7 us per load round trip), scaled by the
@@ -57,9 +59,11 @@ static int has_token(const char *params, const char *token)
 
 static long long cdiv(long long a, long long b) { return b > 0 ? (a + b - 1) / b : a; }
 
-double tune_model_cost(const tune_point *pt, long long m, long long n, long long k, int ab_bytes, int c_bytes,
-                       const tune_device *dev)
+double tune_model_cost(const tune_point *pt, const tune_gemm *g, const tune_device *dev)
 {
+    long long m = g->m > 0 ? g->m : 1, n = g->n > 0 ? g->n : 1, k = g->k > 0 ? g->k : 1;
+    double batch = g->batch > 1 ? (double)g->batch : 1.0;
+    int ab_bytes = g->ab_bytes, c_bytes = g->c_bytes;
     int sms = dev != NULL && dev->sms > 0 ? dev->sms : 132;
     double smem_sm = dev != NULL && dev->smem_per_sm > 0 ? (double)dev->smem_per_sm : 228.0 * 1024;
     int thr_sm = dev != NULL && dev->threads_per_sm > 0 ? dev->threads_per_sm : 2048;
@@ -70,7 +74,7 @@ double tune_model_cost(const tune_point *pt, long long m, long long n, long long
     double ab = ab_bytes > 0 ? ab_bytes : 2, cb = c_bytes > 0 ? c_bytes : 2;
     /* tiles, padded to whole clusters */
     long long tm = cdiv(cdiv(m, bm), cm) * cm, tn = cdiv(cdiv(n, bn), cn) * cn;
-    double tiles = (double)tm * (double)tn;
+    double tiles = (double)tm * (double)tn * batch;
     /* blocks at once: per SM by shared memory and threads, whole clusters */
     double occ = 1;
     if (pt->smem > 0) occ = floor(smem_sm / (double)pt->smem);
@@ -94,7 +98,9 @@ double tune_model_cost(const tune_point *pt, long long m, long long n, long long
     double work = waves * wave;
     double scale = (double)sms / 132.0;
     double l2 = tiles * ((double)bm / cn + (double)bn / cm) * (double)k * ab / (L2_B_PER_US * scale);
-    double dram = (((double)m + (double)n) * (double)k * ab + (double)m * (double)n * cb) / DRAM_B_PER_US;
+    double dram = (((double)m * (g->a_once ? 1.0 : batch) + (double)n * (g->b_once ? 1.0 : batch)) * (double)k * ab +
+                   (double)m * (double)n * cb * batch) /
+                  DRAM_B_PER_US;
     double cost = fmax(work, fmax(l2, dram)) + LAUNCH_US;
     for (size_t i = 0; i < sizeof priors / sizeof priors[0]; i++)
         if (has_token(pt->params, priors[i].token)) cost *= priors[i].factor;

@@ -28,11 +28,20 @@ typedef struct tune_device {
     int threads_per_sm;    /* (0: 2048) */
 } tune_device;
 
-/* The estimated time of pt for an m x n x k GEMM with elements of
- * ab_bytes (A, B) and c_bytes (C), in the model's units (microseconds of
- * an H100-like device; only the order matters). */
-double tune_model_cost(const tune_point *pt, long long m, long long n, long long k, int ab_bytes, int c_bytes,
-                       const tune_device *dev);
+/* What the model knows of the problem. */
+typedef struct tune_gemm {
+    long long m, n, k;
+    long long batch;       /* problems of a strided batch (0 or 1: one) */
+    int a_once, b_once;    /* 1: A (B) is one matrix for every problem (a stride-0 broadcast) */
+    int ab_bytes, c_bytes; /* element sizes of A and B, and of C (0: 2) */
+} tune_gemm;
+
+/* The estimated time of pt for the GEMM g, in the model's units
+ * (microseconds of an H100-like device; only the order matters).  A
+ * batch's tiles are one pool over the device (the persistent loop walks
+ * every problem's), so a batch of many small problems favours the tiles
+ * that a single one of them would leave SMs idle with. */
+double tune_model_cost(const tune_point *pt, const tune_gemm *g, const tune_device *dev);
 
 /* The order of n points by cost, cheapest first (stable: ties keep the
  * given order): order[0 .. n-1] receives their indices. */

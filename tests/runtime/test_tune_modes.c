@@ -22,8 +22,8 @@
 
 /* ---- the cost model ---- */
 
-static double cost(long long bm, long long bn, int stages, int cm, int cn, long long m, long long n, long long k,
-                   const char *params)
+static double cost_batch(long long bm, long long bn, int stages, int cm, int cn, long long m, long long n, long long k,
+                         long long batch, const char *params)
 {
     tune_point pt = {.bm = bm,
                      .bn = bn,
@@ -36,7 +36,14 @@ static double cost(long long bm, long long bn, int stages, int cm, int cn, long 
                      .persistent = 1,
                      .params = params};
     tune_device dev = {.sms = 132, .smem_per_sm = 228 * 1024, .threads_per_sm = 2048};
-    return tune_model_cost(&pt, m, n, k, 2, 2, &dev);
+    tune_gemm g = {.m = m, .n = n, .k = k, .batch = batch, .ab_bytes = 2, .c_bytes = 2};
+    return tune_model_cost(&pt, &g, &dev);
+}
+
+static double cost(long long bm, long long bn, int stages, int cm, int cn, long long m, long long n, long long k,
+                   const char *params)
+{
+    return cost_batch(bm, bn, stages, cm, cn, m, n, k, 1, params);
 }
 
 static int test_model(int argc, char **argv)
@@ -83,7 +90,17 @@ static int test_model(int argc, char **argv)
     for (int i = 0; i < 7; i++) CHECK(so[i] == i);
     /* unknown facts read as neutral values, never as a division by zero */
     tune_point none = {0};
-    CHECK(isfinite(tune_model_cost(&none, 1, 1, 1, 0, 0, NULL)));
+    tune_gemm unit = {.m = 1, .n = 1, .k = 1}, zero = {0};
+    CHECK(isfinite(tune_model_cost(&none, &unit, NULL)) && isfinite(tune_model_cost(&none, &zero, NULL)));
+    /* a batch's tiles are one pool: 64 problems of 512 x 4096 x 1024 fill the
+     * SMs many times over with 128 x 256 tiles, which load less per
+     * multiply than 64 x 128 ones; one such problem (64 tiles of 128 x 256
+     * on 132 SMs) is better off with the smaller tiles */
+    CHECK(cost_batch(128, 256, 4, 1, 1, 512, 4096, 1024, 64, "") <
+          cost_batch(64, 128, 4, 1, 1, 512, 4096, 1024, 64, ""));
+    CHECK(cost_batch(128, 256, 4, 1, 1, 512, 4096, 1024, 1, "") > cost_batch(64, 128, 4, 1, 1, 512, 4096, 1024, 1, ""));
+    /* and costs about the 32 waves of its 4096 tiles, not one problem's half wave */
+    CHECK(cost_batch(128, 256, 4, 1, 1, 512, 4096, 1024, 64, "") > 20 * cost(128, 256, 4, 1, 1, 512, 4096, 1024, ""));
     printf("model: ok\n");
     return 0;
 }
