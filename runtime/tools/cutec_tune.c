@@ -307,10 +307,9 @@ static long long shape_batch(const opts *o, const tune_shape *sh) { return sh->b
 static void shape_problem(const opts *o, cutec_gemm_problem *p, const tune_shape *sh)
 {
     problem_init(o, p, sh->m, sh->n, sh->k, shape_batch(o, sh));
-    if (sh->layout[0] != '\0') {
-        cutec_layout *l[3] = {&p->a_layout, &p->b_layout, &p->c_layout};
-        for (int i = 0; i < 3; i++) *l[i] = sh->layout[i] == 'r' ? CUTEC_LAYOUT_ROW : CUTEC_LAYOUT_COL;
-    }
+    cutec_layout l[3];
+    if (sh->layout[0] != '\0' && tune_layouts_parse(sh->layout, 3, l) == 0)
+        p->a_layout = l[0], p->b_layout = l[1], p->c_layout = l[2];
 }
 
 /* The epilogue's name for reports: "relu+bias", "none". */

@@ -5,6 +5,7 @@
  * overflowing the size arithmetic further on.
  */
 #include "tune_args.h"
+#include "tune_shapes.h"
 
 #include "dtype.h"
 #include "epilogue.h"
@@ -249,9 +250,8 @@ static int parse_scale_mode(tune_cmd c, const char *opt, const char *v, cutec_sc
 
 static int parse_layouts(tune_cmd c, const char *opt, const char *v, cutec_layout l[3])
 {
-    if (strlen(v) != 3 || strspn(v, "rc") != 3)
+    if (tune_layouts_parse(v, strlen(v), l) != 0)
         return usage_error(c, "option '%s': '%s' is not three letters r or c (the layouts of A, B and C)", opt, v);
-    for (int i = 0; i < 3; i++) l[i] = v[i] == 'r' ? CUTEC_LAYOUT_ROW : CUTEC_LAYOUT_COL;
     return 0;
 }
 

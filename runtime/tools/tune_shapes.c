@@ -85,8 +85,9 @@ static int parse_line(const char *p, const char *end, tune_shape *s, char *why, 
                      w[i].len > 40 ? 40 : (int)w[i].len, w[i].p, TUNE_DIM_MAX);
             return -1;
         }
+        cutec_layout unused[3];
         if (w[i].len >= 7 && memcmp(w[i].p, "layout=", 7) == 0) {
-            if (w[i].len != 10 || strspn(w[i].p + 7, "rc") < 3) {
+            if (tune_layouts_parse(w[i].p + 7, w[i].len - 7, unused) != 0) {
                 snprintf(why, why_len, "'%.*s' is not layout=ABC with a letter r or c each for A, B and C",
                          w[i].len > 40 ? 40 : (int)w[i].len, w[i].p);
                 return -1;
@@ -96,6 +97,16 @@ static int parse_line(const char *p, const char *end, tune_shape *s, char *why, 
         }
     }
     return 1;
+}
+
+int tune_layouts_parse(const char *s, size_t len, cutec_layout l[3])
+{
+    if (len != 3) return -1;
+    for (int i = 0; i < 3; i++) {
+        if (s[i] != 'r' && s[i] != 'c') return -1;
+        l[i] = s[i] == 'r' ? CUTEC_LAYOUT_ROW : CUTEC_LAYOUT_COL;
+    }
+    return 0;
 }
 
 cutec_status tune_shapes_read(const char *path, tune_shape **shapes, int *count, char *why, size_t why_len)

@@ -25,6 +25,12 @@ typedef struct tune_shape {
     int line;          /* 1-based: names the line, and seeds its random inputs */
 } tune_shape;
 
+/* Layouts written as three letters, r (row-major) or c (column-major),
+ * for A, B (as the K x N matrix) and C: "rcr" is cutec_gemm_problem_init's.
+ * 0 and l[0..2], or -1 when s (len bytes) is not such a word.  Shared by
+ * the shapes file's layout= column and cutec-tune's --layout. */
+int tune_layouts_parse(const char *s, size_t len, cutec_layout l[3]);
+
 /* Reads the shapes of `path`, a regular file of at most 1 MiB.  A line that
  * is neither a shape, blank nor a comment is skipped with a warning on
  * stderr (FILE:LINE: why).  Returns CUTEC_OK and a malloc'ed array of at
