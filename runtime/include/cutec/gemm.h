@@ -127,6 +127,17 @@ typedef struct cutec_gemm_problem {
     long long stride_a, stride_b; /* >= 0; 0 broadcasts the operand to every problem */
     long long stride_c;           /* the C source's (with c_source; 0 broadcasts it); in place, C is D */
     long long stride_d;           /* D's: the problems' outputs must not overlap */
+    /* A grouped GEMM in the mixture-of-experts form (docs/runtime.md,
+     * "Grouped GEMM"; torch._grouped_mm's 2-D A x 3-D B): `groups` problems
+     * sharing one A (m x k) and one D (m x n), split by rows: group g owns
+     * rows ends[g-1] .. ends[g] - 1 (ends[-1] = 0) of A and D, where ends is
+     * args->group_ends, `groups` int32 values in device memory (read when
+     * the GEMM runs: no copy, no synchronisation; nondecreasing and at most
+     * m, else clamped: a decrease is an empty group, a value past m is m),
+     * and multiplies them by its own B, B + g stride_b elements (0 shares
+     * one B).  Rows past ends[groups-1] of D are not written.  0: not
+     * grouped.  Not with a batch (batch > 1) or an epilogue (UNSUPPORTED). */
+    long long groups;
 } cutec_gemm_problem;
 
 /* The largest struct_size accepted (the bytes past this library's fields are read, to check they are zero). */
@@ -182,6 +193,7 @@ typedef struct cutec_gemm_args {
     const float *scale_d;           /* an fp8 output: D = fp8(scale_d[0] act(v)), saturated */
     float *amax;                    /* an fp8 output: max |act(v)| over D, combined with an
                                        atomic maximum with what it holds (zero it first) */
+    const int *group_ends;          /* a grouped problem's row ends (problem.groups int32 values) */
 } cutec_gemm_args;
 
 /* The mandatory fields: A through D. */
@@ -235,6 +247,11 @@ cutec_status cutec_gemm_use_pack(cutec_gemm_handle *h, cutec_pack *pack);
  * 2^40 elements), CUTEC_ERR_BAD_STRIDE (a negative stride),
  * CUTEC_ERR_OVERLAP (D's problems overlap), CUTEC_ERR_UNSUPPORTED (aux,
  * gated activations, bias_row, row-wise or block-wise scales with a batch),
+ * for groups: CUTEC_ERR_BAD_SIZE (groups < 0 or past 2^31 - 1),
+ * CUTEC_ERR_UNSUPPORTED (groups with a batch, an epilogue or a column-major
+ * D), CUTEC_ERR_NULL_POINTER (group_ends NULL; cutec_gemm, which has no
+ * args, cannot run a grouped problem), CUTEC_ERR_MISALIGNED (group_ends
+ * not 4-byte aligned),
  * CUTEC_ERR_MISALIGNED (not aligned to the element size), the runtime's
  * creation status (CUTEC_ERR_NO_DRIVER, CUTEC_ERR_NO_DEVICE),
  * CUTEC_ERR_UNSUPPORTED (no candidate can compute it), and while tuning
