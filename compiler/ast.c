@@ -77,6 +77,7 @@ const char *ast_kind_name(NodeKind k)
         [N_ASSIGN] = "assign",
         [N_FOR] = "for",
         [N_IF] = "if",
+        [N_WHILE] = "while",
         [N_SHARED] = "shared",
         [N_LOCAL] = "local",
         [N_RETURN] = "return",

@@ -42,6 +42,7 @@ typedef enum NodeKind {
     N_ASSIGN,    /* op: '=' or the binary op of `op=`, a: target, b: value */
     N_FOR,       /* name: variable, a: lo, b: hi, c: step or NULL, d: body; ival: 1 for `unroll for` */
     N_IF,        /* a: condition, b: then block, c: else (block or if) or NULL */
+    N_WHILE,     /* a: condition, d: body */
     N_SHARED,    /* name, a: element type, b: layout, c: align or NULL */
     N_LOCAL,     /* name, a: element type, b: layout (register fragment) */
     N_RETURN,    /* a: value or NULL */

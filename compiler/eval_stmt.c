@@ -250,6 +250,38 @@ static void eval_for(Eval *e, const Node *s)
     LLVMPositionBuilderAtEnd(cg->b, exit);
 }
 
+/* `while C { }`: C is evaluated at the top of every iteration (a `var`
+ * it reads is loaded there).  A condition that is static false emits
+ * nothing; static true could only run forever (there is no `break`). */
+static void eval_while(Eval *e, const Node *s)
+{
+    if (!require_cg(e, s->loc, "a 'while' loop")) return;
+    CG *cg = e->cg;
+    LLVMBasicBlockRef cond = new_block(e, "while.cond"), body = new_block(e, "while.body"),
+                      exit = new_block(e, "while.end");
+    LLVMBuildBr(cg->b, cond);
+    LLVMPositionBuilderAtEnd(cg->b, cond);
+    Value c = eval_rvalue(e, s->a);
+    if (c.kind == V_DYN && c.ty == TY_BOOL) {
+        LLVMBuildCondBr(cg->b, c.llvm, body, exit);
+    } else {
+        if (c.kind == V_BOOL && c.i)
+            diag_error(e->diag, s->a->loc, "the 'while' condition is always true: the loop would never end");
+        else if (c.kind != V_ERROR && c.kind != V_BOOL)
+            diag_error(e->diag, s->a->loc, "condition must be a boolean, found %s", val_describe(e, &c));
+        LLVMBuildBr(cg->b, exit);
+        LLVMDeleteBasicBlock(body);
+        LLVMPositionBuilderAtEnd(cg->b, exit);
+        return;
+    }
+    LLVMPositionBuilderAtEnd(cg->b, body);
+    e->dyn_depth++;
+    eval_block(e, s->d);
+    e->dyn_depth--;
+    if (block_open(e)) LLVMBuildBr(cg->b, cond);
+    LLVMPositionBuilderAtEnd(cg->b, exit);
+}
+
 static void eval_if(Eval *e, const Node *s)
 {
     Value c = eval_rvalue(e, s->a);
@@ -382,6 +414,7 @@ void eval_stmt(Eval *e, const Node *s)
     case N_ASSIGN: eval_assign(e, s); break;
     case N_FOR: eval_for(e, s); break;
     case N_IF: eval_if(e, s); break;
+    case N_WHILE: eval_while(e, s); break;
     case N_SHARED: eval_buffer(e, s, true); break;
     case N_LOCAL: eval_buffer(e, s, false); break;
     case N_RETURN: eval_return(e, s); break;

@@ -83,7 +83,7 @@ static Node *list_node(ParseCtx *ctx, NodeKind k, SrcLoc loc, NodeList l)
 %token END 0 "end of file"
 %token START_PROGRAM START_EXPR
 %token IMPORT "'import'" KERNEL "'kernel'" FN "'fn'" LET "'let'" VAR "'var'"
-%token FOR "'for'" UNROLL "'unroll'" IN "'in'" STEP "'step'" IF "'if'" ELSE "'else'"
+%token FOR "'for'" WHILE "'while'" UNROLL "'unroll'" IN "'in'" STEP "'step'" IF "'if'" ELSE "'else'"
 %token RETURN "'return'" SHARED "'shared'" LOCAL "'local'" ALIGN "'align'"
 %token THREADS "'threads'" GRID "'grid'" TMA "'tma'" CLUSTER "'cluster'" TENSOR "'tensor'" UNDERSCORE "'_'" TUNE "'tune'" REQUIRE "'require'" SERVES "'serves'"
 %token <ival> BOOLLIT "boolean" INTLIT "integer" OPASSIGN "compound assignment"
@@ -307,6 +307,7 @@ stmt
     | UNROLL FOR IDENT IN expr DOTDOT expr opt_step block {
         $$ = mk(ctx, N_FOR, @$); $$->name = $3; $$->name_loc = @3; $$->a = $5; $$->b = $7; $$->c = $8; $$->d = $9; $$->ival = 1;
     }
+    | WHILE expr block      { $$ = mk(ctx, N_WHILE, @$); $$->a = $2; $$->d = $3; }
     | IF expr block else_opt { $$ = mk(ctx, N_IF, @$); $$->a = $2; $$->b = $3; $$->c = $4; }
     | SHARED IDENT ':' type '[' expr ']' opt_align ';' {
         $$ = mk(ctx, N_SHARED, @$); $$->name = $2; $$->name_loc = @2; $$->a = $4; $$->b = $6; $$->c = $8;

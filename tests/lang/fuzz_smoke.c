@@ -38,6 +38,7 @@ static const char *const tokens[] = {
     "var",
     "for",
     "unroll",
+    "while",
     "in",
     "step",
     "if",
