@@ -59,7 +59,10 @@ typedef enum cutec_kd_value {
  * clauses, the value it takes, and what it means.  A GEMM's tensors are
  * indexed (m, k) for A, (n, k) for B, (m, n) for C and D, and (m, k, l),
  * (n, k, l), (m, n, l) in a batch of `batch` problems (l the problem; the
- * roles stride_a .. stride_d its steps).  Adding a role
+ * roles stride_a .. stride_d its steps).  A grouped GEMM (role
+ * group_ends present) is a batch whose A and D are one matrix each (third
+ * mode of extent 1) split by rows: problem l owns rows group_ends[l-1] ..
+ * group_ends[l] - 1 of both and B's matrix l.  Adding a role
  * is a row here and, where the runtime can supply it, a case in
  * runtime/gemm_bind.c. */
 #define CUTEC_KD_ROLES(X)                                                                                              \
@@ -89,7 +92,8 @@ typedef enum cutec_kd_value {
     X(AMAX, "amax", CUTEC_KD_VALUE_TENSOR, "the absolute maximum of the output")                                       \
     X(WORKSPACE, "workspace", CUTEC_KD_VALUE_TENSOR, "scratch memory from the caller")                                 \
     X(ALPHA, "alpha", CUTEC_KD_VALUE_FLOAT, "the scale of A B")                                                        \
-    X(BETA, "beta", CUTEC_KD_VALUE_FLOAT, "the scale of C")
+    X(BETA, "beta", CUTEC_KD_VALUE_FLOAT, "the scale of C")                                                            \
+    X(GROUP_ENDS, "group_ends", CUTEC_KD_VALUE_TENSOR, "a grouped GEMM's row ends, one int32 per problem")
 
 typedef enum cutec_kd_role {
 #define CUTEC_KD_ROLE_ENUM(id, name, value, what) CUTEC_ROLE_##id,

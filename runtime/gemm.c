@@ -426,6 +426,41 @@ static int wanted_of(const cutec_gemm_problem *p, const struct gemm_ptr_row *r)
     return v != 0;
 }
 
+/* A grouped problem (docs/runtime.md, "Grouped GEMM"), after batch_check
+ * gave its one "problem" packed steps: B's step between groups is the
+ * caller's again (user: the problem as given).  The row ends are in device
+ * memory, read by the kernel (which clamps them), never here. */
+static cutec_status groups_check(cutec_runtime *rt, const char *fn, cutec_gemm_problem *p,
+                                 const cutec_gemm_problem *user, const cutec_gemm_args *io, int epi)
+{
+    if (p->groups < 0)
+        return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: groups = %lld; it is 0 (not grouped) or more", fn, p->groups);
+    if (p->groups == 0) return CUTEC_OK;
+    if (p->groups > 0x7fffffffLL)
+        return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: groups = %lld is larger than 2^31 - 1", fn, p->groups);
+    if (epi)
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
+                             "%s: a grouped problem (groups %lld) takes no epilogue (an activation, a bias, a C "
+                             "source, scalars on the device, scales or an fp8 output) yet",
+                             fn, p->groups);
+    if (p->c_layout != CUTEC_LAYOUT_ROW)
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
+                             "%s: a grouped problem's D is row-major (the groups split its rows); D is column-major",
+                             fn);
+    p->stride_b = user->stride_b;
+    if (p->stride_b < 0)
+        return cutec_rt_fail(rt, CUTEC_ERR_BAD_STRIDE, "%s: stride_b = %lld is negative", fn, p->stride_b);
+    long long span = matrix_span(p->b_layout, p->k, p->n, p->ldb);
+    if (p->groups > 1 && p->stride_b > (GEMM_MAX_ELEMS - span) / (p->groups - 1))
+        return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE,
+                             "%s: the %lld groups' matrices B, stride_b = %lld apart, span more than 2^40 elements", fn,
+                             p->groups, p->stride_b);
+    if ((uintptr_t)io->group_ends % sizeof(int) != 0)
+        return cutec_rt_fail(rt, CUTEC_ERR_MISALIGNED, "%s: group_ends at %p is not aligned to its 4-byte int32 values",
+                             fn, (const void *)io->group_ends);
+    return CUTEC_OK;
+}
+
 cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *user,
                               const cutec_gemm_args *uargs, cutec_gemm_problem *out, cutec_gemm_args *io,
                               gemm_class *cls)
@@ -488,6 +523,7 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
         io->scale_a = io->scale_b = p->scale_mode ? (const float *)(void *)dummy : NULL;
         io->scale_d = cutec_dtype_is_fp8(p->c_type) ? (const float *)(void *)dummy : NULL;
         io->amax = cutec_dtype_is_fp8(p->c_type) ? (float *)(void *)dummy : NULL;
+        io->group_ends = p->groups > 0 ? (const int *)(void *)dummy : NULL;
     }
     /* the output is D to cutec_gemm_ex's callers, C to cutec_gemm's (named
      * on failures only: this is the per-call path) */
@@ -511,6 +547,13 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
             return cutec_rt_fail(rt, CUTEC_ERR_NULL_POINTER, "%s: %s is a NULL pointer%s", fn,
                                  ptr_rows[i].name != NULL ? ptr_rows[i].name : OUT_NAME,
                                  ptr_rows[i].flag >= 0 ? " (the problem asks for it)" : "");
+    if (p->groups <= 0 && io->group_ends != NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "%s: args give group_ends, which the problem does not ask for (set its groups field)", fn);
+    if (p->groups > 0 && io->group_ends == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_NULL_POINTER,
+                             "%s: group_ends is a NULL pointer (the problem has %lld groups; cutec_gemm_ex passes it)",
+                             fn, p->groups);
     if (!p->c_source) io->C = io->D; /* in place */
     const struct {
         const char *what;
@@ -563,7 +606,12 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
             return cutec_rt_fail(rt, CUTEC_ERR_BAD_SIZE, "%s: matrix %s spans more than 2^40 elements", fn, MNAME(i));
     }
 #undef MNAME
+    if (p->groups > 0 && p->batch > 1)
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
+                             "%s: a grouped problem (groups %lld) cannot also be a batch (batch %lld)", fn, p->groups,
+                             p->batch);
     rs = batch_check(rt, fn, out, epi);
+    if (rs == CUTEC_OK) rs = groups_check(rt, fn, out, p, io, epi);
     if (rs != CUTEC_OK) return rs;
     for (size_t i = 0; i < nrows; i++) {
         if (!wanted_of(p, &ptr_rows[i])) continue;
@@ -606,6 +654,10 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
         cls->stride_b = out->stride_b;
         cls->stride_c = out->stride_c;
         cls->stride_d = out->stride_d;
+    }
+    if (out->groups > 0) {
+        cls->groups = out->groups;
+        cls->stride_b = out->stride_b;
     }
     if (!epi) return CUTEC_OK; /* the epilogue's fields: zero */
     memcpy(cls->act, p->act, sizeof cls->act);
@@ -699,6 +751,12 @@ static void epilogue_key(const gemm_class *c, char *buf, size_t len)
 static void batch_key(const gemm_class *c, char *buf, size_t len)
 {
     buf[0] = '\0';
+    if (c->groups > 0) { /* grouped: "+groups:G", and B's step where it is not packed */
+        long long packed = (c->b_layout == CUTEC_LAYOUT_ROW ? c->k : c->n) * c->ldb;
+        size_t n = (size_t)snprintf(buf, len, "+groups:%lld", c->groups);
+        if (c->stride_b != packed && n < len) snprintf(buf + n, len - n, "+stride_b:%lld", c->stride_b);
+        return;
+    }
     if (c->batch <= 1) return;
     size_t n = (size_t)snprintf(buf, len, "+batch:%lld", c->batch);
     long long dc = c->gated ? c->n / 2 : c->n;
@@ -870,9 +928,10 @@ static cutec_status decide(cutec_gemm_handle *g, const cutec_gemm_problem *p, co
                                   : cutec_gemm_model_decision(g, p, cls, io, &d);
         if (s != CUTEC_OK) return s;
     }
-    /* the worker has its own buffers for A, B and C; an epilogue's inputs
-     * it would not have: such a class waits for an explicit tuning */
-    if (d->modelled && g->tune_mode == CUTEC_TUNE_BACKGROUND && !gemm_class_has_epilogue(cls))
+    /* the worker has its own buffers for A, B and C (a batch's too); an
+     * epilogue's inputs and a grouped problem's row ends it would not
+     * have: such a class waits for an explicit tuning */
+    if (d->modelled && g->tune_mode == CUTEC_TUNE_BACKGROUND && !gemm_class_has_epilogue(cls) && cls->groups == 0)
         cutec_gemm_worker_submit(g, p, cls, h);
     d->hash = h;
     if (cutec_gemm_table_put(g, d) != 0) {

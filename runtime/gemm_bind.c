@@ -31,8 +31,9 @@ static int role_int(const cutec_gemm_problem *p, cutec_kd_role r, long long *v)
     case CUTEC_ROLE_LDB: *v = p->ldb; return 0;
     case CUTEC_ROLE_LDC: *v = p->c_source ? p->ld_csrc : p->ldc; return 0; /* in place, C is D */
     case CUTEC_ROLE_LDD: *v = p->ldc; return 0;
-    /* one problem: batch 1, the strides each matrix's packed step (gemm.c) */
-    case CUTEC_ROLE_BATCH: *v = p->batch; return 0;
+    /* one problem: batch 1, the strides each matrix's packed step (gemm.c);
+     * grouped, the batch is the groups (B's matrices) */
+    case CUTEC_ROLE_BATCH: *v = p->groups > 0 ? p->groups : p->batch; return 0;
     case CUTEC_ROLE_STRIDE_A: *v = p->stride_a; return 0;
     case CUTEC_ROLE_STRIDE_B: *v = p->stride_b; return 0;
     case CUTEC_ROLE_STRIDE_C: *v = p->stride_c; return 0;
@@ -47,7 +48,10 @@ static int role_int(const cutec_gemm_problem *p, cutec_kd_role r, long long *v)
  * supplies none.  The problem's B is K x N, so its row-major form steps 1
  * along n.  A, B, C and D are of rank 3 in a batch, their third mode the
  * problem (extent batch, step the role's stride), and for a kernel that
- * reads them so (rank 3) also for one problem (a batch of one). */
+ * reads them so (rank 3) also for one problem (a batch of one).  Grouped,
+ * B's third mode is the groups (extent groups, step stride_b) and A's, C's
+ * and D's is of extent 1: one matrix, its rows split by group_ends, which
+ * is a rank-1 int32 tensor of one end per group. */
 typedef struct role_tensor {
     int rank;
     long long ext[3], str[3];
@@ -102,15 +106,24 @@ static int role_matrix(const cutec_gemm_problem *p, cutec_kd_role r, int kernel_
         o->t = p->bias_type;
         o->what = r == CUTEC_ROLE_BIAS ? "bias (N)" : "bias_row (M)";
         return 0;
+    case CUTEC_ROLE_GROUP_ENDS:
+        if (p->groups <= 0) return -1;
+        o->rank = 1;
+        o->ext[0] = p->groups, o->ext[1] = 1;
+        o->str[0] = 1, o->str[1] = 0;
+        o->t = (cutec_dtype)CUTEC_CT_I32;
+        o->what = "group_ends (groups)";
+        return 0;
     default: return -1;
     }
     o->str[0] = row ? ld : 1;
     o->str[1] = row ? 1 : ld;
     /* a batch's third mode; a kernel's matrix of rank 2 is every problem's
      * own only where the problem broadcasts it (step 0) */
-    if (r != CUTEC_ROLE_AUX && (kernel_rank == 3 || (p->batch > 1 && step != 0))) {
+    long long l = p->groups > 0 ? (r == CUTEC_ROLE_B ? p->groups : 1) : p->batch;
+    if (r != CUTEC_ROLE_AUX && (kernel_rank == 3 || (l > 1 && step != 0))) {
         o->rank = 3;
-        o->ext[2] = p->batch, o->str[2] = step;
+        o->ext[2] = l, o->str[2] = step;
     }
     return 0;
 }
@@ -129,6 +142,7 @@ static const void *role_ptr(const cutec_gemm_args *io, cutec_kd_role r)
     case CUTEC_ROLE_SCALE_B: return io->scale_b;
     case CUTEC_ROLE_SCALE_D: return io->scale_d;
     case CUTEC_ROLE_AMAX: return io->amax;
+    case CUTEC_ROLE_GROUP_ENDS: return io->group_ends;
     default: return io->D;
     }
 }
@@ -156,7 +170,8 @@ static int role_align(const gemm_class *cls, cutec_kd_role r)
     case CUTEC_ROLE_SCALE_A:
     case CUTEC_ROLE_SCALE_B:
     case CUTEC_ROLE_SCALE_D:
-    case CUTEC_ROLE_AMAX: return 4; /* f32 pointers, checked aligned (gemm.c) */
+    case CUTEC_ROLE_AMAX:
+    case CUTEC_ROLE_GROUP_ENDS: return 4; /* f32 and int32 pointers, checked aligned (gemm.c) */
     default: return cls->align[2];
     }
 }
@@ -337,6 +352,8 @@ static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, con
         return unfit(why, len, "takes alpha and beta by value; the problem's are in device memory");
     if (p->batch > 1 && cutec_kdesc_role_arg(d, CUTEC_ROLE_BATCH) < 0)
         return unfit(why, len, "a batched problem (batch %lld) needs a kernel with a batch role", p->batch);
+    if (p->groups > 0 && cutec_kdesc_role_arg(d, CUTEC_ROLE_GROUP_ENDS) < 0)
+        return unfit(why, len, "a grouped problem (groups %lld) needs a kernel with a group_ends role", p->groups);
     cutec_kd_values vals;
     cutec_gemm_kd_values(d, p, &vals);
     int has_alpha = 0, has_beta = 0, has_c = 0, has_tma = 0, has[CUTEC_ROLE_COUNT] = {0};
@@ -500,8 +517,8 @@ cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *dec, const 
     cutec_kd_values vals;
     cutec_gemm_kd_values(d, p, &vals);
     /* tensor maps depend on the pointers and sizes: rebuilt only when they change */
-    long long key[11] = {p->m,     p->n,        p->k,        p->lda,      p->ldb,     p->ldc,
-                         p->batch, p->stride_a, p->stride_b, p->stride_c, p->stride_d};
+    long long key[12] = {p->m,     p->n,        p->k,        p->lda,      p->ldb,      p->ldc,
+                         p->batch, p->stride_a, p->stride_b, p->stride_c, p->stride_d, p->groups};
     int same_sizes = memcmp(key, dec->map_key, sizeof key) == 0;
     for (int a = 0; a < d->nargs; a++) {
         const cutec_kd_arg *arg = &d->args[a];

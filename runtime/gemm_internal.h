@@ -33,6 +33,9 @@ typedef struct gemm_class {
     /* a batch (all zero for one problem: its key is as before); before the
      * epilogue's fields, which a plain class does not hash */
     long long batch, stride_a, stride_b, stride_c, stride_d;
+    /* grouped (docs/runtime.md, "Grouped GEMM"): the groups, and stride_b
+     * above B's step between them (0 for a problem that is not grouped) */
+    long long groups;
     /* the epilogue (all zero without one: the key of a plain GEMM is as before) */
     char act[32]; /* "" for identity */
     int gated, bias, bias_row, bias_type, c_source, aux, scalars_on_device;
@@ -82,11 +85,11 @@ typedef struct gemm_decision {
     char name[192];
     /* the kernel's arguments (gemm_bind.c): scalars' and pointers' bytes, and
    * the tensor maps, per argument index, kept while the pointers (tma_ptr)
-   * and sizes (map_key: m, n, k, lda, ldb, ldc, batch and strides) stay the same */
+   * and sizes (map_key: m, n, k, lda, ldb, ldc, batch, strides and groups) stay the same */
     unsigned long long argv[CUTEC_KD_MAX_ARGS];
     cutec_tensor_map tma[CUTEC_KD_MAX_ARGS];
     unsigned long long tma_ptr[CUTEC_KD_MAX_ARGS];
-    long long map_key[11];
+    long long map_key[12];
 } gemm_decision;
 
 struct cutec_gemm_handle {

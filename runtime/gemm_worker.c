@@ -95,9 +95,10 @@ static void run_job(struct gemm_worker *w, worker_job *j)
 {
     cutec_runtime *rt = w->rt;
     const cutec_gemm_problem *p = &j->p;
-    size_t bytes[3] = {cutec_gemm_matrix_bytes(p->a_type, p->a_layout, p->m, p->k, p->lda),
-                       cutec_gemm_matrix_bytes(p->b_type, p->b_layout, p->k, p->n, p->ldb),
-                       cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, p->n, p->ldc)};
+    /* a batch's whole span, at the problem's strides */
+    size_t bytes[3] = {cutec_gemm_batch_bytes(p->a_type, p->a_layout, p->m, p->k, p->lda, p->batch, p->stride_a),
+                       cutec_gemm_batch_bytes(p->b_type, p->b_layout, p->k, p->n, p->ldb, p->batch, p->stride_b),
+                       cutec_gemm_batch_bytes(p->c_type, p->c_layout, p->m, p->n, p->ldc, p->batch, p->stride_d)};
     const cutec_dtype types[3] = {p->a_type, p->b_type, p->c_type};
     unsigned long long base[3] = {0, 0, 0}, ptr[3];
     cutec_status s = CUTEC_OK;

@@ -113,7 +113,8 @@ static double model_cost(cutec_gemm_handle *g, const gemm_decision *d, const cut
     pt.smem = (long long)kd->smem_static + d->launch.smem;
     pt.persistent = kd->has_grid && cutec_kexpr_uses_resident(cutec_kd_s(kd, kd->grid[0]));
     tune_device dev = {.sms = g->sms, .smem_per_sm = g->smem_per_sm, .threads_per_sm = g->threads_per_sm};
-    tune_gemm gm = {.m = p->m,
+    /* grouped: each group's last tile row is partial, half a tile on average */
+    tune_gemm gm = {.m = p->m + (p->groups > 0 ? p->groups * pt.bm / 2 : 0),
                     .n = p->n,
                     .k = p->k,
                     .batch = p->batch,
@@ -176,6 +177,10 @@ static cutec_status cublas_candidates(tuning *t)
 {
     cutec_runtime *rt = t->rt;
     cutec_gemm_handle *g = t->g;
+    if (t->p->groups > 0) { /* its grouped GEMM takes the groups' sizes on the host */
+        snprintf(t->ltwhy, sizeof t->ltwhy, "cuBLASLt has no grouped GEMM with the row ends in device memory");
+        return CUTEC_OK;
+    }
     t->lt = cutec_gemm_lt(g);
     if (t->lt && g->workspace == 0) {
         CUresult r = rt->drv.mem_alloc(&g->workspace, CUTEC_DEFAULT_WORKSPACE);

@@ -89,21 +89,40 @@ static int compare_full(harness *h, char *why, size_t why_len)
     return 0;
 }
 
+/* A grouped problem's group of row r (its clamped row ends, ascending). */
+static long long group_of(const harness *h, long long r)
+{
+    long long lo = 0, hi = h->p->groups - 1;
+    while (lo < hi) {
+        long long mid = (lo + hi) / 2;
+        if (h->hends[mid] > r)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
 /* Compares buf (a C on the host) at sampled positions with float64 dot
- * products of the host copies of A and B. */
+ * products of the host copies of A and B.  Grouped, the rows sampled are
+ * the groups' (the rows past the last end are never written), each with
+ * its group's B. */
 int tune_compare_samples(const harness *h, const unsigned char *buf, char *why, size_t why_len)
 {
     const cutec_gemm_problem *p = h->p;
+    long long rows = p->groups > 0 ? h->hends[p->groups - 1] : p->m;
+    if (rows == 0) return 0; /* every group empty: nothing is written */
     uint64_t s = 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
     double eps = out_eps(p->c_type);
     long long ls[3];
     int nl = cutec_gemm_checked_entries(p, ls);
     for (int t = 0; t < 256; t++) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
-        long long r = t < 2 ? 0 : t < 4 ? p->m - 1 : (long long)((s >> 20) % (uint64_t)p->m);
+        long long r = t < 2 ? 0 : t < 4 ? rows - 1 : (long long)((s >> 20) % (uint64_t)rows);
         long long c = t < 2 ? 0 : t < 4 ? p->n - 1 : (long long)((s >> 40) % (uint64_t)p->n);
         long long l = ls[t % nl]; /* a batch's checked problems in turn */
         size_t oa = (size_t)(l * p->stride_a), ob = (size_t)(l * p->stride_b), od = (size_t)(l * p->stride_d);
+        if (p->groups > 0) oa = od = 0, ob = (size_t)(group_of(h, r) * p->stride_b);
         double dot = 0, mag = 0;
         for (long long q = 0; q < p->k; q++) {
             double a = load_elem(h->ha, p->a_type, oa + elem_index(p->a_layout, r, q, p->lda));
@@ -320,6 +339,7 @@ void tune_harness_free(harness *h)
     free(h->ref);
     free(h->ha);
     free(h->hb);
+    free(h->hends);
 }
 
 static cutec_status alloc_device(harness *h, CUdeviceptr *p, size_t bytes, const char *what)
@@ -371,7 +391,8 @@ cutec_status tune_harness_init(harness *h)
     /* Host copies of A and B for the float64 samples; optional (skipped, with
    * a note, when the host cannot hold them). */
     size_t ab = cutec_gemm_batch_bytes(p->a_type, p->a_layout, p->m, p->k, p->lda, p->batch, p->stride_a);
-    size_t bb = cutec_gemm_batch_bytes(p->b_type, p->b_layout, p->k, p->n, p->ldb, p->batch, p->stride_b);
+    size_t bb = cutec_gemm_batch_bytes(p->b_type, p->b_layout, p->k, p->n, p->ldb, p->groups > 0 ? p->groups : p->batch,
+                                       p->stride_b);
     h->ha = malloc(ab);
     h->hb = malloc(bb);
     if (h->ha == NULL || h->hb == NULL) {
@@ -385,6 +406,21 @@ cutec_status tune_harness_init(harness *h)
         s = cutec_memcpy_dtoh(rt, h->ha, (unsigned long long)(uintptr_t)h->io.A, ab);
         if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, h->hb, (unsigned long long)(uintptr_t)h->io.B, bb);
         if (s != CUTEC_OK) return s;
+    }
+    /* a grouped problem's row ends, as the kernels will read them (clamped) */
+    if (p->groups > 0) {
+        h->hends = malloc(sizeof *h->hends * (size_t)p->groups);
+        if (h->hends == NULL)
+            return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%lld row ends)", p->groups);
+        s = cutec_memcpy_dtoh(rt, h->hends, (unsigned long long)(uintptr_t)h->io.group_ends,
+                              sizeof *h->hends * (size_t)p->groups);
+        if (s != CUTEC_OK) return s;
+        long long prev = 0;
+        for (long long q = 0; q < p->groups; q++) {
+            long long e = h->hends[q] < prev ? prev : h->hends[q] > p->m ? p->m : h->hends[q];
+            h->hends[q] = (int)e;
+            prev = e;
+        }
     }
     return CUTEC_OK;
 }

@@ -22,6 +22,7 @@ typedef struct harness {
     size_t c_bytes;
     cutec_timer *timer; /* the runtime's harness (cutec/timing.h): events, the L2 flush */
     unsigned char *host_c, *ref, *ha, *hb;
+    int *hends; /* a grouped problem's row ends (clamped as the kernels clamp them) */
     int have_ref;
     double ref_rms; /* of the reference C, once (negative: not yet) */
     /* a problem with an epilogue (tune_epilogue.c): the scratch aux, the

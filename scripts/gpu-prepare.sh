@@ -194,6 +194,10 @@ POINTS
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D LB=1 -o prebuilt/gemm_sm90_lb1.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D LA=1 -o prebuilt/gemm_sm90_la1.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D LA=1 -D LB=1 -o prebuilt/gemm_sm90_la1_lb1.pack
+# the grouped (mixture-of-experts) GEMM's points (GRP = 1): bf16 in, bf16
+# and f32 out
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=1 -o prebuilt/gemm_sm90_grouped.pack
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=1 -D TC=f32 -o prebuilt/gemm_sm90_grouped_f32.pack
 # fused-epilogue packs for the epilogue benchmark (gpu-run.sh EPI_BENCH=1):
 # bias + GELU (tanh) over every tune point, SwiGLU (its register-store
 # points), bias + SiLU, and the elementwise kernels of the unfused baseline
@@ -220,6 +224,7 @@ for m in "tensor 1" "row 2" "block 3"; do
 done
 # user kernels with roles (B row-major; a bias epilogue): served or skipped by the tuner
 "$B"/compiler/cutec pack tests/runtime/user_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/user_gemm.pack
+"$B"/compiler/cutec pack tests/runtime/user_gemm_grouped.cute --arch=sm_80 --no-cubin -o prebuilt/user_gemm_grouped.pack
 # the tuner's check kernel, embedded in the runtime (runtime/CMakeLists.txt
 # takes it from here where the compiler is not built)
 "$B"/compiler/cutec pack stdlib/check_close.cute --arch=sm_80 --no-cubin -o prebuilt/check_close.pack

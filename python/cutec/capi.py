@@ -57,6 +57,7 @@ class GemmProblem(ctypes.Structure):
         ("stride_b", c_longlong),
         ("stride_c", c_longlong),
         ("stride_d", c_longlong),
+        ("groups", c_longlong),
     ]
 
     def __init__(self, **fields):
@@ -81,6 +82,7 @@ class GemmArgs(ctypes.Structure):
         ("scale_b", c_void_p),
         ("scale_d", c_void_p),
         ("amax", c_void_p),
+        ("group_ends", c_void_p),
     ]
 
     def __init__(self):

@@ -48,6 +48,7 @@ int main(void)
     FIELD(cutec_gemm_problem, "GemmProblem", stride_b);
     FIELD(cutec_gemm_problem, "GemmProblem", stride_c);
     FIELD(cutec_gemm_problem, "GemmProblem", stride_d);
+    FIELD(cutec_gemm_problem, "GemmProblem", groups);
 
     SIZE(cutec_gemm_args, "GemmArgs");
     FIELD(cutec_gemm_args, "GemmArgs", struct_size);
@@ -64,6 +65,7 @@ int main(void)
     FIELD(cutec_gemm_args, "GemmArgs", scale_b);
     FIELD(cutec_gemm_args, "GemmArgs", scale_d);
     FIELD(cutec_gemm_args, "GemmArgs", amax);
+    FIELD(cutec_gemm_args, "GemmArgs", group_ends);
 
     SIZE(cutec_tune_candidate, "TuneCandidate");
     FIELD(cutec_tune_candidate, "TuneCandidate", name);

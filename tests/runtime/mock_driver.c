@@ -697,6 +697,7 @@ enum {
     MR_SB,
     MR_SC,
     MR_SD,
+    MR_ENDS,
     MR_COUNT
 };
 
@@ -728,14 +729,17 @@ static void mock_store(void *p, const char *t, size_t i, double v)
  * row-major): D = act(alpha A B^T + beta C + bias + bias_row); for an
  * elementwise epilogue kernel (class epilogue), D = act(C + bias +
  * bias_row).  With a batch role, each of the batch's problems in turn, its
- * matrices at the roles' strides (stride_c absent: C is D). */
+ * matrices at the roles' strides (stride_c absent: C is D); with a
+ * group_ends role (grouped), problem l is the rows group_ends[l-1] ..
+ * group_ends[l] - 1 of the one A and D (clamped as the kernel clamps
+ * them), times B's matrix l. */
 static void mock_role_gemm(const struct CUfunc_st *f, void **params)
 {
     int idx[MR_COUNT];
     char type[MR_COUNT][8];
-    static const char *const roles[MR_COUNT] = {"m",     "n",        "k",        "a",        "b",       "c",
-                                                "d",     "bias",     "bias_row", "aux",      "alpha",   "beta",
-                                                "batch", "stride_a", "stride_b", "stride_c", "stride_d"};
+    static const char *const roles[MR_COUNT] = {"m",     "n",        "k",        "a",        "b",        "c",
+                                                "d",     "bias",     "bias_row", "aux",      "alpha",    "beta",
+                                                "batch", "stride_a", "stride_b", "stride_c", "stride_d", "group_ends"};
     for (int r = 0; r < MR_COUNT; r++) idx[r] = -1, type[r][0] = '\0';
     /* the kernel's own description: from its cutec.kernel line to the next */
     char head[96];
@@ -785,7 +789,14 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
         free(v);
         return;
     }
+    long long r1 = 0; /* grouped: the previous group's row end */
     for (long long l = 0; l < batch; l++) {
+        long long r0 = 0;
+        if (idx[MR_ENDS] >= 0) {
+            long long e = ((const int *)*(void **)params[idx[MR_ENDS]])[l];
+            r0 = r1;
+            r1 = e < r0 ? r0 : e > m ? m : e;
+        }
         /* byte offsets of problem l's matrices (stride roles count elements) */
         size_t off[MR_COUNT] = {0};
         static const int strided[][2] = {{MR_A, MR_SA}, {MR_B, MR_SB}, {MR_C, MR_SC}, {MR_D, MR_SD}};
@@ -795,8 +806,10 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
             long long st = sr >= 0 ? mock_int(params[idx[sr]], type[sr]) : 0;
             size_t esize = strcmp(type[t], "f32") == 0 ? 4 : type[t][0] == 'e' ? 1 : 2; /* e4m3, e5m2: 1 */
             off[t] = (size_t)(l * st) * esize;
+            if (idx[MR_ENDS] >= 0 && t != MR_B) off[t] = 0; /* grouped: one A, C and D */
         }
-        for (size_t i = 0; i < (size_t)m; i++)
+        size_t i0 = idx[MR_ENDS] >= 0 ? (size_t)r0 : 0, i1 = idx[MR_ENDS] >= 0 ? (size_t)r1 : (size_t)m;
+        for (size_t i = i0; i < i1; i++)
             for (size_t j = 0; j < (size_t)n; j++) {
                 double acc = 0;
                 for (size_t q = 0; q < (size_t)k; q++)
@@ -810,7 +823,7 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
                 v[i * (size_t)n + j] = (float)x;
                 if (idx[MR_AUX] >= 0) mock_store(ARG(MR_AUX), type[MR_AUX], i * (size_t)n + j, x);
             }
-        for (size_t i = 0; i < (size_t)m; i++)
+        for (size_t i = i0; i < i1; i++)
             for (size_t j = 0; j < (size_t)dn; j++) {
                 double g = v[i * (size_t)n + (gated ? j / 8 * 16 + j % 8 : j)], out = NAN;
                 double up = gated ? v[i * (size_t)n + j / 8 * 16 + 8 + j % 8] : 0;

@@ -457,3 +457,22 @@ if(_batched_pack AND _user_pack)
 endif()
 add_test(NAME pack_cpu_batch_statuses COMMAND test_batch statuses)
 set_tests_properties(pack_cpu_batch_statuses PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 60)
+
+# A grouped GEMM (test_grouped.c): the user's grouped kernel
+# (user_gemm_grouped.cute, role group_ends) serves 6 groups of rows with
+# empty ones, the plain kernels are skipped with the reason, no cuBLASLt
+# candidate, every group's rows right and the rows past the last untouched
+cutec_test_pack(_grouped_pack user_gemm_grouped ${CMAKE_CURRENT_SOURCE_DIR}/user_gemm_grouped.cute "1 kernel")
+if(_grouped_pack AND _user_pack)
+  add_dependencies(test_grouped cutec_mock_cublaslt)
+  if(TARGET user_gemm_grouped_pack)
+    add_dependencies(test_grouped user_gemm_grouped_pack user_gemm_pack)
+  endif()
+  add_test(NAME pack_mock_grouped_gemm COMMAND test_grouped gemm ${_grouped_pack} ${_user_pack})
+  add_test(NAME pack_gpu_grouped_gemm COMMAND test_grouped gemm ${_grouped_pack} ${_user_pack})
+  set_tests_properties(pack_mock_grouped_gemm PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+                       ENVIRONMENT "${_mock_env}")
+  set_tests_properties(pack_gpu_grouped_gemm PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
+add_test(NAME pack_cpu_grouped_statuses COMMAND test_grouped statuses)
+set_tests_properties(pack_cpu_grouped_statuses PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 60)
