@@ -4,7 +4,10 @@ activation, strided inputs, another stream, CUDA graph capture and replay
 after a warm-up, the refusal to tune during capture, torch.compile
 (fullgraph, and mode="reduce-overhead"), swap_linear, bad inputs; bmm and
 matmul against torch.bmm (batches of 1, 3 and 16, odd M and N, transposed,
-interleaved and expanded operands), captured and compiled.
+interleaved and expanded operands), captured and compiled; grouped_mm
+against a float64 reference per group (ragged groups, empty ones
+included, both storages of B, bf16 and f32 outputs, f16), captured with
+new row ends at each replay, compiled.
 
     python python/tests/run.py --need torch test_gpu      # CUTEC_PACKS: the packs to use
 """
@@ -192,6 +195,105 @@ class Batched(unittest.TestCase):
                                  (lambda: ct.bmm(a[0], b), "CUTEC_ERR_BAD_SIZE", "must be 3-D"),
                                  (lambda: ct.bmm(a.float(), b.float()), "CUTEC_ERR_INVALID_ARGUMENT", "bfloat16"),
                                  (lambda: ct.bmm(a, b.cpu()), "CUTEC_ERR_INVALID_ARGUMENT", "B is on cpu")):
+            with self.assertRaises(ct.CutecError) as cm:
+                fn()
+            self.assertEqual(cm.exception.status, status)
+            self.assertIn(text, str(cm.exception))
+
+
+def grouped_ref(a, b, offs):
+    """Each group's rows of a times its b in float64 (rows past the last end: zero)."""
+    want, start = torch.zeros(a.shape[0], b.shape[2], dtype=torch.float64, device=DEV), 0
+    for g, end in enumerate(offs.tolist()):
+        want[start:end] = a[start:end].double() @ b[g].double()
+        start = end
+    return want
+
+
+def ends(*sizes):
+    return torch.tensor(sizes, dtype=torch.int32, device=DEV).cumsum(0, dtype=torch.int32)
+
+
+class Grouped(unittest.TestCase):
+    """grouped_mm on the stdlib's grouped packs (sm_90a: bf16 in, bf16 or
+    f32 out, B K-major or row-major; f16 in and out, B K-major)."""
+
+    SIZES = (0, 1, 7, 130, 0, 64, 255, 3)  # rows per group, 460 in all
+
+    @classmethod
+    def setUpClass(cls):
+        if torch.cuda.get_device_capability() < (9, 0):
+            raise unittest.SkipTest("the stdlib's grouped GEMM packs are sm_90a")
+
+    def check(self, d, want, out_dtype, rows):
+        self.assertEqual(d.dtype, out_dtype)
+        if out_dtype == torch.float32:  # f32 accumulation of exact products
+            scale = want[:rows].abs().max().item() + 1e-6
+            err = (d[:rows].double() - want[:rows]).abs().max().item()
+            self.assertLessEqual(err, 1e-5 * scale, f"max error {err} at scale {scale}")
+        else:
+            close(self, d[:rows], want[:rows].float(), out_dtype)
+
+    def test_ragged_groups(self):
+        offs, rows = ends(*self.SIZES), sum(self.SIZES)
+        g, n, k = len(self.SIZES), 384, 512
+        for dtype, out_dtypes in ((BF16, (None, torch.float32)), (F16, (None,))):
+            a, w = rnd(rows + 20, k, dtype=dtype), rnd(g, n, k, dtype=dtype)  # 20 rows past the last end
+            storages = (("K-major (G, N, K) weights", w.transpose(-2, -1)), ("row-major (G, K, N)", rnd(g, k, n)))
+            for name, b in storages if dtype == BF16 else storages[:1]:
+                want = grouped_ref(a, b, offs)
+                for out_dtype in out_dtypes:
+                    with self.subTest(dtype=dtype, b=name, out_dtype=out_dtype):
+                        d = ct.grouped_mm(a, b, offs, out_dtype=out_dtype)
+                        self.assertEqual(d.shape, (rows + 20, n))
+                        self.check(d, want, out_dtype or dtype, rows)
+
+    def test_one_group_and_empty_ones(self):
+        a, b = rnd(300, 256), rnd(4, 256, 256).transpose(-2, -1)
+        for sizes in ((300, 0, 0, 0), (0, 0, 0, 300), (0, 150, 150, 0)):
+            with self.subTest(sizes=sizes):
+                offs = ends(*sizes)
+                self.check(ct.grouped_mm(a, b, offs), grouped_ref(a, b, offs), BF16, 300)
+
+    def test_capture_with_new_row_ends(self):
+        # the row ends are read on the device as the kernel runs: a captured graph follows new values
+        a, b = rnd(512, 256), rnd(4, 128, 256).transpose(-2, -1)
+        offs = ends(100, 200, 12, 200)
+        f = lambda: ct.grouped_mm(a, b, offs)  # noqa: E731
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            f()
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            out = f()
+        for sizes in ((128, 128, 128, 128), (0, 500, 0, 12), (512, 0, 0, 0)):
+            offs.copy_(ends(*sizes))
+            g.replay()
+            torch.cuda.synchronize()
+            self.check(out, grouped_ref(a, b, offs), BF16, 512)
+
+    def test_compiled(self):
+        x, w_up, w_down = rnd(333, 256), rnd(4, 512, 256), rnd(4, 256, 512)
+        offs = ends(33, 100, 0, 200)
+
+        def moe(t, o):
+            h = torch.relu(ct.grouped_mm(t, w_up.transpose(-2, -1), o))
+            return ct.grouped_mm(h, w_down.transpose(-2, -1), o, out_dtype=torch.float32)
+
+        torch._dynamo.reset()
+        c = torch.compile(moe, fullgraph=True)
+        h = torch.relu(grouped_ref(x, w_up.transpose(-2, -1), offs)).to(BF16)
+        close(self, c(x, offs), grouped_ref(h, w_down.transpose(-2, -1), offs).float(), ulps=16)
+
+    def test_bad_inputs(self):
+        a, b, offs = rnd(64, 128), rnd(4, 128, 96), ends(16, 16, 16, 16)
+        for fn, status, text in (
+                (lambda: ct.grouped_mm(a, b, offs.cpu()), "CUTEC_ERR_INVALID_ARGUMENT", "offs is on cpu and A on cuda"),
+                (lambda: ct.grouped_mm(a, b, offs[:3]), "CUTEC_ERR_BAD_SIZE", "one row end per group of B (4)"),
+                (lambda: ct.grouped_mm(a, b, offs.long()), "CUTEC_ERR_INVALID_ARGUMENT", "offs must be int32"),
+                (lambda: ct.grouped_mm(a, b[0], offs), "CUTEC_ERR_BAD_SIZE", "B 3-D (G x K x N)")):
             with self.assertRaises(ct.CutecError) as cm:
                 fn()
             self.assertEqual(cm.exception.status, status)

@@ -2,8 +2,8 @@
 (tests/runtime/mock_driver.c) keeps device memory in host memory and runs
 pack kernels and the mock cuBLASLt on the host, so CPU tensors stand for
 device ones (ops._host_gemm_for_tests).  Results against PyTorch in
-float32, layouts, epilogues, errors from the runtime, the capture rule,
-opcheck, swap_linear, a compiled model."""
+float32, layouts, epilogues, batches, grouped GEMMs, errors from the
+runtime, the capture rule, opcheck, swap_linear, a compiled model."""
 import os
 import unittest
 
@@ -13,7 +13,7 @@ import torch.nn.functional as F
 import cutec.torch as ct
 from cutec import capi
 from cutec.torch import ops
-from cutec.torch.plan import plan_gemm
+from cutec.torch.plan import plan_gemm, plan_grouped
 
 BF16, F16 = torch.bfloat16, torch.float16
 PACKS = os.environ["CUTEC_TEST_PACKS"].split(":")
@@ -208,6 +208,118 @@ class Batched(unittest.TestCase):
         torch.manual_seed(14)
         torch.library.opcheck(torch.ops.cutec.bmm.default, (rnd(3, 9, 32), rnd(3, 32, 16)))
         torch.library.opcheck(torch.ops.cutec.bmm.default, (rnd(3, 9, 32), rnd(3, 16, 32).transpose(1, 2)))
+
+
+def ends(*sizes):
+    """offs of groups of these row counts (int32 cumulative row ends)."""
+    return torch.tensor(sizes, dtype=torch.int32).cumsum(0, dtype=torch.int32)
+
+
+def grouped_ref(a, b, offs):
+    """Each group's rows of a times its b, in float32 (rows past the last end: zero)."""
+    want, start = torch.zeros(a.shape[0], b.shape[2]), 0
+    for g, end in enumerate(offs.tolist()):
+        want[start:end] = a[start:end].float() @ b[g].float()
+        start = end
+    return want
+
+
+class Grouped(unittest.TestCase):
+    """cutec.torch.grouped_mm through the runtime: the grouped user kernel
+    (tests/runtime/user_gemm_grouped.cute: A row-major, each group's B
+    K-contiguous, bf16) is the only candidate (no cuBLASLt one)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dg = ct.DeviceGemm(0, packs=PACKS + [os.environ["CUTEC_TEST_GROUPED_PACK"]])
+        cls.dg.set_option(capi.OPT_DISK_CACHE, 0)
+        ops._host_gemm_for_tests = cls.dg
+
+    @classmethod
+    def tearDownClass(cls):
+        ops._host_gemm_for_tests = dg
+        cls.dg.close()
+
+    def test_ragged_groups(self):
+        torch.manual_seed(21)
+        for sizes, extra in (((0, 1, 7, 13, 0, 9), 0), ((5, 0, 0, 11), 6), ((17,), 0), ((0, 0, 3), 2)):
+            with self.subTest(sizes=sizes, rows_past_the_last=extra):
+                offs = ends(*sizes)
+                m = sum(sizes) + extra
+                a, w = rnd(m, 40), rnd(len(sizes), 24, 40)  # w: (G, N, K), the experts' weights
+                d = ct.grouped_mm(a, w.transpose(-2, -1), offs)
+                self.assertEqual((d.shape, d.dtype), ((m, 24), BF16))
+                close(self, d[:sum(sizes)], grouped_ref(a, w.transpose(-2, -1), offs)[:sum(sizes)])
+
+    def test_views(self):
+        torch.manual_seed(22)
+        offs = ends(3, 0, 9, 4)
+        cases = [
+            ("A transposed (copied)", rnd(40, 16).t(), rnd(4, 24, 40).transpose(-2, -1), offs),
+            ("one B for all (stride 0)", rnd(16, 40), rnd(24, 40).t().expand(4, 40, 24), offs),
+            ("offs every other (copied)", rnd(16, 40), rnd(4, 24, 40).transpose(-2, -1),
+             torch.stack([offs, offs]).t().reshape(-1)[::2]),
+        ]
+        for name, a, b, o in cases:
+            with self.subTest(name):
+                close(self, ct.grouped_mm(a, b, o), grouped_ref(a, b, o))
+
+    def test_rows_past_the_last_end_untouched(self):
+        # the plan and its row ends as the op passes them, into a D filled first
+        torch.manual_seed(23)
+        a, b, offs = rnd(20, 32), rnd(3, 16, 32).transpose(-2, -1), ends(4, 0, 9)
+        plan = plan_grouped("t", a, b, offs)
+        d = torch.full((20, 16), 7.0, dtype=BF16)
+        self.dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0), 0, False, offs.data_ptr())
+        close(self, d[:13], grouped_ref(a, b, offs)[:13])
+        self.assertTrue(bool((d[13:] == 7.0).all()))
+
+    def test_nothing_to_compute(self):
+        a, b = rnd(6, 32), rnd(2, 16, 32).transpose(-2, -1)
+        self.assertEqual(ct.grouped_mm(a, b[:0], torch.zeros(0, dtype=torch.int32)).shape, (6, 16))
+        self.assertEqual(ct.grouped_mm(a[:0], b, ends(0, 0)).shape, (0, 16))
+
+    def test_plain_calls_after_grouped(self):
+        # the handle's one args struct: a plain call after a grouped one passes no row ends
+        torch.manual_seed(24)
+        a, b = rnd(12, 32), rnd(32, 16)
+        ct.grouped_mm(a, rnd(2, 16, 32).transpose(-2, -1), ends(5, 7))
+        close(self, ct.mm(a, b), a.float() @ b.float())
+        close(self, ct.bmm(a.unsqueeze(0), b.unsqueeze(0))[0], a.float() @ b.float())
+
+    def test_runtime_status(self):
+        # the test kernel reads packed operands, each B K-contiguous: a row-major (G, K, N) B or rows of A
+        # wider than K have no candidate here (the GPU tests run them on the stdlib's packs); the status
+        # is the runtime's "no candidate" (UNSUPPORTED, or NO_CUBLAS where it blames the absent cuBLASLt)
+        for name, a, b in (("B row-major", rnd(12, 32), rnd(2, 32, 16)),
+                           ("A sliced rows", rnd(12, 48)[:, :32], rnd(2, 16, 32).transpose(-2, -1))):
+            with self.subTest(name):
+                with self.assertRaises(ct.CutecError) as cm:
+                    ct.grouped_mm(a, b, ends(5, 7))
+                e = cm.exception
+                self.assertIn(e.status, ("CUTEC_ERR_UNSUPPORTED", "CUTEC_ERR_NO_CUBLAS"))
+                self.assertIn("no candidate for gemm m=12 n=16 k=32", e.message)
+                self.assertIn("+groups:2", e.message)
+
+    def test_capture_rule(self):
+        a, b, offs = rnd(19, 48), rnd(3, 24, 48).transpose(-2, -1), ends(6, 6, 7)
+        plan = plan_grouped("t", a, b, offs)
+        d = torch.empty(19, 24, dtype=BF16)
+        ptrs = (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0)
+        with self.assertRaises(ct.CutecError) as cm:
+            self.dg.run(plan, ptrs, 0, True, offs.data_ptr())
+        self.assertEqual(cm.exception.status, "CUTEC_ERR_KERNEL_NOT_FOUND")
+        self.assertIn("no tuned kernel for this GEMM (M=19 N=24 K=48, groups 3, activation 'identity')",
+                      cm.exception.message)
+        ct.grouped_mm(a, b, offs)  # the warm-up
+        self.dg.run(plan, ptrs, 0, True, offs.data_ptr())
+        close(self, d, grouped_ref(a, b, offs))
+
+    def test_opcheck(self):
+        torch.manual_seed(25)
+        offs = ends(3, 0, 6)  # every row covered: the rows past the last end would differ between runs
+        torch.library.opcheck(torch.ops.cutec.grouped_mm.default,
+                              (rnd(9, 32), rnd(3, 16, 32).transpose(-2, -1), offs, None))
 
 
 class Capture(unittest.TestCase):

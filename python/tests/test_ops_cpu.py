@@ -1,17 +1,20 @@
 """The ops without a GPU or a runtime: the plan read off tensors' strides,
 registration, fake implementations under torch.compile(fullgraph=True) and
-torch.export on meta tensors, the errors found before any call, the gated
-weight layout."""
+torch.export on meta tensors, the errors found before any call (through the
+fake implementation and through the real one, whose handle must not be
+reached), the gated weight layout."""
 import unittest
 
 import torch
 
 import cutec.torch as ct
 from cutec import capi
-from cutec.torch.plan import matrix_layout, plan_bmm, plan_gemm
+from cutec.torch import ops
+from cutec.torch.plan import matrix_layout, plan_bmm, plan_gemm, plan_grouped
 
 ROW, COL = capi.LAYOUT_ROW, capi.LAYOUT_COL
 BF16 = torch.bfloat16
+I32 = torch.int32
 
 
 def meta(*shape, dtype=BF16):
@@ -134,9 +137,65 @@ class PlanBmm(unittest.TestCase):
         self.assertNotIn("batch", p.fields)
 
 
+class PlanGrouped(unittest.TestCase):
+    def test_weights_k_major(self):
+        # the (G, N, K) weights of a mixture of experts, seen as (G, K, N)
+        p = plan_grouped("t", meta(10, 64), meta(4, 32, 64).transpose(-2, -1), meta(4, dtype=I32))
+        f = p.fields
+        self.assertEqual((f["m"], f["n"], f["k"], f["groups"], f["stride_b"]), (10, 32, 64, 4, 32 * 64))
+        self.assertEqual((f["a_layout"], f["lda"], f["b_layout"], f["ldb"], f["c_layout"], f["ldc"]),
+                         (ROW, 64, COL, 64, ROW, 32))
+        self.assertEqual((f["a_type"], f["b_type"], f["c_type"], f["alpha"], f["beta"]),
+                         (capi.DTYPE_BF16, capi.DTYPE_BF16, capi.DTYPE_BF16, 1.0, 0.0))
+        self.assertEqual((p.copy, p.bcast, p.groups, p.batch, p.out_dtype), (frozenset(), frozenset(), 4, 0, BF16))
+        prob = p.problem()
+        self.assertEqual((prob.groups, prob.stride_b, prob.batch), (4, 2048, 0))
+
+    def test_weights_row_major_and_out_dtype(self):
+        p = plan_grouped("t", meta(10, 64), meta(4, 64, 32), meta(4, dtype=I32), torch.float32)
+        f = p.fields
+        self.assertEqual((f["b_layout"], f["ldb"], f["stride_b"], f["c_type"]), (ROW, 32, 2048, capi.DTYPE_F32))
+        self.assertEqual(p.out_dtype, torch.float32)
+        h = plan_grouped("t", meta(10, 64, dtype=torch.float16), meta(4, 64, 32, dtype=torch.float16),
+                         meta(4, dtype=I32))
+        self.assertEqual((h.fields["a_type"], h.fields["c_type"], h.out_dtype),
+                         (capi.DTYPE_F16, capi.DTYPE_F16, torch.float16))
+
+    def test_views_pass_as_they_are(self):
+        a = meta(10, 100)[:, 8:72]  # rows of 100
+        b = meta(5, 48, 80)[1:, :32, :64].transpose(-2, -1)  # column-major, ld 80, groups 48 x 80 apart
+        p = plan_grouped("t", a, b, meta(4, dtype=I32))
+        f = p.fields
+        self.assertEqual((f["lda"], f["b_layout"], f["ldb"], f["stride_b"]), (100, COL, 80, 48 * 80))
+        self.assertEqual(p.copy, frozenset())
+        shared = plan_grouped("t", meta(10, 64), meta(64, 32).expand(4, 64, 32), meta(4, dtype=I32))
+        self.assertEqual((shared.fields["stride_b"], shared.fields["b_layout"], shared.copy, shared.bcast),
+                         (0, ROW, frozenset(), frozenset()))  # one B for every group
+
+    def test_copies(self):
+        a = meta(64, 10).t()  # column-major A: the groups split A's rows, so it is read row-major
+        b = meta(4, 64, 64)[:, :, ::2]  # no leading dimension
+        offs = meta(8, dtype=I32)[::2]
+        p = plan_grouped("t", a, b, offs)
+        self.assertEqual(p.copy, frozenset({"A", "B", "offs"}))
+        self.assertEqual((p.fields["lda"], p.fields["b_layout"], p.fields["ldb"], p.fields["stride_b"]),
+                         (64, ROW, 32, 64 * 32))
+        ca, cb = p.operands(torch.zeros(64, 10).t(), torch.zeros(4, 64, 64)[:, :, ::2])[:2]
+        self.assertEqual((ca.stride(), cb.stride()), ((64, 1), (2048, 32, 1)))
+        bc = plan_grouped("t", meta(10, 64), meta(64, 64)[:, ::2].expand(4, 64, 32), meta(4, dtype=I32))
+        self.assertEqual((bc.copy, bc.bcast, bc.fields["stride_b"]), (frozenset(), frozenset({"B"}), 0))
+        cb = bc.operands(torch.zeros(10, 64), torch.zeros(64, 64)[:, ::2].expand(4, 64, 32))[1]
+        self.assertEqual(cb.stride(), (0, 32, 1))  # one matrix copied, still shared
+
+    def test_one_group_has_the_packed_step(self):
+        p = plan_grouped("t", meta(10, 64), meta(1, 32, 64).transpose(-2, -1), meta(1, dtype=I32))
+        q = plan_grouped("t", meta(10, 64), meta(3, 32, 64)[1:2].transpose(-2, -1), meta(1, dtype=I32))
+        self.assertEqual((p.fields["stride_b"], p.key), (32 * 64, q.key))
+
+
 class Registration(unittest.TestCase):
     def test_ops_registered(self):
-        for name in ("mm", "addmm", "linear", "gemm", "bmm"):
+        for name in ("mm", "addmm", "linear", "gemm", "bmm", "grouped_mm"):
             op = getattr(torch.ops.cutec, name).default
             self.assertIn(f"cutec::{name}", str(op._schema))
 
@@ -158,6 +217,15 @@ class Registration(unittest.TestCase):
         for a, b in ((meta(4, 7, 64), meta(64, 9)), (meta(7, 64), meta(4, 64, 9)), (meta(4, 7, 64), meta(4, 64, 9))):
             self.assertEqual(ct.matmul(a, b).shape, (4, 7, 9))
         self.assertEqual(ct.matmul(meta(7, 64), meta(64, 9)).shape, (7, 9))
+        offs = meta(4, dtype=I32)
+        d = ct.grouped_mm(meta(7, 64), meta(4, 9, 64).transpose(-2, -1), offs)
+        self.assertEqual((d.shape, d.dtype), ((7, 9), BF16))
+        d = ct.grouped_mm(meta(7, 64), meta(4, 64, 9), offs, out_dtype=torch.float32)
+        self.assertEqual((d.shape, d.dtype), ((7, 9), torch.float32))
+        d = ct.grouped_mm(meta(7, 64, dtype=torch.float16), meta(4, 64, 9, dtype=torch.float16), offs)
+        self.assertEqual((d.shape, d.dtype), ((7, 9), torch.float16))
+        self.assertEqual(ct.grouped_mm(meta(7, 64), meta(0, 64, 9), meta(0, dtype=I32)).shape, (7, 9))
+        self.assertEqual(ct.grouped_mm(meta(0, 64), meta(4, 64, 9), offs).shape, (0, 9))
 
     def test_compile_fullgraph(self):
         def f(x, w1, b1, w2):
@@ -179,6 +247,38 @@ class Registration(unittest.TestCase):
             g = torch.compile(f, fullgraph=True, backend=backend)
             out = g(meta(4, 10, 64), meta(4, 12, 64), meta(4, 10, 32), meta(32, 12))
             self.assertEqual((out.shape, out.dtype, out.device.type), ((4, 10, 12), BF16, "meta"))
+
+    def test_compile_fullgraph_grouped(self):
+        def f(x, w, offs):  # a mixture of experts' up and down projections
+            h = ct.grouped_mm(x, w.transpose(-2, -1), offs)
+            return ct.grouped_mm(torch.relu(h), w, offs, out_dtype=torch.float32)
+
+        for backend in ("eager", "aot_eager"):
+            torch._dynamo.reset()
+            g = torch.compile(f, fullgraph=True, backend=backend)
+            out = g(meta(10, 64), meta(4, 64, 64), meta(4, dtype=I32))
+            self.assertEqual((out.shape, out.dtype, out.device.type), ((10, 64), torch.float32, "meta"))
+
+    def test_compile_and_export_keep_grouped_mm(self):
+        seen = []
+
+        def backend(gm, inputs):
+            seen.extend(str(n.target) for n in gm.graph.nodes if n.op == "call_function")
+            return gm
+
+        torch._dynamo.reset()
+        g = torch.compile(lambda x, w, o: ct.grouped_mm(x, w, o), fullgraph=True, backend=backend)
+        g(meta(10, 64), meta(4, 64, 32), meta(4, dtype=I32))
+        self.assertEqual(sum("cutec.grouped_mm" in t for t in seen), 1, seen)
+
+        class M(torch.nn.Module):
+            def forward(self, x, w, offs):
+                return ct.grouped_mm(x, w.transpose(-2, -1), offs)
+
+        ep = torch.export.export(M(), (meta(10, 64), meta(4, 32, 64), meta(4, dtype=I32)))
+        self.assertIn("cutec.grouped_mm.default", [str(n.target) for n in ep.graph.nodes if n.op == "call_function"])
+        out = [n for n in ep.graph.nodes if n.op == "output"][0].args[0][0]
+        self.assertEqual(tuple(out.meta["val"].shape), (10, 32))
 
     def test_compile_graph_keeps_bmm(self):
         seen = []
@@ -268,6 +368,63 @@ class Errors(unittest.TestCase):
         self.check(lambda: ct.matmul(meta(2, 3, 8, 32), b), "CUTEC_ERR_BAD_SIZE",
                    "cutec.torch.matmul: A and B must be 2-D or 3-D, got 4-D and 3-D")
         self.check(lambda: ct.matmul(a, meta(31, 64)), "CUTEC_ERR_BAD_SIZE", "K differs")
+
+    def test_grouped_before_any_call(self):
+        # each error once through the fake implementation (meta tensors) and once through the real one (CPU
+        # tensors standing for device ones, with a handle that fails the test if a call reaches it)
+        op = "cutec.torch.grouped_mm: "
+        cases = [
+            (lambda t, o: ((t(8, 32), t(4, 64, 32).transpose(-2, -1), o(4)), {}), None, None),  # valid: no error
+            (lambda t, o: ((t(2, 8, 32), t(4, 32, 64), o(4)), {}), "CUTEC_ERR_BAD_SIZE",
+             "A must be 2-D (M x K) and B 3-D (G x K x N), got 2x8x32 and 4x32x64"),
+            (lambda t, o: ((t(8, 32), t(32, 64), o(4)), {}), "CUTEC_ERR_BAD_SIZE",
+             "A must be 2-D (M x K) and B 3-D (G x K x N), got 8x32 and 32x64"),
+            (lambda t, o: ((t(8, 32), t(4, 31, 64), o(4)), {}), "CUTEC_ERR_BAD_SIZE",
+             "A is 8x32 and B is 4x31x64: K differs"),
+            (lambda t, o: ((t(8, 32), t(4, 32, 64), o(3)), {}), "CUTEC_ERR_BAD_SIZE",
+             "offs must be 1-D with one row end per group of B (4), got shape 3"),
+            (lambda t, o: ((t(8, 32), t(4, 32, 64), o(4, 1)), {}), "CUTEC_ERR_BAD_SIZE",
+             "offs must be 1-D with one row end per group of B (4), got shape 4x1"),
+            (lambda t, o: ((t(8, 32), t(4, 32, 64), o(4).long()), {}), "CUTEC_ERR_INVALID_ARGUMENT",
+             "offs must be int32, got torch.int64"),
+            (lambda t, o: ((t(8, 32).float(), t(4, 32, 64).float(), o(4)), {}), "CUTEC_ERR_INVALID_ARGUMENT",
+             "A and B must both be bfloat16 or both float16, got torch.float32 and torch.float32"),
+            (lambda t, o: ((t(8, 32), t(4, 32, 64).half(), o(4)), {}), "CUTEC_ERR_INVALID_ARGUMENT",
+             "A and B must both be bfloat16 or both float16, got torch.bfloat16 and torch.float16"),
+            (lambda t, o: ((t(8, 32), t(4, 32, 64), o(4)), {"out_dtype": torch.float16}), "CUTEC_ERR_INVALID_ARGUMENT",
+             "out_dtype must be A's dtype torch.bfloat16 or torch.float32, got torch.float16"),
+            (lambda t, o: ((t(8, 0), t(4, 0, 64), o(4)), {}), "CUTEC_ERR_BAD_SIZE", "K = 0: cutec needs K >= 1"),
+        ]
+
+        class NoCall:
+            def run(self, *args):
+                raise AssertionError("the handle was reached")
+
+        cpu = (lambda *s: torch.zeros(*s, dtype=BF16), lambda *s: torch.zeros(*s, dtype=I32))
+        on_meta = (meta, lambda *s: meta(*s, dtype=I32))
+        saved = ops._host_gemm_for_tests
+        ops._host_gemm_for_tests = NoCall()
+        try:
+            for make, status, text in cases:
+                for where, (t, o) in (("meta", on_meta), ("cpu", cpu)):
+                    args, kw = make(t, o)
+                    with self.subTest(where=where, error=text):
+                        if status is None:
+                            if where == "meta":
+                                self.assertEqual(ct.grouped_mm(*args, **kw).shape, (8, 64))
+                            else:
+                                self.assertRaises(AssertionError, ct.grouped_mm, *args, **kw)  # reaches the call
+                        else:
+                            self.check(lambda: ct.grouped_mm(*args, **kw), status, op + text)
+            a, b = torch.zeros(8, 32, dtype=BF16), torch.zeros(4, 32, 64, dtype=BF16)
+            self.check(lambda: ct.grouped_mm(a, b, meta(4, dtype=I32)), "CUTEC_ERR_INVALID_ARGUMENT",
+                       op + "offs is on meta and A on cpu: the operands must be on one CUDA device")
+            self.check(lambda: ct.grouped_mm(a, b.to("meta"), torch.zeros(4, dtype=I32)),
+                       "CUTEC_ERR_INVALID_ARGUMENT", op + "B is on meta and A on cpu")
+        finally:
+            ops._host_gemm_for_tests = saved
+        self.check(lambda: ct.grouped_mm(a, b, torch.zeros(4, dtype=I32)), "CUTEC_ERR_INVALID_ARGUMENT",
+                   op + "A is on cpu: cutec runs on CUDA tensors")
 
     def test_device(self):
         a, b = torch.randn(8, 32, dtype=BF16), torch.randn(32, 64, dtype=BF16)

@@ -4,13 +4,14 @@
     y = ct.linear(x, w, b, activation="gelu_tanh")    # cutec::linear
     y = ct.mm(a, b); y = ct.addmm(bias, a, b)
     y = ct.bmm(q, k)                                   # cutec::bmm, a strided batch
+    y = ct.grouped_mm(x, w.transpose(-2, -1), offs)    # cutec::grouped_mm, a mixture of experts' GEMM
     model_names = ct.swap_linear(model, example_inputs=(x,))
 """
 from ..errors import CutecError
 from .device import DeviceGemm, device_gemm, reset
 from .gated import interleave_gate_up, split_gate_up
 from .nn import Linear, fusible_activation, swap_linear
-from .ops import addmm, bmm, gemm, linear, matmul, mm
+from .ops import addmm, bmm, gemm, grouped_mm, linear, matmul, mm
 
 
 def activations():
@@ -21,4 +22,5 @@ def activations():
 
 
 __all__ = ["CutecError", "DeviceGemm", "Linear", "activations", "addmm", "bmm", "device_gemm", "fusible_activation",
-           "gemm", "interleave_gate_up", "linear", "matmul", "mm", "reset", "split_gate_up", "swap_linear"]
+           "gemm", "grouped_mm", "interleave_gate_up", "linear", "matmul", "mm", "reset", "split_gate_up",
+           "swap_linear"]

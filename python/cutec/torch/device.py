@@ -38,6 +38,7 @@ class DeviceGemm:
         self._args = capi.GemmArgs()
         self._args_ref = ctypes.byref(self._args)
         self._gemm_ex = lib.cutec_gemm_ex
+        self._ends = 0  # args.group_ends as last set (a Python int is cheaper to compare than the field to set)
         self._lock = threading.Lock()
         try:
             capi.check(lib.cutec_runtime_create(byref(self._rt), device_index), self._rt,
@@ -99,9 +100,10 @@ class DeviceGemm:
         st = self.lib.cutec_gemm_choice(self._h, plan.problem_ref(), buf, len(buf))
         return buf.value.decode() if st == capi.OK else None
 
-    def run(self, plan, ptrs, stream, capturing):
+    def run(self, plan, ptrs, stream, capturing, group_ends=0):
         """cutec_gemm_ex over ptrs (A, B, D, C, bias, bias_row, aux; 0 where
-        absent) on stream (an int, 0: the default stream)."""
+        absent) on stream (an int, 0: the default stream); group_ends: a
+        grouped plan's row ends (device int32), else 0."""
         ored = 0
         for p in ptrs:
             ored |= p
@@ -113,6 +115,8 @@ class DeviceGemm:
                 self._refuse_untuned(plan, aligns)
             args = self._args
             args.A, args.B, args.D, args.C, args.bias, args.bias_row, args.aux = ptrs
+            if group_ends != self._ends:
+                args.group_ends = self._ends = group_ends
             st = self._gemm_ex(self._h, ref, self._args_ref, stream)
             if st != capi.OK:
                 capi.check(st, self._rt)
@@ -129,10 +133,11 @@ class DeviceGemm:
         raise CutecError(
             "CUTEC_ERR_KERNEL_NOT_FOUND",
             f"cutec: no tuned kernel for this GEMM (M={f['m']} N={f['n']} K={f['k']}"
-            f"{', batch ' + str(f['batch']) if f.get('batch') else ''}, "
-            f"activation '{f['act'].decode() or 'identity'}') on cuda:{self.device_index} yet, and tuning cannot run "
-            "during CUDA graph capture: run the model once outside the capture with the same shapes, strides and "
-            "dtypes (a warm-up) before capturing")
+            f"{', batch ' + str(f['batch']) if f.get('batch') else ''}"
+            f"{', groups ' + str(f['groups']) if f.get('groups') else ''}, "
+            f"activation '{f.get('act', b'').decode() or 'identity'}') on cuda:{self.device_index} yet, and tuning "
+            "cannot run during CUDA graph capture: run the model once outside the capture with the same shapes, "
+            "strides and dtypes (a warm-up) before capturing")
 
 
 _devices = {}

@@ -8,6 +8,8 @@ torch.export keeps them:
     cutec::gemm(a, b, c, bias, bias_row, alpha, beta, activation, aux)
                                                      the whole epilogue: [D] or [D, aux]
     cutec::bmm(a, b)                                 a[l] @ b[l] for each l (torch.bmm)
+    cutec::grouped_mm(a, b, offs, out_dtype)         rows offs[g-1]:offs[g] of a @ b[g] for each g
+                                                     (torch._grouped_mm's 2-D a, 3-D b)
 
 matmul (a @ b of 2-D and 3-D operands) is no op of its own: it calls mm or
 bmm (a 2-D operand broadcast to the batch, or flattened into one GEMM).
@@ -27,7 +29,7 @@ from typing import List, Optional
 import torch
 
 from .device import device_gemm
-from .plan import fail, plan_bmm, plan_bmm_cached, plan_cached, plan_gemm
+from .plan import fail, plan_bmm, plan_bmm_cached, plan_cached, plan_gemm, plan_grouped, plan_grouped_cached
 
 DIRECT = True
 
@@ -106,6 +108,21 @@ def _run_bmm(op, a, b):
     d = torch.empty((a.shape[0], plan.m, plan.n), dtype=plan.out_dtype, device=a.device)
     if d.numel():  # an empty batch or product is complete as it is
         dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0), stream, capturing)
+    return d
+
+
+def _run_grouped(op, a, b, offs, out_dtype):
+    """D[offs[g-1]:offs[g]] = A[offs[g-1]:offs[g]] @ B[g], computed by cutec
+    as one grouped GEMM; rows past offs[-1] are left as torch.empty made
+    them (uninitialised)."""
+    dg, stream, capturing = _where(op, a, ("B", b), ("offs", offs))
+    plan = plan_grouped_cached(op, a, b, offs, out_dtype)
+    a, b = plan.operands(a, b)[:2]
+    if "offs" in plan.copy:
+        offs = offs.contiguous()
+    d = torch.empty((plan.m, plan.n), dtype=plan.out_dtype, device=a.device)
+    if d.numel() and plan.groups:  # no rows, columns or groups: nothing to compute
+        dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0), stream, capturing, offs.data_ptr())
     return d
 
 
@@ -195,6 +212,17 @@ def _bmm_fake(a, b):
     return a.new_empty((a.shape[0], plan.m, plan.n), dtype=plan.out_dtype)
 
 
+@torch.library.custom_op("cutec::grouped_mm", mutates_args=())
+def _grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor, out_dtype: Optional[torch.dtype]) -> torch.Tensor:
+    return _run_grouped("cutec.torch.grouped_mm", a, b, offs, out_dtype)
+
+
+@_grouped_mm.register_fake
+def _grouped_mm_fake(a, b, offs, out_dtype):
+    plan = plan_grouped("cutec.torch.grouped_mm", a, b, offs, out_dtype)
+    return a.new_empty((plan.m, plan.n), dtype=plan.out_dtype)
+
+
 @torch.library.custom_op("cutec::addmm", mutates_args=())
 def _addmm(input: torch.Tensor, a: torch.Tensor, b: torch.Tensor, beta: float, alpha: float) -> torch.Tensor:
     return _addmm_impl(input, a, b, beta, alpha)
@@ -244,6 +272,21 @@ def bmm(a, b):
     GEMM over the tensors' own strides (an expanded, stride-0 operand is one
     matrix for every problem)."""
     return _bmm_impl(a, b) if _direct(a, b) else _bmm(a, b)
+
+
+def grouped_mm(a, b, offs, out_dtype=None):
+    """The grouped GEMM of a mixture of experts, as torch._grouped_mm(a, b,
+    offs=offs, out_dtype=out_dtype) for a 2-D a and a 3-D b: a of M x K
+    (the tokens' rows sorted by expert), b of G x K x N (one matrix per
+    expert: a (G, N, K) weight through .transpose(-2, -1), or a contiguous
+    (G, K, N)), offs G int32 cumulative row ends on a's device; returns
+    D of M x N (out_dtype: a's dtype or torch.float32) whose rows offs[g-1]
+    .. offs[g] - 1 are those rows of a times b[g].  Rows past offs[-1] are
+    uninitialised (torch.empty), as torch leaves them unspecified.  offs is
+    read on the device (no synchronisation): it should be nondecreasing and
+    at most M (the kernels clamp it)."""
+    return _run_grouped("cutec.torch.grouped_mm", a, b, offs, out_dtype) if _direct(a, b, offs) else \
+        _grouped_mm(a, b, offs, out_dtype)
 
 
 def matmul(a, b):

@@ -5,6 +5,7 @@ that are neither row- nor column-major with a leading dimension.
 
     D[M, N'] = act(alpha * A[M, K] @ B[K, N] + beta * C[M, N] + bias[N] + bias_row[M])
     D[l] = A[l] @ B[l]  for l < L, a strided batch (plan_bmm)
+    D[e(g-1):e(g)] = A[e(g-1):e(g)] @ B[g]  for g < G, grouped (plan_grouped; e: offs)
 
 N' is N, or N / 2 for a gated activation (B's columns are the gates and
 ups interleaved in blocks of 8: cutec.torch.gated).
@@ -53,7 +54,7 @@ class Plan:
     dtype: float32 ones)."""
 
     __slots__ = ("key", "fields", "m", "n", "n_out", "out_dtype", "aux", "copy", "use_c", "cast", "_ref", "ready",
-                 "batch", "bcast")
+                 "batch", "bcast", "groups")
 
     def problem(self):
         return capi.GemmProblem(**self.fields)
@@ -124,7 +125,7 @@ def plan_gemm(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, a
         fail("CUTEC_ERR_BAD_SIZE", op, f"N = {n}; a gated activation ({act}) needs a multiple of 16 (gates and "
              "ups interleaved in blocks of 8: cutec.torch.interleave_gate_up)")
     p = Plan()
-    p._ref, p.ready, p.batch, p.bcast = None, set(), 0, frozenset()  # ready: (handle, alignments) it has run on
+    p._ref, p.ready, p.batch, p.bcast, p.groups = None, set(), 0, frozenset(), 0  # ready: (handle, alignments) run on
     p.m, p.n, p.n_out, p.out_dtype, p.aux = m, n, n // 2 if gated else n, a.dtype, bool(aux)
     copy = []
 
@@ -199,6 +200,67 @@ def plan_bmm(op, a, b):
     return p
 
 
+def plan_grouped(op, a, b, offs, out_dtype=None):
+    """The plan of a grouped GEMM in the mixture-of-experts form (as
+    torch._grouped_mm's 2-D A and 3-D B): A of M x K, B of G x K x N (one
+    matrix per group), offs G int32 cumulative row ends; group g computes
+    rows offs[g-1] .. offs[g] - 1 of D (M x N, out_dtype or A's dtype) from
+    the same rows of A and its B.  B is read in its matrices' layout (a
+    (G, N, K) weight seen through .transpose(-2, -1) is column-major, a
+    contiguous (G, K, N) row-major) with its first stride as the step
+    between groups (0: one B for all); A is read row-major (the groups split
+    its rows).  Other strides are copied.  The row ends stay on the device:
+    nothing here reads their values."""
+    if a.dim() != 2 or b.dim() != 3:
+        fail("CUTEC_ERR_BAD_SIZE", op, f"A must be 2-D (M x K) and B 3-D (G x K x N), got {_shape(a)} and {_shape(b)}")
+    (m, k), (g, kb, n) = a.shape, b.shape
+    if k != kb:
+        fail("CUTEC_ERR_BAD_SIZE", op, f"A is {m}x{k} and B is {g}x{kb}x{n}: K differs")
+    if offs.dim() != 1 or offs.shape[0] != g:
+        fail("CUTEC_ERR_BAD_SIZE", op, f"offs must be 1-D with one row end per group of B ({g}), got shape "
+             f"{_shape(offs)}")
+    if offs.dtype != torch.int32:
+        fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"offs must be int32, got {offs.dtype}")
+    if a.dtype not in AB_DTYPES or b.dtype != a.dtype:
+        fail("CUTEC_ERR_INVALID_ARGUMENT", op,
+             f"A and B must both be bfloat16 or both float16, got {a.dtype} and {b.dtype}")
+    out_dtype = a.dtype if out_dtype is None else out_dtype
+    if out_dtype not in (a.dtype, torch.float32):
+        fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"out_dtype must be A's dtype {a.dtype} or torch.float32, got "
+             f"{out_dtype}")
+    if k == 0:
+        fail("CUTEC_ERR_BAD_SIZE", op, "K = 0: cutec needs K >= 1")
+    p = Plan()
+    p._ref, p.ready, p.batch, p.groups = None, set(), 0, g
+    p.m, p.n, p.n_out, p.out_dtype, p.aux, p.use_c, p.cast = m, n, n, out_dtype, False, False, frozenset()
+    copy, bcast = [], []
+    lay = matrix_layout(m, k, a.stride())
+    if lay is None or lay[0] != capi.LAYOUT_ROW:
+        copy.append("A")
+        lay = (capi.LAYOUT_ROW, k)
+    lda = lay[1]
+    step = b.stride(0)
+    lay = matrix_layout(k, n, b.stride()[1:])
+    if lay is None:
+        if step == 0 and g > 1:
+            bcast.append("B")  # one matrix copied, still shared by every group
+        else:
+            copy.append("B")
+        lay = (capi.LAYOUT_ROW, n)
+    b_layout, ldb = lay
+    if g <= 1 or "B" in copy:  # one group's step is never used: the packed one keeps its class plain
+        step = (k if b_layout == capi.LAYOUT_ROW else n) * ldb
+    if offs.stride(0) != 1 and g > 1:
+        copy.append("offs")
+    p.copy, p.bcast = frozenset(copy), frozenset(bcast)
+    ab, dt = DTYPES[a.dtype], DTYPES[out_dtype]
+    p.fields = dict(
+        m=m, n=n, k=k, a_type=ab, b_type=ab, c_type=dt, a_layout=capi.LAYOUT_ROW, b_layout=b_layout,
+        c_layout=capi.LAYOUT_ROW, lda=lda, ldb=ldb, ldc=n, alpha=1.0, beta=0.0, groups=g, stride_b=step)
+    p.key = tuple(p.fields.values())
+    return p
+
+
 def _meta(t):
     return None if t is None else (t.shape, t.stride(), t.dtype)
 
@@ -222,6 +284,13 @@ def plan_cached(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0,
     sig = (op, a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, _meta(c), _meta(bias), _meta(bias_row),
            alpha, beta, activation, aux)
     return _remember(sig, lambda: plan_gemm(op, a, b, c, bias, bias_row, alpha, beta, activation, aux))
+
+
+def plan_grouped_cached(op, a, b, offs, out_dtype=None):
+    """plan_grouped, remembered by the operands' metadata."""
+    sig = (op, "grouped", a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, offs.shape, offs.stride(),
+           offs.dtype, out_dtype)
+    return _remember(sig, lambda: plan_grouped(op, a, b, offs, out_dtype))
 
 
 def plan_bmm_cached(op, a, b):
