@@ -198,6 +198,12 @@ POINTS
 # and f32 out
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=1 -o prebuilt/gemm_sm90_grouped.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=1 -D TC=f32 -o prebuilt/gemm_sm90_grouped_f32.pack
+# and for the Python package's grouped_mm (gpu-run.sh TORCH=1, TORCH_GROUPED=1):
+# each expert's B row-major ((G, K, N) contiguous, LB = 1), and f16
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=1 -D LB=1 -o prebuilt/gemm_sm90_grouped_lb1.pack
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=1 -D LB=1 -D TC=f32 \
+  -o prebuilt/gemm_sm90_grouped_lb1_f32.pack
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=1 -D T=f16 -D TC=f16 -o prebuilt/gemm_sm90_grouped_f16.pack
 # fused-epilogue packs for the epilogue benchmark (gpu-run.sh EPI_BENCH=1):
 # bias + GELU (tanh) over every tune point, SwiGLU (its register-store
 # points), bias + SiLU, and the elementwise kernels of the unfused baseline

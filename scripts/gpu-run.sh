@@ -162,14 +162,17 @@ fi
 # cached call (overhead.md); TORCH_LLAMA=1: the Llama-3-8B block benchmark
 # (llama_block.md; LLAMA_ARGS, e.g. "--tokens 1,64,4096 --budget-s 300");
 # TORCH_BMM=1: cutec.torch.bmm against torch.bmm on tests/bench/batched_shapes.txt
-# (bmm.md; BMM_ARGS, e.g. "--b-row --only bmm_2048").
+# (bmm.md; BMM_ARGS, e.g. "--b-row --only bmm_2048"); TORCH_GROUPED=1:
+# cutec.torch.grouped_mm against torch._grouped_mm and a loop of torch.mm on
+# DeepSeek-V3- and Mixtral-like MoE layers (grouped.md; GROUPED_ARGS, e.g.
+# "--models mixtral --tokens 4096 --budget-s 300").
 # Each step in its own time limit; PYTHON is the interpreter with torch.
-if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" = 1 ]; then
+if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" = 1 ] || [ "${TORCH_GROUPED:-0}" = 1 ]; then
   py=${PYTHON:-python3}
   cmake --build build-gpu -j"$(nproc)" --target cutec_rt_shared cutec-tune >>"$log" 2>&1 ||
     echo "gpu-run: libcutec_rt.so failed to build (see gpu-run.log)"
   packs=()
-  for p in ${TORCH_PACKS:-gemm_sm90 gemm_sm90_swiglu_fast gemm_sm90_gelu_bias_fast gemm_sm90_silu_bias_fast epilogue_apply epilogue_apply_f16}; do
+  for p in ${TORCH_PACKS:-gemm_sm90 gemm_sm90_swiglu_fast gemm_sm90_gelu_bias_fast gemm_sm90_silu_bias_fast epilogue_apply epilogue_apply_f16 gemm_sm90_grouped gemm_sm90_grouped_f32 gemm_sm90_grouped_lb1 gemm_sm90_grouped_lb1_f32 gemm_sm90_grouped_f16}; do
     packs+=(--pack "prebuilt/$p.pack")
   done
   "$py" python/scripts/stage.py --clean --lib build-gpu/runtime/libcutec_rt.so --bin build-gpu/runtime/cutec-tune \
@@ -198,6 +201,13 @@ if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" =
       > "$OUT/bmm-bench.log" 2>&1
     echo "== bmm bench: exit $?"
     tail -14 "$OUT/bmm-bench.log"
+  fi
+  if [ "${TORCH_GROUPED:-0}" = 1 ]; then
+    # shellcheck disable=SC2086
+    PYTHONPATH=$pypath OUT=$OUT timeout "${GROUPED_TIMEOUT:-540}" "$py" python/bench/grouped_mm.py ${GROUPED_ARGS:-} \
+      > "$OUT/grouped-bench.log" 2>&1
+    echo "== grouped bench: exit $?"
+    tail -32 "$OUT/grouped-bench.log"
   fi
   if [ "${TORCH_LLAMA:-0}" = 1 ]; then
     # shellcheck disable=SC2086
