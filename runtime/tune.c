@@ -307,7 +307,10 @@ static cutec_status no_candidate(tuning *t)
     int epi;
     gemm_decision ew;
     int lt_useless = cutec_lt_epilogue_of(t->p, &epi) != NULL && !find_ew(t->g, t->p, t->cls, &ew, 0);
-    return cutec_rt_fail(t->rt, t->lt || t->ndsl > 0 || lt_useless ? CUTEC_ERR_UNSUPPORTED : CUTEC_ERR_NO_CUBLAS,
+    /* a grouped problem never has cuBLASLt: its absence is not the reason */
+    int lt_never = t->p->groups > 0;
+    return cutec_rt_fail(t->rt,
+                         t->lt || t->ndsl > 0 || lt_useless || lt_never ? CUTEC_ERR_UNSUPPORTED : CUTEC_ERR_NO_CUBLAS,
                          "no candidate for %s: pack kernels: %s; cuBLASLt: %s", key,
                          t->g->npacks == 0 ? "no pack in use (cutec_gemm_use_pack)"
                          : t->pruned[0]    ? t->pruned

@@ -185,6 +185,15 @@ static int test_gemm(int argc, char **argv)
     CHECK_CONTAINS(user_log,
                    "tuning: skipping user_gemm_brow T=bf16 TC=bf16: a grouped problem (groups 6) needs a kernel "
                    "with a group_ends role");
+    /* no kernel with the role: unsupported (not "no cuBLASLt", which never serves groups) */
+    cutec_gemm_handle *plain;
+    CHECK_OK(rt, cutec_gemm_create(rt, &plain));
+    CHECK_OK(rt, cutec_gemm_set_option(plain, CUTEC_OPT_DISK_CACHE, 0));
+    CHECK_OK(rt, cutec_gemm_use_pack(plain, plain_pack));
+    CHECK_STATUS(rt, cutec_gemm_ex(plain, &p, &args, NULL), CUTEC_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(cutec_runtime_message(rt),
+                   "cuBLASLt: cuBLASLt has no grouped GEMM with the row ends in device memory");
+    cutec_gemm_destroy(plain);
     CHECK_OK(rt, cutec_memcpy_htod(rt, d, hd, (size_t)nd * 2));
     CHECK_OK(rt, cutec_gemm_ex(g, &p, &args, NULL));
     CHECK_OK(rt, cutec_synchronize(rt));
