@@ -250,6 +250,7 @@ typedef struct check_result {
     double max_ratio;   /* max over elements of |c - ref| / bound */
     double max_abs_err; /* max |c - ref| */
     double rel_fro;     /* ||C - ref||_F / ||ref||_F */
+    double num, den;    /* ||C - ref||_F^2 and ||ref||_F^2 (finite elements) */
     double fro_limit;
     long bad_i, bad_j; /* first failing element (-1 if none) */
     double bad_c, bad_ref, bad_bound;
@@ -361,6 +362,7 @@ static check_result check_result_of(const shape_data *d, const gemm_epi *e, int 
         }
     }
     r.rel_fro = r.nnan ? INFINITY : den > 0 ? sqrt(num) / sqrt(den) : num > 0 ? INFINITY : 0.0;
+    r.num = num, r.den = den;
     r.fro_limit = fro_limit(d->t, tc);
     r.pass = r.nbad == 0 && r.nnan == 0 && r.rel_fro < r.fro_limit;
     return r;
@@ -537,7 +539,8 @@ static int case_guards_intact(const case_layout *l, const shape_data *d, const u
 /* Checks every problem of D's image against its own reference (through
  * the epilogue e where it is not NULL) and folds the results: the worst
  * measures, the counts summed, the first failing element of the first
- * problem that fails (its problem in *bad_prob, -1 if none). */
+ * problem that fails (its problem in *bad_prob, -1 if none; grouped: the
+ * first group with an element past its bound). */
 static check_result check_case(const case_layout *l, const shape_data *d, const gemm_epi *e, const unsigned char *out,
                                gemm_type tc, int *bad_prob)
 {
@@ -548,7 +551,7 @@ static check_result check_case(const case_layout *l, const shape_data *d, const 
     *bad_prob = -1;
     for (int p = 0; p < l->nprob; p++) {
         check_result r = check_result_of(&d[p], e, 0, l->cols, out + GUARD + d_at(l, d, p) * l->esc, tc);
-        if (!r.pass && *bad_prob < 0) {
+        if ((l->grouped ? r.nbad > 0 : !r.pass) && *bad_prob < 0) {
             *bad_prob = p;
             all.bad_i = r.bad_i, all.bad_j = r.bad_j;
             all.bad_c = r.bad_c, all.bad_ref = r.bad_ref, all.bad_bound = r.bad_bound;
@@ -560,6 +563,14 @@ static check_result check_case(const case_layout *l, const shape_data *d, const 
         all.max_abs_err = fmax(all.max_abs_err, r.max_abs_err);
         all.rel_fro = p == 0 || r.rel_fro > all.rel_fro ? r.rel_fro : all.rel_fro;
         all.fro_limit = r.fro_limit;
+        all.num += r.num, all.den += r.den;
+    }
+    /* grouped, the Frobenius measure is the whole D's, as for one GEMM: a
+     * group of one row and one column would otherwise be judged by one
+     * element's relative error (each element has its own bound anyway) */
+    if (l->grouped) {
+        all.rel_fro = all.nnan ? INFINITY : all.den > 0 ? sqrt(all.num) / sqrt(all.den) : all.num > 0 ? INFINITY : 0.0;
+        all.pass = all.nbad == 0 && all.nnan == 0 && all.rel_fro < all.fro_limit;
     }
     return all;
 }
