@@ -144,6 +144,23 @@ for pt in "${batch_points[@]}"; do
   # shellcheck disable=SC2086
   "$B"/compiler/cutec stdlib/sm90/gemm.cute --arch=sm_90a $pt -o "prebuilt/gemm_batch/gemm_sm90_${name}.ptx"
 done
+# grouped (mixture-of-experts) GEMMs (tests/gpu gpu_gemm_grouped, gemm_check's
+# grouped cases: 8 ragged groups per shape, clamped row ends): the grouped
+# user kernel and sm90 template points with GRP = 1 (the grouped pack's tile
+# shapes and clusters along N, f32 out; B stored K x N and A column-major
+# too); SM90_GROUPED_POINTS adds ';'-separated -D lists
+rm -rf prebuilt/gemm_grouped && mkdir -p prebuilt/gemm_grouped
+"$B"/compiler/cutec tests/runtime/user_gemm_grouped.cute -o prebuilt/gemm_grouped/user_gemm_grouped_bf16.ptx
+IFS=';' read -r -a grouped_points <<< "-D BM=128 -D BN=256 -D STAGES=4;-D BM=128 -D BN=128 -D STAGES=6 -D CN=2;\
+-D BM=64 -D BN=128 -D STAGES=6;-D BM=64 -D BN=64 -D STAGES=8 -D CN=2;-D BM=128 -D BN=192 -D STAGES=4;\
+-D TC=f32 -D BM=128 -D BN=128 -D STAGES=5;-D LB=1 -D BM=128 -D BN=256 -D STAGES=3;-D LB=1 -D BM=64 -D BN=128 -D STAGES=4 -D CN=2;\
+-D LA=1 -D LB=1 -D BM=128 -D BN=128 -D STAGES=4;${SM90_GROUPED_POINTS:-}"
+for pt in "${grouped_points[@]}"; do
+  [ -n "${pt// /}" ] || continue
+  name=$(echo "$pt" | sed 's/-D //g; s/  */_/g; s/=//g; s/^_//; s/_$//')
+  # shellcheck disable=SC2086
+  "$B"/compiler/cutec stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=1 $pt -o "prebuilt/gemm_grouped/gemm_sm90_grp_${name}.ptx"
+done
 # single-tile wgmma forms for tests/gpu/wgmma_forms.c: NAME and the -D options
 rm -rf prebuilt/wgmma && mkdir -p prebuilt/wgmma
 while read -r name args; do
@@ -244,4 +261,5 @@ echo "gpu-prepare: $(ls prebuilt/gemm_fp8 | wc -l) fp8 GEMM points in prebuilt/g
 echo "gpu-prepare: $(ls prebuilt/gemm_epi | wc -l) fused-epilogue GEMM points in prebuilt/gemm_epi"
 echo "gpu-prepare: $(ls prebuilt/gemm_layout | wc -l) operand-layout GEMM points in prebuilt/gemm_layout"
 echo "gpu-prepare: $(ls prebuilt/gemm_batch | wc -l) batched GEMM points in prebuilt/gemm_batch"
+echo "gpu-prepare: $(ls prebuilt/gemm_grouped | wc -l) grouped GEMM points in prebuilt/gemm_grouped"
 echo "gpu-prepare: $(ls prebuilt/gemm | wc -l) GEMM points in prebuilt/gemm ($(du -sh prebuilt | cut -f1) in prebuilt/, $(du -sh prebuilt.tar.xz | cut -f1) in prebuilt.tar.xz)"

@@ -149,6 +149,17 @@ if [ -n "${BATCH_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   echo "== batch bench: exit $?"
   tail -14 "$OUT/batch-bench.log" | cut -c1-300
 fi
+# grouped (mixture-of-experts) GEMMs against a loop of cuBLASLt calls per
+# group (GROUPED_BENCH=1): the grouped pack over tests/bench/grouped_shapes.txt
+# (its groups=G column), rows split with GROUPED_SKEW (default 0: balanced);
+# GROUPED_SHAPES picks another file (the 32768-token rows need about 40 GB)
+if [ -n "${GROUPED_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
+  timeout "${GROUPED_TIMEOUT:-500}" build-gpu/runtime/cutec-tune bench prebuilt/gemm_sm90_grouped.pack \
+    --shapes "${GROUPED_SHAPES:-tests/bench/grouped_shapes.txt}" --skew "${GROUPED_SKEW:-0}" --no-cache \
+    > "$OUT/grouped-bench.log" 2>&1
+  echo "== grouped bench: exit $?"
+  tail -18 "$OUT/grouped-bench.log" | cut -c1-300
+fi
 # optional: host overhead of a cached GEMM call (OVERHEAD_PACK=path)
 if [ -n "${OVERHEAD_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   timeout 300 build-gpu/runtime/cutec-tune overhead "$OVERHEAD_PACK" --m 4096 --n 4096 --k 4096 --no-cache \

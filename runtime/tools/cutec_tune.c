@@ -9,6 +9,8 @@
  *   (tune, bench, overhead: --epilogue ACT [--bias] [--bias-row] [--c-source] [--aux]
  *   for a GEMM with a fused epilogue, against cuBLASLt's fused form)
  *   cutec-tune overhead PACK --m M ...       host time per cached cutec_gemm call
+ *   (tune, bench: --groups G [--skew S] for a grouped GEMM, its rows split
+ *   by tune_groups.c; bench compares it with a loop of cuBLASLt calls)
  *
  * The command line is tune_args.c, the shapes file tune_shapes.c.  Exit
  * status: 0 ok, 1 failure, 2 usage, 77 no CUDA driver or device (so tests
@@ -33,6 +35,7 @@
 #include "kdesc.h"
 #include "pack_format.h"
 #include "tune_args.h"
+#include "tune_groups.h"
 #include "tune_shapes.h"
 
 typedef tune_opts opts;
@@ -237,11 +240,13 @@ typedef struct gpu {
     cutec_gemm_handle *gemm;
     cutec_pack *pack;
     cutec_pack *more[TUNE_MORE_PACKS];
+    double skew; /* how grouped problems' rows are split (--skew, tune_groups.h) */
 } gpu;
 
 static int gpu_open(const opts *o, gpu *g, failure *f)
 {
     memset(g, 0, sizeof *g);
+    g->skew = o->skew;
     cutec_status s = cutec_runtime_create(&g->rt, (int)o->device);
     if (s != CUTEC_OK) return fail_runtime(f, g->rt, "no GPU", s);
     cutec_runtime_set_log(g->rt, on_log, (void *)o);
@@ -274,10 +279,15 @@ static void gpu_close(gpu *g)
 }
 
 /* A batch of L problems (L > 1) has each matrix packed after the
- * previous one. */
-static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long long n, long long k, long long batch)
+ * previous one; a grouped problem (groups > 0) its groups' Bs. */
+static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long long n, long long k, long long batch,
+                         long long groups)
 {
     cutec_gemm_problem_init(p, m, n, k, o->in, o->out);
+    if (groups > 0) {
+        p->groups = groups;
+        p->stride_b = k * n;
+    }
     if (batch > 1) {
         p->batch = batch;
         p->stride_a = m * k;
@@ -299,14 +309,23 @@ static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long
     p->c_layout = o->layout[2];
 }
 
-/* A shape's batch: its batch=L column, else --batch (0: one problem). */
-static long long shape_batch(const opts *o, const tune_shape *sh) { return sh->batch > 0 ? sh->batch : o->batch; }
+/* A shape's batch: its batch=L column, else --batch (0: one problem);
+ * its groups: its groups=G column, else --groups (0: not grouped).  A
+ * line's own column wins over the other's option. */
+static long long shape_batch(const opts *o, const tune_shape *sh)
+{
+    return sh->batch > 0 ? sh->batch : sh->groups > 0 ? 0 : o->batch;
+}
+static long long shape_groups(const opts *o, const tune_shape *sh)
+{
+    return sh->groups > 0 ? sh->groups : sh->batch > 0 ? 0 : o->groups;
+}
 
 /* The problem of a shapes file's line: its batch and layouts where the
  * line gives them, else the command line's. */
 static void shape_problem(const opts *o, cutec_gemm_problem *p, const tune_shape *sh)
 {
-    problem_init(o, p, sh->m, sh->n, sh->k, shape_batch(o, sh));
+    problem_init(o, p, sh->m, sh->n, sh->k, shape_batch(o, sh), shape_groups(o, sh));
     cutec_layout l[3];
     if (sh->layout[0] != '\0' && tune_layouts_parse(sh->layout, 3, l) == 0)
         p->a_layout = l[0], p->b_layout = l[1], p->c_layout = l[2];
@@ -324,7 +343,21 @@ static void epilogue_name(const opts *o, char *buf, size_t len)
 
 /* The device buffers of a problem, a row each: D (C in place), A, B, and
  * the epilogue's. */
-enum { BUF_D, BUF_A, BUF_B, BUF_C, BUF_BIAS, BUF_BIAS_ROW, BUF_AUX, BUF_SA, BUF_SB, BUF_SD, BUF_AMAX, BUF_COUNT };
+enum {
+    BUF_D,
+    BUF_A,
+    BUF_B,
+    BUF_C,
+    BUF_BIAS,
+    BUF_BIAS_ROW,
+    BUF_AUX,
+    BUF_SA,
+    BUF_SB,
+    BUF_SD,
+    BUF_AMAX,
+    BUF_ENDS,
+    BUF_COUNT
+};
 
 /* `n` random f32 scales in [0.25, 4), powers of two times 1 to 1.5: far
  * from 1, so a kernel that skips them fails its check. */
@@ -344,6 +377,38 @@ static void *random_scales(size_t n, uint64_t seed)
 typedef struct buffers {
     unsigned long long d[BUF_COUNT];
 } buffers;
+
+/* A grouped problem's Bs: random, but from two matrices' worth of host
+ * draws (the experts' weights of a large model are gigabytes), group q's
+ * the window of them starting at element 7919 q modulo a matrix: each
+ * group has its own. */
+static int upload_group_bs(gpu *g, const cutec_gemm_problem *p, unsigned long long dev, size_t one, uint64_t seed,
+                           failure *f)
+{
+    size_t es = dtype_bytes(p->b_type), elems = one / es;
+    unsigned char *h = one <= SIZE_MAX / 2 ? random_matrix(2 * one, p->b_type, seed) : NULL;
+    if (h == NULL) return fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for %zu bytes of input", 2 * one);
+    cutec_status s = CUTEC_OK;
+    for (long long q = 0; q < p->groups && s == CUTEC_OK; q++)
+        s = cutec_memcpy_htod(g->rt, dev + (unsigned long long)q * one, h + (size_t)q * 7919 % elems * es, one);
+    free(h);
+    return s == CUTEC_OK ? 0 : fail_runtime(f, g->rt, "device buffers", s);
+}
+
+/* A grouped problem's row ends on the device (tune_group_ends: the split
+ * --skew asks for). */
+static int upload_group_ends(gpu *g, const cutec_gemm_problem *p, unsigned long long *dev, failure *f)
+{
+    int *ends = malloc(sizeof *ends * (size_t)p->groups);
+    if (ends == NULL || tune_group_ends(p->m, p->groups, g->skew, ends) != 0) {
+        free(ends);
+        return fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for %lld row ends", p->groups);
+    }
+    cutec_status s = cutec_malloc(g->rt, sizeof *ends * (size_t)p->groups, dev);
+    if (s == CUTEC_OK) s = cutec_memcpy_htod(g->rt, *dev, ends, sizeof *ends * (size_t)p->groups);
+    free(ends);
+    return s == CUTEC_OK ? 0 : fail_runtime(f, g->rt, "device buffers", s);
+}
 
 static int alloc_problem(gpu *g, const cutec_gemm_problem *p, buffers *bufs, uint64_t seed, failure *f)
 {
@@ -376,13 +441,21 @@ static int alloc_problem(gpu *g, const cutec_gemm_problem *p, buffers *bufs, uin
     cutec_status s = CUTEC_OK;
     for (int i = 0; i < BUF_COUNT && s == CUTEC_OK; i++) {
         if (!rows[i].want) continue;
-        /* a batch: the matrices of its problems one after another (biases and scales are shared) */
+        /* a batch: the matrices of its problems one after another (biases
+         * and scales are shared); grouped, the groups' Bs */
         int matrix = i == BUF_D || i == BUF_A || i == BUF_B || i == BUF_C || i == BUF_AUX;
-        long long copies = p->batch > 1 && matrix ? p->batch : 1;
+        long long copies = p->batch > 1 && matrix ? p->batch : p->groups > 0 && i == BUF_B ? p->groups : 1;
         size_t bytes = matrix_bytes(rows[i].r * copies, rows[i].c, rows[i].t);
         if (bytes == 0)
             return fail(f, CUTEC_ERR_BAD_SIZE, "problem: %lld x %lld x %lld: a matrix's size overflows size_t", p->m,
                         p->n, p->k);
+        if (p->groups > 0 && i == BUF_B) {
+            s = cutec_malloc(g->rt, bytes, &bufs->d[i]);
+            if (s != CUTEC_OK) break;
+            int rc = upload_group_bs(g, p, bufs->d[i], bytes / (size_t)copies, seed + (uint64_t)i, f);
+            if (rc != 0) return rc;
+            continue;
+        }
         int zero = !rows[i].random && (i != BUF_D || p->beta != 0.0f);
         void *h = rows[i].random == 2 ? random_scales((size_t)(rows[i].r * rows[i].c), seed + (uint64_t)i)
                   : rows[i].random    ? random_matrix(bytes, rows[i].t, seed + (uint64_t)i)
@@ -395,7 +468,7 @@ static int alloc_problem(gpu *g, const cutec_gemm_problem *p, buffers *bufs, uin
         free(h);
     }
     if (s != CUTEC_OK) return fail_runtime(f, g->rt, "device buffers", s);
-    return 0;
+    return p->groups > 0 ? upload_group_ends(g, p, &bufs->d[BUF_ENDS], f) : 0;
 }
 
 static void free_problem(gpu *g, buffers *b)
@@ -419,6 +492,7 @@ static cutec_gemm_args args_of(const buffers *b)
     a.scale_b = PTR(b->d[BUF_SB]);
     a.scale_d = PTR(b->d[BUF_SD]);
     a.amax = PTR(b->d[BUF_AMAX]);
+    a.group_ends = (const int *)PTR(b->d[BUF_ENDS]);
     return a;
 }
 
@@ -432,6 +506,30 @@ static void device_line(gpu *g, char *buf, size_t len)
              cutec_gemm_cublas_version(g->gemm), cutec_version_string());
 }
 
+/* A grouped problem's split for reports, written at buf: " groups=G
+ * skew=S (rows per group: min .. max, E empty)" (nothing when not
+ * grouped). */
+static void groups_text(const gpu *g, const cutec_gemm_problem *p, char *buf, size_t len)
+{
+    if (p->groups <= 0) return;
+    int *ends = malloc(sizeof *ends * (size_t)p->groups);
+    if (ends == NULL || tune_group_ends(p->m, p->groups, g->skew, ends) != 0) {
+        snprintf(buf, len, " groups=%lld skew=%g", p->groups, g->skew);
+        free(ends);
+        return;
+    }
+    long long lo = p->m, hi = 0, empty = 0;
+    for (long long q = 0; q < p->groups; q++) {
+        long long r = ends[q] - (q ? ends[q - 1] : 0);
+        lo = r < lo ? r : lo;
+        hi = r > hi ? r : hi;
+        empty += r == 0;
+    }
+    snprintf(buf, len, " groups=%lld skew=%g (rows per group: %lld .. %lld, %lld empty)", p->groups, g->skew, lo, hi,
+             empty);
+    free(ends);
+}
+
 static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p, const cutec_tune_report *rep)
 {
     char dev[256], epi[96];
@@ -439,8 +537,9 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
     epilogue_name(o, epi, sizeof epi);
     if (!o->json) {
         printf("device: %s\n", dev);
-        char batch[48] = "";
+        char batch[128] = "";
         if (p->batch > 1) snprintf(batch, sizeof batch, " batch=%lld", p->batch);
+        groups_text(g, p, batch + strlen(batch), sizeof batch - strlen(batch));
         printf("problem: M=%lld N=%lld K=%lld%s %s -> %s%s%s, tuned in %.2f s\n", p->m, p->n, p->k, batch,
                dtype_name(p->a_type), dtype_name(p->c_type), strcmp(epi, "none") ? ", epilogue " : "",
                strcmp(epi, "none") ? epi : "", rep->seconds);
@@ -459,10 +558,11 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
     }
     printf("{\"device\": ");
     json_string(dev);
-    printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"batch\": %lld, \"dtype\": \"%s\", \"out_dtype\": \"%s\", "
-           "\"alpha\": %.9g, \"beta\": %.9g, \"epilogue\": \"%s\", \"tuning_seconds\": %.3f, \"cublas_ms\": ",
-           p->m, p->n, p->k, p->batch > 1 ? p->batch : 1, dtype_name(p->a_type), dtype_name(p->c_type),
-           (double)p->alpha, (double)p->beta, epi, rep->seconds);
+    printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"batch\": %lld, ", p->m, p->n, p->k, p->batch > 1 ? p->batch : 1);
+    if (p->groups > 0) printf("\"groups\": %lld, \"skew\": %g, ", p->groups, g->skew);
+    printf("\"dtype\": \"%s\", \"out_dtype\": \"%s\", \"alpha\": %.9g, \"beta\": %.9g, \"epilogue\": \"%s\", "
+           "\"tuning_seconds\": %.3f, \"cublas_ms\": ",
+           dtype_name(p->a_type), dtype_name(p->c_type), (double)p->alpha, (double)p->beta, epi, rep->seconds);
     if (isinf(rep->cublas_ms))
         printf("null");
     else
@@ -497,7 +597,7 @@ static int cmd_tune(const opts *o, failure *f)
     cutec_tune_report *rep = NULL;
     int rc = gpu_open(o, &g, f);
     cutec_gemm_problem p;
-    problem_init(o, &p, o->m, o->n, o->k, o->batch);
+    problem_init(o, &p, o->m, o->n, o->k, o->batch, o->groups);
     if (rc == 0) rc = alloc_problem(&g, &p, &b, 1, f);
     if (rc == 0) {
         cutec_gemm_args a = args_of(&b);
@@ -597,10 +697,66 @@ static int bench_exhaustive(const opts *o, gpu *g, const tune_shape *sh, cutec_t
     return rc;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* A grouped shape's baseline.  cuBLASLt has no grouped GEMM whose row ends
+ * are in device memory, so the runtime has no cuBLASLt candidate for it;
+ * bench compares with a loop of one cuBLASLt call per nonempty group: each
+ * distinct group size tuned once as the plain problem of its rows (rows x
+ * N x K, the same types and layouts), and the fastest cuBLASLt algorithm's
+ * median (the report's cublas_ms) summed over the groups, launch gaps not
+ * counted.  *ms is +inf where cuBLASLt has no algorithm. */
+static int bench_group_loop(gpu *g, const cutec_gemm_problem *gp, uint64_t seed, double *ms, failure *f)
+{
+    *ms = INFINITY;
+    int *rows = malloc(sizeof *rows * (size_t)gp->groups);
+    if (rows == NULL || tune_group_ends(gp->m, gp->groups, g->skew, rows) != 0) {
+        free(rows);
+        return fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for %lld row ends", gp->groups);
+    }
+    for (long long q = gp->groups - 1; q > 0; q--) rows[q] -= rows[q - 1];
+    qsort(rows, (size_t)gp->groups, sizeof *rows, cmp_int);
+    double total = 0;
+    int rc = 0;
+    for (long long q = 0; q < gp->groups && rc == 0 && !isinf(total); q++) {
+        long long same = 1;
+        while (q + same < gp->groups && rows[q + same] == rows[q]) same++;
+        if (rows[q] > 0) {
+            cutec_gemm_problem p = *gp;
+            p.groups = p.stride_b = 0;
+            p.m = rows[q];
+            buffers b;
+            cutec_tune_report *rep = NULL;
+            rc = alloc_problem(g, &p, &b, seed, f);
+            if (rc == 0) {
+                cutec_gemm_args a = args_of(&b);
+                cutec_status s = cutec_gemm_tune_ex(g->gemm, &p, &a, NULL, &rep);
+                if (s == CUTEC_ERR_UNSUPPORTED) /* no candidate: no cuBLASLt */
+                    total = INFINITY;
+                else if (s != CUTEC_OK)
+                    rc = fail_runtime(f, g->rt, "a group's cuBLASLt baseline", s);
+                else
+                    total += (double)same * rep->cublas_ms;
+            }
+            free_problem(g, &b);
+            cutec_tune_report_free(rep);
+        }
+        q += same - 1;
+    }
+    free(rows);
+    if (rc == 0) *ms = total;
+    return rc;
+}
+
 /* One shape's line (or JSON object) from its tuning report (and, with
- * --compare-exhaustive, the exhaustive tuning's report: exh). */
+ * --compare-exhaustive, the exhaustive tuning's report: exh).  A grouped
+ * shape's cuBLAS column is group_ms, the loop of bench_group_loop. */
 static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_report *rep,
-                         const cutec_tune_report *exh, double plain_ms, int first, bench_means *gm)
+                         const cutec_tune_report *exh, double plain_ms, double group_ms, int first, bench_means *gm)
 {
     /* the fastest pack kernel, winner or not: the first checked one (the
    * report puts the two timed head to head first) */
@@ -625,11 +781,14 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         else if (!c->is_cublas && c->round_ms < dsl_round)
             dsl_round = c->round_ms;
     }
-    long long batch = shape_batch(o, sh) > 1 ? shape_batch(o, sh) : 1;
+    long long batch = shape_batch(o, sh) > 1 ? shape_batch(o, sh) : 1, groups = shape_groups(o, sh);
+    /* grouped: the row ends cover M, every row computed once */
     double flop = 2.0 * (double)batch * (double)sh->m * (double)sh->n * (double)sh->k;
-    double tc = isinf(rep->cublas_ms) ? 0 : flop / (rep->cublas_ms * 1e9);
+    double cublas_ms = groups > 0 ? group_ms : rep->cublas_ms;
+    double tc = isinf(cublas_ms) ? 0 : flop / (cublas_ms * 1e9);
     double td = isinf(best_dsl) ? 0 : flop / (best_dsl * 1e9);
     double ratio = tc > 0 && td > 0 ? td / tc : 0;
+    /* (grouped: no cuBLASLt algorithm #0 of the problem: 0, not reported) */
     double ratio0 = !isinf(dsl_round) && !isinf(lt0_round) ? lt0_round / dsl_round : 0;
     if (ratio > 0) {
         gm->log_sum += log(ratio);
@@ -663,9 +822,10 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
     if (o->json) {
         printf("%s\n  {\"shape\": ", first ? "" : ",");
         json_string(sh->name);
-        printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"batch\": %lld, \"cublas_tflops\": %.3f, "
-               "\"dsl_tflops\": %.3f, \"ratio\": %.4f, \"ratio_vs_algo0\": %.4f, \"winner\": ",
-               sh->m, sh->n, sh->k, batch, tc, td, ratio, ratio0);
+        printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"batch\": %lld, ", sh->m, sh->n, sh->k, batch);
+        if (groups > 0) printf("\"groups\": %lld, \"skew\": %g, ", groups, o->skew);
+        printf("\"cublas_tflops\": %.3f, \"dsl_tflops\": %.3f, \"ratio\": %.4f, \"ratio_vs_algo0\": %.4f, \"winner\": ",
+               tc, td, ratio, ratio0);
         json_string(win);
         printf(", \"best_dsl\": ");
         if (dsl_name != NULL)
@@ -691,8 +851,12 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         if (exh != NULL)
             snprintf(exh_col, sizeof exh_col, " %8.2f %9.4f %9.4f %8.3f%s", exh->seconds, win_ms, exh_ms, fast_vs_exh,
                      strcmp(win, exh->candidates[exh->winner].name) == 0 ? " same" : " diff");
-        char name[64]; /* a batch: "NAME xL"; the line's own layouts: "NAME rrr" */
-        snprintf(name, sizeof name, batch > 1 ? "%s x%lld" : "%s", sh->name, batch);
+        char name[64]; /* a batch: "NAME xL"; grouped: "NAME gG"; the line's own layouts: "NAME rrr" */
+        snprintf(name, sizeof name,
+                 batch > 1    ? "%s x%lld"
+                 : groups > 0 ? "%s g%lld"
+                              : "%s",
+                 sh->name, batch > 1 ? batch : groups);
         if (sh->layout[0] != '\0') snprintf(name + strlen(name), sizeof name - strlen(name), " %s", sh->layout);
         printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f%s  %8.2f%s  %s%s%s%s\n", name, sh->m, sh->n, sh->k,
                tc, td, ratio, ratio0, plain_col, rep->seconds, exh_col, win, cublas_won ? " (best DSL: " : "",
@@ -754,11 +918,12 @@ static int cmd_bench(const opts *o, failure *f)
             if (s != CUTEC_OK) rc = fail_runtime(f, g.rt, sh->name, s);
         }
         free_problem(&g, &b);
-        double plain_ms = INFINITY;
+        double plain_ms = INFINITY, group_ms = INFINITY;
         if (rc == 0 && strcmp(epi, "none") != 0) rc = bench_plain(o, &g, sh, &plain_ms, f);
+        if (rc == 0 && p.groups > 0) rc = bench_group_loop(&g, &p, (uint64_t)sh->line, &group_ms, f);
         cutec_tune_report *exh = NULL;
         if (rc == 0 && o->compare_exhaustive) rc = bench_exhaustive(o, &g, sh, &exh, f);
-        if (rc == 0) bench_report(o, sh, rep, exh, plain_ms, i == 0, &gm);
+        if (rc == 0) bench_report(o, sh, rep, exh, plain_ms, group_ms, i == 0, &gm);
         cutec_tune_report_free(rep);
         cutec_tune_report_free(exh);
     }
@@ -771,7 +936,14 @@ static int cmd_bench(const opts *o, failure *f)
             printf(", \"geomean_fast_vs_exhaustive\": %.4f, \"worst_fast_vs_exhaustive\": %.4f, "
                    "\"fast_tuning_seconds\": %.3f, \"exhaustive_tuning_seconds\": %.3f",
                    gm.nexh ? exp(gm.log_exh / gm.nexh) : 0, gm.worst_exh, gm.fast_s, gm.exh_s);
-    } else if (rc == 0 && gm.n > 0) {
+    }
+    int grouped = 0;
+    for (int i = 0; i < nshapes; i++) grouped |= shape_groups(o, &shapes[i]) > 0;
+    if (!o->json && rc == 0 && grouped)
+        printf("grouped shapes (NAME gG, rows split with skew %g): cuBLAS is a loop of cuBLASLt calls, one per "
+               "nonempty group; vs #0 not measured\n",
+               o->skew);
+    if (!o->json && rc == 0 && gm.n > 0) {
         printf("geometric mean over %d shapes: ratio %.3f (the fastest pack kernel against the fastest "
                "cuBLASLt algorithm, head to head)\n",
                gm.n, mean);
@@ -800,7 +972,7 @@ static int cmd_overhead(const opts *o, failure *f)
     buffers b = {0};
     int rc = gpu_open(o, &g, f);
     cutec_gemm_problem p;
-    problem_init(o, &p, o->m, o->n, o->k, o->batch);
+    problem_init(o, &p, o->m, o->n, o->k, o->batch, 0);
     if (rc == 0) rc = alloc_problem(&g, &p, &b, 7, f);
     cutec_status s = CUTEC_OK;
     cutec_gemm_args a = args_of(&b);

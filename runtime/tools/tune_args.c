@@ -5,6 +5,7 @@
  * overflowing the size arithmetic further on.
  */
 #include "tune_args.h"
+#include "tune_groups.h"
 #include "tune_shapes.h"
 
 #include "dtype.h"
@@ -20,10 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CMD(c)   (1u << (c))
-#define CMDS_ALL (CMD(TUNE_CMD_COUNT) - 1u)
-#define CMDS_GPU (CMD(TUNE_CMD_TUNE) | CMD(TUNE_CMD_BENCH) | CMD(TUNE_CMD_OVERHEAD))
-#define CMDS_ONE (CMD(TUNE_CMD_TUNE) | CMD(TUNE_CMD_OVERHEAD)) /* one problem, --m --n --k */
+#define CMD(c)     (1u << (c))
+#define CMDS_ALL   (CMD(TUNE_CMD_COUNT) - 1u)
+#define CMDS_GPU   (CMD(TUNE_CMD_TUNE) | CMD(TUNE_CMD_BENCH) | CMD(TUNE_CMD_OVERHEAD))
+#define CMDS_ONE   (CMD(TUNE_CMD_TUNE) | CMD(TUNE_CMD_OVERHEAD)) /* one problem, --m --n --k */
+#define CMDS_TUNED (CMD(TUNE_CMD_TUNE) | CMD(TUNE_CMD_BENCH))    /* the commands that report tunings */
 
 static const struct command {
     const char *name, *synopsis, *about;
@@ -61,6 +63,8 @@ typedef enum opt_id {
     OPT_SCALE,
     OPT_LAYOUT,
     OPT_BATCH,
+    OPT_GROUPS,
+    OPT_SKEW,
     OPT_RUNS,
     OPT_DEVICE,
     OPT_PACK,
@@ -99,6 +103,12 @@ static const struct option {
     {OPT_BATCH, "--batch", "L", CMDS_GPU,
      "a strided batch of L problems, 1 to 2^31-1, each matrix packed after the previous one (bench: for the shapes "
      "without a batch=L column)"},
+    {OPT_GROUPS, "--groups", "G", CMDS_TUNED,
+     "a grouped (mixture-of-experts) GEMM of G groups, 1 to 2^31-1: M's rows split among G matrices B (packed one "
+     "after another), row ends as --skew says (bench: for the shapes without a groups=G or batch=L column)"},
+    {OPT_SKEW, "--skew", "S", CMDS_TUNED,
+     "how --groups splits M's rows, 0 to 8: 0 balanced (default), S > 0 Zipf-like, a seeded permutation's rank r "
+     "giving a group the weight (1 + r)^-S"},
     {OPT_ALPHA, "--alpha", "X", CMDS_GPU, "alpha, a finite float (default 1; pack kernels need 1)"},
     {OPT_BETA, "--beta", "X", CMDS_GPU, "beta, a finite float (default 0; pack kernels need 0)"},
     {OPT_EPILOGUE, "--epilogue", "ACT", CMDS_GPU,
@@ -255,6 +265,19 @@ static int parse_layouts(tune_cmd c, const char *opt, const char *v, cutec_layou
     return 0;
 }
 
+/* A finite number in [lo, hi]. */
+static int parse_real(tune_cmd c, const char *opt, const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (v[0] == '\0' || isspace((unsigned char)v[0]) || *end != '\0')
+        return usage_error(c, "option '%s': '%s' is not a number", opt, v);
+    if (!(x >= lo && x <= hi)) return usage_error(c, "option '%s': '%s' is out of range (%g to %g)", opt, v, lo, hi);
+    *out = x;
+    return 0;
+}
+
 /* Stores one option's value; 0, or 2 after a usage error. */
 static int store_option(const struct option *opt, const char *v, tune_opts *o, int *out_set)
 {
@@ -297,6 +320,8 @@ static int store_option(const struct option *opt, const char *v, tune_opts *o, i
     case OPT_NO_CACHE: o->no_cache = 1; return 0;
     case OPT_NO_WARMUP: o->no_warmup = 1; return 0;
     case OPT_BATCH: return parse_integer(c, opt->name, v, 1, TUNE_DIM_MAX, &o->batch);
+    case OPT_GROUPS: return parse_integer(c, opt->name, v, 1, TUNE_DIM_MAX, &o->groups);
+    case OPT_SKEW: o->skew_set = 1; return parse_real(c, opt->name, v, 0, TUNE_SKEW_MAX, &o->skew);
     case OPT_SHORTLIST: o->shortlist_set = 1; return parse_integer(c, opt->name, v, 0, 10000, &o->shortlist);
     case OPT_COMPARE_EXHAUSTIVE: o->compare_exhaustive = 1; return 0;
     case OPT_HOST_CHECK: o->host_check = 1; return 0;
@@ -372,6 +397,12 @@ int tune_args_parse(int argc, char **argv, tune_opts *o)
     if (o->cmd == TUNE_CMD_BENCH && o->shapes == NULL) return usage_error(o->cmd, "'bench' needs --shapes FILE");
     if ((CMD(o->cmd) & CMDS_ONE) && (o->m == 0 || o->n == 0 || o->k == 0))
         return usage_error(o->cmd, "'%s' needs --m, --n and --k", name);
+    if (o->groups > 0 && o->batch > 0)
+        return usage_error(o->cmd,
+                           "options '--groups' and '--batch' exclude each other (a grouped problem is no batch)");
+    /* bench's shapes file may have groups=G columns */
+    if (o->skew_set && o->groups == 0 && o->cmd != TUNE_CMD_BENCH)
+        return usage_error(o->cmd, "option '--skew' needs --groups");
     if (!out_set) o->out = cutec_ct_is_fp8((cutec_ct)o->in) ? CUTEC_DTYPE_BF16 : o->in;
     return -1;
 }

@@ -30,7 +30,10 @@ typedef struct tune_opts {
     int nmore_packs;
     long long m, n, k; /* 1 .. 2^31-1 (tune, overhead) */
     long long batch;   /* --batch: 0 (none) or 1 .. 2^31-1 */
-    long long runs;    /* 0: the runtime's default */
+    long long groups;  /* --groups: 0 (not grouped) or 1 .. 2^31-1 */
+    double skew;       /* --skew: 0 (balanced) .. TUNE_SKEW_MAX (tune_groups.h) */
+    int skew_set;
+    long long runs; /* 0: the runtime's default */
     long long device, calls;
     float alpha, beta; /* finite */
     cutec_dtype in, out;

@@ -51,6 +51,29 @@ static int parse_dim(token t, long long *v)
     return t.len > 0 && x >= 1 ? 0 : -1;
 }
 
+/* The columns after K, a row each: "NAME=VALUE", the value read into the
+ * shape (0, or -1 for a bad value). */
+static int column_batch(token v, tune_shape *s) { return parse_dim(v, &s->batch); }
+static int column_groups(token v, tune_shape *s) { return parse_dim(v, &s->groups); }
+static int column_layout(token v, tune_shape *s)
+{
+    cutec_layout unused[3];
+    if (tune_layouts_parse(v.p, v.len, unused) != 0) return -1;
+    memcpy(s->layout, v.p, 3);
+    s->layout[3] = '\0';
+    return 0;
+}
+static const struct column {
+    const char *prefix; /* with its '=' */
+    size_t min_len;     /* a shorter word is another word ("batch=" alone: ignored) */
+    int (*read)(token value, tune_shape *s);
+    const char *expected; /* "not <expected>" on a bad value */
+} columns[] = {
+    {"batch=", 7, column_batch, "batch=L with L an integer from 1 to 2147483647"},
+    {"groups=", 8, column_groups, "groups=G with G an integer from 1 to 2147483647"},
+    {"layout=", 7, column_layout, "layout=ABC with a letter r or c each for A, B and C"},
+};
+
 /* One line (without its '\n'): 1 and *s if it holds a shape, 0 if blank or
  * a comment, -1 with why if it is something else. */
 static int parse_line(const char *p, const char *end, tune_shape *s, char *why, size_t why_len)
@@ -76,25 +99,21 @@ static int parse_line(const char *p, const char *end, tune_shape *s, char *why, 
                      w[i + 1].len > 40 ? 40 : (int)w[i + 1].len, w[i + 1].p, TUNE_DIM_MAX);
             return -1;
         }
-    s->batch = 0;
+    s->batch = s->groups = 0;
     s->layout[0] = '\0';
-    for (int i = 4; i < n && i < 12; i++) { /* extra columns: batch=L, layout=ABC; other words are ignored */
-        if (w[i].len > 6 && memcmp(w[i].p, "batch=", 6) == 0 &&
-            parse_dim((token){w[i].p + 6, w[i].len - 6}, &s->batch) != 0) {
-            snprintf(why, why_len, "'%.*s' is not batch=L with L an integer from 1 to %lld",
-                     w[i].len > 40 ? 40 : (int)w[i].len, w[i].p, TUNE_DIM_MAX);
-            return -1;
-        }
-        cutec_layout unused[3];
-        if (w[i].len >= 7 && memcmp(w[i].p, "layout=", 7) == 0) {
-            if (tune_layouts_parse(w[i].p + 7, w[i].len - 7, unused) != 0) {
-                snprintf(why, why_len, "'%.*s' is not layout=ABC with a letter r or c each for A, B and C",
-                         w[i].len > 40 ? 40 : (int)w[i].len, w[i].p);
+    for (int i = 4; i < n && i < 12; i++) /* extra columns (the table); other words are ignored */
+        for (size_t c = 0; c < sizeof columns / sizeof columns[0]; c++) {
+            size_t pl = strlen(columns[c].prefix);
+            if (w[i].len < columns[c].min_len || memcmp(w[i].p, columns[c].prefix, pl) != 0) continue;
+            if (columns[c].read((token){w[i].p + pl, w[i].len - pl}, s) != 0) {
+                snprintf(why, why_len, "'%.*s' is not %s", w[i].len > 40 ? 40 : (int)w[i].len, w[i].p,
+                         columns[c].expected);
                 return -1;
             }
-            memcpy(s->layout, w[i].p + 7, 3);
-            s->layout[3] = '\0';
         }
+    if (s->batch > 0 && s->groups > 0) {
+        snprintf(why, why_len, "batch=%lld and groups=%lld: a grouped problem is no batch", s->batch, s->groups);
+        return -1;
     }
     return 1;
 }

@@ -1,9 +1,10 @@
 /*
  * tune_shapes.h - the shapes file of `cutec-tune bench`: one "NAME M N K"
  * per line, '#' starts a comment; after K, a column "batch=L" makes the
- * shape a strided batch of L problems (packed), a column "layout=ABC" (a
- * letter r or c each for A, B as K x N, and C) gives its layouts; other
- * words are ignored.
+ * shape a strided batch of L problems (packed), "groups=G" a grouped
+ * (mixture-of-experts) problem of G groups (not with batch=L), a column
+ * "layout=ABC" (a letter r or c each for A, B as K x N, and C) gives its
+ * layouts; other words are ignored.
  */
 #ifndef CUTEC_TUNE_SHAPES_H
 #define CUTEC_TUNE_SHAPES_H
@@ -21,6 +22,7 @@ typedef struct tune_shape {
     char name[64];
     long long m, n, k; /* 1 .. 2^31-1 */
     long long batch;   /* batch=L: 1 .. 2^31-1; 0: none given */
+    long long groups;  /* groups=G: a grouped problem of G groups, 1 .. 2^31-1; 0: none given */
     char layout[4];    /* layout=ABC: "rcr", ...; "": none given */
     int line;          /* 1-based: names the line, and seeds its random inputs */
 } tune_shape;

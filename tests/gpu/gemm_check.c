@@ -51,6 +51,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cutec/gemm.h"
 #include "cutec/runtime.h"
 #include "gemm_common.h"
 #include "gemm_epilogue.h"
@@ -108,7 +109,8 @@ static shape point_shape(const gemm_point *p, int s)
 typedef struct shape_data {
     long m, n, k;
     gemm_type t, tb;
-    int prob; /* the problem of a batch it is (its own data; 0: the unbatched case's) */
+    int prob;  /* the problem of a batch it is (its own data; 0: the unbatched case's) */
+    long row0; /* a group of a grouped case: its first row in the one A and D */
     int valid;
     unsigned char *a, *b;
     double *ref, *absref;
@@ -179,11 +181,14 @@ static int shape_data_make(shape_data *d, long m, long n, long k, gemm_type t, g
 {
     memset(d, 0, sizeof *d);
     size_t na = (size_t)m * (size_t)k, nb = (size_t)n * (size_t)k, nc = (size_t)m * (size_t)n;
-    double *av = malloc(na * sizeof *av), *bv = malloc(nb * sizeof *bv);
-    d->a = malloc(na * gemm_type_size(t));
+    /* an empty group of a grouped case has m = 0: one element at least,
+     * so that malloc's answer means what it says */
+    size_t ma = na ? na : 1, mc = nc ? nc : 1;
+    double *av = malloc(ma * sizeof *av), *bv = malloc(nb * sizeof *bv);
+    d->a = malloc(ma * gemm_type_size(t));
     d->b = malloc(nb * gemm_type_size(tb));
-    d->ref = malloc(nc * sizeof *d->ref);
-    d->absref = malloc(nc * sizeof *d->absref);
+    d->ref = malloc(mc * sizeof *d->ref);
+    d->absref = malloc(mc * sizeof *d->absref);
     if (av == NULL || bv == NULL || d->a == NULL || d->b == NULL || d->ref == NULL || d->absref == NULL) {
         free(av);
         free(bv);
@@ -245,6 +250,7 @@ typedef struct check_result {
     double max_ratio;   /* max over elements of |c - ref| / bound */
     double max_abs_err; /* max |c - ref| */
     double rel_fro;     /* ||C - ref||_F / ||ref||_F */
+    double num, den;    /* ||C - ref||_F^2 and ||ref||_F^2 (finite elements) */
     double fro_limit;
     long bad_i, bad_j; /* first failing element (-1 if none) */
     double bad_c, bad_ref, bad_bound;
@@ -356,6 +362,7 @@ static check_result check_result_of(const shape_data *d, const gemm_epi *e, int 
         }
     }
     r.rel_fro = r.nnan ? INFINITY : den > 0 ? sqrt(num) / sqrt(den) : num > 0 ? INFINITY : 0.0;
+    r.num = num, r.den = den;
     r.fro_limit = fro_limit(d->t, tc);
     r.pass = r.nbad == 0 && r.nnan == 0 && r.rel_fro < r.fro_limit;
     return r;
@@ -380,9 +387,14 @@ static check_result check_output(const shape_data *d, const void *c, gemm_type t
 /* Where a case's problems lie in its device buffers: A, B and D of each
  * problem packed after the previous one's (an MN-major operand with its
  * padded leading dimension), D's a gap apart where asked; each buffer
- * between GUARD-byte guard zones. */
+ * between GUARD-byte guard zones.  Grouped, the problems are the groups:
+ * rows row0 .. row0 + m - 1 of one A and one D (d[p].row0; A's rows past
+ * the last group are the case's tail, d[nprob]), B's matrices GROUP_B_PAD
+ * elements apart. */
 typedef struct case_layout {
-    int nprob;               /* problems (1: one GEMM) */
+    int nprob;               /* problems (1: one GEMM; grouped: the groups) */
+    int grouped;             /* the problems are groups of rows of one A and D */
+    long m;                  /* D's rows (grouped: the groups' and the tail's) */
     int amn, bmn;            /* A, B stored MN-major */
     long lda, ldb;           /* their leading dimensions (K where K-major) */
     long cols;               /* D's columns (its leading dimension) */
@@ -412,7 +424,54 @@ static case_layout case_layout_of(const shape_data *d, int amn, int bmn, gemm_ty
     l.bytes_a = (size_t)nprob * (size_t)l.sa * l.esa + 2 * GUARD;
     l.bytes_b = (size_t)nprob * (size_t)l.sb * l.esb + 2 * GUARD;
     l.bytes_c = ((size_t)(nprob - 1) * (size_t)l.sd + l.nc) * l.esc + 2 * GUARD;
+    l.m = d->m;
     return l;
+}
+
+/* A grouped case's layout: d[0 .. G - 1] the groups, d[G] the tail (rows
+ * past the last group's end), their rows one after another.  A and D are
+ * one matrix of M rows (stride_a and stride_d, passed though unused, their
+ * spans), B's G matrices GROUP_B_PAD elements apart (NaN between them, as
+ * everywhere outside an operand: a kernel that misses B's group step reads
+ * them). */
+#define GROUP_B_PAD 64 /* elements: 16-byte steps for every element size (TMA) */
+
+static case_layout grouped_layout_of(const shape_data *d, int G, int amn, int bmn, gemm_type tc, long cols)
+{
+    case_layout l;
+    memset(&l, 0, sizeof l);
+    l.nprob = G;
+    l.grouped = 1;
+    l.m = d[G].row0 + d[G].m;
+    l.amn = amn, l.bmn = bmn;
+    l.lda = amn ? gemm_ceil_div(l.m, 8) * 8 : d->k;
+    l.ldb = bmn ? gemm_ceil_div(d->n, 8) * 8 : d->k;
+    l.cols = cols;
+    l.esa = gemm_type_size(d->t), l.esb = gemm_type_size(d->tb), l.esc = gemm_type_size(tc);
+    l.sa = (long long)(amn ? l.lda : l.m) * d->k;
+    l.sb = (long long)(bmn ? l.ldb : d->n) * d->k + GROUP_B_PAD;
+    l.nc = (size_t)l.m * (size_t)cols;
+    l.sd = (long long)l.nc;
+    l.bytes_a = (size_t)l.sa * l.esa + 2 * GUARD;
+    l.bytes_b = (size_t)G * (size_t)l.sb * l.esb + 2 * GUARD;
+    l.bytes_c = l.nc * l.esc + 2 * GUARD;
+    return l;
+}
+
+/* Where problem p's A (in elements), its D (elements) and how many of D's
+ * elements it has: a batch's p steps apart, a group's at its first row. */
+static size_t a_at(const case_layout *l, const shape_data *d, int p)
+{
+    if (!l->grouped) return (size_t)p * (size_t)l->sa;
+    return (size_t)d[p].row0 * (l->amn ? 1 : (size_t)l->lda);
+}
+static size_t d_at(const case_layout *l, const shape_data *d, int p)
+{
+    return l->grouped ? (size_t)d[p].row0 * (size_t)l->cols : (size_t)p * (size_t)l->sd;
+}
+static size_t d_len(const case_layout *l, const shape_data *d, int p)
+{
+    return l->grouped ? (size_t)d[p].m * (size_t)l->cols : l->nc;
 }
 
 /* An operand's rows x k elements (row-major in src) at dst: as they are
@@ -437,39 +496,42 @@ static void case_inputs(const case_layout *l, const shape_data *d, unsigned char
 {
     memset(ha, 0xFF, l->bytes_a);
     memset(hb, 0xFF, l->bytes_b);
-    for (int p = 0; p < l->nprob; p++) {
-        store_operand(ha + GUARD + (size_t)p * (size_t)l->sa * l->esa, d[p].a, d[p].m, d[p].k, l->amn ? l->lda : 0,
-                      l->esa);
+    /* grouped, A's tail rows too (random: the kernel may read them) */
+    for (int p = 0; p < l->nprob + l->grouped; p++)
+        store_operand(ha + GUARD + a_at(l, d, p) * l->esa, d[p].a, d[p].m, d[p].k, l->amn ? l->lda : 0, l->esa);
+    for (int p = 0; p < l->nprob; p++)
         store_operand(hb + GUARD + (size_t)p * (size_t)l->sb * l->esb, d[p].b, d[p].n, d[p].k, l->bmn ? l->ldb : 0,
                       l->esb);
-    }
 }
 
 /* The host image of D: 0x5A guards, gaps between problems included,
- * around NaN-poisoned problems. */
-static void case_output(const case_layout *l, gemm_type tc, unsigned char *hc)
+ * around NaN-poisoned problems; grouped, the rows past the last group's
+ * end are 0x5A bytes too, a sentinel that must come back unchanged. */
+static void case_output(const case_layout *l, const shape_data *d, gemm_type tc, unsigned char *hc)
 {
     memset(hc, 0x5A, l->bytes_c);
     for (int p = 0; p < l->nprob; p++) {
-        unsigned char *body = hc + GUARD + (size_t)p * (size_t)l->sd * l->esc;
+        unsigned char *body = hc + GUARD + d_at(l, d, p) * l->esc;
+        size_t n = d_len(l, d, p);
         if (tc == GT_F32) {
             float nanf_ = NAN;
-            for (size_t i = 0; i < l->nc; i++) memcpy(body + i * 4, &nanf_, 4);
+            for (size_t i = 0; i < n; i++) memcpy(body + i * 4, &nanf_, 4);
         } else {
-            memset(body, 0xFF, l->nc * l->esc);
+            memset(body, 0xFF, n * l->esc);
         }
     }
 }
 
-/* 1 when every byte of D's image outside the problems (the guards and the
- * gaps) came back as it went. */
-static int case_guards_intact(const case_layout *l, const unsigned char *out, const unsigned char *in)
+/* 1 when every byte of D's image outside the problems (the guards, the
+ * gaps, a grouped case's rows past the last end) came back as it went. */
+static int case_guards_intact(const case_layout *l, const shape_data *d, const unsigned char *out,
+                              const unsigned char *in)
 {
     size_t at = 0;
     for (int p = 0; p <= l->nprob; p++) {
-        size_t end = p < l->nprob ? GUARD + (size_t)p * (size_t)l->sd * l->esc : l->bytes_c;
+        size_t end = p < l->nprob ? GUARD + d_at(l, d, p) * l->esc : l->bytes_c;
         if (memcmp(out + at, in + at, end - at) != 0) return 0;
-        at = end + l->nc * l->esc;
+        if (p < l->nprob) at = end + d_len(l, d, p) * l->esc;
     }
     return 1;
 }
@@ -477,7 +539,8 @@ static int case_guards_intact(const case_layout *l, const unsigned char *out, co
 /* Checks every problem of D's image against its own reference (through
  * the epilogue e where it is not NULL) and folds the results: the worst
  * measures, the counts summed, the first failing element of the first
- * problem that fails (its problem in *bad_prob, -1 if none). */
+ * problem that fails (its problem in *bad_prob, -1 if none; grouped: the
+ * first group with an element past its bound). */
 static check_result check_case(const case_layout *l, const shape_data *d, const gemm_epi *e, const unsigned char *out,
                                gemm_type tc, int *bad_prob)
 {
@@ -487,8 +550,8 @@ static check_result check_case(const case_layout *l, const shape_data *d, const 
     all.bad_i = all.bad_j = -1;
     *bad_prob = -1;
     for (int p = 0; p < l->nprob; p++) {
-        check_result r = check_result_of(&d[p], e, 0, l->cols, out + GUARD + (size_t)p * (size_t)l->sd * l->esc, tc);
-        if (!r.pass && *bad_prob < 0) {
+        check_result r = check_result_of(&d[p], e, 0, l->cols, out + GUARD + d_at(l, d, p) * l->esc, tc);
+        if ((l->grouped ? r.nbad > 0 : !r.pass) && *bad_prob < 0) {
             *bad_prob = p;
             all.bad_i = r.bad_i, all.bad_j = r.bad_j;
             all.bad_c = r.bad_c, all.bad_ref = r.bad_ref, all.bad_bound = r.bad_bound;
@@ -500,6 +563,14 @@ static check_result check_case(const case_layout *l, const shape_data *d, const 
         all.max_abs_err = fmax(all.max_abs_err, r.max_abs_err);
         all.rel_fro = p == 0 || r.rel_fro > all.rel_fro ? r.rel_fro : all.rel_fro;
         all.fro_limit = r.fro_limit;
+        all.num += r.num, all.den += r.den;
+    }
+    /* grouped, the Frobenius measure is the whole D's, as for one GEMM: a
+     * group of one row and one column would otherwise be judged by one
+     * element's relative error (each element has its own bound anyway) */
+    if (l->grouped) {
+        all.rel_fro = all.nnan ? INFINITY : all.den > 0 ? sqrt(all.num) / sqrt(all.den) : all.num > 0 ? INFINITY : 0.0;
+        all.pass = all.nbad == 0 && all.nnan == 0 && all.rel_fro < all.fro_limit;
     }
     return all;
 }
@@ -511,13 +582,25 @@ static check_result check_case(const case_layout *l, const shape_data *d, const 
  * one. */
 typedef struct run_plan {
     int shape, nprob, gap;
+    int grouped; /* a grouped case (grouped_make: its run is c) */
 } run_plan;
 
-static int point_runs(const gemm_point *p, int forced) { return NSHAPES + (gemm_point_batched(p) && !forced); }
+/* A grouped point runs every shape and one more case, the clamped row
+ * ends (grouped_make). */
+static int point_runs(const gemm_point *p, int forced)
+{
+    if (gemm_point_grouped(p)) return NSHAPES + 1;
+    return NSHAPES + (gemm_point_batched(p) && !forced);
+}
 
 static run_plan point_run(const gemm_point *p, int c, int nbatch)
 {
-    run_plan r = {c, 1, 0};
+    run_plan r = {c, 1, 0, 0};
+    if (gemm_point_grouped(p)) { /* its groups: the case's (grouped_make) */
+        r.shape = c < NSHAPES ? c : NSHAPES - 1;
+        r.grouped = 1;
+        return r;
+    }
     if (!gemm_point_batched(p)) return r;
     if (c == NSHAPES) { /* the batch of one */
         r.shape = NFIXED;
@@ -526,6 +609,100 @@ static run_plan point_run(const gemm_point *p, int c, int nbatch)
     r.nprob = nbatch;
     r.gap = c == NSHAPES - 1;
     return r;
+}
+
+/* ------------------------------------------------------ grouped cases */
+
+/* A point with the group_ends role (a grouped GEMM: docs/runtime.md,
+ * "Grouped GEMM") runs each shape's N and K as G groups (--groups G,
+ * default GROUPS_DEFAULT) of the rows of one A and D, each group with its
+ * own B and its own random data and float64 reference.  The groups' row
+ * counts cycle through group_rows (empty groups, groups of one row, groups
+ * past one and two tiles of 128 rows), backwards on odd runs; M adds a
+ * tail of rows past the last end (none on run 0), which the kernel must
+ * leave untouched.  One more run (c = NSHAPES, on the smallest ragged shape's
+ * N and K)
+ * passes row ends the kernel must clamp (the contract's rule): the middle
+ * group's end below the one before it (an empty group) and the last end
+ * past M (the last group takes the tail). */
+#define GROUPS_DEFAULT 8
+static const long group_rows[] = {1, 0, 257, 45, 0, 130, 1, 96};
+#define NGROUP_ROWS ((int)(sizeof group_rows / sizeof group_rows[0]))
+
+typedef struct grouped_data {
+    int G, run, valid;
+    long n, k;
+    gemm_type t, tb;
+    int *ends;     /* the G row ends passed to the kernel */
+    shape_data *d; /* the G groups as the clamped ends make them, then the tail */
+} grouped_data;
+
+static void grouped_free(grouped_data *g)
+{
+    if (g->d != NULL)
+        for (int i = 0; i <= g->G; i++) shape_data_free(&g->d[i]);
+    free(g->d);
+    free(g->ends);
+    memset(g, 0, sizeof *g);
+}
+
+/* The row ends of run `run` with G groups (ends[G]) and M: ends as the
+ * rows add up, or, on the clamped run, with the contract's two defects. */
+static long grouped_ends(int G, int run, int *ends)
+{
+    long at = 0;
+    for (int g = 0; g < G; g++) {
+        at += group_rows[(run % 2 ? G - 1 - g : g) % NGROUP_ROWS];
+        ends[g] = (int)at;
+    }
+    long m = at + (run == 0 ? 0 : run == NSHAPES ? 21 : 1 + (13 * run) % 40);
+    if (run == NSHAPES) {
+        if (G >= 3) ends[G / 2] = ends[G / 2 - 1] - 3; /* a decrease: an empty group */
+        ends[G - 1] = (int)(m + 100);                  /* past M: M */
+    }
+    return m;
+}
+
+/* The groups of the kernel's clamping: group g owns rows max(previous
+ * end) .. min(max(ends[g], previous end), M) - 1. */
+static void grouped_clamp(int G, long m, const int *ends, long *lo, long *hi)
+{
+    long prev = 0;
+    for (int g = 0; g < G; g++) {
+        long e = ends[g] < prev ? prev : ends[g] > m ? m : ends[g];
+        lo[g] = prev, hi[g] = e;
+        prev = e;
+    }
+}
+
+/* The data of grouped run `run` (0 on success): every group's rows of A,
+ * its B and its reference (problem g + 1 of the shape's data), the tail's
+ * rows of A (problem G + 1). */
+static int grouped_make(grouped_data *gd, int G, int run, long n, long k, gemm_type t, gemm_type tb, uint64_t seed)
+{
+    memset(gd, 0, sizeof *gd);
+    gd->G = G, gd->run = run, gd->n = n, gd->k = k, gd->t = t, gd->tb = tb;
+    gd->ends = malloc((size_t)G * sizeof *gd->ends);
+    gd->d = calloc((size_t)G + 1, sizeof *gd->d);
+    long *lo = malloc((size_t)G * sizeof *lo), *hi = malloc((size_t)G * sizeof *hi);
+    int ok = gd->ends != NULL && gd->d != NULL && lo != NULL && hi != NULL;
+    if (ok) {
+        long m = grouped_ends(G, run, gd->ends);
+        grouped_clamp(G, m, gd->ends, lo, hi);
+        for (int g = 0; g <= G && ok; g++) {
+            long r0 = g < G ? lo[g] : hi[G - 1], r1 = g < G ? hi[g] : m;
+            ok = shape_data_make(&gd->d[g], r1 - r0, n, k, t, tb, seed, g + 1) == 0;
+            gd->d[g].row0 = r0;
+        }
+    }
+    free(lo);
+    free(hi);
+    if (!ok) {
+        grouped_free(gd);
+        return -1;
+    }
+    gd->valid = 1;
+    return 0;
 }
 
 /* ------------------------------------------------------------- GPU part */
@@ -599,18 +776,22 @@ typedef enum run_status { RUN_DONE, RUN_ERROR, RUN_FAULT } run_status;
 
 /* Runs point p on the problems d[0 .. nprob - 1] of one shape (a batched
  * point: a batch of nprob, D's problems BATCH_GAP elements apart where gap;
- * else nprob is 1); prints the line.  RUN_DONE: ran and checked (pass in
- * *passed); RUN_ERROR: a non-sticky failure (printed); RUN_FAULT: a sticky
- * kernel fault (printed; the context is unusable). */
-static run_status run_case(session *s, point *p, const shape_data *d, int nprob, int gap, int *passed)
+ * grouped (ends not NULL: the nprob row ends passed): the groups of rows of
+ * one A and D, d[nprob] the tail; else nprob is 1); prints the line.
+ * RUN_DONE: ran and checked (pass in *passed); RUN_ERROR: a non-sticky
+ * failure (printed); RUN_FAULT: a sticky kernel fault (printed; the
+ * context is unusable). */
+static run_status run_case(session *s, point *p, const shape_data *d, int nprob, int gap, const int *ends, int *passed)
 {
     const gemm_point *gp = &p->gp;
     const char *file = base_name(s->files[p->file]);
-    int batched = gemm_point_batched(gp);
-    gemm_epi *e = gemm_epi_any(&p->epi) ? &p->epi : NULL; /* never with a batch (main) */
+    int grouped = ends != NULL, batched = gemm_point_batched(gp) && !grouped;
+    gemm_epi *e = gemm_epi_any(&p->epi) ? &p->epi : NULL; /* never with a batch or groups (main) */
     long cols = e ? gemm_epi_out_cols(e, d->n) : d->n;
-    case_layout lay = case_layout_of(d, gemm_point_mn_major(gp, CUTEC_ROLE_A), gemm_point_mn_major(gp, CUTEC_ROLE_B),
-                                     gp->tc, cols, nprob, gap);
+    int amn = gemm_point_mn_major(gp, CUTEC_ROLE_A), bmn = gemm_point_mn_major(gp, CUTEC_ROLE_B);
+    case_layout lay = grouped ? grouped_layout_of(d, nprob, amn, bmn, gp->tc, cols)
+                              : case_layout_of(d, amn, bmn, gp->tc, cols, nprob, gap);
+    long M = lay.m; /* D's rows: d->m, or a grouped case's all */
     size_t szc = gemm_type_size(gp->tc);
     size_t nmn = (size_t)d->m * (size_t)d->n;
     /* the epilogue's inputs between NaN guards, its aux output between 0x5A
@@ -625,7 +806,8 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         bytes_sa = (size_t)d->m * kb * 4 + 2 * GUARD;
         bytes_sb = nbk * kb * 4 + 2 * GUARD;
     }
-    unsigned long long dsd = 0, damax = 0;
+    unsigned long long dsd = 0, damax = 0, dends = 0;
+    size_t bytes_ends = (size_t)nprob * sizeof(int) + 2 * GUARD;
     double amax_ref = 0, amax_bound = 0;
     shape_data bref = {0};     /* the block-wise scaled reference (no inputs) */
     const shape_data *ref = d; /* the reference the outputs are checked against */
@@ -670,11 +852,11 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         haux = malloc(2 * bytes_aux);
     }
     if (ha == NULL || hb == NULL || hc == NULL || hc_out == NULL || (e && (hx == NULL || haux == NULL))) {
-        printf("FAIL %s [%s] M=%ld N=%ld K=%ld: host out of memory\n", file, gp->desc, d->m, d->n, d->k);
+        printf("FAIL %s [%s] M=%ld N=%ld K=%ld: host out of memory\n", file, gp->desc, M, d->n, d->k);
         goto out;
     }
     case_inputs(&lay, d, ha, hb);
-    case_output(&lay, gp->tc, hc);
+    case_output(&lay, d, gp->tc, hc);
 
     if ((st = cutec_malloc(s->rt, bytes_a, &da)) != CUTEC_OK || (st = cutec_malloc(s->rt, bytes_b, &db)) != CUTEC_OK ||
         (st = cutec_malloc(s->rt, bytes_c, &dc)) != CUTEC_OK) {
@@ -687,7 +869,22 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         what = "cutec_memcpy_htod";
         goto fail_rt;
     }
-    gemm_args gargs = {.m = (int)d->m,
+    if (grouped) { /* the row ends between guards of -1 (all-ones bytes) */
+        unsigned char *he = malloc(bytes_ends);
+        st = CUTEC_ERR_OUT_OF_MEMORY;
+        if (he != NULL) {
+            memset(he, 0xFF, bytes_ends);
+            memcpy(he + GUARD, ends, (size_t)nprob * sizeof(int));
+            if ((st = cutec_malloc(s->rt, bytes_ends, &dends)) == CUTEC_OK)
+                st = cutec_memcpy_htod(s->rt, dends, he, bytes_ends);
+            free(he);
+        }
+        if (st != CUTEC_OK) {
+            what = "group_ends";
+            goto fail_rt;
+        }
+    }
+    gemm_args gargs = {.m = (int)M,
                        .n = (int)d->n,
                        .k = (int)d->k,
                        .lda = (int)lay.lda,
@@ -701,6 +898,11 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         gargs.batch = nprob;
         gargs.stride_a = lay.sa, gargs.stride_b = lay.sb, gargs.stride_d = lay.sd;
         gargs.stride_c = (long long)d->m * d->n; /* a C source's, packed (no epilogue with a batch yet) */
+    }
+    if (grouped) { /* the groups: B's matrices; A and D one matrix each */
+        gargs.batch = nprob;
+        gargs.stride_a = lay.sa, gargs.stride_b = lay.sb, gargs.stride_c = gargs.stride_d = lay.sd;
+        gargs.ends = dends + GUARD;
     }
     if (e) {
         /* S, bias and bias_row as their encodings between NaN guards */
@@ -759,7 +961,7 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
     }
     void **args = gargs.args;
     unsigned grid[3];
-    if (gemm_grid(gp, d->m, d->n, d->k, batched ? nprob : 0, p->resident, grid, aerr, sizeof aerr) != 0) {
+    if (gemm_grid(gp, M, d->n, d->k, batched || grouped ? nprob : 0, p->resident, grid, aerr, sizeof aerr) != 0) {
         printf("FAIL %s: %s\n", gp->desc, aerr);
         st = CUTEC_ERR_INVALID_ARGUMENT;
         what = "gemm_grid";
@@ -779,7 +981,7 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         goto fail_rt;
     }
     {
-        int guard_ok = case_guards_intact(&lay, hc_out, hc), bad_prob = -1;
+        int guard_ok = case_guards_intact(&lay, d, hc_out, hc), bad_prob = -1;
         check_result r = check_case(&lay, ref, e, hc_out, gp->tc, &bad_prob);
         check_result ra = {.pass = 1};
         int aux_guard_ok = 1;
@@ -804,17 +1006,26 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
             amax_ok = fabs((double)amax - amax_ref) <= amax_bound + ldexp(amax_ref, -23);
         }
         *passed = r.pass && guard_ok && ra.pass && aux_guard_ok && amax_ok;
-        printf("%s %s [%s] M=%ld N=%ld K=%ld", *passed ? "PASS" : "FAIL", file, gp->desc, d->m, d->n, d->k);
+        printf("%s %s [%s] M=%ld N=%ld K=%ld", *passed ? "PASS" : "FAIL", file, gp->desc, M, d->n, d->k);
         if (batched) printf(" L=%d stride_d=%lld%s", nprob, lay.sd, gap && nprob > 1 ? " (gap)" : "");
+        if (grouped) {
+            printf(" G=%d stride_b=%lld ends=", nprob, lay.sb);
+            for (int g = 0; g < nprob && g < 12; g++) printf("%s%d", g ? "," : "", ends[g]);
+            printf("%s rows past the last end=%ld", nprob > 12 ? ",..." : "", d[nprob].m);
+        }
         printf(" grid=%ux%u", grid[0], grid[1]);
-        if (batched) printf("x%u", grid[2]);
+        if (batched || grouped) printf("x%u", grid[2]);
         printf(": max_err/bound=%.3g max_abs_err=%.3g rel_fro=%.3g (limit %.0e)", r.max_ratio, r.max_abs_err, r.rel_fro,
                r.fro_limit);
         if (r.nbad)
             printf(" bad=%zu nan=%zu first_bad=(%ld,%ld) c=%.9g ref=%.9g bound=%.3g", r.nbad, r.nnan, r.bad_i, r.bad_j,
                    r.bad_c, r.bad_ref, r.bad_bound);
         if (r.nbad && batched) printf(" in problem %d", bad_prob);
-        if (!guard_ok) printf(" WRITES OUTSIDE C (guard zone%s changed)", gap ? " or a gap between problems" : "");
+        if (r.nbad && grouped) printf(" (row %ld of D) in group %d", d[bad_prob].row0 + r.bad_i, bad_prob);
+        if (!guard_ok)
+            printf(" WRITES OUTSIDE C (guard zone%s changed)", gap       ? " or a gap between problems"
+                                                               : grouped ? " or rows past the last end"
+                                                                         : "");
         if (e && e->fp8_out)
             printf(" scale_d=%g amax=%.9g ref=%.9g bound=%.3g%s", e->scale_d_v, (double)amax, amax_ref, amax_bound,
                    amax_ok ? "" : " AMAX FAILS");
@@ -826,8 +1037,8 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
     }
     goto out;
 fail_rt:
-    printf("FAIL %s [%s] M=%ld N=%ld K=%ld: %s: %s: %s\n", file, gp->desc, d->m, d->n, d->k, what,
-           cutec_status_string(st), cutec_runtime_message(s->rt));
+    printf("FAIL %s [%s] M=%ld N=%ld K=%ld: %s: %s: %s\n", file, gp->desc, M, d->n, d->k, what, cutec_status_string(st),
+           cutec_runtime_message(s->rt));
     rs = st == CUTEC_ERR_KERNEL_FAULT ? RUN_FAULT : RUN_ERROR;
 out:
     fflush(stdout);
@@ -843,6 +1054,7 @@ out:
         cutec_free(s->rt, dsb);
         cutec_free(s->rt, dsd);
         cutec_free(s->rt, damax);
+        cutec_free(s->rt, dends);
     }
     shape_data_free(&bref);
     free(hx);
@@ -1268,22 +1480,22 @@ static void self_test_batch(void)
             continue;
         }
         case_inputs(&l, d, ha, hb);
-        case_output(&l, tc, hc);
+        case_output(&l, d, tc, hc);
         int bad_prob = 7;
         /* right */
         memcpy(out, hc, l.bytes_c);
         simulate_batch(&l, d, tc, ha, hb, out, l.sa, l.sb, l.sd);
         check_result r = check_case(&l, d, NULL, out, tc, &bad_prob);
-        ST_CHECK(r.pass && bad_prob == -1 && case_guards_intact(&l, out, hc));
+        ST_CHECK(r.pass && bad_prob == -1 && case_guards_intact(&l, d, out, hc));
         /* one byte into the gap after problem 0 (or past the last problem) */
         size_t past0 = GUARD + l.nc * l.esc;
         out[cases[ci].gap ? past0 + 5 : l.bytes_c - GUARD + 5] ^= 1;
-        ST_CHECK(!case_guards_intact(&l, out, hc) && check_case(&l, d, NULL, out, tc, &bad_prob).pass);
+        ST_CHECK(!case_guards_intact(&l, d, out, hc) && check_case(&l, d, NULL, out, tc, &bad_prob).pass);
         /* every problem reads problem 0's B: problem 1 is the first wrong */
         memcpy(out, hc, l.bytes_c);
         simulate_batch(&l, d, tc, ha, hb, out, l.sa, 0, l.sd);
         r = check_case(&l, d, NULL, out, tc, &bad_prob);
-        ST_CHECK(!r.pass && bad_prob == 1 && r.nbad > 0 && case_guards_intact(&l, out, hc));
+        ST_CHECK(!r.pass && bad_prob == 1 && r.nbad > 0 && case_guards_intact(&l, d, out, hc));
         /* problems swapped: each is checked against its own data */
         memcpy(out, hc, l.bytes_c);
         simulate_batch(&l, d, tc, ha, hb, out, l.sa, l.sb, l.sd);
@@ -1293,7 +1505,7 @@ static void self_test_batch(void)
         if (cases[ci].gap) {
             memcpy(out, hc, l.bytes_c);
             simulate_batch(&l, d, tc, ha, hb, out, l.sa, l.sb, (long long)l.nc);
-            ST_CHECK(!case_guards_intact(&l, out, hc) && !check_case(&l, d, NULL, out, tc, &bad_prob).pass);
+            ST_CHECK(!case_guards_intact(&l, d, out, hc) && !check_case(&l, d, NULL, out, tc, &bad_prob).pass);
         }
         free(ha), free(hb), free(hc), free(out);
         for (int p = 0; p < L; p++) shape_data_free(&d[p]);
@@ -1374,6 +1586,170 @@ static void self_test_batch(void)
     free(m);
 }
 
+/* A grouped kernel on the CPU: D's rows 0 .. rows - 1, each with its
+ * group's B (sb elements apart), a row past the last group's end with the
+ * last group's, read from the images and written into hc as the device
+ * would (f32 accumulation rounded to tc). */
+static void simulate_grouped(const case_layout *l, const shape_data *d, gemm_type tc, const unsigned char *ha,
+                             const unsigned char *hb, unsigned char *hc, long long sb, long rows)
+{
+    for (long i = 0; i < rows; i++) {
+        int g = l->nprob - 1;
+        for (int q = 0; q < l->nprob; q++)
+            if (i >= d[q].row0 && i < d[q].row0 + d[q].m) g = q;
+        for (long j = 0; j < d->n; j++) {
+            float acc = 0;
+            for (long q = 0; q < d->k; q++) {
+                size_t ia = (size_t)(l->amn ? q * l->lda + i : i * l->lda + q);
+                size_t ib = (size_t)(g * sb + (l->bmn ? q * l->ldb + j : j * l->ldb + q));
+                acc += (float)gemm_load(ha + GUARD, d->t, ia) * (float)gemm_load(hb + GUARD, d->tb, ib);
+            }
+            cutec_dtype_store(tc, hc + GUARD + (size_t)(i * l->cols + j) * l->esc, (double)acc);
+        }
+    }
+}
+
+/* Grouped cases: the runs' row counts have empty groups, groups of one
+ * row and groups past one and two tiles of 128, a tail past the last end
+ * (but on run 0), and the clamped run an empty group from a decreasing
+ * end and a last end past M; a grouped kernel simulated through the
+ * layout passes with the tail's sentinel intact, one that misses B's
+ * group step or writes the tail fails; a grouped description's runs and
+ * arguments; the runtime's statuses for a grouped problem's mistakes,
+ * through cutec_gemm_ex (they come before any device work). */
+static void self_test_grouped(void)
+{
+    enum { G = GROUPS_DEFAULT };
+    int ends[G];
+    long lo[G], hi[G];
+    for (int run = 0; run <= NSHAPES; run++) {
+        long m = grouped_ends(G, run, ends);
+        grouped_clamp(G, m, ends, lo, hi);
+        int empty = 0, one = 0, two_tiles = 0;
+        for (int g = 0; g < G; g++) {
+            empty += hi[g] == lo[g];
+            one += hi[g] - lo[g] == 1;
+            two_tiles += hi[g] - lo[g] > 256;
+        }
+        ST_CHECK(empty >= 1 && one >= 1 && two_tiles >= 1);
+        ST_CHECK(run == 0 || run == NSHAPES ? hi[G - 1] == m : hi[G - 1] < m);
+        if (run == NSHAPES) /* a decrease (an empty group) and an end past M */
+            ST_CHECK(ends[G / 2] < ends[G / 2 - 1] && lo[G / 2] == hi[G / 2] && ends[G - 1] > m);
+    }
+    static const struct {
+        int run, amn, bmn;
+        gemm_type tc;
+    } cases[] = {{1, 0, 0, GT_BF16}, {2, 0, 1, GT_F32}, {NSHAPES, 1, 1, GT_BF16}};
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        grouped_data gd;
+        gemm_type tc = cases[ci].tc;
+        ST_CHECK(grouped_make(&gd, G, cases[ci].run, 24, 16, GT_BF16, GT_BF16, 5) == 0);
+        if (!gd.valid) continue;
+        const shape_data *d = gd.d;
+        case_layout l = grouped_layout_of(d, G, cases[ci].amn, cases[ci].bmn, tc, 24);
+        ST_CHECK(l.m == d[G].row0 + d[G].m && l.sb % 8 == 0 && d[1].row0 == d[0].m);
+        unsigned char *ha = malloc(l.bytes_a), *hb = malloc(l.bytes_b), *hc = malloc(l.bytes_c),
+                      *out = malloc(l.bytes_c);
+        ST_CHECK(ha != NULL && hb != NULL && hc != NULL && out != NULL);
+        if (ha != NULL && hb != NULL && hc != NULL && out != NULL) {
+            case_inputs(&l, d, ha, hb);
+            case_output(&l, d, tc, hc);
+            int bad = 7;
+            long rows = d[G].row0; /* the last group's end */
+            memcpy(out, hc, l.bytes_c);
+            simulate_grouped(&l, d, tc, ha, hb, out, l.sb, rows);
+            check_result r = check_case(&l, d, NULL, out, tc, &bad);
+            ST_CHECK(r.pass && bad == -1 && case_guards_intact(&l, d, out, hc));
+            /* every group with the first B: the first nonempty group after
+             * group 0 is the first wrong */
+            int want = 1;
+            while (want < G && d[want].m == 0) want++;
+            memcpy(out, hc, l.bytes_c);
+            simulate_grouped(&l, d, tc, ha, hb, out, 0, rows);
+            r = check_case(&l, d, NULL, out, tc, &bad);
+            ST_CHECK(!r.pass && bad == want && case_guards_intact(&l, d, out, hc));
+            /* the rows past the last end written: the sentinel is gone */
+            memcpy(out, hc, l.bytes_c);
+            simulate_grouped(&l, d, tc, ha, hb, out, l.sb, l.m);
+            ST_CHECK(check_case(&l, d, NULL, out, tc, &bad).pass &&
+                     case_guards_intact(&l, d, out, hc) == (d[G].m == 0));
+        }
+        free(ha), free(hb), free(hc), free(out);
+        grouped_free(&gd);
+    }
+
+    /* a grouped description: its runs, and its arguments (G as i32, B's step as i64, the ends' address) */
+    static const char grouped_desc[] =
+        "// cutec.kernel user_gemm_grouped\n// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 16 16 1\n"
+        "// cutec.smem_static 0\n// cutec.smem_dynamic 0\n// cutec.param T bf16\n// cutec.param TC bf16\n"
+        "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n// cutec.arg 2 K scalar i32 role k\n"
+        "// cutec.arg 3 G scalar i32 role batch\n// cutec.arg 4 sb scalar i64 role stride_b\n"
+        "// cutec.arg 5 A tensor bf16 rank 2 shape M K stride K 1 align 2 role a\n"
+        "// cutec.arg 6 B tensor bf16 rank 3 shape N K G stride K 1 sb align 2 role b\n"
+        "// cutec.arg 7 D tensor bf16 rank 2 shape M N stride N 1 align 2 role d\n"
+        "// cutec.arg 8 ends tensor i32 rank 1 shape G stride 1 align 4 role group_ends\n"
+        "// cutec.grid ceil_div(N,16) ceil_div(M,16) 1\n";
+    gemm_kernel_meta *m = NULL;
+    int n = 0;
+    char err[256] = "";
+    gemm_point gp;
+    ST_CHECK(gemm_parse_meta(grouped_desc, sizeof grouped_desc - 1, &m, &n, err, sizeof err) == 0 && n == 1);
+    if (n == 1 && gemm_point_from_meta(&m[0], &gp, err, sizeof err) == 0) {
+        ST_CHECK(gemm_point_grouped(&gp) && point_runs(&gp, 0) == NSHAPES + 1 && point_runs(&gp, 1) == NSHAPES + 1);
+        run_plan rp = point_run(&gp, NSHAPES, 5);
+        ST_CHECK(rp.grouped && rp.shape == NSHAPES - 1 && point_run(&gp, 3, 5).shape == 3);
+        gemm_args ga;
+        memset(&ga, 0, sizeof ga);
+        ga.m = 600, ga.n = 24, ga.k = 16, ga.batch = 8, ga.stride_b = (1LL << 33) + 64, ga.ends = 0x40000;
+        ga.a = 0x10000, ga.b = 0x20000, ga.c = 0x30000;
+        ST_CHECK(gemm_build_args(NULL, &gp.meta, &ga, err, sizeof err) == 0);
+        int32_t g32;
+        int64_t sb;
+        memcpy(&g32, ga.args[3], 4);
+        memcpy(&sb, ga.args[4], 8);
+        ST_CHECK(g32 == 8 && sb == (1LL << 33) + 64 && *(const unsigned long long *)ga.args[8] == 0x40000);
+        unsigned g[3];
+        ST_CHECK(gemm_grid(&gp, 600, 24, 16, 8, 0, g, err, sizeof err) == 0 && g[0] == 2 && g[1] == 38 && g[2] == 1);
+    } else {
+        ST_CHECK(!"the grouped description reads");
+    }
+    free(m);
+
+    /* the runtime's statuses for a grouped problem's mistakes, through the
+     * public entry point, before any device work (docs/runtime.md, "Grouped
+     * GEMM"); the pointers are never read */
+    cutec_runtime *rt = NULL;
+    (void)cutec_runtime_create(&rt, 0);
+    cutec_gemm_handle *h = NULL;
+    ST_CHECK(rt != NULL && cutec_gemm_create(rt, &h) == CUTEC_OK);
+    if (h != NULL) {
+        static int dev_ends[4] __attribute__((aligned(16)));
+        static char buf[4096] __attribute__((aligned(16)));
+        cutec_gemm_problem gpb;
+        cutec_gemm_problem_init(&gpb, 40, 24, 32, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+        gpb.groups = 4;
+        cutec_gemm_args a;
+        cutec_gemm_args_init(&a, buf, buf, buf);
+        ST_CHECK(cutec_gemm_ex(h, &gpb, &a, NULL) == CUTEC_ERR_NULL_POINTER); /* group_ends NULL */
+        a.group_ends = dev_ends;
+        gpb.groups = 0;
+        ST_CHECK(cutec_gemm_ex(h, &gpb, &a, NULL) == CUTEC_ERR_INVALID_ARGUMENT); /* not grouped */
+        gpb.groups = -1; /* (with group_ends given, the one above comes first) */
+        a.group_ends = NULL;
+        ST_CHECK(cutec_gemm_ex(h, &gpb, &a, NULL) == CUTEC_ERR_BAD_SIZE);
+        a.group_ends = dev_ends;
+        gpb.groups = 4;
+        gpb.batch = 2;
+        ST_CHECK(cutec_gemm_ex(h, &gpb, &a, NULL) == CUTEC_ERR_UNSUPPORTED); /* with a batch */
+        gpb.batch = 0;
+        a.group_ends = (const int *)(const void *)((const char *)dev_ends + 1); /* an odd address */
+        ST_CHECK(cutec_gemm_ex(h, &gpb, &a, NULL) == CUTEC_ERR_MISALIGNED);
+        ST_CHECK(strstr(cutec_runtime_message(rt), "group_ends") != NULL);
+    }
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+}
+
 static int self_test(void)
 {
     self_test_block_scales();
@@ -1382,6 +1758,7 @@ static int self_test(void)
     self_test_checker();
     self_test_epilogue();
     self_test_batch();
+    self_test_grouped();
     printf("gemm_check self-test: %s\n", st_fail ? "FAIL" : "PASS");
     return st_fail ? 1 : 0;
 }
@@ -1402,14 +1779,17 @@ static int point_order(const void *a, const void *b)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gemm_check [--dtype bf16|f16|e4m3|e5m2] [--seed N] [--ragged-only] [--batch L] FILE.ptx...\n"
+            "usage: gemm_check [--dtype bf16|f16|e4m3|e5m2] [--seed N] [--ragged-only] [--batch L] [--groups G]\n"
+            "                  FILE.ptx...\n"
             "       gemm_check --self-test\n"
             "  --dtype T      only the points whose A has type T\n"
             "  --ragged-only  only the smallest ragged shape of each point (M, N and K no\n"
             "                 multiple of the tile): the shape compute-sanitizer runs\n"
             "  --batch L      batches of L problems (1 to 4096) for the points with a batch\n"
-            "                 role (default %d, and one batch of one)\n",
-            BATCH_DEFAULT);
+            "                 role (default %d, and one batch of one)\n"
+            "  --groups G     groups of rows (1 to 4096) for the points with a group_ends role\n"
+            "                 (grouped GEMMs; default %d)\n",
+            BATCH_DEFAULT, GROUPS_DEFAULT);
 }
 
 int main(int argc, char **argv)
@@ -1418,6 +1798,7 @@ int main(int argc, char **argv)
     uint64_t seed = 0x5eed;
     int first_shape = 0, ragged_only = 0;
     int forced_batch = 0; /* --batch L */
+    int ngroups = GROUPS_DEFAULT;
     int nfiles = 0;
     char **files = calloc((size_t)argc + 1, sizeof *files);
     if (files == NULL) return 1;
@@ -1445,6 +1826,15 @@ int main(int argc, char **argv)
                 return 2;
             }
             forced_batch = (int)v;
+        } else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || end == argv[i] || v < 1 || v > 4096) {
+                usage(stderr);
+                free(files);
+                return 2;
+            }
+            ngroups = (int)v;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             return 0;
@@ -1513,6 +1903,14 @@ int main(int argc, char **argv)
                 failures++;
                 continue;
             }
+            if (gemm_point_grouped(&gp) && gemm_epi_any(&epi)) {
+                /* the runtime refuses groups with epilogues (docs/runtime.md, "Grouped GEMM") */
+                printf("SKIP %s %s [%s]: a grouped kernel with an epilogue: not handled by this test\n",
+                       base_name(files[f]), gp.meta.kernel, gp.desc);
+                gemm_epi_free(&epi);
+                skipped++;
+                continue;
+            }
             if (gemm_point_batched(&gp) && gemm_epi_any(&epi) && forced_batch != 1) {
                 /* the runtime refuses batches with epilogues (docs/runtime.md,
                  * "Batches"); as one problem (--batch 1) the epilogue is checked */
@@ -1563,26 +1961,40 @@ int main(int argc, char **argv)
     int ccmaj = 0, ccmin = 0, sms = 0;
     cutec_device_info(s.rt, dev, sizeof dev, &ccmaj, &ccmin, &sms);
     printf("gemm_check: device %s (sm_%d%d, %d SMs), %d kernel point(s), %d shapes each (batched points: "
-           "batches of %d), seed 0x%llx\n",
-           dev, ccmaj, ccmin, sms, npts, NSHAPES, forced_batch > 0 ? forced_batch : BATCH_DEFAULT,
+           "batches of %d; grouped points: %d groups), seed 0x%llx\n",
+           dev, ccmaj, ccmin, sms, npts, NSHAPES, forced_batch > 0 ? forced_batch : BATCH_DEFAULT, ngroups,
            (unsigned long long)seed);
 
     /* the problems of each shape, nbatch of them: problem 0 for every point,
      * the others for batched points */
     int nbatch = forced_batch > 0 ? forced_batch : BATCH_DEFAULT;
     shape_data *cache = calloc((size_t)NSHAPES * (size_t)nbatch, sizeof *cache);
-    if (cache == NULL) return 1;
+    /* a grouped run's data, per run (the points of the same types share it) */
+    grouped_data *gcache = calloc((size_t)NSHAPES + 1, sizeof *gcache);
+    if (cache == NULL || gcache == NULL) return 1;
     int passes = 0, runs = 0;
     clock_t t0 = clock();
     for (int i = 0; i < npts && s.rt != NULL; i++) {
         point *p = &pts[i];
-        int last = ragged_only ? NSHAPES : point_runs(&p->gp, forced_batch > 0);
+        /* ragged only: a grouped point's clamped run too */
+        int last = ragged_only ? NSHAPES + gemm_point_grouped(&p->gp) : point_runs(&p->gp, forced_batch > 0);
         for (int c = first_shape; c < last && !p->dead; c++) {
             run_plan rp = point_run(&p->gp, c, nbatch);
             shape sh = point_shape(&p->gp, rp.shape);
             shape_data *d = &cache[(size_t)rp.shape * (size_t)nbatch];
+            const int *ends = NULL;
             int made = 1;
-            for (int l = 0; l < rp.nprob && made; l++) {
+            if (rp.grouped) {
+                grouped_data *gd = &gcache[c];
+                if (!(gd->valid && gd->n == sh.n && gd->k == sh.k && gd->t == p->gp.t && gd->tb == p->gp.tb)) {
+                    grouped_free(gd);
+                    made = grouped_make(gd, ngroups, c, sh.n, sh.k, p->gp.t, p->gp.tb, seed) == 0;
+                }
+                d = gd->d;
+                ends = gd->ends;
+                rp.nprob = ngroups;
+            }
+            for (int l = 0; l < rp.nprob && made && !rp.grouped; l++) {
                 shape_data *dl = &d[l];
                 if (dl->valid && dl->m == sh.m && dl->n == sh.n && dl->k == sh.k && dl->t == p->gp.t &&
                     dl->tb == p->gp.tb)
@@ -1596,7 +2008,7 @@ int main(int argc, char **argv)
                 continue;
             }
             int ok = 0;
-            run_status rs = run_case(&s, p, d, rp.nprob, rp.gap, &ok);
+            run_status rs = run_case(&s, p, d, rp.nprob, rp.gap, ends, &ok);
             runs++;
             passes += rs == RUN_DONE && ok;
             failures += !(rs == RUN_DONE && ok);
@@ -1618,6 +2030,8 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < NSHAPES * nbatch; i++) shape_data_free(&cache[i]);
     free(cache);
+    for (int i = 0; i <= NSHAPES; i++) grouped_free(&gcache[i]);
+    free(gcache);
     if (s.rt != NULL) session_close(&s);
     printf("gemm_check: %d/%d cases passed, %d failure(s), %d point(s) skipped, %.1f s CPU\n", passes, runs, failures,
            skipped, (double)(clock() - t0) / CLOCKS_PER_SEC);

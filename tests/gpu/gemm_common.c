@@ -223,6 +223,8 @@ int gemm_point_mn_major(const gemm_point *p, cutec_kd_role r)
 
 int gemm_point_batched(const gemm_point *p) { return cutec_kdesc_role_arg(&p->meta, CUTEC_ROLE_BATCH) >= 0; }
 
+int gemm_point_grouped(const gemm_point *p) { return cutec_kdesc_role_arg(&p->meta, CUTEC_ROLE_GROUP_ENDS) >= 0; }
+
 /* The elements one matrix of role r spans as stored with ga's leading
  * dimensions (0: packed): a batch of one's stride. */
 static long long matrix_span(const cutec_kdesc *m, const gemm_args *ga, cutec_kd_role r)
@@ -350,6 +352,7 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
         case CUTEC_ROLE_SCALE_B: ga->args[i] = &ga->scale_b; break;
         case CUTEC_ROLE_SCALE_D: ga->args[i] = &ga->scale_d; break;
         case CUTEC_ROLE_AMAX: ga->args[i] = &ga->amax; break;
+        case CUTEC_ROLE_GROUP_ENDS: ga->args[i] = &ga->ends; break;
         case CUTEC_ROLE_NONE:
             if (arg->kind == CUTEC_KD_TMA) break;
             /* fall through */

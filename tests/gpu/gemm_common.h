@@ -103,6 +103,10 @@ typedef struct gemm_args {
      * batch of one with each stride its matrix's span (as the runtime does) */
     long long batch, stride_a, stride_b, stride_c, stride_d;
     unsigned long long a, b, c;
+    /* a grouped GEMM (role group_ends): batch the groups, `ends` the device
+     * address of their int32 row ends; A and D one matrix each (stride_a
+     * and stride_d their spans), B's matrices stride_b apart */
+    unsigned long long ends;
     /* the epilogue's inputs, for the roles alpha, beta, c (s), bias,
      * bias_row and aux where the kernel has them */
     float alpha, beta;
@@ -129,6 +133,9 @@ int gemm_grid(const gemm_point *p, long m, long n, long k, long long batch, long
 
 /* 1 when the point serves a batch (its description has the batch role). */
 int gemm_point_batched(const gemm_point *p);
+/* 1 when the point is a grouped GEMM (its description has the group_ends
+ * role; it serves grouped problems only). */
+int gemm_point_grouped(const gemm_point *p);
 /* The blocks of the loaded kernel k the device holds at once (the
  * occupancy API) when its grid rule says resident(x); 0 otherwise or where
  * the driver cannot say. */

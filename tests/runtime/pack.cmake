@@ -476,3 +476,47 @@ if(_grouped_pack AND _user_pack)
 endif()
 add_test(NAME pack_cpu_grouped_statuses COMMAND test_grouped statuses)
 set_tests_properties(pack_cpu_grouped_statuses PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 60)
+
+# cutec-tune's grouped problems: --groups G and --skew S (tune, bench), a
+# shapes file's groups=G column; the usage errors (no GPU), and under the
+# mocks the reports name the groups and their row split, and bench's
+# baseline of a grouped shape is a loop of cuBLASLt calls (a ratio)
+cutec_tune_cli(pack_cpu_tune_groups_batch 2 EMPTY
+               "^cutec-tune: error: options '--groups' and '--batch' exclude each other .a grouped problem is no batch.$"
+               tune ${_va} --m 8 --n 8 --k 8 --groups 2 --batch 2)
+cutec_tune_cli(pack_cpu_tune_groups_range 2 EMPTY
+               "^cutec-tune: error: option '--groups': '0' is out of range .1 to 2147483647.$"
+               tune ${_va} --m 8 --n 8 --k 8 --groups 0)
+cutec_tune_cli(pack_cpu_tune_groups_overhead 2 EMPTY "^cutec-tune: error: option '--groups' does not apply to 'overhead'$"
+               overhead ${_va} --m 8 --n 8 --k 8 --groups 2)
+cutec_tune_cli(pack_cpu_tune_skew_range 2 EMPTY "^cutec-tune: error: option '--skew': '8.5' is out of range .0 to 8.$"
+               tune ${_va} --m 8 --n 8 --k 8 --groups 2 --skew 8.5)
+cutec_tune_cli(pack_cpu_tune_skew_nan 2 EMPTY "^cutec-tune: error: option '--skew': 'nan' is out of range .0 to 8.$"
+               tune ${_va} --m 8 --n 8 --k 8 --groups 2 --skew nan)
+cutec_tune_cli(pack_cpu_tune_skew_word 2 EMPTY "^cutec-tune: error: option '--skew': 'high' is not a number$"
+               tune ${_va} --m 8 --n 8 --k 8 --groups 2 --skew high)
+cutec_tune_cli(pack_cpu_tune_skew_alone 2 EMPTY "^cutec-tune: error: option '--skew' needs --groups$"
+               tune ${_va} --m 8 --n 8 --k 8 --skew 1)
+set(_groups_cli pack_cpu_tune_groups_batch pack_cpu_tune_groups_range pack_cpu_tune_groups_overhead
+    pack_cpu_tune_skew_range pack_cpu_tune_skew_nan pack_cpu_tune_skew_word pack_cpu_tune_skew_alone)
+set_tests_properties(${_groups_cli} PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 60)
+if(_grouped_pack AND _user_pack)
+  set(_cli_tests)
+  cutec_tune_cli(pack_mock_tune_groups_skew 0
+                 "^problem: M=300 N=24 K=32 groups=6 skew=1 .rows per group: 20 [.][.] 123, 0 empty. bf16 -> bf16" -
+                 tune ${_grouped_pack} --m 300 --n 24 --k 32 --groups 6 --skew 1 --no-cache)
+  cutec_tune_cli(pack_mock_tune_groups_balanced 0
+                 "^problem: M=5 N=24 K=32 groups=8 skew=0 .rows per group: 0 [.][.] 1, 3 empty. bf16 -> bf16" -
+                 tune ${_grouped_pack} --m 5 --n 24 --k 32 --groups 8 --no-cache)
+  cutec_tune_cli(pack_mock_tune_groups_json 0 "\"batch\": 1, \"groups\": 7, \"skew\": 0.5, " -
+                 tune ${_grouped_pack} --m 300 --n 24 --k 32 --groups 7 --skew 0.5 --no-cache --json)
+  cutec_tune_cli(pack_mock_bench_groups 0 "^moe6 g6 +300 +24 +32 "
+                 "grouped_shapes.txt:3: batch=2 and groups=3: a grouped problem is no batch. line skipped"
+                 bench ${_grouped_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/grouped_shapes.txt --no-cache --no-warmup)
+  cutec_tune_cli(pack_mock_bench_groups_json 0
+                 "\"groups\": 6, \"skew\": 0.5, \"cublas_tflops\": [0-9.]+, \"dsl_tflops\": [0-9.]+, \"ratio\": [0-9.]*[1-9]" -
+                 bench ${_grouped_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/grouped_shapes.txt --skew 0.5 --no-cache
+                 --no-warmup --json)
+  set_tests_properties(${_cli_tests} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 60 ENVIRONMENT "${_mock_env}")
+  set_property(TEST pack_mock_tune_groups_json pack_mock_bench_groups_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
+endif()
