@@ -72,11 +72,18 @@ static int test_statuses(int argc, char **argv)
     CHECK_STATUS(rt, check(rt, &p, NULL, NULL, 0), CUTEC_ERR_NULL_POINTER);
     CHECK_CONTAINS(cutec_runtime_message(rt), "cutec_gemm_ex: group_ends is a NULL pointer (the problem has 4 groups; "
                                               "cutec_gemm_ex passes it)");
-    /* cutec_gemm has no args: a grouped problem cannot run through it */
+    /* cutec_gemm passes no group_ends: a grouped problem cannot run through it */
+    cutec_gemm_handle *h = NULL;
+    CHECK(cutec_gemm_create(rt, &h) == CUTEC_OK && h != NULL);
+    static char dev[256] __attribute__((aligned(16)));
+    CHECK_STATUS(rt, cutec_gemm(h, &p, dev, dev, dev, NULL), CUTEC_ERR_NULL_POINTER);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "cutec_gemm: group_ends is a NULL pointer");
+    cutec_gemm_destroy(h);
+    /* without args (cutec_gemm_choice's check) placeholders stand in for every pointer */
     CHECK_STATUS(
         rt,
         cutec_gemm_check(rt, "cutec_gemm", &p, NULL, &(cutec_gemm_problem){0}, &(cutec_gemm_args){0}, &(gemm_class){0}),
-        CUTEC_OK); /* the placeholders of cutec_gemm_choice stand in for every pointer */
+        CUTEC_OK);
     p.groups = 0;
     CHECK_STATUS(rt, check(rt, &p, ends, NULL, 0), CUTEC_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cutec_runtime_message(rt), "cutec_gemm_ex: args give group_ends, which the problem does not ask "
