@@ -332,7 +332,7 @@ static cutec_status reference(tuning *t)
         snprintf(ref.d.name, sizeof ref.d.name, "cublasLt reference");
         s = tune_run_once(h, &ref);
         char why[160] = "";
-        if (s == CUTEC_OK && (h->ha == NULL || tune_compare_samples(h, h->host_c, why, sizeof why) == 0)) {
+        if (s == CUTEC_OK && (!tune_has_samples(h) || tune_compare_samples(h, h->host_c, why, sizeof why) == 0)) {
             h->ref = h->host_c;
             h->host_c = malloc(h->c_bytes);
             h->have_ref = h->host_c != NULL;
@@ -352,7 +352,7 @@ static cutec_status reference(tuning *t)
             s = CUTEC_OK;
         }
     }
-    if (s == CUTEC_OK && !h->have_ref && h->ha == NULL)
+    if (s == CUTEC_OK && !h->have_ref && !tune_has_samples(h))
         s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY,
                           "tuning: no reference to check candidates against (cuBLASLt unavailable "
                           "and no host memory for A and B)");

@@ -103,38 +103,70 @@ static long long group_of(const harness *h, long long r)
     return lo;
 }
 
-/* Compares buf (a C on the host) at sampled positions with float64 dot
- * products of the host copies of A and B.  Grouped, the rows sampled are
- * the groups' (the rows past the last end are never written), each with
- * its group's B. */
-int tune_compare_samples(const harness *h, const unsigned char *buf, char *why, size_t why_len)
+/* The float64 samples: 256 positions of C (its corners first), the same
+ * for every candidate, each one's dot product computed once.  Grouped, the
+ * rows sampled are the groups' (the rows past the last end are never
+ * written), each with its group's B.  The vectors come from the host
+ * copies of A and B, or, where the call made none (from_device), each row
+ * of A and column of B alone from the device (A row-major and B
+ * K-contiguous: contiguous vectors), so that tuning a problem whose B is
+ * the experts' 15 GB of weights copies 256 rows and columns, not them. */
+static cutec_status samples_prepare(harness *h, int from_device)
 {
     const cutec_gemm_problem *p = h->p;
     long long rows = p->groups > 0 ? h->hends[p->groups - 1] : p->m;
-    if (rows == 0) return 0; /* every group empty: nothing is written */
+    size_t ea = cutec_dtype_size(p->a_type), eb = cutec_dtype_size(p->b_type);
+    unsigned char *va = NULL, *vb = NULL;
+    h->samp = calloc(256, sizeof *h->samp);
+    if (from_device) va = malloc((size_t)p->k * ea), vb = malloc((size_t)p->k * eb);
+    if (h->samp == NULL || (from_device && (va == NULL || vb == NULL))) {
+        free(va), free(vb);
+        return cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (float64 samples)");
+    }
     uint64_t s = 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
-    double eps = out_eps(p->c_type);
     long long ls[3];
     int nl = cutec_gemm_checked_entries(p, ls);
-    for (int t = 0; t < 256; t++) {
+    cutec_status st = CUTEC_OK;
+    for (int t = 0; t < 256 && rows > 0 && st == CUTEC_OK; t++) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         long long r = t < 2 ? 0 : t < 4 ? rows - 1 : (long long)((s >> 20) % (uint64_t)rows);
         long long c = t < 2 ? 0 : t < 4 ? p->n - 1 : (long long)((s >> 40) % (uint64_t)p->n);
         long long l = ls[t % nl]; /* a batch's checked problems in turn */
         size_t oa = (size_t)(l * p->stride_a), ob = (size_t)(l * p->stride_b), od = (size_t)(l * p->stride_d);
         if (p->groups > 0) oa = od = 0, ob = (size_t)(group_of(h, r) * p->stride_b);
-        double dot = 0, mag = 0;
-        for (long long q = 0; q < p->k; q++) {
-            double a = load_elem(h->ha, p->a_type, oa + elem_index(p->a_layout, r, q, p->lda));
-            double b = load_elem(h->hb, p->b_type, ob + elem_index(p->b_layout, q, c, p->ldb));
-            dot += a * b;
-            mag += fabs(a * b);
+        const unsigned char *a = h->ha, *b = h->hb;
+        if (from_device) { /* row r of A, column c of B: K contiguous elements each */
+            oa += (size_t)(r * p->lda), ob += (size_t)(c * p->ldb);
+            st = cutec_memcpy_dtoh(h->rt, va, (unsigned long long)(uintptr_t)h->io.A + oa * ea, (size_t)p->k * ea);
+            if (st == CUTEC_OK)
+                st = cutec_memcpy_dtoh(h->rt, vb, (unsigned long long)(uintptr_t)h->io.B + ob * eb, (size_t)p->k * eb);
+            a = va, b = vb;
         }
-        double want = (double)p->alpha * dot,
-               got = load_elem(buf, p->c_type, od + elem_index(p->c_layout, r, c, p->ldc));
-        double tol = 2 * eps * fabs(want) + 4 * eps * fabs((double)p->alpha) * mag / sqrt((double)p->k) + 1e-30;
-        if (!(fabs(got - want) <= tol)) {
-            snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, float64 reference %.6g", r, c, got, want);
+        double dot = 0, mag = 0;
+        for (long long q = 0; q < p->k && st == CUTEC_OK; q++) {
+            double x = load_elem(a, p->a_type, from_device ? (size_t)q : oa + elem_index(p->a_layout, r, q, p->lda));
+            double y = load_elem(b, p->b_type, from_device ? (size_t)q : ob + elem_index(p->b_layout, q, c, p->ldb));
+            dot += x * y;
+            mag += fabs(x * y);
+        }
+        h->samp[h->nsamp++] = (tune_sample){.r = r, .c = c, .od = od, .want = (double)p->alpha * dot, .mag = mag};
+    }
+    free(va), free(vb);
+    h->samples_ready = st == CUTEC_OK;
+    return st;
+}
+
+int tune_compare_samples(const harness *h, const unsigned char *buf, char *why, size_t why_len)
+{
+    const cutec_gemm_problem *p = h->p;
+    double eps = out_eps(p->c_type);
+    for (int t = 0; t < h->nsamp; t++) {
+        const tune_sample *x = &h->samp[t];
+        double got = load_elem(buf, p->c_type, x->od + elem_index(p->c_layout, x->r, x->c, p->ldc));
+        double tol = 2 * eps * fabs(x->want) + 4 * eps * fabs((double)p->alpha) * x->mag / sqrt((double)p->k) + 1e-30;
+        if (!(fabs(got - x->want) <= tol)) {
+            snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, float64 reference %.6g", x->r, x->c, got,
+                     x->want);
             return -1;
         }
     }
@@ -214,7 +246,7 @@ cutec_status tune_check_candidate(harness *h, candidate *c)
         }
     } else if (h->have_ref)
         (void)compare_full(h, why, sizeof why);
-    else if (h->ha != NULL)
+    else if (tune_has_samples(h))
         (void)tune_compare_samples(h, h->host_c, why, sizeof why);
     if (why[0] != '\0') {
         snprintf(c->note, sizeof c->note, "%s", why);
@@ -340,6 +372,7 @@ void tune_harness_free(harness *h)
     free(h->ha);
     free(h->hb);
     free(h->hends);
+    free(h->samp);
 }
 
 static cutec_status alloc_device(harness *h, CUdeviceptr *p, size_t bytes, const char *what)
@@ -388,8 +421,26 @@ cutec_status tune_harness_init(harness *h)
     h->host_c = malloc(h->c_bytes);
     if (h->host_c == NULL)
         return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%zu bytes)", h->c_bytes);
-    /* Host copies of A and B for the float64 samples; optional (skipped, with
-   * a note, when the host cannot hold them). */
+    /* a grouped problem's row ends, as the kernels will read them (clamped) */
+    if (p->groups > 0) {
+        h->hends = malloc(sizeof *h->hends * (size_t)p->groups);
+        if (h->hends == NULL)
+            return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%lld row ends)", p->groups);
+        s = cutec_memcpy_dtoh(rt, h->hends, (unsigned long long)(uintptr_t)h->io.group_ends,
+                              sizeof *h->hends * (size_t)p->groups);
+        if (s != CUTEC_OK) return s;
+        long long prev = 0;
+        for (long long q = 0; q < p->groups; q++) {
+            long long e = h->hends[q] < prev ? prev : h->hends[q] > p->m ? p->m : h->hends[q];
+            h->hends[q] = (int)e;
+            prev = e;
+        }
+    }
+    /* Without an epilogue, and with contiguous rows of A and columns of B,
+     * the samples' vectors alone come from the device; else host copies of
+     * A and B (the epilogue's reference reads them too; optional: skipped,
+     * with a note, when the host cannot hold them). */
+    if (!h->epi && p->a_layout == CUTEC_LAYOUT_ROW && p->b_layout == CUTEC_LAYOUT_COL) return samples_prepare(h, 1);
     size_t ab = cutec_gemm_batch_bytes(p->a_type, p->a_layout, p->m, p->k, p->lda, p->batch, p->stride_a);
     size_t bb = cutec_gemm_batch_bytes(p->b_type, p->b_layout, p->k, p->n, p->ldb, p->groups > 0 ? p->groups : p->batch,
                                        p->stride_b);
@@ -406,21 +457,7 @@ cutec_status tune_harness_init(harness *h)
         s = cutec_memcpy_dtoh(rt, h->ha, (unsigned long long)(uintptr_t)h->io.A, ab);
         if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, h->hb, (unsigned long long)(uintptr_t)h->io.B, bb);
         if (s != CUTEC_OK) return s;
-    }
-    /* a grouped problem's row ends, as the kernels will read them (clamped) */
-    if (p->groups > 0) {
-        h->hends = malloc(sizeof *h->hends * (size_t)p->groups);
-        if (h->hends == NULL)
-            return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%lld row ends)", p->groups);
-        s = cutec_memcpy_dtoh(rt, h->hends, (unsigned long long)(uintptr_t)h->io.group_ends,
-                              sizeof *h->hends * (size_t)p->groups);
-        if (s != CUTEC_OK) return s;
-        long long prev = 0;
-        for (long long q = 0; q < p->groups; q++) {
-            long long e = h->hends[q] < prev ? prev : h->hends[q] > p->m ? p->m : h->hends[q];
-            h->hends[q] = (int)e;
-            prev = e;
-        }
+        if (!h->epi) return samples_prepare(h, 0);
     }
     return CUTEC_OK;
 }

@@ -11,6 +11,14 @@
 #include "cutec/timing.h"
 #include "gemm_internal.h"
 
+/* One float64 sample of C (tune_compare_samples): its position, D's
+ * offset of its problem, and the reference's value and magnitude. */
+typedef struct tune_sample {
+    long long r, c;
+    size_t od;
+    double want, mag;
+} tune_sample;
+
 typedef struct harness {
     cutec_runtime *rt;
     cutec_gemm_handle *g;
@@ -23,6 +31,10 @@ typedef struct harness {
     cutec_timer *timer; /* the runtime's harness (cutec/timing.h): events, the L2 flush */
     unsigned char *host_c, *ref, *ha, *hb;
     int *hends; /* a grouped problem's row ends (clamped as the kernels clamp them) */
+    /* the float64 samples, computed once (samples_ready; nsamp may be 0:
+     * a grouped problem whose groups are all empty) */
+    tune_sample *samp;
+    int nsamp, samples_ready;
     int have_ref;
     double ref_rms; /* of the reference C, once (negative: not yet) */
     /* a problem with an epilogue (tune_epilogue.c): the scratch aux, the
@@ -94,8 +106,10 @@ cutec_status tune_load_candidate(candidate *c);
  * note when it fails.  Returns a status only for failures that end tuning
  * (kernel faults). */
 cutec_status tune_check_candidate(harness *h, candidate *c);
-/* Compares buf (a C on the host) at sampled positions with float64 dot
- * products of the host copies of A and B: 0, or -1 with why. */
+/* Whether a problem without an epilogue has float64 samples to check against. */
+static inline int tune_has_samples(const harness *h) { return h->samples_ready; }
+/* Compares buf (a C on the host) at sampled positions with their float64
+ * dot products: 0, or -1 with why. */
 int tune_compare_samples(const harness *h, const unsigned char *buf, char *why, size_t why_len);
 /* Median times of `runs` runs (after `warmup` each) of nc candidates, in
  * rounds (A B C ... A B C ...); *fault: the candidate whose warm-ups
