@@ -1817,7 +1817,9 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--ragged-only") == 0) {
             first_shape = NSHAPES - 1;
             ragged_only = 1;
-        } else if (strcmp(argv[i], "--batch") == 0 && i + 1 < argc) {
+        } else if ((strcmp(argv[i], "--batch") == 0 || strcmp(argv[i], "--groups") == 0) && i + 1 < argc) {
+            /* a count of problems (--batch) or groups (--groups), 1 to 4096 */
+            int *count = strcmp(argv[i], "--batch") == 0 ? &forced_batch : &ngroups;
             char *end;
             long v = strtol(argv[++i], &end, 10);
             if (*end != '\0' || end == argv[i] || v < 1 || v > 4096) {
@@ -1825,16 +1827,7 @@ int main(int argc, char **argv)
                 free(files);
                 return 2;
             }
-            forced_batch = (int)v;
-        } else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end != '\0' || end == argv[i] || v < 1 || v > 4096) {
-                usage(stderr);
-                free(files);
-                return 2;
-            }
-            ngroups = (int)v;
+            *count = (int)v;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             return 0;

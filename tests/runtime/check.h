@@ -6,6 +6,7 @@
 #ifndef CUTEC_TEST_CHECK_H
 #define CUTEC_TEST_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,31 @@ static inline cutec_runtime *check_gpu_runtime(void)
     }
     CHECK_OK(rt, s);
     return rt;
+}
+
+/* The runtime's log lines, kept for CHECK_CONTAINS (clear check_log[0]
+ * before the calls whose lines a test looks for). */
+static char check_log[1 << 16];
+static inline void check_keep_log(void *user, int level, const char *msg)
+{
+    (void)user, (void)level;
+    size_t n = strlen(check_log);
+    snprintf(check_log + n, sizeof check_log - n, "%s\n", msg);
+}
+
+/* bf16 by truncation: exact for the small fractions the GEMM tests use. */
+static inline uint16_t check_to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return (uint16_t)(u >> 16);
+}
+static inline double check_from_bf16(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
 }
 
 #endif /* CUTEC_TEST_CHECK_H */

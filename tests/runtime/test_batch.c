@@ -262,33 +262,11 @@ static int test_statuses(int argc, char **argv)
 
 /* ---- a batched GEMM tuned and run ---- */
 
-static char user_log[1 << 16];
-static void keep_log(void *user, int level, const char *msg)
-{
-    (void)user, (void)level;
-    size_t n = strlen(user_log);
-    snprintf(user_log + n, sizeof user_log - n, "%s\n", msg);
-}
-
-static uint16_t to_bf16(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return (uint16_t)(u >> 16); /* the values below are exact in bf16 */
-}
-static double from_bf16(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 static int test_gemm(int argc, char **argv)
 {
     CHECK(argc >= 2);
     cutec_runtime *rt = check_gpu_runtime();
-    cutec_runtime_set_log(rt, keep_log, NULL);
+    cutec_runtime_set_log(rt, check_keep_log, NULL);
     cutec_gemm_handle *g;
     CHECK_OK(rt, cutec_gemm_create(rt, &g));
     CHECK_OK(rt, cutec_gemm_set_option(g, CUTEC_OPT_DISK_CACHE, 0));
@@ -304,15 +282,15 @@ static int test_gemm(int argc, char **argv)
               nd = (L - 1) * p.stride_d + 40 * 24;
     uint16_t *ha = calloc((size_t)na, 2), *hb = calloc((size_t)nb, 2), *hd = calloc((size_t)nd, 2);
     CHECK(ha != NULL && hb != NULL && hd != NULL);
-    for (long long i = 0; i < na; i++) ha[i] = to_bf16((float)((i * 7) % 9 - 4) / 4);
-    for (long long i = 0; i < nb; i++) hb[i] = to_bf16((float)((i * 5) % 7 - 3) / 2);
+    for (long long i = 0; i < na; i++) ha[i] = check_to_bf16((float)((i * 7) % 9 - 4) / 4);
+    for (long long i = 0; i < nb; i++) hb[i] = check_to_bf16((float)((i * 5) % 7 - 3) / 2);
     unsigned long long a, b, d;
     CHECK_OK(rt, cutec_malloc(rt, (size_t)na * 2, &a));
     CHECK_OK(rt, cutec_malloc(rt, (size_t)nb * 2, &b));
     CHECK_OK(rt, cutec_malloc(rt, (size_t)nd * 2, &d));
     CHECK_OK(rt, cutec_memcpy_htod(rt, a, ha, (size_t)na * 2));
     CHECK_OK(rt, cutec_memcpy_htod(rt, b, hb, (size_t)nb * 2));
-    user_log[0] = '\0';
+    check_log[0] = '\0';
     cutec_tune_report *rep = NULL;
     CHECK_OK(rt, cutec_gemm_tune(g, &p, (void *)(uintptr_t)a, (void *)(uintptr_t)b, (void *)(uintptr_t)d, NULL, &rep));
     int found = 0;
@@ -321,8 +299,8 @@ static int test_gemm(int argc, char **argv)
             found = 1;
     cutec_tune_report_free(rep);
     CHECK(found);
-    CHECK_CONTAINS(user_log, "tuning: skipping user_gemm_brow T=bf16 TC=bf16: a batched problem (batch 3) needs a "
-                             "kernel with a batch role");
+    CHECK_CONTAINS(check_log, "tuning: skipping user_gemm_brow T=bf16 TC=bf16: a batched problem (batch 3) needs a "
+                              "kernel with a batch role");
     /* cuBLASLt's layouts carry the batch (the mock records the last matmul's; A and B swapped: D is row-major) */
     const char *lt_path = getenv("CUTEC_CUBLASLT");
     void *lt = lt_path != NULL ? dlopen(lt_path, RTLD_NOW | RTLD_NOLOAD) : NULL;
@@ -360,8 +338,9 @@ static int test_gemm(int argc, char **argv)
                 for (long long j = 0; j < 24; j++) {
                     double want = 0;
                     for (long long q = 0; q < 32; q++)
-                        want += from_bf16(ha[l * p.stride_a + i * 32 + q]) * from_bf16(hb[l * p.stride_b + j * 32 + q]);
-                    double v = from_bf16(got[l * p.stride_d + i * 24 + j]);
+                        want += check_from_bf16(ha[l * p.stride_a + i * 32 + q]) *
+                                check_from_bf16(hb[l * p.stride_b + j * 32 + q]);
+                    double v = check_from_bf16(got[l * p.stride_d + i * 24 + j]);
                     if (fabs(v - want) > 0.01 * fabs(want) + 1e-3) {
                         fprintf(stderr, "%s: problem %lld D[%lld,%lld] = %g, want %g\n", name, l, i, j, v, want);
                         return 1;

@@ -121,33 +121,11 @@ static int test_statuses(int argc, char **argv)
 
 /* ---- a grouped GEMM tuned and run ---- */
 
-static char user_log[1 << 16];
-static void keep_log(void *user, int level, const char *msg)
-{
-    (void)user, (void)level;
-    size_t n = strlen(user_log);
-    snprintf(user_log + n, sizeof user_log - n, "%s\n", msg);
-}
-
-static uint16_t to_bf16(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return (uint16_t)(u >> 16); /* the values below are exact in bf16 */
-}
-static double from_bf16(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 static int test_gemm(int argc, char **argv)
 {
     CHECK(argc >= 2);
     cutec_runtime *rt = check_gpu_runtime();
-    cutec_runtime_set_log(rt, keep_log, NULL);
+    cutec_runtime_set_log(rt, check_keep_log, NULL);
     cutec_gemm_handle *g;
     CHECK_OK(rt, cutec_gemm_create(rt, &g));
     CHECK_OK(rt, cutec_gemm_set_option(g, CUTEC_OPT_DISK_CACHE, 0));
@@ -167,9 +145,9 @@ static int test_gemm(int argc, char **argv)
     long long na = M * K, nb = (G - 1) * p.stride_b + N * K, nd = M * N;
     uint16_t *ha = calloc((size_t)na, 2), *hb = calloc((size_t)nb, 2), *hd = calloc((size_t)nd, 2);
     CHECK(ha != NULL && hb != NULL && hd != NULL);
-    for (long long i = 0; i < na; i++) ha[i] = to_bf16((float)((i * 7) % 9 - 4) / 4);
-    for (long long i = 0; i < nb; i++) hb[i] = to_bf16((float)((i * 5) % 7 - 3) / 2);
-    for (long long i = 0; i < nd; i++) hd[i] = to_bf16(-77.0f); /* a sentinel */
+    for (long long i = 0; i < na; i++) ha[i] = check_to_bf16((float)((i * 7) % 9 - 4) / 4);
+    for (long long i = 0; i < nb; i++) hb[i] = check_to_bf16((float)((i * 5) % 7 - 3) / 2);
+    for (long long i = 0; i < nd; i++) hd[i] = check_to_bf16(-77.0f); /* a sentinel */
     unsigned long long a, b, d, e;
     CHECK_OK(rt, cutec_malloc(rt, (size_t)na * 2, &a));
     CHECK_OK(rt, cutec_malloc(rt, (size_t)nb * 2, &b));
@@ -181,7 +159,7 @@ static int test_gemm(int argc, char **argv)
     cutec_gemm_args args;
     cutec_gemm_args_init(&args, (void *)(uintptr_t)a, (void *)(uintptr_t)b, (void *)(uintptr_t)d);
     args.group_ends = (const int *)(uintptr_t)e;
-    user_log[0] = '\0';
+    check_log[0] = '\0';
     cutec_tune_report *rep = NULL;
     CHECK_OK(rt, cutec_gemm_tune_ex(g, &p, &args, NULL, &rep));
     const char *winner = argc >= 3 ? argv[2] : "user_gemm_grouped";
@@ -189,7 +167,7 @@ static int test_gemm(int argc, char **argv)
           isfinite(rep->candidates[0].ms));
     for (int i = 0; i < rep->count; i++) CHECK(!rep->candidates[i].is_cublas);
     cutec_tune_report_free(rep);
-    CHECK_CONTAINS(user_log,
+    CHECK_CONTAINS(check_log,
                    "tuning: skipping user_gemm_brow T=bf16 TC=bf16: a grouped problem (groups 6) needs a kernel "
                    "with a group_ends role");
     /* no kernel with the role: unsupported (not "no cuBLASLt", which never serves groups) */
@@ -214,8 +192,8 @@ static int test_gemm(int argc, char **argv)
             for (long long j = 0; j < N; j++) {
                 double want = 0;
                 for (long long k = 0; k < K; k++)
-                    want += from_bf16(ha[i * K + k]) * from_bf16(hb[q * p.stride_b + j * K + k]);
-                double v = from_bf16(got[i * N + j]);
+                    want += check_from_bf16(ha[i * K + k]) * check_from_bf16(hb[q * p.stride_b + j * K + k]);
+                double v = check_from_bf16(got[i * N + j]);
                 checked++;
                 if (fabs(v - want) > 0.01 * fabs(want) + 1e-3) {
                     fprintf(stderr, "group %d D[%lld,%lld] = %g, want %g\n", q, i, j, v, want);
