@@ -90,10 +90,11 @@ typedef enum cutec_kd_value {
     X(SCALE_D, "scale_d", CUTEC_KD_VALUE_TENSOR, "the scale of an fp8 output")                                         \
     X(AUX, "aux", CUTEC_KD_VALUE_TENSOR, "the pre-activation, an auxiliary output indexed (m, n)")                     \
     X(AMAX, "amax", CUTEC_KD_VALUE_TENSOR, "the absolute maximum of the output")                                       \
-    X(WORKSPACE, "workspace", CUTEC_KD_VALUE_TENSOR, "scratch memory from the caller")                                 \
+    X(WORKSPACE, "workspace", CUTEC_KD_VALUE_TENSOR, "scratch memory from the handle's workspace")                     \
     X(ALPHA, "alpha", CUTEC_KD_VALUE_FLOAT, "the scale of A B")                                                        \
     X(BETA, "beta", CUTEC_KD_VALUE_FLOAT, "the scale of C")                                                            \
-    X(GROUP_ENDS, "group_ends", CUTEC_KD_VALUE_TENSOR, "a grouped GEMM's row ends, one int32 per problem")
+    X(GROUP_ENDS, "group_ends", CUTEC_KD_VALUE_TENSOR, "a grouped GEMM's row ends, one int32 per problem")             \
+    X(FLAGS, "flags", CUTEC_KD_VALUE_TENSOR, "int32 scratch from the workspace, zeroed before each launch")
 
 typedef enum cutec_kd_role {
 #define CUTEC_KD_ROLE_ENUM(id, name, value, what) CUTEC_ROLE_##id,

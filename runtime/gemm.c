@@ -873,7 +873,19 @@ cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, con
                                      const cutec_gemm_args *io, void *stream)
 {
     cutec_runtime *rt = g->rt;
-    if (d->kind == DECISION_DSL) return cutec_gemm_dsl_launch(rt, d, p, io, stream);
+    if (d->kind == DECISION_DSL) {
+        if (d->scratch_bytes > 0) {
+            cutec_status s = cutec_gemm_workspace(g);
+            if (s != CUTEC_OK) return s;
+            if (g->workspace % 16 != 0)
+                return cutec_rt_fail(rt, CUTEC_ERR_MISALIGNED, "%s needs a 16-byte aligned workspace", d->name);
+            if (g->workspace_bytes < d->scratch_bytes)
+                return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                                     "%s needs %zu bytes of workspace; the handle's has %zu (cutec_gemm_set_workspace)",
+                                     d->name, d->scratch_bytes, g->workspace_bytes);
+        }
+        return cutec_gemm_dsl_launch(rt, d, p, io, g->workspace, stream);
+    }
     /* the unfused baseline: cuBLASLt's plain GEMM into x, then the
      * elementwise kernel over x */
     cutec_gemm_problem gp, ep;
@@ -906,7 +918,7 @@ cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, con
         cutec_status s = cutec_rt_pack_kernel(d->ew->pack, d->ew->entry, &d->ew->kernel);
         if (s != CUTEC_OK) return s;
     }
-    return cutec_gemm_dsl_launch(rt, d->ew, &ep, &eio, stream);
+    return cutec_gemm_dsl_launch(rt, d->ew, &ep, &eio, 0, stream);
 }
 
 /* The decision for a class: memory, then disk, then tuning (blocking), or
@@ -1118,6 +1130,21 @@ cutec_status cutec_gemm_set_cache_dir(cutec_gemm_handle *g, const char *dir)
 const char *cutec_gemm_cache_dir(cutec_gemm_handle *g)
 {
     return g != NULL && g->rt != NULL ? cutec_gemm_cache_dir_of(g) : "";
+}
+
+cutec_status cutec_gemm_workspace(cutec_gemm_handle *g)
+{
+    cutec_runtime *rt = g->rt;
+    if (g->workspace != 0) return CUTEC_OK;
+    CUresult r = rt->drv.mem_alloc(&g->workspace, CUTEC_DEFAULT_WORKSPACE);
+    if (r != CUDA_SUCCESS) {
+        g->workspace = 0;
+        return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemAlloc_v2(%u bytes of workspace)",
+                                    CUTEC_DEFAULT_WORKSPACE);
+    }
+    g->workspace_bytes = CUTEC_DEFAULT_WORKSPACE;
+    g->workspace_owned = 1;
+    return CUTEC_OK;
 }
 
 cutec_status cutec_gemm_set_workspace(cutec_gemm_handle *g, void *workspace, size_t bytes)

@@ -338,6 +338,25 @@ static const char *act_unfit(const cutec_kdesc *d, const cutec_gemm_problem *p, 
                  pa, p->act_gated ? " (gated)" : "");
 }
 
+/* Bytes a scratch argument (roles workspace and flags) spans: its layout's
+ * last element plus one, in its element type; -1 with why. */
+static long long scratch_bytes(const cutec_kdesc *d, const cutec_kd_arg *a, const cutec_kd_values *vals, char *why,
+                               size_t len)
+{
+    long long last = 0, e, s;
+    char sub[200];
+    for (int m = 0; m < a->rank; m++) {
+        if (cutec_kdesc_eval(d, a->shape[m], vals, &e, sub, sizeof sub) != 0 ||
+            cutec_kdesc_eval(d, a->stride[m], vals, &s, sub, sizeof sub) != 0) {
+            unfit(why, len, "the layout of '%s' cannot be evaluated for this problem: %s", cutec_kd_s(d, a->name), sub);
+            return -1;
+        }
+        if (e <= 0) return 0;
+        last += (e - 1) * (s < 0 ? -s : s);
+    }
+    return (last + 1) * cutec_dtype_info_of(a->dtype)->bytes;
+}
+
 /* Whether entry i of pack, a kernel of class want, can serve p. */
 static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
                               const gemm_class *cls, cutec_kd_class want, gemm_decision *dec, char *why, size_t len)
@@ -357,6 +376,7 @@ static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, con
     cutec_kd_values vals;
     cutec_gemm_kd_values(d, p, &vals);
     int has_alpha = 0, has_beta = 0, has_c = 0, has_tma = 0, has[CUTEC_ROLE_COUNT] = {0};
+    long long scratch[2] = {0, 0}; /* bytes of flags, of workspace */
     for (int a = 0; a < d->nargs; a++) {
         const cutec_kd_arg *arg = &d->args[a];
         const char *an = cutec_kd_s(d, arg->name);
@@ -380,6 +400,15 @@ static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, con
             has_beta |= arg->role == CUTEC_ROLE_BETA;
             break;
         case CUTEC_KD_VALUE_TENSOR:
+            if (arg->role == CUTEC_ROLE_FLAGS || arg->role == CUTEC_ROLE_WORKSPACE) {
+                long long b = scratch_bytes(d, arg, &vals, why, len);
+                if (b < 0) return why;
+                if (arg->role == CUTEC_ROLE_FLAGS && cutec_dtype_info_of(arg->dtype)->bytes != 4)
+                    return unfit(why, len, "'%s' (role flags) must have 32-bit elements, not %s", an,
+                                 cutec_dtype_str(arg->dtype));
+                scratch[arg->role == CUTEC_ROLE_WORKSPACE] += b;
+                break;
+            }
             has_c |= arg->role == CUTEC_ROLE_C;
             if ((w = tensor_unfit(d, arg, p, cls, &vals, why, len)) != NULL) return w;
             break;
@@ -426,6 +455,13 @@ static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, con
     if (cutec_kdesc_grid(d, &vals, grid, sub, sizeof sub) != 0) return unfit(why, len, "%s", sub);
     if (has_tma && g->cc_major < 9) return unfit(why, len, "uses TMA, which needs compute capability 9.0");
     if (cutec_rt_kdesc_maps_unfit(d, &vals, sub, sizeof sub) != NULL) return unfit(why, len, "%s", sub);
+    /* the flags first, the rest 256-byte aligned after them */
+    size_t scratch_off = ((size_t)scratch[0] + 255) / 256 * 256;
+    size_t scratch_need = scratch[1] > 0 ? scratch_off + (size_t)scratch[1] : (size_t)scratch[0];
+    size_t have = g->workspace != 0 ? g->workspace_bytes : CUTEC_DEFAULT_WORKSPACE;
+    if (scratch_need > have)
+        return unfit(why, len, "needs %zu bytes of workspace; the handle's is %zu (cutec_gemm_set_workspace)",
+                     scratch_need, have);
     if (dec != NULL) {
         memset(dec, 0, sizeof *dec);
         dec->kind = DECISION_DSL;
@@ -436,6 +472,9 @@ static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, con
         memcpy(dec->launch.cluster, d->cluster, sizeof dec->launch.cluster);
         dec->launch.smem = d->smem_dynamic;
         dec->cls = *cls;
+        dec->flags_bytes = (size_t)scratch[0];
+        dec->scratch_off = scratch_off;
+        dec->scratch_bytes = scratch_need;
         cutec_kdesc_describe(d, dec->name, sizeof dec->name);
     }
     return NULL;
@@ -510,7 +549,7 @@ static void store_int(const cutec_dtype_info *t, void *dst, long long v)
 }
 
 cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *dec, const cutec_gemm_problem *p,
-                                   const cutec_gemm_args *io, void *stream)
+                                   const cutec_gemm_args *io, CUdeviceptr workspace, void *stream)
 {
     const cutec_kdesc *d = &dec->pack->entries[dec->entry].desc;
     void *args[CUTEC_KD_MAX_ARGS];
@@ -529,6 +568,10 @@ cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *dec, const 
             else
                 store_float(arg->dtype, &dec->argv[a],
                             arg->role == CUTEC_ROLE_ALPHA ? (double)p->alpha : (double)p->beta);
+        } else if (arg->role == CUTEC_ROLE_FLAGS) {
+            dec->argv[a] = workspace;
+        } else if (arg->role == CUTEC_ROLE_WORKSPACE) {
+            dec->argv[a] = workspace + dec->scratch_off;
         } else if (arg->kind == CUTEC_KD_TENSOR) {
             dec->argv[a] = (unsigned long long)(uintptr_t)role_ptr(io, arg->role);
         }
@@ -554,6 +597,15 @@ cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *dec, const 
         cutec_launch_plan plan;
         if (cutec_rt_kdesc_plan(rt, dec->kernel, d, &vals, NULL, &plan) == CUTEC_OK) dec->launch = plan;
         dec->grid_resident = 1;
+    }
+    /* a stream-K fix-up's flags start at zero in every launch (stream-ordered) */
+    if (dec->flags_bytes > 0) {
+        if (rt->drv.memset_d8_async == NULL)
+            return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "%s needs cuMemsetD8Async, which the driver lacks",
+                                 dec->name);
+        CUresult r = rt->drv.memset_d8_async(workspace, 0, dec->flags_bytes, (CUstream)stream);
+        if (r != CUDA_SUCCESS)
+            return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_LAUNCH, "cuMemsetD8Async(the flags of %s)", dec->name);
     }
     return cutec_rt_kdesc_launch(dec->kernel, d, &dec->launch, stream, args);
 }

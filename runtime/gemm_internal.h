@@ -90,6 +90,10 @@ typedef struct gemm_decision {
     cutec_tensor_map tma[CUTEC_KD_MAX_ARGS];
     unsigned long long tma_ptr[CUTEC_KD_MAX_ARGS];
     long long map_key[12];
+    /* scratch from the handle's workspace (gemm_bind.c): the flags (role
+     * flags, zeroed before each launch) at offset 0, then the partial sums
+     * (role workspace) at scratch_off; scratch_bytes in all (0: none) */
+    size_t flags_bytes, scratch_off, scratch_bytes;
 } gemm_decision;
 
 struct cutec_gemm_handle {
@@ -202,9 +206,13 @@ size_t cutec_gemm_ew_x_bytes(const cutec_gemm_problem *p);
  * baseline (NULL when it can; then dec is filled as for a DSL decision). */
 const char *cutec_gemm_ew_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
                                 const gemm_class *cls, gemm_decision *d, char *why, size_t len);
-/* Launches a DSL decision: arguments by role, tensor maps, grid. */
+/* Launches a DSL decision: arguments by role (scratch roles from the
+ * workspace, its flags zeroed first), tensor maps, grid. */
 cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *d, const cutec_gemm_problem *p,
-                                   const cutec_gemm_args *io, void *stream);
+                                   const cutec_gemm_args *io, CUdeviceptr workspace, void *stream);
+/* The handle's workspace, allocated (CUTEC_DEFAULT_WORKSPACE bytes) if the
+ * caller set none. */
+cutec_status cutec_gemm_workspace(cutec_gemm_handle *g);
 /* The values of d's integer arguments for problem p. */
 void cutec_gemm_kd_values(const cutec_kdesc *d, const cutec_gemm_problem *p, cutec_kd_values *vals);
 /* The largest power of two dividing ptr, at most 16. */

@@ -182,15 +182,9 @@ static cutec_status cublas_candidates(tuning *t)
         return CUTEC_OK;
     }
     t->lt = cutec_gemm_lt(g);
-    if (t->lt && g->workspace == 0) {
-        CUresult r = rt->drv.mem_alloc(&g->workspace, CUTEC_DEFAULT_WORKSPACE);
-        if (r != CUDA_SUCCESS) {
-            g->workspace = 0;
-            return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemAlloc_v2(%u bytes of cuBLASLt workspace)",
-                                        CUTEC_DEFAULT_WORKSPACE);
-        }
-        g->workspace_bytes = CUTEC_DEFAULT_WORKSPACE;
-        g->workspace_owned = 1;
+    if (t->lt) {
+        cutec_status s = cutec_gemm_workspace(g);
+        if (s != CUTEC_OK) return s;
     }
     if (t->lt && cutec_lt_plan_create(&g->lt, t->p, &t->ref_plan, t->ltwhy, sizeof t->ltwhy) &&
         cutec_lt_plan_pointers(&g->lt, &t->ref_plan, t->p, t->io) != CUBLAS_STATUS_SUCCESS) {

@@ -97,6 +97,17 @@ double tune_model_cost(const tune_point *pt, const tune_gemm *g, const tune_devi
     double wave = fmax(occ * mma, latency);
     double work = waves * wave;
     double scale = (double)sms / 132.0;
+    /* SK=1 splits the last round's r tiles along K into S = slots / r
+     * chunks (stdlib/sm90/gemm.cute): that round takes 1 / S of a tile's
+     * time, plus the fix-up (S - 1 partial tiles, f32, written and read
+     * back at one SM's share of L2's bandwidth) and the flags' memset */
+    if (has_token(pt->params, "SK=1")) {
+        double r = tiles - floor(tiles / slots) * slots;
+        double splits = r > 0 ? fmin(fmin(floor(slots / r), ksteps), 16.0) : 1.0;
+        if (splits < 1) splits = 1;
+        double part = 2.0 * (double)(bm * bn) * 4.0 / (L2_B_PER_US / sms);
+        work = floor(tiles / slots) * wave + (r > 0 ? wave / splits + part * (splits - 1) : 0.0) + 2.0;
+    }
     double l2 = tiles * ((double)bm / cn + (double)bn / cm) * (double)k * ab / (L2_B_PER_US * scale);
     double dram = (((double)m * (g->a_once ? 1.0 : batch) + (double)n * (g->b_once ? 1.0 : batch)) * (double)k * ab +
                    (double)m * (double)n * cb * batch) /

@@ -77,13 +77,21 @@ static const shape fixed_shapes[] = {
 /* Shape s of point p (s < NSHAPES): the fixed list with K rounded up to a
  * multiple of VEC, then two shapes derived from the tile sizes where neither M
  * nor N is a multiple of its tile and K is no multiple of BK (when VEC < BK):
- * (2.5 BM + 3, 3.25 BN + 5, 3.5 BK + VEC) and (BM + 1, 2 BN - 1, BK + VEC). */
+ * (2.5 BM + 3, 3.25 BN + 5, 3.5 BK + VEC), for a stream-K point (role flags)
+ * (17 BM + 5, 16 BN - 3, 2 BK + VEC) instead, and (BM + 1, 2 BN - 1, BK + VEC). */
 static shape point_shape(const gemm_point *p, int s)
 {
     shape r;
     long bk = p->bk > 0 ? p->bk : 32;
     if (s < NFIXED) {
         r = fixed_shapes[s];
+    } else if (s == NFIXED && cutec_kdesc_role_arg(&p->meta, CUTEC_ROLE_FLAGS) >= 0) {
+        /* stream-K: more than two rounds of 132 tiles (or of 66 clusters),
+         * so that data-parallel tiles come before the split ones, and a
+         * range of k-tiles that ends inside a tile */
+        r.m = 17 * p->bm + 5;
+        r.n = 16 * p->bn - 3;
+        r.k = 2 * bk + p->vec;
     } else if (s == NFIXED) {
         r.m = 2 * p->bm + p->bm / 2 + 3;
         r.n = 3 * p->bn + p->bn / 4 + 5;
@@ -806,7 +814,9 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         bytes_sa = (size_t)d->m * kb * 4 + 2 * GUARD;
         bytes_sb = nbk * kb * 4 + 2 * GUARD;
     }
-    unsigned long long dsd = 0, damax = 0, dends = 0;
+    unsigned long long dsd = 0, damax = 0, dends = 0, dws = 0, dflags = 0;
+    unsigned char *hzero = NULL, *hc_out2 = NULL;
+    int runs = 1, same_bits = 1;
     size_t bytes_ends = (size_t)nprob * sizeof(int) + 2 * GUARD;
     double amax_ref = 0, amax_bound = 0;
     shape_data bref = {0};     /* the block-wise scaled reference (no inputs) */
@@ -953,6 +963,38 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         }
     }
     char aerr[256];
+    /* stream-K scratch: the partial sums' slots start as NaN (a slot read
+     * before it was written shows), the flags are zeroed before each of
+     * two launches, whose outputs must be the same bits */
+    long long wsb = gemm_scratch_bytes(&gp->meta, &gargs, CUTEC_ROLE_WORKSPACE, aerr, sizeof aerr);
+    long long flb = wsb < 0 ? -1 : gemm_scratch_bytes(&gp->meta, &gargs, CUTEC_ROLE_FLAGS, aerr, sizeof aerr);
+    if (wsb < 0 || flb < 0) {
+        printf("FAIL %s: %s\n", gp->desc, aerr);
+        st = CUTEC_ERR_INVALID_ARGUMENT;
+        what = "scratch";
+        goto fail_rt;
+    }
+    if (wsb > 0 || flb > 0) {
+        size_t most = (size_t)(wsb > flb ? wsb : flb);
+        hzero = malloc(most);
+        hc_out2 = malloc(bytes_c);
+        st = CUTEC_ERR_OUT_OF_MEMORY;
+        if (hzero == NULL || hc_out2 == NULL) {
+            what = "scratch (host)";
+            goto fail_rt;
+        }
+        memset(hzero, 0xFF, most);
+        if ((wsb > 0 && ((st = cutec_malloc(s->rt, (size_t)wsb, &dws)) != CUTEC_OK ||
+                         (st = cutec_memcpy_htod(s->rt, dws, hzero, (size_t)wsb)) != CUTEC_OK)) ||
+            (flb > 0 && (st = cutec_malloc(s->rt, (size_t)flb, &dflags)) != CUTEC_OK)) {
+            what = "scratch";
+            goto fail_rt;
+        }
+        memset(hzero, 0, most);
+        gargs.ws = dws;
+        gargs.flags = dflags;
+        runs = flb > 0 ? 2 : 1;
+    }
     if (gemm_build_args(s->rt, &gp->meta, &gargs, aerr, sizeof aerr) != 0) {
         printf("FAIL %s: %s\n", gp->desc, aerr);
         st = CUTEC_ERR_INVALID_ARGUMENT;
@@ -967,19 +1009,26 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         what = "gemm_grid";
         goto fail_rt;
     }
-    if ((st = cutec_launch_cluster(p->k, grid, gp->meta.threads, gp->meta.cluster, gp->meta.smem_dynamic, NULL,
-                                   args)) != CUTEC_OK) {
-        what = "cutec_launch";
-        goto fail_rt;
+    for (int run = 0; run < runs; run++) {
+        if (dflags != 0 && (st = cutec_memcpy_htod(s->rt, dflags, hzero, (size_t)flb)) != CUTEC_OK) {
+            what = "zeroing the flags";
+            goto fail_rt;
+        }
+        if ((st = cutec_launch_cluster(p->k, grid, gp->meta.threads, gp->meta.cluster, gp->meta.smem_dynamic, NULL,
+                                       args)) != CUTEC_OK) {
+            what = "cutec_launch";
+            goto fail_rt;
+        }
+        if ((st = cutec_synchronize(s->rt)) != CUTEC_OK) {
+            what = "cutec_synchronize";
+            goto fail_rt;
+        }
+        if ((st = cutec_memcpy_dtoh(s->rt, run == 0 ? hc_out : hc_out2, dc, bytes_c)) != CUTEC_OK) {
+            what = "cutec_memcpy_dtoh";
+            goto fail_rt;
+        }
     }
-    if ((st = cutec_synchronize(s->rt)) != CUTEC_OK) {
-        what = "cutec_synchronize";
-        goto fail_rt;
-    }
-    if ((st = cutec_memcpy_dtoh(s->rt, hc_out, dc, bytes_c)) != CUTEC_OK) {
-        what = "cutec_memcpy_dtoh";
-        goto fail_rt;
-    }
+    if (runs == 2) same_bits = memcmp(hc_out, hc_out2, bytes_c) == 0;
     {
         int guard_ok = case_guards_intact(&lay, d, hc_out, hc), bad_prob = -1;
         check_result r = check_case(&lay, ref, e, hc_out, gp->tc, &bad_prob);
@@ -1005,7 +1054,7 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
             /* |max x - max r| <= max |x - r|: the largest element bound */
             amax_ok = fabs((double)amax - amax_ref) <= amax_bound + ldexp(amax_ref, -23);
         }
-        *passed = r.pass && guard_ok && ra.pass && aux_guard_ok && amax_ok;
+        *passed = r.pass && guard_ok && ra.pass && aux_guard_ok && amax_ok && same_bits;
         printf("%s %s [%s] M=%ld N=%ld K=%ld", *passed ? "PASS" : "FAIL", file, gp->desc, M, d->n, d->k);
         if (batched) printf(" L=%d stride_d=%lld%s", nprob, lay.sd, gap && nprob > 1 ? " (gap)" : "");
         if (grouped) {
@@ -1029,6 +1078,7 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         if (e && e->fp8_out)
             printf(" scale_d=%g amax=%.9g ref=%.9g bound=%.3g%s", e->scale_d_v, (double)amax, amax_ref, amax_bound,
                    amax_ok ? "" : " AMAX FAILS");
+        if (runs == 2) printf(same_bits ? " (two runs: same bits)" : " TWO RUNS DIFFER");
         if (e && e->aux)
             printf(" aux: max_err/bound=%.3g rel_fro=%.3g%s%s", ra.max_ratio, ra.rel_fro, ra.pass ? "" : " AUX FAILS",
                    aux_guard_ok ? "" : " WRITES OUTSIDE AUX");
@@ -1055,7 +1105,11 @@ out:
         cutec_free(s->rt, dsd);
         cutec_free(s->rt, damax);
         cutec_free(s->rt, dends);
+        cutec_free(s->rt, dws);
+        cutec_free(s->rt, dflags);
     }
+    free(hzero);
+    free(hc_out2);
     shape_data_free(&bref);
     free(hx);
     free(haux);

@@ -353,6 +353,8 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
         case CUTEC_ROLE_SCALE_D: ga->args[i] = &ga->scale_d; break;
         case CUTEC_ROLE_AMAX: ga->args[i] = &ga->amax; break;
         case CUTEC_ROLE_GROUP_ENDS: ga->args[i] = &ga->ends; break;
+        case CUTEC_ROLE_WORKSPACE: ga->args[i] = &ga->ws; break;
+        case CUTEC_ROLE_FLAGS: ga->args[i] = &ga->flags; break;
         case CUTEC_ROLE_NONE:
             if (arg->kind == CUTEC_KD_TMA) break;
             /* fall through */
@@ -382,6 +384,27 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
         }
     }
     return 0;
+}
+
+long long gemm_scratch_bytes(const gemm_kernel_meta *meta, const gemm_args *ga, cutec_kd_role r, char *err,
+                             size_t errlen)
+{
+    int a = cutec_kdesc_role_arg(meta, r);
+    if (a < 0) return 0;
+    const cutec_kd_arg *arg = &meta->args[a];
+    cutec_kd_values vals;
+    problem_values(meta, ga, &vals);
+    long long last = 0, e, s;
+    char why[200];
+    for (int m = 0; m < arg->rank; m++) {
+        if (cutec_kdesc_eval(meta, arg->shape[m], &vals, &e, why, sizeof why) != 0 ||
+            cutec_kdesc_eval(meta, arg->stride[m], &vals, &s, why, sizeof why) != 0) {
+            set_err(err, errlen, "%s: %s", cutec_kd_s(meta, arg->name), why);
+            return -1;
+        }
+        last += (e - 1) * (s < 0 ? -s : s);
+    }
+    return (last + 1) * cutec_dtype_bytes(arg->dtype);
 }
 
 int gemm_grid(const gemm_point *p, long m, long n, long k, long long batch, long long resident, unsigned grid[3],

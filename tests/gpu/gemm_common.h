@@ -111,6 +111,9 @@ typedef struct gemm_args {
      * bias_row and aux where the kernel has them */
     float alpha, beta;
     unsigned long long s, bias, bias_row, aux, scale_a, scale_b, scale_d, amax;
+    /* scratch for the roles workspace and flags (stream-K); the caller
+     * zeroes the flags before each launch, as the runtime does */
+    unsigned long long ws, flags;
     long long ints[CUTEC_KD_MAX_ARGS]; /* the integer scalars, in their argument's type */
     cutec_tensor_map maps[CUTEC_KD_MAX_ARGS];
     void *args[CUTEC_KD_MAX_ARGS];
@@ -130,6 +133,11 @@ int gemm_map_geometry(const gemm_kernel_meta *meta, const gemm_args *ga, int a, 
  * does).  Returns 0, or -1 with a message. */
 int gemm_grid(const gemm_point *p, long m, long n, long k, long long batch, long long resident, unsigned grid[3],
               char *err, size_t errlen);
+
+/* Bytes the point's argument of role r (CUTEC_ROLE_WORKSPACE or _FLAGS)
+ * spans for ga; 0 when it has none, -1 with a message. */
+long long gemm_scratch_bytes(const gemm_kernel_meta *meta, const gemm_args *ga, cutec_kd_role r, char *err,
+                             size_t errlen);
 
 /* 1 when the point serves a batch (its description has the batch role). */
 int gemm_point_batched(const gemm_point *p);

@@ -698,6 +698,8 @@ enum {
     MR_SC,
     MR_SD,
     MR_ENDS,
+    MR_WS,
+    MR_FLAGS,
     MR_COUNT
 };
 
@@ -737,9 +739,9 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
 {
     int idx[MR_COUNT];
     char type[MR_COUNT][8];
-    static const char *const roles[MR_COUNT] = {"m",     "n",        "k",        "a",        "b",        "c",
-                                                "d",     "bias",     "bias_row", "aux",      "alpha",    "beta",
-                                                "batch", "stride_a", "stride_b", "stride_c", "stride_d", "group_ends"};
+    static const char *const roles[MR_COUNT] = {
+        "m",     "n",    "k",     "a",        "b",        "c",        "d",        "bias",       "bias_row",  "aux",
+        "alpha", "beta", "batch", "stride_a", "stride_b", "stride_c", "stride_d", "group_ends", "workspace", "flags"};
     for (int r = 0; r < MR_COUNT; r++) idx[r] = -1, type[r][0] = '\0';
     /* the kernel's own description: from its cutec.kernel line to the next */
     char head[96];
@@ -784,6 +786,18 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
     double beta = idx[MR_BETA] >= 0 ? *(float *)params[idx[MR_BETA]] : 0.0;
     long long batch = idx[MR_BATCH] >= 0 ? mock_int(params[idx[MR_BATCH]], type[MR_BATCH]) : 1;
     int dn = gated ? n / 2 : n;
+    /* scratch (roles workspace and flags): a kernel counting on its flags
+     * finds them zeroed (the runtime's memset before the launch) and leaves
+     * them set, as tests/runtime/user_gemm_splitk.cute does: a launch
+     * without the memset fails as its second run would on a GPU */
+    if (idx[MR_FLAGS] >= 0) {
+        int *fl = *(int **)params[idx[MR_FLAGS]];
+        if (fl == NULL || *fl != 0 || (idx[MR_WS] >= 0 && *(void **)params[idx[MR_WS]] == NULL)) {
+            sticky = ILLEGAL_ADDRESS;
+            return;
+        }
+        *fl = 2;
+    }
     double *v = malloc(sizeof *v * (size_t)m * (size_t)n);
     if (v == NULL || (double)m * n * k * (double)batch > 64.0 * 1024 * 1024) {
         free(v);

@@ -474,6 +474,20 @@ if(_grouped_pack AND _user_pack)
                        ENVIRONMENT "${_mock_env}")
   set_tests_properties(pack_gpu_grouped_gemm PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+# Scratch roles (test_scratch.c): the user's split-K kernel
+# (user_gemm_splitk.cute, roles workspace and flags) right on three runs in
+# a row, and refused with the bytes it needs by a smaller workspace
+cutec_test_pack(_splitk_pack user_gemm_splitk ${CMAKE_CURRENT_SOURCE_DIR}/user_gemm_splitk.cute "1 kernel")
+if(_splitk_pack)
+  if(TARGET user_gemm_splitk_pack)
+    add_dependencies(test_scratch user_gemm_splitk_pack)
+  endif()
+  add_test(NAME pack_mock_scratch_gemm COMMAND test_scratch gemm ${_splitk_pack})
+  add_test(NAME pack_gpu_scratch_gemm COMMAND test_scratch gemm ${_splitk_pack})
+  set_tests_properties(pack_mock_scratch_gemm PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+                       ENVIRONMENT "${_mock_env}")
+  set_tests_properties(pack_gpu_scratch_gemm PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
 add_test(NAME pack_cpu_grouped_statuses COMMAND test_grouped statuses)
 set_tests_properties(pack_cpu_grouped_statuses PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 60)
 

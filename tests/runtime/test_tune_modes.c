@@ -59,6 +59,17 @@ static int test_model(int argc, char **argv)
     double one = cost(128, 128, 4, 1, 1, 128 * 12, 128 * 11, 4096, ""); /* 132 tiles */
     double over = cost(128, 128, 4, 1, 1, 128 * 12, 128 * 11 + 1, 4096, "");
     CHECK(over > 1.8 * one);
+    /* SK=1: one tile over a whole wave is split along K over the idle
+     * SMs, a fraction of a round more, not a second round; whole waves are
+     * cheaper without it (the flags' memset), and without the token the
+     * point is plain */
+    CHECK(cost(128, 128, 4, 1, 1, 128 * 12, 128 * 11 + 1, 4096, "SK=1") < 0.95 * over);
+    CHECK(cost(128, 256, 4, 1, 1, 8192, 8192 + 256 * 2, 8192, "EPI=1 SK=1") <
+          cost(128, 256, 4, 1, 1, 8192, 8192 + 256 * 2, 8192, "EPI=1 SK=0"));
+    CHECK(cost(128, 128, 4, 1, 1, 128 * 12, 128 * 11, 4096, "SK=1") > one);
+    CHECK(cost(128, 128, 4, 1, 1, 128 * 12, 128 * 11, 4096, "XSK=1") == one);
+    /* few tiles over many SMs: split-K */
+    CHECK(cost(128, 256, 4, 1, 1, 256, 512, 16384, "SK=1") < cost(128, 256, 4, 1, 1, 256, 512, 16384, ""));
     /* a cluster that does not fit the tiles pads them: 3 tile rows in 2x1
      * clusters are 4, and 3 x 44 tiles, one wave, become two */
     CHECK(cost(128, 128, 4, 2, 1, 384, 128 * 44, 4096, "") > 1.5 * cost(128, 128, 4, 1, 1, 384, 128 * 44, 4096, ""));
