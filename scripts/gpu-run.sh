@@ -172,7 +172,7 @@ if [ -n "${GEMV_BENCH:-}" ]; then
   if [ -x build-gpu/tests/bench/gemm_bench ]; then
     # shellcheck disable=SC2086
     timeout "${GEMV_TIMEOUT:-400}" build-gpu/tests/bench/gemm_bench --shapes "${GEMV_SHAPES:-tests/bench/gemv_shapes.txt}" \
-      --flush ${GEMV_PTX:-prebuilt/gemv/gemv_BM*.ptx} > "$OUT/gemv-points.log" 2>&1
+      ${GEMV_PTX:-prebuilt/gemv/gemv_BM*.ptx} > "$OUT/gemv-points.log" 2>&1
     echo "== gemv points (gemm_bench): exit $?"
     grep -E "copy [0-9.]+ GB/s" "$OUT/gemv-points.log" | head -1
     tail -24 "$OUT/gemv-points.log" | cut -c1-240

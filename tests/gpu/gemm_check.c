@@ -2,10 +2,16 @@
  * gemm_check.c - GPU correctness test of the sm_80 tensor-core GEMM template
  * (stdlib/sm80/gemm.cute) compiled by cutec.
  *
- * Usage: gemm_check [--dtype T] [--seed N] [--ragged-only] [--batch L] FILE.ptx...
+ * Usage: gemm_check [--dtype T] [--seed N] [--ragged-only] [--batch L] [--groups G]
+ *                   [--skinny] [--repeat] FILE.ptx...
  *        gemm_check --self-test          (CPU only: conversions, metadata
  *                                         parser, reference and checker,
  *                                         the batch layout and arguments)
+ *
+ * A case whose shape the point's `require` conditions refuse (read as the
+ * runtime reads them) is skipped and counted.  --skinny runs the skinny
+ * (GEMV) shapes instead (skinny_m x skinny_nk below) and implies --repeat:
+ * each case runs twice and the two outputs must be the same bits.
  *
  * A kernel whose description has the batch role runs each shape as a
  * strided batch of 3 problems (--batch L: L), each problem with its own
