@@ -173,7 +173,7 @@ rm -rf prebuilt/gemv && mkdir -p prebuilt/gemv
   "$B"/compiler/cutec stdlib/gemv.cute --arch=sm_90a $args -o "prebuilt/gemv/${kernel}_${name}.ptx"
 done
 IFS=';' read -r -a gemv_points <<< "-D T=f16 -D TC=f16;-D T=f16 -D TC=f16 -D BM=8 -D BN=32 -D RW=2 -D KW=1;\
--D TC=f32;-D TC=f32 -D BM=8 -D BN=64 -D RW=2 -D KW=8 -D U=2;-D T=f16 -D TC=f32 -D BN=32 -D RW=2 -D KW=4;\
+-D TC=f32;-D TC=f32 -D BM=8 -D BN=64 -D RW=2 -D KW=8 -D STAGES=8;-D T=f16 -D TC=f32 -D BN=32 -D RW=2 -D KW=4;\
 -D TC=f16 -D BN=64 -D RW=4 -D KW=2;${GEMV_POINTS:-}"
 for pt in "${gemv_points[@]}"; do
   [ -n "${pt// /}" ] || continue

@@ -302,10 +302,11 @@ if(_user_pack)
   list(APPEND _pack_gpu_tests pack_gpu_user_kernels)
 endif()
 # The GEMV pack (stdlib/gemv.cute, a few points: the K split over 4 warps,
-# U = 2): a candidate for M up to its BM, skipped above with its condition
-# named; without cuBLASLt's algorithms a GEMV point wins M = 13 (only the
+# STAGES = 4, two k-steps per warp at once): a candidate for M up to its
+# BM, skipped above with its condition named; without cuBLASLt's
+# algorithms a GEMV point wins M = 13 (only the
 # BM = 16 points serve it), and M = 17 has no candidate at all
-cutec_test_pack(_gemv_pack gemv ${PROJECT_SOURCE_DIR}/stdlib/gemv.cute "GEMV points" -D KW=4 -D U=2)
+cutec_test_pack(_gemv_pack gemv ${PROJECT_SOURCE_DIR}/stdlib/gemv.cute "GEMV points" -D KW=4 -D STAGES=4)
 if(_gemv_pack)
   cutec_tune_cli(pack_mock_tune_gemv_small_m 0 "^winner: gemv T=bf16 TC=bf16 BM=16 "
                  "skipping gemv T=bf16 TC=bf16 BM=8 .*its condition .M<=8. does not hold for M=13 N=333 K=520$"
