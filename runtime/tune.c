@@ -133,12 +133,13 @@ static cutec_status model_shortlist(tuning *t)
     int n = t->ndsl, keep = g->shortlist;
     if (keep <= 0 || n <= keep) return CUTEC_OK;
     double *cost = malloc(sizeof *cost * (size_t)n);
-    long long *tile = malloc(sizeof *tile * (size_t)n);
+    long long *tile = malloc(sizeof *tile * (size_t)n), *family = malloc(sizeof *family * (size_t)n);
     int *order = malloc(sizeof *order * (size_t)n), *rank = malloc(sizeof *rank * (size_t)n);
     candidate *sorted = malloc(sizeof *sorted * (size_t)n);
-    if (cost == NULL || tile == NULL || order == NULL || rank == NULL || sorted == NULL) {
+    if (cost == NULL || tile == NULL || family == NULL || order == NULL || rank == NULL || sorted == NULL) {
         free(cost);
         free(tile);
+        free(family);
         free(order);
         free(rank);
         free(sorted);
@@ -149,8 +150,12 @@ static cutec_status model_shortlist(tuning *t)
         const char *bm = cutec_kdesc_param(kd, "BM"), *bn = cutec_kdesc_param(kd, "BN");
         cost[i] = model_cost(g, &t->cands[i].d, t->p);
         tile[i] = (bm != NULL ? atoll(bm) : 0) << 20 | (bn != NULL ? atoll(bn) : 0);
+        /* the kernel, by its entry name (FNV-1a): each one's best point is timed */
+        unsigned long long h = 0xcbf29ce484222325ull;
+        for (const char *c = kd->kernel; *c != '\0'; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+        family[i] = (long long)(h >> 1);
     }
-    tune_model_shortlist(cost, tile, n, keep, order, rank);
+    tune_model_shortlist(cost, tile, family, n, keep, order, rank);
     for (int at = 0; at < n; at++) {
         int i = order[at];
         sorted[at] = t->cands[i];
@@ -165,6 +170,7 @@ static cutec_status model_shortlist(tuning *t)
                  t->cands[0].d.name);
     free(cost);
     free(tile);
+    free(family);
     free(order);
     free(rank);
     free(sorted);

@@ -134,7 +134,8 @@ void tune_model_rank(const double *cost, int n, int *order)
     }
 }
 
-void tune_model_shortlist(const double *cost, const long long *tile, int n, int keep, int *order, int *rank)
+void tune_model_shortlist(const double *cost, const long long *tile, const long long *family, int n, int keep,
+                          int *order, int *rank)
 {
     int *by_cost = malloc(sizeof *by_cost * (size_t)(n > 0 ? n : 1));
     unsigned char *chosen = calloc((size_t)(n > 0 ? n : 1), 1);
@@ -148,10 +149,18 @@ void tune_model_shortlist(const double *cost, const long long *tile, int n, int 
     tune_model_rank(cost, n, by_cost);
     for (int r = 0; r < n; r++) rank[by_cost[r]] = r;
     int nsel = 0;
+    /* each kernel's best point first: another kernel (a GEMV beside the
+     * tile template) is another algorithm, whose strengths the model's
+     * tile terms do not see (memory-bound shapes tie on its DRAM bound) */
+    for (int r = 0; family != NULL && r < n && nsel < keep; r++) {
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++) seen = chosen[by_cost[q]] && family[by_cost[q]] == family[by_cost[r]];
+        if (!seen) chosen[by_cost[r]] = 1, nsel++;
+    }
     for (int r = 0; r < n && nsel < (keep + 1) / 2; r++) {
         int seen = 0;
         for (int q = 0; q < r && !seen; q++) seen = chosen[by_cost[q]] && tile[by_cost[q]] == tile[by_cost[r]];
-        if (!seen) chosen[by_cost[r]] = 1, nsel++;
+        if (!seen && !chosen[by_cost[r]]) chosen[by_cost[r]] = 1, nsel++;
     }
     for (int r = 0; r < n && nsel < keep; r++)
         if (!chosen[by_cost[r]]) chosen[by_cost[r]] = 1, nsel++;

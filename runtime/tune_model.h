@@ -47,13 +47,16 @@ double tune_model_cost(const tune_point *pt, const tune_gemm *g, const tune_devi
  * given order): order[0 .. n-1] receives their indices. */
 void tune_model_rank(const double *cost, int n, int *order);
 
-/* The shortlist of keep of n points: half of it the cheapest point of each
- * of the cheapest tile shapes (tile[i] tells shapes apart), the rest the
- * next points by cost; order[0 .. keep-1] receives the shortlist, by cost,
+/* The shortlist of keep of n points: the cheapest point of each kernel
+ * (family[i] tells kernels apart; NULL: one kernel), then, up to half of
+ * it, the cheapest point of each of the cheapest tile shapes (tile[i]
+ * tells shapes apart), the rest the next points by cost; order[0 ..
+ * keep-1] receives the shortlist, by cost,
  * then the others, by cost; rank[i] is point i's place by cost alone.
  * (The model ranks tile shapes better than the variants of one tile, which
  * the timing decides between: sixteen variants of one tile must not crowd
  * the other shapes out.) */
-void tune_model_shortlist(const double *cost, const long long *tile, int n, int keep, int *order, int *rank);
+void tune_model_shortlist(const double *cost, const long long *tile, const long long *family, int n, int keep,
+                          int *order, int *rank);
 
 #endif /* CUTEC_RUNTIME_TUNE_MODEL_H */

@@ -163,6 +163,24 @@ for pt in "${grouped_points[@]}"; do
   # shellcheck disable=SC2086
   "$B"/compiler/cutec stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=1 $pt -o "prebuilt/gemm_grouped/gemm_sm90_grp_${name}.ptx"
 done
+# the GEMV (skinny M) kernel (tests/gpu gpu_gemm_gemv, gemm_check --skinny):
+# every tune point (bf16 in and out), and f16 in and out, f32 out, f16 in
+# with f32 out on a few points; GEMV_POINTS adds ';'-separated -D lists
+rm -rf prebuilt/gemv && mkdir -p prebuilt/gemv
+"$B"/compiler/cutec stdlib/gemv.cute --list-tune | while read -r kernel args; do
+  name=$(echo "$args" | sed 's/-D //g; s/ /_/g; s/=//g')
+  # shellcheck disable=SC2086
+  "$B"/compiler/cutec stdlib/gemv.cute --arch=sm_90a $args -o "prebuilt/gemv/${kernel}_${name}.ptx"
+done
+IFS=';' read -r -a gemv_points <<< "-D T=f16 -D TC=f16;-D T=f16 -D TC=f16 -D BM=8 -D BN=32 -D RW=2 -D KW=1;\
+-D TC=f32;-D TC=f32 -D BM=8 -D BN=64 -D RW=2 -D KW=8 -D STAGES=8;-D T=f16 -D TC=f32 -D BN=32 -D RW=2 -D KW=4;\
+-D TC=f16 -D BN=64 -D RW=4 -D KW=2;${GEMV_POINTS:-}"
+for pt in "${gemv_points[@]}"; do
+  [ -n "${pt// /}" ] || continue
+  name=$(echo "$pt" | sed 's/-D //g; s/  */_/g; s/=//g; s/^_//; s/_$//')
+  # shellcheck disable=SC2086
+  "$B"/compiler/cutec stdlib/gemv.cute --arch=sm_90a $pt -o "prebuilt/gemv/gemv_${name}.ptx"
+done
 # single-tile wgmma forms for tests/gpu/wgmma_forms.c: NAME and the -D options
 rm -rf prebuilt/wgmma && mkdir -p prebuilt/wgmma
 while read -r name args; do
@@ -213,6 +231,9 @@ POINTS
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D LB=1 -o prebuilt/gemm_sm90_lb1.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D LA=1 -o prebuilt/gemm_sm90_la1.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D LA=1 -D LB=1 -o prebuilt/gemm_sm90_la1_lb1.pack
+# the GEMV (skinny M <= 16) kernel's points for the runtime (gpu-run.sh
+# GEMV_BENCH=1: beside gemm_sm90.pack, which serves M > 16 too)
+"$B"/compiler/cutec pack stdlib/gemv.cute --arch=sm_90a -o prebuilt/gemv.pack
 # the grouped (mixture-of-experts) GEMM's points (GRP = 1): bf16 in, bf16
 # and f32 out
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=1 -o prebuilt/gemm_sm90_grouped.pack
@@ -264,4 +285,5 @@ echo "gpu-prepare: $(ls prebuilt/gemm_epi | wc -l) fused-epilogue GEMM points in
 echo "gpu-prepare: $(ls prebuilt/gemm_layout | wc -l) operand-layout GEMM points in prebuilt/gemm_layout"
 echo "gpu-prepare: $(ls prebuilt/gemm_batch | wc -l) batched GEMM points in prebuilt/gemm_batch"
 echo "gpu-prepare: $(ls prebuilt/gemm_grouped | wc -l) grouped GEMM points in prebuilt/gemm_grouped"
+echo "gpu-prepare: $(ls prebuilt/gemv | wc -l) GEMV points in prebuilt/gemv"
 echo "gpu-prepare: $(ls prebuilt/gemm | wc -l) GEMM points in prebuilt/gemm ($(du -sh prebuilt | cut -f1) in prebuilt/, $(du -sh prebuilt.tar.xz | cut -f1) in prebuilt.tar.xz)"

@@ -160,6 +160,48 @@ if [ -n "${GROUPED_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   echo "== grouped bench: exit $?"
   tail -18 "$OUT/grouped-bench.log" | cut -c1-300
 fi
+# the GEMV / decode class, M <= 16 (GEMV_BENCH=1), over tests/bench/gemv_shapes.txt
+# (GEMV_SHAPES: another file): first gemm_bench over the GEMV points
+# (prebuilt/gemv/, GEMV_PTX: other files) against cublasGemmEx, each point's
+# GB/s and its fraction of the device-to-device copy bandwidth (gemv-points.log;
+# the Markdown table at its end has the best point per shape); then the
+# tuner, cutec-tune bench with the GEMV pack and gemm_sm90.pack as candidates
+# against the best of cuBLASLt's algorithms (gemv-tune.log; GEMV_TUNE_ARGS:
+# more options, e.g. "--shortlist 0")
+if [ -n "${GEMV_BENCH:-}" ]; then
+  if [ -x build-gpu/tests/bench/gemm_bench ]; then
+    # shellcheck disable=SC2086
+    timeout "${GEMV_TIMEOUT:-400}" build-gpu/tests/bench/gemm_bench --shapes "${GEMV_SHAPES:-tests/bench/gemv_shapes.txt}" \
+      ${GEMV_PTX:-prebuilt/gemv/gemv_BM*.ptx} > "$OUT/gemv-points.log" 2>&1
+    echo "== gemv points (gemm_bench): exit $?"
+    grep -E "copy [0-9.]+ GB/s" "$OUT/gemv-points.log" | head -1
+    tail -24 "$OUT/gemv-points.log" | cut -c1-240
+  fi
+  if [ -x build-gpu/runtime/cutec-tune ]; then
+    # shellcheck disable=SC2086
+    timeout "${GEMV_TIMEOUT:-400}" build-gpu/runtime/cutec-tune bench prebuilt/gemv.pack --pack prebuilt/gemm_sm90.pack \
+      --shapes "${GEMV_SHAPES:-tests/bench/gemv_shapes.txt}" --no-cache --json ${GEMV_TUNE_ARGS:-} \
+      > "$OUT/gemv-tune.json" 2> "$OUT/gemv-tune.log"
+    echo "== gemv tune bench (gemv.pack + gemm_sm90.pack): exit $?"
+    # the JSON's TFLOP/s (3 decimals) as GB/s, A and B read and C written
+    # once (16-bit elements), and as fractions of gemm_bench's copy bandwidth
+    copy=$(grep -oE "copy [0-9.]+ GB/s" "$OUT/gemv-points.log" 2>/dev/null | head -1 | grep -oE "[0-9.]+")
+    awk -v copy="${copy:-0}" '/"shape":/ {
+        line = $0; gsub(/[{}"]/, "", line); sub(/,$/, "", line); sub(/^[ \t]*/, "", line)
+        n = split(line, kv, ", "); delete v
+        for (i = 1; i <= n; i++) { split(kv[i], p, ": "); v[p[1]] = p[2] }
+        b = 2 * (v["m"] * v["k"] + v["n"] * v["k"] + v["m"] * v["n"]); f = 2 * v["m"] * v["n"] * v["k"]
+        lt = v["cublas_tflops"] * 1e3 * b / f; ds = v["dsl_tflops"] * 1e3 * b / f
+        printf "%-16s %3d %6d %6d  cuBLASLt %7.1f GB/s", v["shape"], v["m"], v["n"], v["k"], lt
+        if (copy > 0) printf " (%.3f)", lt / copy
+        printf "  DSL %7.1f GB/s", ds
+        if (copy > 0) printf " (%.3f)", ds / copy
+        printf "  ratio %s  %s  winner %s\n", v["ratio"], v["tuning_seconds"] "s", v["winner"] }
+      END { if (copy > 0) printf "(fractions of the copy bandwidth, %.1f GB/s, gemm_bench)\n", copy }' \
+      "$OUT/gemv-tune.json" | tee "$OUT/gemv-gbs.log"
+    grep -oE '"geomean_ratio": [0-9.]+|"ok": (true|false)' "$OUT/gemv-tune.json" | tr '\n' ' '; echo
+  fi
+fi
 # optional: host overhead of a cached GEMM call (OVERHEAD_PACK=path)
 if [ -n "${OVERHEAD_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   timeout 300 build-gpu/runtime/cutec-tune overhead "$OVERHEAD_PACK" --m 4096 --n 4096 --k 4096 --no-cache \

@@ -14,8 +14,9 @@
  * "name M N K note", '#' comments), in one process and on the same random
  * bf16 inputs (uniform in [-1, 1]): cuBLAS is run once to give the reference,
  * then timed; every DSL kernel point of the PTX files with T=bf16 whose VEC
- * divides K is run once on NaN-poisoned C and checked against cuBLAS
- * (max |c - c_cublas| / max |c_cublas| < 2e-2, no NaN), and timed only if it
+ * divides K and whose `require` conditions hold (a GEMV's M <= BM) is run
+ * once on NaN-poisoned C and checked against cuBLAS (max |c - c_cublas| /
+ * max |c_cublas| < 2e-2, no NaN), and timed only if it
  * passes (a failing point is reported as FAILED, not timed; with --no-check
  * it is timed and marked UNCHECKED: experiments that drop work on purpose).
  *
@@ -509,6 +510,12 @@ static int bench_shape(const bshape *s, bpoint *pts, int npts, int reps, uint64_
         presult *pr = &res->pts[i];
         if (s->k % p->gp.vec != 0) {
             snprintf(pr->why, sizeof pr->why, "VEC=%ld does not divide K", p->gp.vec);
+            printf("%-18s point %d SKIPPED (%s) [%s]\n", s->name, i, pr->why, p->gp.desc);
+            continue;
+        }
+        /* the point's own conditions (a GEMV's M <= BM), as the runtime checks them */
+        gemm_args fit = {.m = (int)s->m, .n = (int)s->n, .k = (int)s->k};
+        if (!gemm_point_fits(&p->gp, &fit, pr->why, sizeof pr->why)) {
             printf("%-18s point %d SKIPPED (%s) [%s]\n", s->name, i, pr->why, p->gp.desc);
             continue;
         }

@@ -2,10 +2,16 @@
  * gemm_check.c - GPU correctness test of the sm_80 tensor-core GEMM template
  * (stdlib/sm80/gemm.cute) compiled by cutec.
  *
- * Usage: gemm_check [--dtype T] [--seed N] [--ragged-only] [--batch L] FILE.ptx...
+ * Usage: gemm_check [--dtype T] [--seed N] [--ragged-only] [--batch L] [--groups G]
+ *                   [--skinny] [--repeat] FILE.ptx...
  *        gemm_check --self-test          (CPU only: conversions, metadata
  *                                         parser, reference and checker,
  *                                         the batch layout and arguments)
+ *
+ * A case whose shape the point's `require` conditions refuse (read as the
+ * runtime reads them) is skipped and counted.  --skinny runs the skinny
+ * (GEMV) shapes instead (skinny_m x skinny_nk below) and implies --repeat:
+ * each case runs twice and the two outputs must be the same bits.
  *
  * A kernel whose description has the batch role runs each shape as a
  * strided batch of 3 problems (--batch L: L), each problem with its own
@@ -73,6 +79,31 @@ static const shape fixed_shapes[] = {
 };
 #define NFIXED  ((int)(sizeof fixed_shapes / sizeof fixed_shapes[0]))
 #define NSHAPES (NFIXED + 2)
+
+/* --skinny: the shapes of the skinny (GEMV) class instead, every M of
+ * skinny_m with every (N, K) of skinny_nk: M of 1 to 16 (odd, one n8 tile
+ * full, one and a half, two), N odd, K a multiple of 8 but not of 64 (nor
+ * of 32: a partial k-step of every warp), long enough at 4104 that every
+ * warp of a K split runs several loop iterations; at most 2^26
+ * multiply-adds each, so that the mock driver computes them too.  A point
+ * runs the shapes whose M is at most its BM (its `require M <= BM`); any
+ * other shape its conditions refuse is a failure. */
+static const long skinny_m[] = {1, 3, 8, 13, 16};
+static const long skinny_nk[][2] = {{37, 72}, {1001, 520}, {2053, 1032}, {517, 4104}};
+#define NSKINNY_M ((int)(sizeof skinny_m / sizeof skinny_m[0]))
+#define NSKINNY   (NSKINNY_M * (int)(sizeof skinny_nk / sizeof skinny_nk[0]))
+
+static shape skinny_shape(int s)
+{
+    shape r = {skinny_m[s % NSKINNY_M], skinny_nk[s / NSKINNY_M][0], skinny_nk[s / NSKINNY_M][1]};
+    return r;
+}
+
+/* --repeat (and --skinny): each case runs a second time on C poisoned
+ * again, and the two outputs, guards included, must be the same bits (a
+ * deterministic kernel: no atomics, no reduction order that depends on
+ * timing) */
+static int repeat_check;
 
 /* Shape s of point p (s < NSHAPES): the fixed list with K rounded up to a
  * multiple of VEC, then two shapes derived from the tile sizes where neither M
@@ -780,7 +811,8 @@ static cutec_status session_open(session *s, int *failures)
     return CUTEC_OK;
 }
 
-typedef enum run_status { RUN_DONE, RUN_ERROR, RUN_FAULT } run_status;
+/* RUN_SKIP: the point's conditions refuse the case (nothing launched) */
+typedef enum run_status { RUN_DONE, RUN_ERROR, RUN_FAULT, RUN_SKIP } run_status;
 
 /* Runs point p on the problems d[0 .. nprob - 1] of one shape (a batched
  * point: a batch of nprob, D's problems BATCH_GAP elements apart where gap;
@@ -816,7 +848,8 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
     }
     unsigned long long dsd = 0, damax = 0, dends = 0, dws = 0, dflags = 0;
     unsigned char *hzero = NULL, *hc_out2 = NULL;
-    int runs = 1, same_bits = 1;
+    int runs = repeat_check ? 2 : 1;
+    size_t ndiff = 0;
     size_t bytes_ends = (size_t)nprob * sizeof(int) + 2 * GUARD;
     double amax_ref = 0, amax_bound = 0;
     shape_data bref = {0};     /* the block-wise scaled reference (no inputs) */
@@ -914,6 +947,14 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         gargs.stride_a = lay.sa, gargs.stride_b = lay.sb, gargs.stride_c = gargs.stride_d = lay.sd;
         gargs.ends = dends + GUARD;
     }
+    {
+        char why[240];
+        if (!gemm_point_fits(gp, &gargs, why, sizeof why)) {
+            printf("SKIP %s [%s] M=%ld N=%ld K=%ld: %s\n", file, gp->desc, M, d->n, d->k, why);
+            rs = RUN_SKIP;
+            goto out;
+        }
+    }
     if (e) {
         /* S, bias and bias_row as their encodings between NaN guards */
         const struct {
@@ -977,9 +1018,8 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
     if (wsb > 0 || flb > 0) {
         size_t most = (size_t)(wsb > flb ? wsb : flb);
         hzero = malloc(most);
-        hc_out2 = malloc(bytes_c);
         st = CUTEC_ERR_OUT_OF_MEMORY;
-        if (hzero == NULL || hc_out2 == NULL) {
+        if (hzero == NULL) {
             what = "scratch (host)";
             goto fail_rt;
         }
@@ -993,7 +1033,12 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         memset(hzero, 0, most);
         gargs.ws = dws;
         gargs.flags = dflags;
-        runs = flb > 0 ? 2 : 1;
+        if (flb > 0) runs = 2;
+    }
+    if (runs == 2 && (hc_out2 = malloc(bytes_c)) == NULL) {
+        st = CUTEC_ERR_OUT_OF_MEMORY;
+        what = "host memory for the second run";
+        goto fail_rt;
     }
     if (gemm_build_args(s->rt, &gp->meta, &gargs, aerr, sizeof aerr) != 0) {
         printf("FAIL %s: %s\n", gp->desc, aerr);
@@ -1010,6 +1055,10 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         goto fail_rt;
     }
     for (int run = 0; run < runs; run++) {
+        if (run > 0 && (st = cutec_memcpy_htod(s->rt, dc, hc, bytes_c)) != CUTEC_OK) {
+            what = "poisoning C again";
+            goto fail_rt;
+        }
         if (dflags != 0 && (st = cutec_memcpy_htod(s->rt, dflags, hzero, (size_t)flb)) != CUTEC_OK) {
             what = "zeroing the flags";
             goto fail_rt;
@@ -1028,7 +1077,10 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
             goto fail_rt;
         }
     }
-    if (runs == 2) same_bits = memcmp(hc_out, hc_out2, bytes_c) == 0;
+    if (runs == 2) { /* the second run, on C poisoned again: the same bits */
+        ndiff = 0;
+        for (size_t i = 0; i < bytes_c; i++) ndiff += hc_out2[i] != hc_out[i];
+    }
     {
         int guard_ok = case_guards_intact(&lay, d, hc_out, hc), bad_prob = -1;
         check_result r = check_case(&lay, ref, e, hc_out, gp->tc, &bad_prob);
@@ -1054,7 +1106,7 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
             /* |max x - max r| <= max |x - r|: the largest element bound */
             amax_ok = fabs((double)amax - amax_ref) <= amax_bound + ldexp(amax_ref, -23);
         }
-        *passed = r.pass && guard_ok && ra.pass && aux_guard_ok && amax_ok && same_bits;
+        *passed = r.pass && guard_ok && ra.pass && aux_guard_ok && amax_ok && ndiff == 0;
         printf("%s %s [%s] M=%ld N=%ld K=%ld", *passed ? "PASS" : "FAIL", file, gp->desc, M, d->n, d->k);
         if (batched) printf(" L=%d stride_d=%lld%s", nprob, lay.sd, gap && nprob > 1 ? " (gap)" : "");
         if (grouped) {
@@ -1078,10 +1130,11 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         if (e && e->fp8_out)
             printf(" scale_d=%g amax=%.9g ref=%.9g bound=%.3g%s", e->scale_d_v, (double)amax, amax_ref, amax_bound,
                    amax_ok ? "" : " AMAX FAILS");
-        if (runs == 2) printf(same_bits ? " (two runs: same bits)" : " TWO RUNS DIFFER");
         if (e && e->aux)
             printf(" aux: max_err/bound=%.3g rel_fro=%.3g%s%s", ra.max_ratio, ra.rel_fro, ra.pass ? "" : " AUX FAILS",
                    aux_guard_ok ? "" : " WRITES OUTSIDE AUX");
+        if (runs == 2)
+            printf(ndiff ? " SECOND RUN DIFFERS in %zu bytes (not deterministic)" : " second run: same bits", ndiff);
         printf("\n");
         rs = RUN_DONE;
     }
@@ -1804,8 +1857,60 @@ static void self_test_grouped(void)
     cutec_runtime_destroy(rt);
 }
 
+/* The skinny shapes keep their promises, and a GEMV description's
+ * conditions (stdlib/gemv.cute: M <= BM, 16-byte rows) are read as the
+ * runtime reads them: M = 16 fits, 17 does not, nor a K off 8. */
+static void self_test_skinny(void)
+{
+    int ms = 0;
+    for (int s = 0; s < NSKINNY; s++) {
+        shape sh = skinny_shape(s);
+        ST_CHECK(sh.m >= 1 && sh.m <= 16 && sh.n % 2 == 1 && sh.k % 8 == 0 && sh.k % 64 != 0 && sh.k % 32 != 0);
+        ST_CHECK(sh.m * sh.n * sh.k <= (1L << 26)); /* the mock driver's limit */
+        ms |= (int)(sh.m == 1) | (int)(sh.m == 16) << 1 | (int)(sh.m % 8 != 0 && sh.m > 8) << 2;
+    }
+    ST_CHECK(ms == 7);
+    static const char desc[] =
+        "// cutec.kernel gemv\n// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 256 1 1\n"
+        "// cutec.smem_static 8192\n// cutec.smem_dynamic 0\n// cutec.param T bf16\n// cutec.param BM 16\n"
+        "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n// cutec.arg 2 K scalar i32 role k\n"
+        "// cutec.arg 3 lda scalar i32 role lda\n// cutec.arg 4 ldb scalar i32 role ldb\n"
+        "// cutec.arg 5 ldd scalar i32 role ldd\n"
+        "// cutec.arg 6 A tensor bf16 rank 2 shape M K stride lda 1 align 16 role a\n"
+        "// cutec.arg 7 B tensor bf16 rank 2 shape N K stride ldb 1 align 16 role b\n"
+        "// cutec.arg 8 D tensor bf16 rank 2 shape M N stride ldd 1 align 2 role d\n"
+        "// cutec.grid ceil_div(N,16) 1 1\n// cutec.require (M<=16)\n"
+        "// cutec.require ((((K%8)==0)&&((lda%8)==0))&&((ldb%8)==0))\n";
+    gemm_kernel_meta *m = NULL;
+    int n = 0;
+    char err[256];
+    gemm_point p;
+    ST_CHECK(gemm_parse_meta(desc, sizeof desc - 1, &m, &n, err, sizeof err) == 0 && n == 1);
+    if (n == 1 && gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0) {
+        ST_CHECK(p.bm == 16);
+        gemm_args ga;
+        memset(&ga, 0, sizeof ga);
+        ga.m = 16, ga.n = 37, ga.k = 72;
+        ST_CHECK(gemm_point_fits(&p, &ga, err, sizeof err));
+        ga.m = 17;
+        ST_CHECK(!gemm_point_fits(&p, &ga, err, sizeof err) && strstr(err, "(M<=16) does not hold") != NULL);
+        ga.m = 1, ga.k = 76;
+        ST_CHECK(!gemm_point_fits(&p, &ga, err, sizeof err));
+        ga.k = 80, ga.lda = 84; /* a padded A whose rows are not 16-byte steps */
+        ST_CHECK(!gemm_point_fits(&p, &ga, err, sizeof err));
+        ga.lda = 88;
+        ST_CHECK(gemm_point_fits(&p, &ga, err, sizeof err));
+        unsigned g[3];
+        ST_CHECK(gemm_grid(&p, 3, 1001, 520, 0, 0, g, err, sizeof err) == 0 && g[0] == 63 && g[1] == 1);
+    } else {
+        ST_CHECK(!"the GEMV description reads");
+    }
+    free(m);
+}
+
 static int self_test(void)
 {
+    self_test_skinny();
     self_test_block_scales();
     self_test_conversions();
     self_test_meta();
@@ -1834,7 +1939,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: gemm_check [--dtype bf16|f16|e4m3|e5m2] [--seed N] [--ragged-only] [--batch L] [--groups G]\n"
-            "                  FILE.ptx...\n"
+            "                  [--skinny] [--repeat] FILE.ptx...\n"
             "       gemm_check --self-test\n"
             "  --dtype T      only the points whose A has type T\n"
             "  --ragged-only  only the smallest ragged shape of each point (M, N and K no\n"
@@ -1842,7 +1947,10 @@ static void usage(FILE *f)
             "  --batch L      batches of L problems (1 to 4096) for the points with a batch\n"
             "                 role (default %d, and one batch of one)\n"
             "  --groups G     groups of rows (1 to 4096) for the points with a group_ends role\n"
-            "                 (grouped GEMMs; default %d)\n",
+            "                 (grouped GEMMs; default %d)\n"
+            "  --skinny       the skinny (GEMV) shapes instead: M in 1, 3, 8, 13, 16 (up to each\n"
+            "                 point's BM), N odd, K a multiple of 8 and not of 64; implies --repeat\n"
+            "  --repeat       run every case twice: the outputs must be the same bits\n",
             BATCH_DEFAULT, GROUPS_DEFAULT);
 }
 
@@ -1850,7 +1958,7 @@ int main(int argc, char **argv)
 {
     const char *dtype = NULL;
     uint64_t seed = 0x5eed;
-    int first_shape = 0, ragged_only = 0;
+    int first_shape = 0, ragged_only = 0, skinny = 0;
     int forced_batch = 0; /* --batch L */
     int ngroups = GROUPS_DEFAULT;
     int nfiles = 0;
@@ -1868,6 +1976,10 @@ int main(int argc, char **argv)
             }
         } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             seed = strtoull(argv[++i], NULL, 0);
+        } else if (strcmp(argv[i], "--skinny") == 0) {
+            skinny = repeat_check = 1;
+        } else if (strcmp(argv[i], "--repeat") == 0) {
+            repeat_check = 1;
         } else if (strcmp(argv[i], "--ragged-only") == 0) {
             first_shape = NSHAPES - 1;
             ragged_only = 1;
@@ -2007,9 +2119,10 @@ int main(int argc, char **argv)
     char dev[256] = "?";
     int ccmaj = 0, ccmin = 0, sms = 0;
     cutec_device_info(s.rt, dev, sizeof dev, &ccmaj, &ccmin, &sms);
-    printf("gemm_check: device %s (sm_%d%d, %d SMs), %d kernel point(s), %d shapes each (batched points: "
-           "batches of %d; grouped points: %d groups), seed 0x%llx\n",
-           dev, ccmaj, ccmin, sms, npts, NSHAPES, forced_batch > 0 ? forced_batch : BATCH_DEFAULT, ngroups,
+    printf("gemm_check: device %s (sm_%d%d, %d SMs), %d kernel point(s), %d %sshapes each (batched points: "
+           "batches of %d; grouped points: %d groups)%s, seed 0x%llx\n",
+           dev, ccmaj, ccmin, sms, npts, skinny ? NSKINNY : NSHAPES, skinny ? "skinny " : "",
+           forced_batch > 0 ? forced_batch : BATCH_DEFAULT, ngroups, repeat_check ? ", each run twice" : "",
            (unsigned long long)seed);
 
     /* the problems of each shape, nbatch of them: problem 0 for every point,
@@ -2019,9 +2132,57 @@ int main(int argc, char **argv)
     /* a grouped run's data, per run (the points of the same types share it) */
     grouped_data *gcache = calloc((size_t)NSHAPES + 1, sizeof *gcache);
     if (cache == NULL || gcache == NULL) return 1;
-    int passes = 0, runs = 0;
+    int passes = 0, runs = 0, skipped_cases = 0;
     clock_t t0 = clock();
-    for (int i = 0; i < npts && s.rt != NULL; i++) {
+    /* --skinny: each point over the skinny shapes (one problem each) */
+    shape_data *scache = calloc(NSKINNY, sizeof *scache);
+    if (scache == NULL) return 1;
+    for (int i = 0; skinny && i < npts && s.rt != NULL; i++) {
+        point *p = &pts[i];
+        int ran = 0;
+        for (int c = ragged_only ? NSKINNY - 1 : 0; c < NSKINNY && !p->dead; c++) {
+            shape sh = skinny_shape(c);
+            if (sh.m > p->gp.bm) { /* past the point's class: refused by its M <= BM */
+                skipped_cases++;
+                continue;
+            }
+            shape_data *d = &scache[c];
+            if (!(d->valid && d->t == p->gp.t && d->tb == p->gp.tb)) {
+                shape_data_free(d);
+                if (shape_data_make(d, sh.m, sh.n, sh.k, p->gp.t, p->gp.tb, seed, 0) != 0) {
+                    printf("FAIL M=%ld N=%ld K=%ld: host out of memory\n", sh.m, sh.n, sh.k);
+                    failures++;
+                    continue;
+                }
+            }
+            int ok = 0;
+            run_status rs = run_case(&s, p, d, 1, 0, NULL, &ok);
+            runs++;
+            ran++;
+            /* a skinny shape within the point's M is its class: a refusal is a failure */
+            passes += rs == RUN_DONE && ok;
+            failures += !(rs == RUN_DONE && ok);
+            if (rs == RUN_FAULT) {
+                p->dead = 1;
+                printf("note: kernel fault: the remaining shapes of this point are not run; recreating the runtime\n");
+                session_close(&s);
+                if (session_open(&s, &failures) != CUTEC_OK) {
+                    printf("FAIL: cannot recreate the runtime after a fault: %s\n", cutec_runtime_message(s.rt));
+                    failures++;
+                    cutec_runtime_destroy(s.rt);
+                    s.rt = NULL;
+                }
+            }
+        }
+        if (ran == 0 && !p->dead) {
+            printf("FAIL %s [%s]: no skinny shape within its BM=%ld\n", base_name(files[p->file]), p->gp.desc,
+                   p->gp.bm);
+            failures++;
+        }
+    }
+    for (int i = 0; i < NSKINNY; i++) shape_data_free(&scache[i]);
+    free(scache);
+    for (int i = 0; !skinny && i < npts && s.rt != NULL; i++) {
         point *p = &pts[i];
         /* ragged only: a grouped point's clamped run too */
         int last = ragged_only ? NSHAPES + gemm_point_grouped(&p->gp) : point_runs(&p->gp, forced_batch > 0);
@@ -2056,6 +2217,10 @@ int main(int argc, char **argv)
             }
             int ok = 0;
             run_status rs = run_case(&s, p, d, rp.nprob, rp.gap, ends, &ok);
+            if (rs == RUN_SKIP) { /* the point's conditions refuse the shape (printed) */
+                skipped_cases++;
+                continue;
+            }
             runs++;
             passes += rs == RUN_DONE && ok;
             failures += !(rs == RUN_DONE && ok);
@@ -2080,8 +2245,9 @@ int main(int argc, char **argv)
     for (int i = 0; i <= NSHAPES; i++) grouped_free(&gcache[i]);
     free(gcache);
     if (s.rt != NULL) session_close(&s);
-    printf("gemm_check: %d/%d cases passed, %d failure(s), %d point(s) skipped, %.1f s CPU\n", passes, runs, failures,
-           skipped, (double)(clock() - t0) / CLOCKS_PER_SEC);
+    printf("gemm_check: %d/%d cases passed, %d failure(s), %d point(s) skipped, %d case(s) outside a point's "
+           "conditions, %.1f s CPU\n",
+           passes, runs, failures, skipped, skipped_cases, (double)(clock() - t0) / CLOCKS_PER_SEC);
     free(s.mods);
     for (int i = 0; i < npts; i++) gemm_epi_free(&pts[i].epi);
     free(pts);

@@ -407,6 +407,23 @@ long long gemm_scratch_bytes(const gemm_kernel_meta *meta, const gemm_args *ga, 
     return (last + 1) * cutec_dtype_bytes(arg->dtype);
 }
 
+int gemm_point_fits(const gemm_point *p, const gemm_args *ga, char *why, size_t len)
+{
+    cutec_kd_values vals;
+    problem_values(&p->meta, ga, &vals);
+    for (int r = 0; r < p->meta.nrequires; r++) {
+        long long v = 0;
+        char sub[160] = "";
+        int bad = cutec_kdesc_eval(&p->meta, p->meta.requires[r], &vals, &v, sub, sizeof sub) != 0;
+        if (bad || v == 0) {
+            set_err(why, len, "its condition %s %s%s", cutec_kd_s(&p->meta, p->meta.requires[r]),
+                    bad ? "cannot be evaluated: " : "does not hold", sub);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 int gemm_grid(const gemm_point *p, long m, long n, long k, long long batch, long long resident, unsigned grid[3],
               char *err, size_t errlen)
 {

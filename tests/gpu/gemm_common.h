@@ -139,6 +139,12 @@ int gemm_grid(const gemm_point *p, long m, long n, long k, long long batch, long
 long long gemm_scratch_bytes(const gemm_kernel_meta *meta, const gemm_args *ga, cutec_kd_role r, char *err,
                              size_t errlen);
 
+/* 1 when every `require` condition of the point's description holds for
+ * the problem in ga (its leading dimensions 0: packed), as the runtime's
+ * binding checks them; 0 with the first that fails (or cannot be
+ * evaluated) in why. */
+int gemm_point_fits(const gemm_point *p, const gemm_args *ga, char *why, size_t len);
+
 /* 1 when the point serves a batch (its description has the batch role). */
 int gemm_point_batched(const gemm_point *p);
 /* 1 when the point is a grouped GEMM (its description has the group_ends

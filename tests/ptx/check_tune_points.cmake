@@ -1,8 +1,9 @@
 # check_tune_points.cmake: every tune point of a template (cutec --list-tune)
 # compiles, contains the instructions it must, has no local memory, and
-# assembles with ptxas (the assembly is skipped where ptxas is absent).
+# assembles with ptxas (the assembly is skipped where ptxas is absent);
+# with -DNOSPILL=1, ptxas -v must report no stack frame and no spills.
 # Run as: cmake -DCUTEC=... -DSRC=... -DARCH=... -DWORK=dir -DPTXAS=...
-#               "-DMUST=a;b" "-DMUSTNOT=c" -P check_tune_points.cmake
+#               "-DMUST=a;b" "-DMUSTNOT=c" [-DNOSPILL=1] -P check_tune_points.cmake
 execute_process(COMMAND ${CUTEC} ${SRC} --list-tune RESULT_VARIABLE rc OUTPUT_VARIABLE points ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR err)
   message(FATAL_ERROR "cutec --list-tune failed (${rc}):\n${err}")
@@ -45,6 +46,9 @@ foreach(line IN LISTS points)
     endif()
     string(REGEX MATCH "Used [0-9]+ registers" regs "${err}")
     string(REGEX MATCH "[0-9]+ bytes spill stores" spill "${err}")
+    if(NOSPILL AND (err MATCHES "[1-9][0-9]* bytes (stack frame|spill stores|spill loads)"))
+      message(FATAL_ERROR "point ${n} (${line}): ptxas -arch=${ARCH} spills (local memory):\n${err}")
+    endif()
     message("point ${n}: ${line}: ${regs}, ${spill}")
   endif()
 endforeach()

@@ -301,6 +301,23 @@ if(_user_pack)
                  tune ${_user_pack} --m 40 --n 24 --k 32 --epilogue foo)
   list(APPEND _pack_gpu_tests pack_gpu_user_kernels)
 endif()
+# The GEMV pack (stdlib/gemv.cute, a few points: the K split over 4 warps,
+# STAGES = 4, two k-steps per warp at once): a candidate for M up to its
+# BM, skipped above with its condition named; without cuBLASLt's
+# algorithms a GEMV point wins M = 13 (only the
+# BM = 16 points serve it), and M = 17 has no candidate at all
+cutec_test_pack(_gemv_pack gemv ${PROJECT_SOURCE_DIR}/stdlib/gemv.cute "GEMV points" -D KW=4 -D STAGES=4)
+if(_gemv_pack)
+  cutec_tune_cli(pack_mock_tune_gemv_small_m 0 "^winner: gemv T=bf16 TC=bf16 BM=16 "
+                 "skipping gemv T=bf16 TC=bf16 BM=8 .*its condition .M<=8. does not hold for M=13 N=333 K=520$"
+                 tune ${_gemv_pack} --m 13 --n 333 --k 520 --no-cache --verbose)
+  cutec_tune_cli(pack_mock_tune_gemv_m1 0 "^winner: gemv T=bf16 TC=bf16 BM=(8|16) " -
+                 tune ${_gemv_pack} --m 1 --n 4099 --k 72 --no-cache)
+  cutec_tune_cli(pack_mock_tune_gemv_refused 1 EMPTY "its condition .M<=16. does not hold for M=17 N=333 K=520$"
+                 tune ${_gemv_pack} --m 17 --n 333 --k 520 --no-cache --verbose)
+  set_property(TEST pack_mock_tune_gemv_small_m pack_mock_tune_gemv_m1 pack_mock_tune_gemv_refused APPEND PROPERTY
+               ENVIRONMENT "CUTEC_MOCK_LT_ALGOS=0")
+endif()
 # The quarantine on the GPU: a pack whose BM = 128 kernel really faults
 # (fault_gemm.cute), built here or taken from CUTEC_PREBUILT_PACK_DIR
 cutec_test_pack(_fault_pack fault_gemm ${CMAKE_CURRENT_SOURCE_DIR}/fault_gemm.cute "2 points")

@@ -89,16 +89,26 @@ static int test_model(int argc, char **argv)
     double sc[7] = {1.0, 1.1, 1.2, 1.3, 1.4, 5.0, 6.0};
     long long tile[7] = {1, 1, 1, 1, 1, 2, 3};
     int so[7], sr[7];
-    tune_model_shortlist(sc, tile, 7, 4, so, sr);
+    tune_model_shortlist(sc, tile, NULL, 7, 4, so, sr);
     /* 4: the best of tiles 1 and 2, then 1 and 2 by cost; by cost alone tile 2 were out */
     static const int want4[7] = {0, 1, 2, 5, 3, 4, 6}, want6[7] = {0, 1, 2, 3, 5, 6, 4};
     for (int i = 0; i < 7; i++) CHECK(so[i] == want4[i]);
     CHECK(sr[5] == 5 && sr[6] == 6 && sr[0] == 0 && sr[4] == 4);
     /* 6: all three tiles */
-    tune_model_shortlist(sc, tile, 7, 6, so, sr);
+    tune_model_shortlist(sc, tile, NULL, 7, 6, so, sr);
     for (int i = 0; i < 7; i++) CHECK(so[i] == want6[i]);
-    tune_model_shortlist(sc, tile, 7, 7, so, sr);
+    tune_model_shortlist(sc, tile, NULL, 7, 7, so, sr);
     for (int i = 0; i < 7; i++) CHECK(so[i] == i);
+    /* each kernel's best point first: point 6 (another kernel, a GEMV
+     * beside the tile template) is the costliest, yet in a shortlist of 2;
+     * one family changes nothing */
+    long long fam[7] = {1, 1, 1, 1, 1, 1, 2}, fam1[7] = {1, 1, 1, 1, 1, 1, 1};
+    static const int want2[7] = {0, 6, 1, 2, 3, 4, 5};
+    tune_model_shortlist(sc, tile, fam, 7, 2, so, sr);
+    for (int i = 0; i < 7; i++) CHECK(so[i] == want2[i]);
+    CHECK(sr[6] == 6);
+    tune_model_shortlist(sc, tile, fam1, 7, 4, so, sr);
+    for (int i = 0; i < 7; i++) CHECK(so[i] == want4[i]);
     /* unknown facts read as neutral values, never as a division by zero */
     tune_point none = {0};
     tune_gemm unit = {.m = 1, .n = 1, .k = 1}, zero = {0};
