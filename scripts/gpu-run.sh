@@ -120,7 +120,8 @@ fi
 # "tensor row"), output (FP8_ERR_OUTS, default "f32 bf16": f32 shows the
 # accumulation alone) and K (FP8_ERR_KS, default "16384 65536"), M = N =
 # FP8_ERR_MN (default 2048): the tile promoted every 1 and 4 k-tiles (tuned
-# between them) and never (the nopromo pack), and cuBLASLt's fp8 algorithms,
+# between them, exhaustively: each checked) and never (the nopromo pack),
+# and cuBLASLt's fp8 algorithms,
 # on the same inputs and scales, all into $OUT/fp8-error.log
 if [ -n "${FP8_ERR:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   : > "$OUT/fp8-error.log"
@@ -132,7 +133,7 @@ if [ -n "${FP8_ERR:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
         # shellcheck disable=SC2086
         timeout "${FP8_ERR_TIMEOUT:-240}" build-gpu/runtime/cutec-tune error "prebuilt/gemm_sm90_e4m3_err_${mode}_$out.pack" \
           --pack "prebuilt/gemm_sm90_e4m3_nopromo_${mode}_$out.pack" --dtype e4m3 --out-dtype "$out" --scale "$mode" \
-          --m "${FP8_ERR_MN:-2048}" --n "${FP8_ERR_MN:-2048}" --k "$k" --no-cache ${FP8_ERR_ARGS:-} \
+          --m "${FP8_ERR_MN:-2048}" --n "${FP8_ERR_MN:-2048}" --k "$k" --no-cache --shortlist 0 ${FP8_ERR_ARGS:-} \
           >> "$OUT/fp8-error.log" 2>&1
         echo "== exit $? in $(($(date +%s) - start)) s" >> "$OUT/fp8-error.log"
       done

@@ -1075,18 +1075,21 @@ static int error_candidates(const opts *o, const cutec_tune_report *rep, int bes
 }
 
 /* The best-tuned pack kernel: the first of the report's checked pack
- * kernels that is an entry of the tuned pack (PACK, not a --pack); -1: none. */
+ * kernels that is an entry of the tuned pack (PACK, not a --pack), else
+ * the first screened one (a --pack kernel may have outrun PACK's in the
+ * screening); -1: none. */
 static int error_best(const gpu *g, const cutec_tune_report *rep)
 {
     char name[sizeof rep->candidates[0].name];
-    for (int i = 0; i < rep->count; i++) {
-        const cutec_tune_candidate *c = &rep->candidates[i];
-        if (c->is_cublas || c->screened || isinf(c->ms)) continue;
-        for (int e = 0; e < cutec_pack_entry_count(g->pack); e++) {
-            cutec_pack_entry_describe(g->pack, e, name, sizeof name);
-            if (strcmp(name, c->name) == 0) return i;
+    for (int screened = 0; screened < 2; screened++)
+        for (int i = 0; i < rep->count; i++) {
+            const cutec_tune_candidate *c = &rep->candidates[i];
+            if (c->is_cublas || c->screened != screened || isinf(c->ms)) continue;
+            for (int e = 0; e < cutec_pack_entry_count(g->pack); e++) {
+                cutec_pack_entry_describe(g->pack, e, name, sizeof name);
+                if (strcmp(name, c->name) == 0) return i;
+            }
         }
-    }
     return -1;
 }
 
