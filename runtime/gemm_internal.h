@@ -223,6 +223,13 @@ cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_proble
                                    const cutec_gemm_args *io, void *stream, cutec_tune_report **report,
                                    gemm_decision **out);
 
+/* The candidate of a class named `name` as a tuning report names it (a
+ * pack entry's description, "cublasLt algo #R"), loaded, not run; the
+ * same candidates the tuner would take (cutec_gemm_run_candidate).
+ * CUTEC_ERR_KERNEL_NOT_FOUND when none has that name. */
+cutec_status cutec_gemm_named_decision(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
+                                       const cutec_gemm_args *io, const char *name, gemm_decision **out);
+
 /* The modelled decision of a class (deferred and background modes): the
  * first algorithm of cuBLASLt's heuristic (fused, or the unfused
  * baseline), else the pack kernel the cost model ranks first; nothing

@@ -753,6 +753,42 @@ cutec_status cutec_gemm_model_decision(cutec_gemm_handle *g, const cutec_gemm_pr
     return s;
 }
 
+cutec_status cutec_gemm_named_decision(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
+                                       const cutec_gemm_args *io, const char *name, gemm_decision **out)
+{
+    cutec_runtime *rt = g->rt;
+    *out = NULL;
+    tuning t = {.rt = rt, .g = g, .p = p, .cls = cls, .io = io, .t0 = tune_now()};
+    cutec_status s = tuning_setup(&t);
+    int pick = -1;
+    for (int i = 0; s == CUTEC_OK && pick < 0 && i < t.n; i++)
+        if (strcmp(t.cands[i].d.name, name) == 0) pick = i;
+    if (s == CUTEC_OK && pick < 0)
+        s = cutec_rt_fail(rt, CUTEC_ERR_KERNEL_NOT_FOUND,
+                          "cutec_gemm_run_candidate: no candidate '%s' serves this problem (%d pack kernel%s and %d "
+                          "cuBLASLt algorithm%s do)",
+                          name, t.ndsl, t.ndsl == 1 ? "" : "s", t.n - t.ndsl, t.n - t.ndsl == 1 ? "" : "s");
+    gemm_decision *d = NULL;
+    if (s == CUTEC_OK && (d = malloc(sizeof *d)) == NULL)
+        s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "cutec_gemm_run_candidate: out of host memory");
+    candidate *c = pick >= 0 ? &t.cands[pick] : NULL;
+    if (s == CUTEC_OK && c->d.kind == DECISION_DSL) s = cutec_rt_pack_kernel(c->d.pack, c->d.entry, &c->d.kernel);
+    if (s == CUTEC_OK) {
+        *d = c->d;
+        c->d.has_plan = 0; /* the plan, the elementwise kernel and x move to d */
+        c->d.ew = NULL;
+        if (d->ew != NULL) {
+            d->x_owned = 1;
+            t.x = 0;
+        }
+        *out = d;
+    } else {
+        free(d);
+    }
+    tuning_free(&t);
+    return s;
+}
+
 cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm_class *cls,
                                    const cutec_gemm_args *io, void *stream, cutec_tune_report **report,
                                    gemm_decision **out)

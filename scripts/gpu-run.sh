@@ -115,6 +115,32 @@ if [ -n "${FP8_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
     tail -14 "$OUT/fp8-bench-$mode.log" | cut -c1-300
   done
 fi
+# the fp8 accumulation error against float64 and cuBLASLt (FP8_ERR=1; issue
+# 18 part 2): cutec-tune error per scale mode (FP8_ERR_MODES, default
+# "tensor row"), output (FP8_ERR_OUTS, default "f32 bf16": f32 shows the
+# accumulation alone) and K (FP8_ERR_KS, default "16384 65536"), M = N =
+# FP8_ERR_MN (default 2048): the tile promoted every 1 and 4 k-tiles (tuned
+# between them, exhaustively: each checked) and never (the nopromo pack),
+# and cuBLASLt's fp8 algorithms,
+# on the same inputs and scales, all into $OUT/fp8-error.log
+if [ -n "${FP8_ERR:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
+  : > "$OUT/fp8-error.log"
+  for mode in ${FP8_ERR_MODES:-tensor row}; do
+    for out in ${FP8_ERR_OUTS:-f32 bf16}; do
+      for k in ${FP8_ERR_KS:-16384 65536}; do
+        echo "== cutec-tune error: scale $mode, $out out, M = N = ${FP8_ERR_MN:-2048}, K = $k" >> "$OUT/fp8-error.log"
+        start=$(date +%s)
+        # shellcheck disable=SC2086
+        timeout "${FP8_ERR_TIMEOUT:-240}" build-gpu/runtime/cutec-tune error "prebuilt/gemm_sm90_e4m3_err_${mode}_$out.pack" \
+          --pack "prebuilt/gemm_sm90_e4m3_nopromo_${mode}_$out.pack" --dtype e4m3 --out-dtype "$out" --scale "$mode" \
+          --m "${FP8_ERR_MN:-2048}" --n "${FP8_ERR_MN:-2048}" --k "$k" --no-cache --shortlist 0 ${FP8_ERR_ARGS:-} \
+          >> "$OUT/fp8-error.log" 2>&1
+        echo "== exit $? in $(($(date +%s) - start)) s" >> "$OUT/fp8-error.log"
+      done
+    done
+  done
+  grep -E "^== |^problem|^  (normal|mean) " "$OUT/fp8-error.log"
+fi
 # operand layouts against cuBLASLt (LAYOUT_BENCH=1; LAYOUTS: cutec-tune's
 # --layout values, default "rcr rrr ccr crr"): each over the suite with the
 # pack of its LA / LB (a column-major C is computed as its transpose, whose

@@ -35,6 +35,7 @@
 #include "kdesc.h"
 #include "pack_format.h"
 #include "tune_args.h"
+#include "tune_error.h"
 #include "tune_groups.h"
 #include "tune_shapes.h"
 
@@ -1015,6 +1016,373 @@ static int cmd_overhead(const opts *o, failure *f)
     return rc;
 }
 
+/* ---- error: each candidate's accumulation error against float64 ---- */
+
+/* Whether name has the word tok ("NAME=VALUE") after its kernel's name. */
+static int has_word(const char *name, const char *tok, size_t len)
+{
+    for (const char *q = strchr(name, ' '); q != NULL; q = strchr(q + 1, ' '))
+        if (strncmp(q + 1, tok, len) == 0 && (q[1 + len] == ' ' || q[1 + len] == '\0')) return 1;
+    return 0;
+}
+
+/* Whether a pack kernel's name has every word of --only (none: all do). */
+static int only_match(const opts *o, const char *name)
+{
+    if (o->only == NULL) return 1;
+    for (const char *w = o->only; *w != '\0';) {
+        size_t len = strcspn(w, " ");
+        if (len > 0 && !has_word(name, w, len)) return 0;
+        w += len + (w[len] == ' ');
+    }
+    return 1;
+}
+
+/* A pack kernel's label: its kernel's name and the words that are not the
+ * same in every pack kernel of the table (`common`), PROMO always. */
+static void error_label(const char *name, const char *common, char *buf, size_t len)
+{
+    size_t n = strcspn(name, " ");
+    snprintf(buf, len, "%.*s", (int)n, name);
+    for (const char *w = name + n; *w == ' ';) {
+        w++;
+        size_t wl = strcspn(w, " ");
+        if (strncmp(w, "PROMO=", 6) == 0 || !has_word(common, w, wl))
+            snprintf(buf + strlen(buf), len - strlen(buf), " %.*s", (int)wl, w);
+        w += wl;
+    }
+}
+
+/* The study's candidates: indices into the report, the best-tuned pack
+ * kernel first, the other pack kernels (in the report's order, --only
+ * applied) then cuBLASLt's algorithms by their heuristic's rank; a name
+ * twice (two packs) once. */
+static int error_candidates(const opts *o, const cutec_tune_report *rep, int best, int *idx)
+{
+    int n = 0;
+    if (best >= 0) idx[n++] = best;
+    for (int i = 0; i < rep->count; i++) {
+        const cutec_tune_candidate *c = &rep->candidates[i];
+        if (c->is_cublas || i == best || !only_match(o, c->name)) continue;
+        int seen = 0;
+        for (int j = 0; j < n; j++) seen |= strcmp(rep->candidates[idx[j]].name, c->name) == 0;
+        if (!seen) idx[n++] = i;
+    }
+    for (int rank = 0; rank < rep->count; rank++)
+        for (int i = 0; i < rep->count; i++)
+            if (rep->candidates[i].is_cublas && rep->candidates[i].algo_rank == rank) idx[n++] = i;
+    return n;
+}
+
+/* The best-tuned pack kernel: the first of the report's checked pack
+ * kernels that is an entry of the tuned pack (PACK, not a --pack), else
+ * the first screened one (a --pack kernel may have outrun PACK's in the
+ * screening); -1: none. */
+static int error_best(const gpu *g, const cutec_tune_report *rep)
+{
+    char name[sizeof rep->candidates[0].name];
+    for (int screened = 0; screened < 2; screened++)
+        for (int i = 0; i < rep->count; i++) {
+            const cutec_tune_candidate *c = &rep->candidates[i];
+            if (c->is_cublas || c->screened != screened || isinf(c->ms)) continue;
+            for (int e = 0; e < cutec_pack_entry_count(g->pack); e++) {
+                cutec_pack_entry_describe(g->pack, e, name, sizeof name);
+                if (strcmp(name, c->name) == 0) return i;
+            }
+        }
+    return -1;
+}
+
+/* The host side of the study: inputs, scales, the reference, D's rows. */
+typedef struct error_host {
+    unsigned char *a, *b, *nan, *drows;
+    float *sa, *sb;
+    double *ref, *mag;
+    long long *rows;
+    size_t nsa, nsb;
+} error_host;
+
+static void error_host_free(error_host *h)
+{
+    free(h->a), free(h->b), free(h->nan), free(h->drows), free(h->sa), free(h->sb), free(h->ref), free(h->mag);
+    free(h->rows);
+}
+
+/* One candidate's run: D filled with NaN bytes, the named candidate, the sampled rows back. */
+static cutec_status error_run(gpu *g, const cutec_gemm_problem *p, const buffers *b, const error_host *h, int nrows,
+                              const char *name)
+{
+    size_t db = matrix_bytes(p->m, p->n, p->c_type), row = (size_t)p->n * dtype_bytes(p->c_type);
+    cutec_status s = cutec_memcpy_htod(g->rt, b->d[BUF_D], h->nan, db);
+    cutec_gemm_args a = args_of(b);
+    if (s == CUTEC_OK) s = cutec_gemm_run_candidate(g->gemm, p, &a, name, NULL);
+    for (int i = 0; i < nrows && s == CUTEC_OK; i++)
+        s = cutec_memcpy_dtoh(g->rt, h->drows + (size_t)i * row, b->d[BUF_D] + (unsigned long long)h->rows[i] * row,
+                              row);
+    return s;
+}
+
+static void json_stats(const tune_err_stats *st)
+{
+    if (isinf(st->max_abs) || st->count == 0)
+        printf("\"max_abs\": null, \"rms\": null, \"max_rel\": null");
+    else
+        printf("\"max_abs\": %.6e, \"rms\": %.6e, \"max_rel\": %.6e", st->max_abs, st->rms, st->max_rel);
+    printf(", \"nonfinite\": %lld", st->nonfinite);
+}
+
+/* pack / cuBLASLt of the three measures (0 where either is missing). */
+static void error_ratios(const tune_err_stats *x, const tune_err_stats *y, double r[3])
+{
+    double a[3] = {x->max_abs, x->rms, x->max_rel}, b[3] = {y->max_abs, y->rms, y->max_rel};
+    for (int q = 0; q < 3; q++) r[q] = b[q] > 0 && !isinf(a[q]) && !isinf(b[q]) ? a[q] / b[q] : 0;
+}
+
+static int cmd_error(const opts *o, failure *f)
+{
+    static const char *const modes[] = {"none", "tensor", "row", "block"};
+    cutec_gemm_problem p;
+    problem_init(o, &p, o->m, o->n, o->k, 0, 0);
+    error_host h = {0};
+    int nrows = o->rows < p.m ? (int)o->rows : (int)p.m;
+    size_t ab = matrix_bytes(p.m, p.k, p.a_type), bb = matrix_bytes(p.n, p.k, p.b_type);
+    size_t db = matrix_bytes(p.m, p.n, p.c_type), samp = matrix_bytes(nrows, p.n, CUTEC_DTYPE_F32);
+    if (ab == 0 || bb == 0 || db == 0 || samp == 0) {
+        int rc =
+            fail(f, CUTEC_ERR_BAD_SIZE, "problem: %lld x %lld x %lld: a matrix's size overflows size_t", p.m, p.n, p.k);
+        json_end(o, f, 0);
+        return rc;
+    }
+    long long kb = (p.k + 127) / 128;
+    h.nsa = p.scale_mode == CUTEC_SCALE_TENSOR  ? 1
+            : p.scale_mode == CUTEC_SCALE_BLOCK ? (size_t)(p.m * kb)
+                                                : (size_t)p.m;
+    h.nsb = p.scale_mode == CUTEC_SCALE_TENSOR  ? 1
+            : p.scale_mode == CUTEC_SCALE_BLOCK ? (size_t)((p.n + 127) / 128 * kb)
+                                                : (size_t)p.n;
+    h.a = malloc(ab), h.b = malloc(bb), h.nan = malloc(db), h.drows = malloc(samp);
+    h.ref = malloc(samp * 2), h.mag = malloc(samp * 2), h.rows = malloc(sizeof *h.rows * (size_t)nrows);
+    if (p.scale_mode != CUTEC_SCALE_NONE)
+        h.sa = random_scales(h.nsa, o->seed * 2 + BUF_SA), h.sb = random_scales(h.nsb, o->seed * 2 + BUF_SB);
+    if (h.a == NULL || h.b == NULL || h.nan == NULL || h.drows == NULL || h.ref == NULL || h.mag == NULL ||
+        h.rows == NULL || (p.scale_mode != CUTEC_SCALE_NONE && (h.sa == NULL || h.sb == NULL))) {
+        error_host_free(&h);
+        int rc = fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for the inputs (%zu bytes) and the reference",
+                      ab + bb + db);
+        json_end(o, f, 0);
+        return rc;
+    }
+    memset(h.nan, 0xff, db); /* NaN in every float type: an element never written shows */
+    tune_err_rows(p.m, nrows, h.rows);
+    gpu g;
+    buffers b = {0};
+    cutec_tune_report *rep = NULL;
+    int rc = gpu_open(o, &g, f);
+    cutec_status s = CUTEC_OK;
+    const struct {
+        int buf;
+        size_t bytes;
+        const void *host;
+    } up[] = {{BUF_D, db, NULL},
+              {BUF_A, ab, NULL},
+              {BUF_B, bb, NULL},
+              {BUF_SA, h.nsa * sizeof(float), h.sa},
+              {BUF_SB, h.nsb * sizeof(float), h.sb}};
+    for (size_t i = 0; rc == 0 && s == CUTEC_OK && i < sizeof up / sizeof up[0]; i++) {
+        if (up[i].buf >= BUF_SA && p.scale_mode == CUTEC_SCALE_NONE) continue;
+        s = cutec_malloc(g.rt, up[i].bytes, &b.d[up[i].buf]);
+        if (s == CUTEC_OK && up[i].host != NULL) s = cutec_memcpy_htod(g.rt, b.d[up[i].buf], up[i].host, up[i].bytes);
+    }
+    if (rc == 0 && s != CUTEC_OK) rc = fail_runtime(f, g.rt, "device buffers", s);
+    tune_err_stats *st[TUNE_ERR_DISTS] = {NULL};
+    double ref_rms[TUNE_ERR_DISTS] = {0}, mag_rms[TUNE_ERR_DISTS] = {0};
+    int *idx = NULL, nc = 0, best = -1;
+    char(*notes)[160] = NULL;
+    for (int d = 0; rc == 0 && d < TUNE_ERR_DISTS; d++) {
+        uint64_t seed = o->seed * 4 + (uint64_t)d * 2;
+        if (tune_err_fill(h.a, ab / dtype_bytes(p.a_type), p.a_type, (tune_err_dist)d, seed) != 0 ||
+            tune_err_fill(h.b, bb / dtype_bytes(p.b_type), p.b_type, (tune_err_dist)d, seed + 1) != 0) {
+            rc = fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory");
+            break;
+        }
+        s = cutec_memcpy_htod(g.rt, b.d[BUF_A], h.a, ab);
+        if (s == CUTEC_OK) s = cutec_memcpy_htod(g.rt, b.d[BUF_B], h.b, bb);
+        if (s != CUTEC_OK) {
+            rc = fail_runtime(f, g.rt, "device buffers", s);
+            break;
+        }
+        if (d == 0) { /* tuned once, on the first distribution's inputs */
+            cutec_gemm_args a = args_of(&b);
+            s = cutec_gemm_tune_ex(g.gemm, &p, &a, NULL, &rep);
+            if (s != CUTEC_OK) {
+                rc = fail_runtime(f, g.rt, "tuning", s);
+                break;
+            }
+            size_t cap = (size_t)rep->count + 1;
+            idx = malloc(sizeof *idx * cap), notes = calloc(cap, sizeof *notes);
+            for (int q = 0; q < TUNE_ERR_DISTS; q++) st[q] = calloc(cap, sizeof *st[q]);
+            if (idx == NULL || notes == NULL || st[0] == NULL || st[TUNE_ERR_DISTS - 1] == NULL) {
+                rc = fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory");
+                break;
+            }
+            best = error_best(&g, rep);
+            nc = error_candidates(o, rep, best, idx);
+        }
+        tune_err_problem ep = {.m = p.m,
+                               .n = p.n,
+                               .k = p.k,
+                               .ab = p.a_type,
+                               .a = h.a,
+                               .b = h.b,
+                               .mode = p.scale_mode,
+                               .sa = h.sa,
+                               .sb = h.sb};
+        if (tune_err_reference(&ep, h.rows, nrows, h.ref, h.mag) != 0) {
+            rc = fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for the reference");
+            break;
+        }
+        for (size_t i = 0; i < (size_t)nrows * (size_t)p.n; i++)
+            ref_rms[d] += h.ref[i] * h.ref[i], mag_rms[d] += h.mag[i] * h.mag[i];
+        ref_rms[d] = sqrt(ref_rms[d] / ((double)nrows * (double)p.n));
+        mag_rms[d] = sqrt(mag_rms[d] / ((double)nrows * (double)p.n));
+        for (int c = 0; c < nc; c++) {
+            const char *name = rep->candidates[idx[c]].name;
+            s = error_run(&g, &p, &b, &h, nrows, name);
+            if (s == CUTEC_ERR_KERNEL_FAULT) {
+                rc = fail_runtime(f, g.rt, name, s);
+                break;
+            }
+            if (s != CUTEC_OK) {
+                snprintf(notes[c], sizeof notes[c], "%s: %.120s", cutec_status_string(s), cutec_runtime_message(g.rt));
+                memset(&st[d][c], 0, sizeof st[d][c]);
+                st[d][c].max_abs = st[d][c].rms = st[d][c].max_rel = INFINITY;
+                continue;
+            }
+            tune_err_measure(h.drows, p.c_type, nrows, p.n, h.ref, h.mag, &st[d][c]);
+        }
+    }
+    if (rc == 0) {
+        /* the words every pack kernel of the table shares: said once */
+        char common[sizeof rep->candidates[0].name] = "";
+        for (int c = 0; c < nc; c++) {
+            const char *nm = rep->candidates[idx[c]].name;
+            if (rep->candidates[idx[c]].is_cublas) continue;
+            if (common[0] == '\0') {
+                snprintf(common, sizeof common, "%s", nm);
+                continue;
+            }
+            char keep[sizeof common];
+            size_t kl = strcspn(common, " ");
+            snprintf(keep, sizeof keep, "%.*s", (int)kl, common);
+            for (const char *w = common + kl; *w == ' ';) {
+                w++;
+                size_t wl = strcspn(w, " ");
+                if (has_word(nm, w, wl)) snprintf(keep + strlen(keep), sizeof keep - strlen(keep), " %.*s", (int)wl, w);
+                w += wl;
+            }
+            snprintf(common, sizeof common, "%s", keep);
+        }
+        char dev[256];
+        device_line(&g, dev, sizeof dev);
+        const char *mode = modes[p.scale_mode];
+        int i0 = -1; /* cuBLASLt's algorithm #0 */
+        for (int c = 0; c < nc; c++)
+            if (rep->candidates[idx[c]].is_cublas && rep->candidates[idx[c]].algo_rank == 0) i0 = c;
+        if (o->json) {
+            printf("{\"device\": ");
+            json_string(dev);
+            printf(
+                ", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"scale\": \"%s\", "
+                "\"rows\": %d, \"seed\": %llu, \"sigma\": %g, \"tuning_seconds\": %.3f, \"best\": ",
+                p.m, p.n, p.k, dtype_name(p.a_type), dtype_name(p.c_type), mode, nrows, (unsigned long long)o->seed,
+                tune_err_sigma(p.a_type), rep->seconds);
+            if (best >= 0)
+                json_string(rep->candidates[best].name);
+            else
+                printf("null");
+            printf(", \"distributions\": [");
+            for (int d = 0; d < TUNE_ERR_DISTS; d++) {
+                printf(
+                    "%s\n {\"name\": \"%s\", \"mean\": %g, \"ref_rms\": %.6e, \"bound_rms\": %.6e, \"candidates\": [",
+                    d ? "," : "", tune_err_dist_name((tune_err_dist)d), tune_err_dist_mean((tune_err_dist)d),
+                    ref_rms[d], mag_rms[d]);
+                for (int c = 0; c < nc; c++) {
+                    const cutec_tune_candidate *k = &rep->candidates[idx[c]];
+                    printf("%s\n  {\"name\": ", c ? "," : "");
+                    json_string(k->name);
+                    printf(", \"cublas\": %s, \"best\": %s, ", k->is_cublas ? "true" : "false",
+                           idx[c] == best ? "true" : "false");
+                    json_stats(&st[d][c]);
+                    printf(", \"note\": ");
+                    json_string(notes[c]);
+                    printf("}");
+                }
+                printf("\n ], \"ratio_vs_algo0\": ");
+                double r[3];
+                if (best >= 0 && i0 >= 0) {
+                    error_ratios(&st[d][0], &st[d][i0], r);
+                    printf("{\"max_abs\": %.4f, \"rms\": %.4f, \"max_rel\": %.4f}", r[0], r[1], r[2]);
+                } else {
+                    printf("null");
+                }
+                printf("}");
+            }
+            printf("\n]");
+        } else {
+            printf("device: %s\n", dev);
+            printf("problem: M=%lld N=%lld K=%lld %s -> %s, scale %s, tuned in %.2f s\n", p.m, p.n, p.k,
+                   dtype_name(p.a_type), dtype_name(p.c_type), mode, rep->seconds);
+            printf("reference: float64 on the host, %d of %lld rows x %lld columns (%lld elements), from the %s values "
+                   "and scales\n",
+                   nrows, p.m, p.n, (long long)nrows * p.n, dtype_name(p.a_type));
+            printf("measures: max |d - v|, RMS of d - v, max |d - v| / sum_k |sa sb a b| (the bound's scale)\n");
+            if (common[0] != '\0') printf("pack kernels: %s (rows give the other parameters)\n", common);
+            printf("best-tuned pack kernel (*): %s\n", best >= 0 ? rep->candidates[best].name : "none");
+            for (int d = 0; d < TUNE_ERR_DISTS; d++) {
+                printf(
+                    "\ndistribution %s: A, B = %g (%g + N(0, 1)) rounded to %s, never 0; v RMS %.4g, bound scale RMS "
+                    "%.4g\n",
+                    tune_err_dist_name((tune_err_dist)d), tune_err_sigma(p.a_type),
+                    tune_err_dist_mean((tune_err_dist)d), dtype_name(p.a_type), ref_rms[d], mag_rms[d]);
+                printf("  %-52s %11s %11s %11s\n", "candidate", "max abs", "RMS", "max/bound");
+                for (int c = 0; c < nc; c++) {
+                    const cutec_tune_candidate *k = &rep->candidates[idx[c]];
+                    char label[200];
+                    if (k->is_cublas)
+                        snprintf(label, sizeof label, "%s", k->name);
+                    else
+                        error_label(k->name, common, label, sizeof label);
+                    printf("%c %-52.52s %11.4e %11.4e %11.4e%s%s\n", idx[c] == best ? '*' : ' ', label,
+                           st[d][c].max_abs, st[d][c].rms, st[d][c].max_rel, notes[c][0] ? "  " : "", notes[c]);
+                }
+            }
+            printf("\n");
+            if (best < 0 || i0 < 0) {
+                printf("pack / cuBLASLt: not measured (%s)\n",
+                       best < 0 ? "no pack kernel of the tuned pack serves the problem and passed the "
+                                  "tuner's check"
+                                : "no cuBLASLt algorithm");
+            } else {
+                printf("pack / cuBLASLt, the best-tuned pack kernel (*) against cublasLt algo #0 (max abs, RMS, "
+                       "max/bound; <= 1: no worse):\n");
+                for (int d = 0; d < TUNE_ERR_DISTS; d++) {
+                    double r[3];
+                    error_ratios(&st[d][0], &st[d][i0], r);
+                    printf("  %-8s %7.3f %7.3f %7.3f\n", tune_err_dist_name((tune_err_dist)d), r[0], r[1], r[2]);
+                }
+            }
+        }
+    }
+    json_end(o, f, rc == 0);
+    cutec_tune_report_free(rep);
+    if (g.rt != NULL) free_problem(&g, &b);
+    gpu_close(&g);
+    error_host_free(&h);
+    free(idx), free(notes);
+    for (int q = 0; q < TUNE_ERR_DISTS; q++) free(st[q]);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     opts o;
@@ -1026,6 +1394,7 @@ int main(int argc, char **argv)
     case TUNE_CMD_TUNE: rc = cmd_tune(&o, &f); break;
     case TUNE_CMD_BENCH: rc = cmd_bench(&o, &f); break;
     case TUNE_CMD_OVERHEAD: rc = cmd_overhead(&o, &f); break;
+    case TUNE_CMD_ERROR: rc = cmd_error(&o, &f); break;
     case TUNE_CMD_COUNT: break;
     }
     /* output that could not be written (a full disk, a closed pipe) is a

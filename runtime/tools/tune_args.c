@@ -21,11 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CMD(c)     (1u << (c))
-#define CMDS_ALL   (CMD(TUNE_CMD_COUNT) - 1u)
-#define CMDS_GPU   (CMD(TUNE_CMD_TUNE) | CMD(TUNE_CMD_BENCH) | CMD(TUNE_CMD_OVERHEAD))
-#define CMDS_ONE   (CMD(TUNE_CMD_TUNE) | CMD(TUNE_CMD_OVERHEAD)) /* one problem, --m --n --k */
-#define CMDS_TUNED (CMD(TUNE_CMD_TUNE) | CMD(TUNE_CMD_BENCH))    /* the commands that report tunings */
+#define CMD(c)   (1u << (c))
+#define CMDS_ALL (CMD(TUNE_CMD_COUNT) - 1u)
+/* the commands that time a problem of any form (epilogues, batches, layouts) */
+#define CMDS_RUN   (CMD(TUNE_CMD_TUNE) | CMD(TUNE_CMD_BENCH) | CMD(TUNE_CMD_OVERHEAD))
+#define CMDS_GPU   (CMDS_RUN | CMD(TUNE_CMD_ERROR))
+#define CMDS_ONE   (CMD(TUNE_CMD_TUNE) | CMD(TUNE_CMD_OVERHEAD) | CMD(TUNE_CMD_ERROR)) /* one problem, --m --n --k */
+#define CMDS_TUNED (CMD(TUNE_CMD_TUNE) | CMD(TUNE_CMD_BENCH)) /* the commands that report tunings */
 
 static const struct command {
     const char *name, *synopsis, *about;
@@ -43,6 +45,15 @@ static const struct command {
     [TUNE_CMD_OVERHEAD] = {"overhead", "PACK --m M --n N --k K [--calls N] [options]",
                            "Measures the host time of a cached cutec_gemm call (check + lookup +\n"
                            "launch) and of the lookup alone.\n"},
+    [TUNE_CMD_ERROR] = {"error", "PACK --m M --n N --k K [--pack FILE]... [options]",
+                        "Measures each candidate's error against float64: tunes the problem over\n"
+                        "PACK (its fastest checked kernel is the best-tuned one, marked *), then\n"
+                        "runs every pack kernel that serves it (PACK's and the --pack ones') and\n"
+                        "cuBLASLt's algorithms once on two input distributions (normal, and with a\n"
+                        "mean of one sigma: fp8 values fill its range) and prints per candidate\n"
+                        "the max abs error, the RMS error and the max error over the bound's scale\n"
+                        "sum_k |sa sb a b|, over sampled rows of D computed in float64 on the host;\n"
+                        "then the best-tuned kernel's measures over cuBLASLt algorithm #0's.\n"},
 };
 
 typedef enum opt_id {
@@ -76,6 +87,9 @@ typedef enum opt_id {
     OPT_HOST_CHECK,
     OPT_VERBOSE,
     OPT_JSON,
+    OPT_SEED,
+    OPT_ROWS,
+    OPT_ONLY,
     OPT_HELP,
 } opt_id;
 
@@ -100,7 +114,7 @@ static const struct option {
     {OPT_SCALE, "--scale", "MODE", CMDS_GPU,
      "random positive scales of A B: tensor (one each), row (per row of A and column of B) or block (fp8: 1 x 128 "
      "of A, 128 x 128 of B)"},
-    {OPT_BATCH, "--batch", "L", CMDS_GPU,
+    {OPT_BATCH, "--batch", "L", CMDS_RUN,
      "a strided batch of L problems, 1 to 2^31-1, each matrix packed after the previous one (bench: for the shapes "
      "without a batch=L column)"},
     {OPT_GROUPS, "--groups", "G", CMDS_TUNED,
@@ -109,16 +123,16 @@ static const struct option {
     {OPT_SKEW, "--skew", "S", CMDS_TUNED,
      "how --groups splits M's rows, 0 to 8: 0 balanced (default), S > 0 Zipf-like, a seeded permutation's rank r "
      "giving a group the weight (1 + r)^-S"},
-    {OPT_ALPHA, "--alpha", "X", CMDS_GPU, "alpha, a finite float (default 1; pack kernels need 1)"},
-    {OPT_BETA, "--beta", "X", CMDS_GPU, "beta, a finite float (default 0; pack kernels need 0)"},
-    {OPT_EPILOGUE, "--epilogue", "ACT", CMDS_GPU,
+    {OPT_ALPHA, "--alpha", "X", CMDS_RUN, "alpha, a finite float (default 1; pack kernels need 1)"},
+    {OPT_BETA, "--beta", "X", CMDS_RUN, "beta, a finite float (default 0; pack kernels need 0)"},
+    {OPT_EPILOGUE, "--epilogue", "ACT", CMDS_RUN,
      "the epilogue's activation: identity (default), relu, relu6, gelu_tanh, gelu_erf, silu, sigmoid, or gated "
      "swiglu, geglu (then N is the GEMM's width, a multiple of 16, and D has N/2 columns)"},
-    {OPT_BIAS, "--bias", NULL, CMDS_GPU, "add a random bias per column (before the activation)"},
-    {OPT_BIAS_ROW, "--bias-row", NULL, CMDS_GPU, "add a random bias per row"},
-    {OPT_C_SOURCE, "--c-source", NULL, CMDS_GPU, "read beta * C from a random C and write D out of place"},
-    {OPT_AUX, "--aux", NULL, CMDS_GPU, "also write the pre-activation (an aux output)"},
-    {OPT_LAYOUT, "--layout", "ABC", CMDS_GPU,
+    {OPT_BIAS, "--bias", NULL, CMDS_RUN, "add a random bias per column (before the activation)"},
+    {OPT_BIAS_ROW, "--bias-row", NULL, CMDS_RUN, "add a random bias per row"},
+    {OPT_C_SOURCE, "--c-source", NULL, CMDS_RUN, "read beta * C from a random C and write D out of place"},
+    {OPT_AUX, "--aux", NULL, CMDS_RUN, "also write the pre-activation (an aux output)"},
+    {OPT_LAYOUT, "--layout", "ABC", CMDS_RUN,
      "the layouts of A, B (as the K x N matrix) and C, a letter each: r row-major, c column-major (default "
      "rcr: B stored N x K; `x @ W` with W stored K x N is rrr); leading dimensions packed"},
     {OPT_RUNS, "--runs", "R", CMDS_GPU, "timed runs per candidate, 20 to 10000 (default 25)"},
@@ -140,6 +154,12 @@ static const struct option {
     {OPT_HOST_CHECK, "--host-check", NULL, CMDS_GPU,
      "compare candidates with the reference on the host, not on the device"},
     {OPT_VERBOSE, "--verbose", NULL, CMDS_GPU, "print the runtime's log (every candidate, failures) to stderr"},
+    {OPT_SEED, "--seed", "S", CMD(TUNE_CMD_ERROR), "the inputs' and scales' seed, 0 to 2^63-1 (default 1)"},
+    {OPT_ROWS, "--rows", "R", CMD(TUNE_CMD_ERROR),
+     "rows of D compared with float64 (every column), spread over M, 1 to 4096 (default 64; at most M)"},
+    {OPT_ONLY, "--only", "WORDS", CMD(TUNE_CMD_ERROR),
+     "measure only the pack kernels whose parameters include every NAME=VALUE word, e.g. 'BM=128 BN=128' "
+     "(the best-tuned one always)"},
     {OPT_JSON, "--json", NULL, CMDS_ALL, "machine-readable output on stdout: one JSON object, also on failure"},
     {OPT_HELP, "--help", NULL, CMDS_ALL, "this help (also -h)"},
 };
@@ -327,6 +347,14 @@ static int store_option(const struct option *opt, const char *v, tune_opts *o, i
     case OPT_HOST_CHECK: o->host_check = 1; return 0;
     case OPT_VERBOSE: o->verbose = 1; return 0;
     case OPT_JSON: o->json = 1; return 0;
+    case OPT_SEED: {
+        long long seed;
+        int rc = parse_integer(c, opt->name, v, 0, INT64_MAX, &seed);
+        o->seed = (unsigned long long)seed;
+        return rc;
+    }
+    case OPT_ROWS: return parse_integer(c, opt->name, v, 1, 4096, &o->rows);
+    case OPT_ONLY: o->only = v; return 0;
     case OPT_HELP: return 0; /* handled by the caller */
     }
     return 0;
@@ -348,6 +376,8 @@ int tune_args_parse(int argc, char **argv, tune_opts *o)
     o->cmd = TUNE_CMD_COUNT;
     o->in = CUTEC_DTYPE_BF16;
     o->calls = 20000;
+    o->seed = 1;
+    o->rows = 64;
     o->alpha = 1.0f;
     o->layout[0] = CUTEC_LAYOUT_ROW;
     o->layout[1] = CUTEC_LAYOUT_COL;
@@ -367,8 +397,9 @@ int tune_args_parse(int argc, char **argv, tune_opts *o)
     for (int c = 0; c < TUNE_CMD_COUNT; c++)
         if (strcmp(argv[1], commands[c].name) == 0) o->cmd = (tune_cmd)c;
     if (o->cmd == TUNE_CMD_COUNT)
-        return argv[1][0] == '-' ? usage_error(o->cmd, "unknown option '%s'", argv[1])
-                                 : usage_error(o->cmd, "unknown command '%s' (list, tune, bench, overhead)", argv[1]);
+        return argv[1][0] == '-'
+                   ? usage_error(o->cmd, "unknown option '%s'", argv[1])
+                   : usage_error(o->cmd, "unknown command '%s' (list, tune, bench, overhead, error)", argv[1]);
     const char *name = commands[o->cmd].name;
     int out_set = 0;
     for (int i = 2; i < argc; i++) {
@@ -404,5 +435,11 @@ int tune_args_parse(int argc, char **argv, tune_opts *o)
     if (o->skew_set && o->groups == 0 && o->cmd != TUNE_CMD_BENCH)
         return usage_error(o->cmd, "option '--skew' needs --groups");
     if (!out_set) o->out = cutec_ct_is_fp8((cutec_ct)o->in) ? CUTEC_DTYPE_BF16 : o->in;
+    /* an fp8 D adds its own rounding (and scale_d) to what is measured */
+    if (o->cmd == TUNE_CMD_ERROR && cutec_ct_is_fp8((cutec_ct)o->out))
+        return usage_error(o->cmd, "'error' measures a bf16, f16 or f32 output, not %s",
+                           cutec_dtype_str((cutec_ct)o->out));
+    if (o->cmd == TUNE_CMD_ERROR && o->scale_mode == CUTEC_SCALE_BLOCK && !cutec_ct_is_fp8((cutec_ct)o->in))
+        return usage_error(o->cmd, "option '--scale block' needs fp8 inputs (--dtype e4m3 or e5m2)");
     return -1;
 }

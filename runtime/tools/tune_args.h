@@ -13,6 +13,7 @@ typedef enum tune_cmd {
     TUNE_CMD_TUNE,     /* one problem: ranked candidates and the winner */
     TUNE_CMD_BENCH,    /* a shapes file: cuBLASLt against the best pack kernel */
     TUNE_CMD_OVERHEAD, /* host time of a cached cutec_gemm call */
+    TUNE_CMD_ERROR,    /* every candidate's error against float64 (tune_error.h) */
     TUNE_CMD_COUNT
 } tune_cmd;
 
@@ -46,6 +47,11 @@ typedef struct tune_opts {
     int gated, bias, bias_row, c_source, aux;
     cutec_scale_mode scale_mode; /* --scale */
     cutec_layout layout[3];      /* --layout: A, B (K x N), C; default row, column, row */
+    /* error: the inputs' seed, the rows of D compared with float64, and
+     * the pack kernels measured ("NAME=VALUE ..." words; NULL: all) */
+    unsigned long long seed;
+    long long rows;
+    const char *only;
 } tune_opts;
 
 /* Parses argv into *o.  Returns -1 when the command is to run; otherwise

@@ -331,7 +331,7 @@ set_tests_properties(pack_cpu_tune_no_gpu PROPERTIES ENVIRONMENT "CUTEC_CUDA_DRI
 list(APPEND _pack_cpu_tests pack_cpu_tune_no_gpu)
 # cutec-tune's usage: --help and -h in every command (exit 0, stdout), an
 # unknown option named with a hint (exit 2), a missing value named
-foreach(_cmd list tune bench overhead)
+foreach(_cmd list tune bench overhead error)
   cutec_tune_cli(pack_cpu_tune_help_${_cmd} 0 "^usage: cutec-tune ${_cmd} PACK" EMPTY ${_cmd} --help)
 endforeach()
 cutec_tune_cli(pack_cpu_tune_help_short 0 "^usage: cutec-tune tune PACK" EMPTY tune ${_va} -h)
@@ -369,10 +369,13 @@ add_dependencies(test_tune_modes cutec_mock_cublaslt cutec_mock_driver)
 add_test(NAME pack_cpu_tune_model COMMAND test_tune_modes model)
 list(APPEND _pack_cpu_tests pack_cpu_tune_model)
 if(_test_pack)
-  foreach(_case deferred background shortlist check_select)
+  foreach(_case deferred background shortlist check_select run_candidate)
     add_test(NAME pack_mock_tune_${_case} COMMAND test_tune_modes ${_case} ${_test_pack})
     list(APPEND _pack_mock_tests pack_mock_tune_${_case})
   endforeach()
+  # a candidate run by its name is run unchecked: the mock's wrong kernels come back wrong
+  add_test(NAME pack_mock_tune_run_candidate_wrong COMMAND test_tune_modes run_candidate ${_test_pack})
+  list(APPEND _pack_mock_tests pack_mock_tune_run_candidate_wrong)
   # the device check counts what the host counts, and a tuning checks on the device (GPU only)
   add_test(NAME pack_gpu_tune_check_agree COMMAND test_tune_modes check_agree ${_test_pack})
   list(APPEND _pack_gpu_tests pack_gpu_tune_check_agree)
@@ -400,6 +403,9 @@ list(APPEND _pack_cpu_tests pack_cpu_install)
 set_tests_properties(${_pack_cpu_tests} PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 300)
 set_tests_properties(${_pack_mock_tests} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 300)
 set_property(TEST ${_pack_mock_tests} APPEND PROPERTY ENVIRONMENT ${_mock_env})
+if(_test_pack)
+  set_property(TEST pack_mock_tune_run_candidate_wrong APPEND PROPERTY ENVIRONMENT "CUTEC_MOCK_WRONG=BM 64")
+endif()
 set_tests_properties(${_pack_gpu_tests} PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77
                      TIMEOUT 600)
 # cutec-tune's checks answer at once; a hang (as /dev/zero used to cause) should not take 5 minutes
@@ -550,4 +556,53 @@ if(_grouped_pack AND _user_pack)
                  --no-warmup --json)
   set_tests_properties(${_cli_tests} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 60 ENVIRONMENT "${_mock_env}")
   set_property(TEST pack_mock_tune_groups_json pack_mock_bench_groups_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
+endif()
+
+# cutec-tune error (the accumulation error study, runtime/tools/tune_error.c):
+# its usage errors (no GPU); under the mocks its table (every pack kernel
+# and cuBLASLt algorithm, the best-tuned one marked, the ratio line), the
+# mock's wrong kernels measured as the larger errors they are, --only, and
+# the JSON object
+set(_cli_tests)
+cutec_tune_cli(pack_cpu_tune_error_fp8_out 2 EMPTY
+               "^cutec-tune: error: 'error' measures a bf16, f16 or f32 output, not e4m3$"
+               error ${_va} --m 8 --n 8 --k 64 --dtype e4m3 --out-dtype e4m3)
+cutec_tune_cli(pack_cpu_tune_error_block_bf16 2 EMPTY
+               "^cutec-tune: error: option '--scale block' needs fp8 inputs .--dtype e4m3 or e5m2.$"
+               error ${_va} --m 8 --n 8 --k 64 --scale block)
+cutec_tune_cli(pack_cpu_tune_error_rows_range 2 EMPTY
+               "^cutec-tune: error: option '--rows': '0' is out of range .1 to 4096.$"
+               error ${_va} --m 8 --n 8 --k 64 --rows 0)
+cutec_tune_cli(pack_cpu_tune_error_seed_word 2 EMPTY "^cutec-tune: error: option '--seed': 'x' is not an integer$"
+               error ${_va} --m 8 --n 8 --k 64 --seed x)
+cutec_tune_cli(pack_cpu_tune_error_needs_mnk 2 EMPTY "^cutec-tune: error: 'error' needs --m, --n and --k$"
+               error ${_va} --m 8)
+cutec_tune_cli(pack_cpu_tune_error_epilogue 2 EMPTY
+               "^cutec-tune: error: option '--epilogue' does not apply to 'error'$"
+               error ${_va} --m 8 --n 8 --k 64 --epilogue relu)
+cutec_tune_cli(pack_cpu_tune_error_only_elsewhere 2 EMPTY
+               "^cutec-tune: error: option '--only' does not apply to 'tune'$"
+               tune ${_va} --m 8 --n 8 --k 64 --only BM=64)
+set_tests_properties(${_cli_tests} PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 60)
+if(_test_pack)
+  set(_cli_tests)
+  cutec_tune_cli(pack_mock_tune_error_table 0 "^[*] gemm_sm80 BM=[0-9]+ BN=[0-9]+ FRAGS=[12] +[0-9.]+e-0[0-9] " -
+                 error ${_test_pack} --m 64 --n 48 --k 256 --no-cache)
+  cutec_tune_cli(pack_mock_tune_error_ratio 0 "^  mean +1[.]000 +1[.]000 +1[.]000$" -
+                 error ${_test_pack} --m 64 --n 48 --k 256 --no-cache)
+  cutec_tune_cli(pack_mock_tune_error_cublas 0 "^  cublasLt algo #0 +[0-9.]+e-0[0-9] " -
+                 error ${_test_pack} --m 64 --n 48 --k 256 --no-cache --rows 8)
+  # the mock's BM = 64 kernels compute wrong results: measured, an error of
+  # 1 or more where the right ones' is below 1/4 (the normal distribution)
+  cutec_tune_cli(pack_mock_tune_error_wrong 0 "^  gemm_sm80 BM=64 BN=64 FRAGS=1 +[1-9][.][0-9]+e[+]0[0-9] " -
+                 error ${_test_pack} --m 64 --n 48 --k 256 --no-cache --only BN=64)
+  set_property(TEST pack_mock_tune_error_wrong APPEND PROPERTY ENVIRONMENT "CUTEC_MOCK_WRONG=BM 64")
+  cutec_tune_cli(pack_mock_tune_error_json 0
+                 "\"ratio_vs_algo0\": [{]\"max_abs\": 1[.]0000, \"rms\": 1[.]0000, \"max_rel\": 1[.]0000[}][}]" -
+                 error ${_test_pack} --m 64 --n 48 --k 256 --no-cache --json)
+  set_tests_properties(${_cli_tests} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 60)
+  foreach(_t ${_cli_tests})
+    set_property(TEST ${_t} APPEND PROPERTY ENVIRONMENT ${_mock_env})
+  endforeach()
+  set_property(TEST pack_mock_tune_error_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
 endif()

@@ -162,14 +162,14 @@ static void mats_free(cutec_runtime *rt, mats *x)
     free(x->hb);
 }
 
-/* cutec_gemm, then C against float64 (A row-major, B stored N x K, C row-major). */
-static void gemm_checked(cutec_runtime *rt, cutec_gemm_handle *h, const cutec_gemm_problem *p, mats *x)
+/* Whether C is A B against float64 (A row-major, B stored N x K, C as
+ * the problem lays it out), within the GEMM tests' bound. */
+static int c_correct(cutec_runtime *rt, const cutec_gemm_problem *p, const mats *x)
 {
-    CHECK_OK(rt, cutec_gemm(h, p, (void *)(uintptr_t)x->a, (void *)(uintptr_t)x->b, (void *)(uintptr_t)x->c, NULL));
-    CHECK_OK(rt, cutec_synchronize(rt));
     uint16_t *got = malloc(2 * (size_t)(x->m * x->n));
     CHECK(got != NULL);
     CHECK_OK(rt, cutec_memcpy_dtoh(rt, got, x->c, 2 * (size_t)(x->m * x->n)));
+    int ok = 1;
     for (long long i = 0; i < x->m; i++)
         for (long long j = 0; j < x->n; j++) {
             double dot = 0, mag = 0;
@@ -178,11 +178,19 @@ static void gemm_checked(cutec_runtime *rt, cutec_gemm_handle *h, const cutec_ge
                 dot += v;
                 mag += fabs(v);
             }
-            /* D as the problem lays it out */
             double g = cutec_bf16_to_float(got[p->c_layout == CUTEC_LAYOUT_ROW ? i * x->n + j : j * x->m + i]);
-            CHECK(fabs(g - dot) <= 2 * 0x1p-7 * fabs(dot) + 4 * 0x1p-7 * mag / sqrt((double)x->k));
+            ok &= fabs(g - dot) <= 2 * 0x1p-7 * fabs(dot) + 4 * 0x1p-7 * mag / sqrt((double)x->k);
         }
     free(got);
+    return ok;
+}
+
+/* cutec_gemm, then C against float64. */
+static void gemm_checked(cutec_runtime *rt, cutec_gemm_handle *h, const cutec_gemm_problem *p, mats *x)
+{
+    CHECK_OK(rt, cutec_gemm(h, p, (void *)(uintptr_t)x->a, (void *)(uintptr_t)x->b, (void *)(uintptr_t)x->c, NULL));
+    CHECK_OK(rt, cutec_synchronize(rt));
+    CHECK(c_correct(rt, p, x));
 }
 
 /* The mock driver's launch and event counts. */
@@ -576,13 +584,68 @@ static int test_col_major(int argc, char **argv)
     return 0;
 }
 
+/* cutec_gemm_run_candidate: every candidate of a tuning's report runs by
+ * its name, unchecked (with CUTEC_MOCK_WRONG="BM 64" those kernels' wrong
+ * results come back as they are, the others right), the handle's decision
+ * untouched; names that are no candidate, a NULL name or args refused. */
+static int test_run_candidate(int argc, char **argv)
+{
+    CHECK(argc >= 1);
+    char dir[] = "/tmp/cutec-test-run-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    cutec_pack *pack;
+    cutec_gemm_handle *h;
+    cutec_runtime *rt = mock_runtime(argv[0], &pack, &h, dir);
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    cutec_gemm_problem p;
+    cutec_gemm_problem_init(&p, 72, 40, 56, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    mats x;
+    mats_init(rt, 72, 40, 56, &x);
+    cutec_gemm_args a;
+    cutec_gemm_args_init(&a, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c);
+    cutec_tune_report *rep = NULL;
+    CHECK_OK(rt, cutec_gemm_tune_ex(h, &p, &a, NULL, &rep));
+    const char *wrong = getenv("CUTEC_MOCK_WRONG");
+    int dsl = 0, lt = 0, bad = 0;
+    for (int i = 0; i < rep->count; i++) {
+        const char *name = rep->candidates[i].name;
+        CHECK_OK(rt, cutec_gemm_run_candidate(h, &p, &a, name, NULL));
+        int want_wrong = wrong != NULL && strstr(name, " BM=64 ") != NULL;
+        if (c_correct(rt, &p, &x) == want_wrong) {
+            fprintf(stderr, "%s: %s result\n", name, want_wrong ? "a right" : "a wrong");
+            return 1;
+        }
+        bad += want_wrong;
+        *(rep->candidates[i].is_cublas ? &lt : &dsl) += 1;
+    }
+    CHECK(dsl >= 4 && lt >= 1 && (wrong == NULL || bad >= 2));
+    char choice[256];
+    CHECK_OK(rt, cutec_gemm_choice(h, &p, choice, sizeof choice));
+    CHECK(strcmp(choice, rep->candidates[rep->winner].name) == 0);
+    CHECK_STATUS(rt, cutec_gemm_run_candidate(h, &p, &a, "gemm_sm80 T=f16", NULL), CUTEC_ERR_KERNEL_NOT_FOUND);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "cutec_gemm_run_candidate: no candidate 'gemm_sm80 T=f16' serves this "
+                                              "problem (");
+    CHECK_STATUS(rt, cutec_gemm_run_candidate(h, &p, &a, "cublasLt algo #31", NULL), CUTEC_ERR_KERNEL_NOT_FOUND);
+    CHECK_STATUS(rt, cutec_gemm_run_candidate(h, &p, &a, NULL, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "cutec_gemm_run_candidate: name is NULL");
+    CHECK_STATUS(rt, cutec_gemm_run_candidate(h, &p, NULL, rep->candidates[0].name, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(NULL, cutec_gemm_run_candidate(NULL, &p, &a, "x", NULL), CUTEC_ERR_INVALID_ARGUMENT);
+    printf("run_candidate: %d pack kernels (%d wrong on purpose) and %d cuBLASLt algorithms by name\n", dsl, bad, lt);
+    cutec_tune_report_free(rep);
+    mats_free(rt, &x);
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    rmdir(dir);
+    return 0;
+}
+
 static const struct {
     const char *name;
     int (*fn)(int, char **);
 } cases[] = {
-    {"col_major", test_col_major}, {"check_select", test_check_select}, {"check_agree", test_check_agree},
-    {"model", test_model},         {"deferred", test_deferred},         {"background", test_background},
-    {"shortlist", test_shortlist},
+    {"col_major", test_col_major}, {"check_select", test_check_select},   {"check_agree", test_check_agree},
+    {"model", test_model},         {"deferred", test_deferred},           {"background", test_background},
+    {"shortlist", test_shortlist}, {"run_candidate", test_run_candidate},
 };
 
 int main(int argc, char **argv)

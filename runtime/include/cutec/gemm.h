@@ -336,6 +336,22 @@ cutec_status cutec_gemm_tune_ex(cutec_gemm_handle *h, const cutec_gemm_problem *
                                 void *stream, cutec_tune_report **report);
 void cutec_tune_report_free(cutec_tune_report *report);
 
+/*
+ * Runs one candidate of the problem once on `stream` and waits for it,
+ * whatever the handle decided: `name` as a tuning report names it
+ * (cutec_tune_candidate.name: a pack kernel's description, or "cublasLt
+ * algo #R", the R-th algorithm of cuBLASLt's heuristic for the problem
+ * and the handle's workspace, R below CUTEC_OPT_CUBLAS_ALGOS).  Nothing is
+ * timed, checked or remembered: for studies of one kernel's results (its
+ * error, cutec-tune error) and for reproducing a report's line.  Statuses
+ * as cutec_gemm_ex's argument checks, CUTEC_ERR_INVALID_ARGUMENT for name
+ * NULL, CUTEC_ERR_KERNEL_NOT_FOUND where no candidate of that name serves
+ * the problem (a kernel that does not fit, an algorithm past the
+ * heuristic's), CUTEC_ERR_UNSUPPORTED where nothing does, and the run's.
+ */
+cutec_status cutec_gemm_run_candidate(cutec_gemm_handle *h, const cutec_gemm_problem *p, const cutec_gemm_args *args,
+                                      const char *name, void *stream);
+
 /* The name of the candidate chosen for the problem's class ("" and
  * CUTEC_ERR_KERNEL_NOT_FOUND when it has not been tuned by this handle). */
 cutec_status cutec_gemm_choice(cutec_gemm_handle *h, const cutec_gemm_problem *p, char *name, size_t name_len);
