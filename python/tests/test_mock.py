@@ -322,6 +322,40 @@ class Grouped(unittest.TestCase):
                               (rnd(9, 32), rnd(3, 16, 32).transpose(-2, -1), offs, None))
 
 
+class Paths(unittest.TestCase):
+    """The direct eager path, the registered op and a compiled graph give the same results."""
+
+    def test_direct_op_and_compiled_agree(self):
+        torch.manual_seed(30)
+        a, b, w, bias, x3, per_row = rnd(33, 64), rnd(64, 40), rnd(48, 64), rnd(48), rnd(3, 11, 64), rnd(33)
+        cases = {
+            "mm": lambda: ct.mm(a, b),
+            "linear": lambda: ct.linear(x3, w, bias, "silu"),
+            "linear 2-D": lambda: ct.linear(a, w),
+            "addmm": lambda: ct.addmm(bias, a, w.t(), beta=0.5),
+            "gemm": lambda: ct.gemm(a, w.t(), bias_row=per_row, alpha=2.0),
+        }
+        for name, fn in cases.items():
+            with self.subTest(name):
+                n = ops.op_calls
+                direct = fn()
+                self.assertEqual(ops.op_calls, n)
+                ops.DIRECT = False
+                try:
+                    via_op = fn()
+                finally:
+                    ops.DIRECT = True
+                self.assertEqual(ops.op_calls, n + 1)
+                self.assertTrue(torch.equal(direct, via_op))
+        f = lambda x: ct.linear(ct.mm(x, w.t()), w[:, :48], bias, "relu")  # noqa: E731
+        torch._dynamo.reset()
+        g = torch.compile(f, fullgraph=True, backend="aot_eager")
+        want = f(a)
+        n = ops.op_calls
+        self.assertTrue(torch.equal(g(a), want))
+        self.assertEqual(ops.op_calls, n + 2)
+
+
 class Capture(unittest.TestCase):
     def run_captured(self, a, b, alpha=1.0):
         plan = plan_gemm("t", a, b, alpha=alpha)

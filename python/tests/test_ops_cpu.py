@@ -434,6 +434,112 @@ class Errors(unittest.TestCase):
                    "cutec.torch.bmm: A is on cpu: cutec runs on CUDA tensors")
 
 
+class Recorder:
+    """A handle that records each call (plan, pointers) instead of making it."""
+
+    def __init__(self):
+        self.calls = []
+
+    def run(self, plan, ptrs, stream, capturing=None, group_ends=0, scales=(0, 0, 0, 0)):
+        self.calls.append((plan, ptrs, scales))
+
+
+class DirectPath(unittest.TestCase):
+    """Eager calls skip the dispatcher (ops.op_calls counts the registered
+    ops' implementations, which the direct path does not enter); compiled
+    code, dispatch modes, inputs that need a gradient and DIRECT = False go
+    through the ops; errors raise on either path."""
+
+    def setUp(self):
+        self.saved = ops._host_gemm_for_tests
+        self.rec = ops._host_gemm_for_tests = Recorder()
+
+    def tearDown(self):
+        ops._host_gemm_for_tests = self.saved
+        ops.DIRECT = True
+
+    def via_op(self, fn):
+        """(how many calls entered the registered ops, how many reached the handle) while fn runs."""
+        n, r = ops.op_calls, len(self.rec.calls)
+        fn()
+        return ops.op_calls - n, len(self.rec.calls) - r
+
+    def test_eager_is_direct(self):
+        a, w, bias = torch.zeros(8, 32, dtype=BF16), torch.zeros(16, 32, dtype=BF16), torch.zeros(16, dtype=BF16)
+        x3 = torch.zeros(2, 3, 32, dtype=BF16)
+        for name, fn in (("mm", lambda: ct.mm(a, w.t())), ("linear", lambda: ct.linear(a, w, bias, "relu")),
+                         ("linear 3-D", lambda: ct.linear(x3, w)), ("addmm", lambda: ct.addmm(bias, a, w.t())),
+                         ("gemm", lambda: ct.gemm(a, w.t(), bias=bias)), ("bmm", lambda: ct.bmm(x3, x3.mT)),
+                         ("parameters", lambda: ct.linear(a, torch.nn.Parameter(w, requires_grad=False)))):
+            with self.subTest(name):
+                self.assertEqual(self.via_op(fn), (0, 1))
+        with torch.no_grad():  # a parameter that needs a gradient, where none is recorded
+            self.assertEqual(self.via_op(lambda: ct.linear(a, torch.nn.Parameter(w))), (0, 1))
+
+    def test_the_call_made(self):
+        # the direct path's call: the plan of the tensors as given, weight's own pointer (w.t()'s), the
+        # output in x's leading shape
+        x3, w, bias = torch.zeros(2, 3, 32, dtype=BF16), torch.zeros(16, 32, dtype=BF16), torch.zeros(16, dtype=BF16)
+        for _ in range(2):  # the first call plans, the second finds the plan
+            y = ct.linear(x3, w, bias, "gelu_tanh")
+            plan, ptrs, _ = self.rec.calls[-1]
+            self.assertEqual(y.shape, (2, 3, 16))
+            self.assertEqual(ptrs, (x3.data_ptr(), w.data_ptr(), y.data_ptr(), 0, bias.data_ptr(), 0, 0))
+            f = plan.fields
+            self.assertEqual((f["m"], f["n"], f["k"], f["b_layout"], f["ldb"], f["act"]), (6, 16, 32, COL, 32,
+                                                                                             b"gelu_tanh"))
+        a, b = torch.zeros(8, 64, dtype=BF16)[:, ::2], torch.zeros(32, 16, dtype=BF16)  # A has no layout: copied
+        d = ct.mm(a, b)
+        plan, ptrs, _ = self.rec.calls[-1]
+        self.assertEqual((plan.copy, d.shape), (frozenset({"A"}), (8, 16)))
+        self.assertNotEqual(ptrs[0], a.data_ptr())
+
+    def test_not_direct(self):
+        a, b = torch.zeros(8, 32, dtype=BF16), torch.zeros(32, 16, dtype=BF16)
+        self.assertEqual(self.via_op(lambda: ct.mm(a.requires_grad_(), b)), (1, 1))
+        a.requires_grad_(False)
+        ops.DIRECT = False
+        self.assertEqual(self.via_op(lambda: ct.mm(a, b)), (1, 1))
+        ops.DIRECT = True
+
+        class Mode(torch.utils._python_dispatch.TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+
+        with Mode():
+            self.assertEqual(self.via_op(lambda: ct.mm(a, b)), (1, 1))
+
+    def test_compiled_goes_through_the_op(self):
+        a, w = torch.zeros(8, 32, dtype=BF16), torch.zeros(16, 32, dtype=BF16)
+        f = lambda x, w: ct.linear(ct.mm(x, w.t()), w.t()[:16], None, "relu")  # noqa: E731
+        torch._dynamo.reset()
+        g = torch.compile(f, fullgraph=True, backend="eager")
+        g(a, w)  # traces (the fake implementations), then runs the graph
+        self.assertEqual(self.via_op(lambda: g(a, w)), (2, 2))
+        self.assertEqual(self.via_op(lambda: f(a, w)), (0, 2))
+
+    def test_errors_on_the_direct_path(self):
+        a, b = torch.zeros(8, 32, dtype=BF16), torch.zeros(32, 16, dtype=BF16)
+        n = ops.op_calls
+        for fn, status, text in (
+                (lambda: ct.mm(a.float(), b.float()), "CUTEC_ERR_INVALID_ARGUMENT", "cutec.torch.mm: A and B must both "
+                 "be bfloat16 or both float16, got torch.float32 and torch.float32"),
+                (lambda: ct.mm(a, b[:31]), "CUTEC_ERR_BAD_SIZE", "cutec.torch.mm: A is 8x32 and B is 31x16: K differs"),
+                (lambda: ct.mm(a, b.to("meta")), "CUTEC_ERR_INVALID_ARGUMENT", "cutec.torch.mm: B is on meta and A on "
+                 "cpu: the operands must be on one CUDA device"),
+                (lambda: ct.linear(a, b), "CUTEC_ERR_BAD_SIZE", "cutec.torch.linear: x has 32 features and weight is "
+                 "32x16 (out x in)"),
+                (lambda: ct.linear(a, b.t(), torch.zeros(15, dtype=BF16)), "CUTEC_ERR_BAD_SIZE",
+                 "bias must be 1-D of 16 elements, got shape 15"),
+                (lambda: ct.linear(a, b.t(), activation="gelu"), "CUTEC_ERR_INVALID_ARGUMENT", "unknown activation")):
+            for _ in range(2):  # a failed call leaves no plan behind: it fails again
+                with self.assertRaises(ct.CutecError) as cm:
+                    fn()
+                self.assertEqual(cm.exception.status, status)
+                self.assertIn(text, str(cm.exception))
+        self.assertEqual((ops.op_calls - n, len(self.rec.calls)), (0, 0))
+
+
 class Gated(unittest.TestCase):
     def test_interleave(self):
         gate = torch.arange(16).reshape(16, 1) * 10
