@@ -19,7 +19,8 @@ from .. import capi
 from ..errors import CutecError
 
 # torch dtype -> cutec_dtype (contract/dtype.h's rows as cutec/gemm.h numbers them)
-DTYPES = {torch.bfloat16: capi.DTYPE_BF16, torch.float16: capi.DTYPE_F16, torch.float32: capi.DTYPE_F32}
+DTYPES = {torch.bfloat16: capi.DTYPE_BF16, torch.float16: capi.DTYPE_F16, torch.float32: capi.DTYPE_F32,
+          torch.float8_e4m3fn: capi.DTYPE_E4M3, torch.float8_e5m2: capi.DTYPE_E5M2}
 AB_DTYPES = (torch.bfloat16, torch.float16)
 
 
@@ -54,13 +55,14 @@ class Plan:
     dtype: float32 ones)."""
 
     __slots__ = ("key", "fields", "m", "n", "n_out", "out_dtype", "aux", "copy", "use_c", "cast", "_ref", "_struct",
-                 "_at", "ready", "batch", "bcast", "groups", "prep", "out_shape")
+                 "_at", "ready", "batch", "bcast", "groups", "prep", "out_shape", "fp8_out", "scale_copy")
 
     def __init__(self):
         self._ref = self._struct = None
         self._at = 0
         self.ready = set()  # (handle, alignments) this plan's class has run on outside a capture
         self.batch, self.bcast, self.groups = 0, frozenset(), 0
+        self.fp8_out, self.scale_copy = False, None  # an fp8 output; how scales are copied (cutec.torch.scaled)
 
     def problem(self):
         return capi.GemmProblem(**self.fields)
