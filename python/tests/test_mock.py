@@ -332,6 +332,7 @@ class Paths(unittest.TestCase):
             "mm": lambda: ct.mm(a, b),
             "linear": lambda: ct.linear(x3, w, bias, "silu"),
             "linear 2-D": lambda: ct.linear(a, w),
+            "linear, x's rows copied": lambda: ct.linear(x3.transpose(0, 1), w, bias),
             "addmm": lambda: ct.addmm(bias, a, w.t(), beta=0.5),
             "gemm": lambda: ct.gemm(a, w.t(), bias_row=per_row, alpha=2.0),
         }
@@ -347,6 +348,8 @@ class Paths(unittest.TestCase):
                     ops.DIRECT = True
                 self.assertEqual(ops.op_calls, n + 1)
                 self.assertTrue(torch.equal(direct, via_op))
+        xt = x3.transpose(0, 1)
+        close(self, ct.linear(xt, w, bias), xt.float() @ w.float().t() + bias.float())
         f = lambda x: ct.linear(ct.mm(x, w.t()), w[:, :48], bias, "relu")  # noqa: E731
         torch._dynamo.reset()
         g = torch.compile(f, fullgraph=True, backend="aot_eager")

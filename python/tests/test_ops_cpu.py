@@ -488,6 +488,11 @@ class DirectPath(unittest.TestCase):
             f = plan.fields
             self.assertEqual((f["m"], f["n"], f["k"], f["b_layout"], f["ldb"], f["act"]), (6, 16, 32, COL, 32,
                                                                                              b"gelu_tanh"))
+        xt = x3.transpose(0, 1)  # its rows are no matrix: flattened by a copy
+        y = ct.linear(xt, w)
+        plan, ptrs, _ = self.rec.calls[-1]
+        self.assertEqual((y.shape, plan.flat_copy, plan.copy), ((3, 2, 16), True, frozenset()))
+        self.assertNotEqual(ptrs[0], xt.data_ptr())
         a, b = torch.zeros(8, 64, dtype=BF16)[:, ::2], torch.zeros(32, 16, dtype=BF16)  # A has no layout: copied
         d = ct.mm(a, b)
         plan, ptrs, _ = self.rec.calls[-1]
@@ -575,7 +580,8 @@ class ScaledMm(unittest.TestCase):
                 f = p.fields
                 self.assertEqual((f["m"], f["n"], f["k"], f["a_type"], f["b_type"]),
                                  (33, 200, 384, capi.DTYPE_E4M3, capi.DTYPE_E5M2))
-                self.assertEqual((f["a_layout"], f["lda"], f["b_layout"], f["ldb"], f["ldc"]), (ROW, 384, COL, 384, 200))
+                self.assertEqual((f["a_layout"], f["lda"], f["b_layout"], f["ldb"], f["ldc"]),
+                                 (ROW, 384, COL, 384, 200))
                 self.assertEqual((f["scale_mode"], f["c_type"], f["bias"], f["bias_type"]), (mode, c_type, 0, 0))
                 self.assertEqual((p.copy, p.fp8_out), (frozenset(copied), c_type == capi.DTYPE_E4M3))
         sa = meta(33, 3, dtype=F32)

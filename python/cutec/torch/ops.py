@@ -150,24 +150,26 @@ def _linear_plan(op, x, weight, bias, activation):
     a, b = _linear_operands(op, x, weight)
     plan = plan_gemm(op, a, b, bias=bias, activation=activation)
     plan.out_shape = (*x.shape[:-1], plan.n_out)  # written in x's leading shape: no view of the output to make
+    plan.flat_copy = x.dim() != 2 and a.data_ptr() != x.data_ptr()  # else x's pointer is the matrix's
     return plan
 
 
 def _run_linear(op, x, weight, bias, activation):
     """act(x @ weight.T + bias): _run keyed by x and weight as given (the
     flattened x and weight.t() are made only where a copy or a miss needs
-    them: the pointers are the same)."""
+    them: their pointers are x's and weight's)."""
     dg, stream, capturing = _where(op, x, (("B", weight), ("bias", bias)))
     sig = (op, x.shape, x.stride(), weight.shape, weight.stride(), x.dtype, weight.dtype,
            None if bias is None else (bias.shape, bias.stride(), bias.dtype), activation)
     plan = _plans.get(sig)
     if plan is None:
         plan = remember(sig, _linear_plan, op, x, weight, bias, activation)
-    a = x if len(plan.out_shape) == 2 else x.reshape(-1, x.shape[-1])
-    b = weight
-    if plan.prep:
-        a, b, _, bias, _ = plan.operands(a, weight.t(), None, bias)
-    d = a.new_empty(plan.out_shape)  # a's dtype
+    a, b = x, weight
+    if plan.prep or plan.flat_copy:
+        a = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
+        if plan.prep:
+            a, b, _, bias, _ = plan.operands(a, weight.t(), None, bias)
+    d = x.new_empty(plan.out_shape)  # x's dtype
     if plan.m and plan.n:
         dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, _ptr(bias), 0, 0), stream, capturing)
     return d

@@ -55,7 +55,8 @@ class Plan:
     dtype: float32 ones)."""
 
     __slots__ = ("key", "fields", "m", "n", "n_out", "out_dtype", "aux", "copy", "use_c", "cast", "_ref", "_struct",
-                 "_at", "ready", "batch", "bcast", "groups", "prep", "out_shape", "fp8_out", "scale_copy")
+                 "_at", "ready", "batch", "bcast", "groups", "prep", "out_shape", "fp8_out", "scale_copy",
+                 "flat_copy")
 
     def __init__(self):
         self._ref = self._struct = None
@@ -63,6 +64,7 @@ class Plan:
         self.ready = set()  # (handle, alignments) this plan's class has run on outside a capture
         self.batch, self.bcast, self.groups = 0, frozenset(), 0
         self.fp8_out, self.scale_copy = False, None  # an fp8 output; how scales are copied (cutec.torch.scaled)
+        self.flat_copy = False  # linear: x's rows are a copy (reshape cannot view them as a matrix)
 
     def problem(self):
         return capi.GemmProblem(**self.fields)

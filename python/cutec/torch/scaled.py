@@ -102,9 +102,10 @@ def plan_scaled(op, a, b, scale_a, scale_b, bias=None, scale_result=None, out_dt
     lda, ldb = _k_major_ld(m, k, a.stride(), 1), _k_major_ld(k, n, b.stride(), 0)
     if lda is None or ldb is None:
         what, t = ("A", a) if lda is None else ("B", b)
-        fail("CUTEC_ERR_UNSUPPORTED", op, f"fp8 operands must be K-major, A row-major (M x K, K contiguous) and B "
-             f"column-major (K x N, K contiguous: the .t() of an N x K tensor); {what} of shape {_shape(t)} has strides "
-             f"{tuple(t.stride())}: copy it first (A.contiguous(), B.t().contiguous().t())")
+        fail("CUTEC_ERR_UNSUPPORTED", op, "fp8 operands must be K-major, A row-major (M x K, K contiguous) and B "
+             "column-major (K x N, K contiguous: the .t() of an N x K tensor); "
+             f"{what} of shape {_shape(t)} has strides {tuple(t.stride())}: copy it first (A.contiguous(), "
+             "B.t().contiguous().t())")
     for name, t in (("scale_a", scale_a), ("scale_b", scale_b)):
         if t.dtype != torch.float32:
             fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"{name} must be float32, got {t.dtype}")
