@@ -11,7 +11,6 @@ ceil(K/128) x ceil(N/128) (block-wise: 1 x 128 blocks of A, 128 x 128
 blocks of B).  An fp8 output takes scale_result (else 1) and gives the
 largest |value| before the output's scaling (amax=True returns it).
 """
-import math
 from typing import List, Optional
 
 import torch
