@@ -244,14 +244,19 @@ fi
 # (bmm.md; BMM_ARGS, e.g. "--b-row --only bmm_2048"); TORCH_GROUPED=1:
 # cutec.torch.grouped_mm against torch._grouped_mm and a loop of torch.mm on
 # DeepSeek-V3- and Mixtral-like MoE layers (grouped.md; GROUPED_ARGS, e.g.
-# "--models mixtral --tokens 4096 --budget-s 300").
+# "--models mixtral --tokens 4096 --budget-s 300"); TORCH_FP8=1:
+# cutec.torch.scaled_mm against torch._scaled_mm, each scale mode, on 8192^3
+# and the Llama-3-8B projections at 4096 tokens (scaled_mm.md; FP8_ARGS,
+# e.g. "--modes row --shapes sq8192").  The fp8 packs (gemm_sm90_e4m3_*)
+# serve scaled_mm in the tests and the benchmark.
 # Each step in its own time limit; PYTHON is the interpreter with torch.
-if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" = 1 ] || [ "${TORCH_GROUPED:-0}" = 1 ]; then
+if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" = 1 ] || [ "${TORCH_GROUPED:-0}" = 1 ] ||
+   [ "${TORCH_FP8:-0}" = 1 ]; then
   py=${PYTHON:-python3}
   cmake --build build-gpu -j"$(nproc)" --target cutec_rt_shared cutec-tune >>"$log" 2>&1 ||
     echo "gpu-run: libcutec_rt.so failed to build (see gpu-run.log)"
   packs=()
-  for p in ${TORCH_PACKS:-gemm_sm90 gemm_sm90_swiglu_fast gemm_sm90_gelu_bias_fast gemm_sm90_silu_bias_fast epilogue_apply epilogue_apply_f16 gemm_sm90_grouped gemm_sm90_grouped_f32 gemm_sm90_grouped_lb1 gemm_sm90_grouped_lb1_f32 gemm_sm90_grouped_f16}; do
+  for p in ${TORCH_PACKS:-gemm_sm90 gemm_sm90_swiglu_fast gemm_sm90_gelu_bias_fast gemm_sm90_silu_bias_fast epilogue_apply epilogue_apply_f16 gemm_sm90_grouped gemm_sm90_grouped_f32 gemm_sm90_grouped_lb1 gemm_sm90_grouped_lb1_f32 gemm_sm90_grouped_f16 gemm_sm90_e4m3_tensor gemm_sm90_e4m3_row gemm_sm90_e4m3_block}; do
     packs+=(--pack "prebuilt/$p.pack")
   done
   "$py" python/scripts/stage.py --clean --lib build-gpu/runtime/libcutec_rt.so --bin build-gpu/runtime/cutec-tune \
@@ -287,6 +292,13 @@ if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" =
       > "$OUT/grouped-bench.log" 2>&1
     echo "== grouped bench: exit $?"
     tail -32 "$OUT/grouped-bench.log"
+  fi
+  if [ "${TORCH_FP8:-0}" = 1 ]; then
+    # shellcheck disable=SC2086
+    PYTHONPATH=$pypath OUT=$OUT timeout "${TORCH_FP8_TIMEOUT:-540}" "$py" python/bench/scaled_mm.py ${FP8_ARGS:-} \
+      > "$OUT/scaled-mm-bench.log" 2>&1
+    echo "== scaled_mm bench: exit $?"
+    tail -20 "$OUT/scaled-mm-bench.log"
   fi
   if [ "${TORCH_LLAMA:-0}" = 1 ]; then
     # shellcheck disable=SC2086

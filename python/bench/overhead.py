@@ -1,7 +1,8 @@
 """Host time of one cached GEMM call from PyTorch: cutec's op (directly, and
 through the dispatcher as torch.compile'd code or a dispatch mode would
-call it), the C call alone, and torch.matmul / F.linear; then the same ops
-replayed from a CUDA graph.  Calls are issued in batches of 64 with a
+call it), the C call alone, and torch.matmul / F.linear; the fp8
+scaled_mm against torch._scaled_mm; then the same ops replayed from a
+CUDA graph.  Calls are issued in batches of 64 with a
 synchronisation between batches (not timed), so that the launch queue never
 fills and blocks: what is timed is the host's work.
 
@@ -59,15 +60,30 @@ def main():
     ptrs = (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0)
     stream = torch.cuda.current_stream().cuda_stream
 
+    x3 = torch.randn(2, args.m, args.k, device=dev, dtype=dt)
+    ct.linear(x3, w)
     rows = [
         ("torch.matmul(a, b)", lambda: torch.matmul(a, b)),
         ("F.linear(a, w, bias) then F.gelu(tanh)", lambda: F.gelu(F.linear(a, w, bias), approximate="tanh")),
         ("cutec.torch.mm(a, b)", lambda: ct.mm(a, b)),
         ("cutec.torch.linear(a, w, bias, 'gelu_tanh')", lambda: ct.linear(a, w, bias, "gelu_tanh")),
+        ("cutec.torch.linear(x, w), x 3-D", lambda: ct.linear(x3, w)),
         ("torch.ops.cutec.mm (the dispatcher's way)", lambda: torch.ops.cutec.mm(a, b)),
         ("DeviceGemm.run (planned: the C call and its Python)", lambda: dg.run(plan, ptrs, stream, False)),
-        ("cutec_gemm_ex through ctypes alone", lambda: dg._gemm_ex(dg._h, plan.problem_ref(), dg._args_ref, stream)),
+        ("cutec_gemm_ex through ctypes alone",
+         lambda: dg._gemm_ex_raw(dg._hv, plan.problem_at(), dg._args_at, stream)),
     ]
+    # fp8 (per-tensor scales, a bf16 output) where a pack or cuBLASLt serves it
+    a8, w8, one = a.to(torch.float8_e4m3fn), w.to(torch.float8_e4m3fn), torch.ones((), device=dev)
+    try:
+        ct.scaled_mm(a8, w8.t(), one, one, out_dtype=dt)
+        torch._scaled_mm(a8, w8.t(), scale_a=one, scale_b=one, out_dtype=dt)
+        rows += [("torch._scaled_mm (fp8, per-tensor scales)",
+                  lambda: torch._scaled_mm(a8, w8.t(), scale_a=one, scale_b=one, out_dtype=dt)),
+                 ("cutec.torch.scaled_mm (fp8, per-tensor scales)",
+                  lambda: ct.scaled_mm(a8, w8.t(), one, one, out_dtype=dt))]
+    except (RuntimeError, ct.CutecError) as e:
+        print(f"scaled_mm rows left out: {e}")
     results = {name: host_us(fn, args.calls) for name, fn in rows}
 
     # graphs: 64 calls captured once, the replay's host time per call

@@ -183,6 +183,16 @@ def load():
     return _lib
 
 
+def raw_gemm_ex():
+    """cutec_gemm_ex as a second function object whose four arguments are
+    plain addresses (ints): ctypes converts ints to void pointers faster
+    than it checks typed pointers, which the per-call path notices."""
+    fn = load()["cutec_gemm_ex"]  # indexing makes a new function object: the prototype above stays as it is
+    fn.restype = c_int
+    fn.argtypes = [c_void_p, c_void_p, c_void_p, c_void_p]
+    return fn
+
+
 def status_name(code):
     return load().cutec_status_name(code).decode()
 

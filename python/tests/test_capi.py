@@ -35,6 +35,14 @@ class Layout(unittest.TestCase):
                 checked += 1
         self.assertGreater(checked, 40)
 
+    def test_args_pointer_runs(self):
+        # DeviceGemm.run writes A .. aux and scale_a .. amax through arrays of 8-byte words: each run is
+        # consecutive in the header (test_structs ties the mirror's offsets to it)
+        c = c_layout()
+        for run in (("A", "B", "D", "C", "bias", "bias_row", "aux"), ("scale_a", "scale_b", "scale_d", "amax")):
+            start = c[f"GemmArgs.{run[0]}"]
+            self.assertEqual([c[f"GemmArgs.{f}"] for f in run], [start + 8 * i for i in range(len(run))], run)
+
     def test_struct_size_set(self):
         self.assertEqual(capi.GemmProblem().struct_size, ctypes.sizeof(capi.GemmProblem))
         self.assertEqual(capi.GemmArgs().struct_size, ctypes.sizeof(capi.GemmArgs))

@@ -7,7 +7,10 @@ matmul against torch.bmm (batches of 1, 3 and 16, odd M and N, transposed,
 interleaved and expanded operands), captured and compiled; grouped_mm
 against a float64 reference per group (ragged groups, empty ones
 included, both storages of B, bf16 and f32 outputs, f16), captured with
-new row ends at each replay, compiled.
+new row ends at each replay, compiled; scaled_mm against a float64
+reference from the fp8 values and scales (each scale mode on ragged M and
+N, a bias, 16-bit, float32 and fp8 outputs with amax, e5m2), captured and
+compiled.
 
     python python/tests/run.py --need torch test_gpu      # CUTEC_PACKS: the packs to use
 """
@@ -294,6 +297,149 @@ class Grouped(unittest.TestCase):
                 (lambda: ct.grouped_mm(a, b, offs[:3]), "CUTEC_ERR_BAD_SIZE", "one row end per group of B (4)"),
                 (lambda: ct.grouped_mm(a, b, offs.long()), "CUTEC_ERR_INVALID_ARGUMENT", "offs must be int32"),
                 (lambda: ct.grouped_mm(a, b[0], offs), "CUTEC_ERR_BAD_SIZE", "B 3-D (G x K x N)")):
+            with self.assertRaises(ct.CutecError) as cm:
+                fn()
+            self.assertEqual(cm.exception.status, status)
+            self.assertIn(text, str(cm.exception))
+
+
+E4, E5 = torch.float8_e4m3fn, torch.float8_e5m2
+
+
+def fp8(*shape, dtype=E4):
+    """Random fp8 values (randn, saturating at the type's largest)."""
+    return (torch.randn(*shape, device=DEV) * 2).to(dtype)
+
+
+def scales(*shape):
+    """Positive float32 scales in [0.25, 4)."""
+    return torch.rand(*shape, device=DEV) * 3.75 + 0.25
+
+
+def spread(s, rows, cols):
+    """A scale per element from one per 128-block (block-wise scales), float64."""
+    s = s.double()
+    s = s.repeat_interleave(128, dim=0)[:rows] if s.shape[0] != rows else s
+    return s.repeat_interleave(128, dim=1)[:, :cols] if s.shape[1] != cols else s
+
+
+def scaled_ref(a, b, sa, sb, bias=None):
+    """(a * scale_a) @ (b * scale_b) + bias in float64, from the fp8 values and the scales of any mode."""
+    m, k = a.shape
+    n = b.shape[1]
+    if sa.numel() == 1 and sb.numel() == 1:
+        v = (a.double() @ b.double()) * (sa.double().item() * sb.double().item())
+    elif tuple(sa.shape) == (m, 1):
+        v = (a.double() * sa.double()) @ (b.double() * sb.double())
+    else:  # block-wise: 1 x 128 blocks of A (M x ceil(K/128)), 128 x 128 of B (ceil(K/128) x ceil(N/128))
+        v = (a.double() * spread(sa, m, k)) @ (b.double() * spread(sb, k, n))
+    return v if bias is None else v + bias.double()
+
+
+def scaled_close(test, got, want, rel):
+    err = (got.double() - want).abs().max().item()
+    scale = want.abs().max().item() + 1e-6
+    test.assertLessEqual(err, rel * scale, f"max error {err} at scale {scale}")
+
+
+class Scaled(unittest.TestCase):
+    """scaled_mm against a float64 reference from the fp8 values and the
+    scales: each scale mode on ragged M and N (the stdlib's fp8 packs,
+    prebuilt/gemm_sm90_e4m3_{tensor,row,block}.pack, and cuBLASLt's fp8
+    matmul for per-tensor and row-wise scales), a bias, 16-bit, float32
+    and fp8 outputs, e5m2, captured, compiled, bad inputs."""
+
+    SHAPES = [(1, 256, 512), (77, 208, 336), (1000, 1040, 1024)]  # K a multiple of 16, N of 16 (16-byte rows)
+    REL = {BF16: 2.0**-6, F16: 2.0**-8, torch.float32: 2.0**-9}  # a few output ulps, and fp8 MMA's accumulation
+
+    def setUp(self):
+        if torch.cuda.get_device_capability() < (8, 9):
+            self.skipTest("fp8 needs sm_89 or later")
+
+    def modes(self, m, n, k):
+        kb, nb = -(-k // 128), -(-n // 128)
+        yield "tensor", scales(()), scales(1)
+        yield "row", scales(m, 1), scales(1, n)
+        yield "block", scales(kb, m).t(), scales(nb, kb).t()  # torch's layouts: outer-dim-major
+
+    def test_modes_ragged(self):
+        torch.manual_seed(11)
+        for m, n, k in self.SHAPES:
+            a, w = fp8(m, k), fp8(n, k)
+            for mode, sa, sb in self.modes(m, n, k):
+                with self.subTest(mode=mode, m=m, n=n, k=k):
+                    d = ct.scaled_mm(a, w.t(), sa, sb, out_dtype=BF16)
+                    self.assertEqual((d.shape, d.dtype), ((m, n), BF16))
+                    scaled_close(self, d, scaled_ref(a, w.t(), sa, sb), self.REL[BF16])
+
+    def test_scales_in_other_strides_are_copied(self):
+        m, n, k = 77, 208, 336
+        a, w = fp8(m, k), fp8(n, k)
+        sa, sb = scales(m, 3), scales(3, 2)  # block-wise, contiguous (not outer-dim-major): copied
+        scaled_close(self, ct.scaled_mm(a, w.t(), sa, sb, out_dtype=BF16), scaled_ref(a, w.t(), sa, sb),
+                     self.REL[BF16])
+
+    def test_outputs_bias_and_e5m2(self):
+        torch.manual_seed(12)
+        m, n, k = 77, 208, 336
+        a, w, sa, sb = fp8(m, k), fp8(n, k), scales(()), scales(())
+        want = scaled_ref(a, w.t(), sa, sb)
+        for out in (F16, torch.float32):
+            with self.subTest(out=out):
+                d = ct.scaled_mm(a, w.t(), sa, sb, out_dtype=out)
+                self.assertEqual(d.dtype, out)
+                scaled_close(self, d, want, self.REL[out])
+        bias = rnd(n)
+        scaled_close(self, ct.scaled_mm(a, w.t(), sa, sb, bias, out_dtype=BF16), want + bias.double(),
+                     self.REL[BF16])
+        w5 = fp8(n, k, dtype=E5)
+        scaled_close(self, ct.scaled_mm(a, w5.t(), sa, sb, out_dtype=BF16), scaled_ref(a, w5.t(), sa, sb),
+                     self.REL[BF16])
+
+    def test_fp8_output_and_amax(self):
+        torch.manual_seed(13)
+        m, n, k = 77, 208, 336
+        a, w, sa, sb = fp8(m, k), fp8(n, k), scales(()), scales(())
+        want = scaled_ref(a, w.t(), sa, sb)
+        sr = torch.tensor([200.0], device=DEV) / want.abs().max().float()  # the output's largest near 200 of 448
+        d, mx = ct.scaled_mm(a, w.t(), sa, sb, scale_result=sr, out_dtype=E4, amax=True)
+        self.assertEqual((d.dtype, mx.shape), (E4, ()))
+        target = want * sr.double().item()
+        err = (d.double() - target).abs()
+        # e4m3 rounds to 3 mantissa bits (half an ulp: 2^-4 relative); the sum's own error beside it
+        self.assertTrue(bool((err <= target.abs() * 2.0**-3 + 2e-3 * target.abs().max()).all()),
+                        f"max error {err.max().item()}")
+        self.assertLessEqual(abs(mx.item() - want.abs().max().item()), 1e-2 * want.abs().max().item())
+
+    def test_capture_and_compile(self):
+        m, n, k = 64, 256, 512
+        a, w, sa, sb = fp8(m, k), fp8(n, k), scales(m, 1), scales(1, n)
+        f = lambda t: ct.scaled_mm(t, w.t(), sa, sb, out_dtype=BF16)  # noqa: E731
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            f(a)
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            out = f(a)
+        for _ in range(2):
+            a.copy_(fp8(m, k))
+            g.replay()
+            torch.cuda.synchronize()
+            scaled_close(self, out, scaled_ref(a, w.t(), sa, sb), self.REL[BF16])
+        torch._dynamo.reset()
+        c = torch.compile(lambda t: torch.relu(f(t)) * 2, fullgraph=True)
+        scaled_close(self, c(a), torch.relu(scaled_ref(a, w.t(), sa, sb)) * 2, 2 * self.REL[BF16])
+
+    def test_bad_inputs(self):
+        a, w, one = fp8(64, 256), fp8(96, 256), scales(())
+        for fn, status, text in (
+                (lambda: ct.scaled_mm(a, w.t().contiguous(), one, one), "CUTEC_ERR_UNSUPPORTED",
+                 "fp8 operands must be K-major"),
+                (lambda: ct.scaled_mm(a.float(), w.t(), one, one), "CUTEC_ERR_INVALID_ARGUMENT", "must be float8"),
+                (lambda: ct.scaled_mm(a, w.t(), one.cpu(), one), "CUTEC_ERR_INVALID_ARGUMENT", "scale_a is on cpu"),
+                (lambda: ct.scaled_mm(a, w.t(), scales(64, 2), one), "CUTEC_ERR_BAD_SIZE", "name no scale mode")):
             with self.assertRaises(ct.CutecError) as cm:
                 fn()
             self.assertEqual(cm.exception.status, status)

@@ -322,6 +322,75 @@ class Grouped(unittest.TestCase):
                               (rnd(9, 32), rnd(3, 16, 32).transpose(-2, -1), offs, None))
 
 
+class Paths(unittest.TestCase):
+    """The direct eager path, the registered op and a compiled graph give the same results."""
+
+    def test_direct_op_and_compiled_agree(self):
+        torch.manual_seed(30)
+        a, b, w, bias, x3, per_row = rnd(33, 64), rnd(64, 40), rnd(48, 64), rnd(48), rnd(3, 11, 64), rnd(33)
+        cases = {
+            "mm": lambda: ct.mm(a, b),
+            "linear": lambda: ct.linear(x3, w, bias, "silu"),
+            "linear 2-D": lambda: ct.linear(a, w),
+            "linear, x's rows copied": lambda: ct.linear(x3.transpose(0, 1), w, bias),
+            "addmm": lambda: ct.addmm(bias, a, w.t(), beta=0.5),
+            "gemm": lambda: ct.gemm(a, w.t(), bias_row=per_row, alpha=2.0),
+        }
+        for name, fn in cases.items():
+            with self.subTest(name):
+                n = ops.op_calls
+                direct = fn()
+                self.assertEqual(ops.op_calls, n)
+                ops.DIRECT = False
+                try:
+                    via_op = fn()
+                finally:
+                    ops.DIRECT = True
+                self.assertEqual(ops.op_calls, n + 1)
+                self.assertTrue(torch.equal(direct, via_op))
+        xt = x3.transpose(0, 1)
+        close(self, ct.linear(xt, w, bias), xt.float() @ w.float().t() + bias.float())
+        f = lambda x: ct.linear(ct.mm(x, w.t()), w[:, :48], bias, "relu")  # noqa: E731
+        torch._dynamo.reset()
+        g = torch.compile(f, fullgraph=True, backend="aot_eager")
+        want = f(a)
+        n = ops.op_calls
+        self.assertTrue(torch.equal(g(a), want))
+        self.assertEqual(ops.op_calls, n + 2)
+
+
+class Scaled(unittest.TestCase):
+    """scaled_mm's problems and pointers as the runtime checks them: the
+    mock runs no fp8 kernel (its cuBLASLt takes no scale pointers, the test
+    packs are bf16), so each call passes every argument check and ends in
+    tuning's "no candidate", whose message spells the class the runtime
+    read: types, layouts, leading dimensions, the scale mode (a pointer the
+    problem asks for and lacks, or gets unasked, would stop it before)."""
+
+    def test_each_mode_reaches_tuning(self):
+        e4, e5, f32 = torch.float8_e4m3fn, torch.float8_e5m2, torch.float32
+        a = torch.randn(33, 384).to(e4)
+        w = torch.randn(200, 400).to(e5)[:, :384]  # B column-major with a leading dimension of 400
+        modes = {
+            "tensor": (torch.ones(()), torch.ones(1, 1)),
+            "row": (torch.ones(33, 1), torch.ones(1, 400)[:, ::2]),  # scale_b copied to be contiguous
+            "block": (torch.ones(33, 3), torch.ones(2, 3).t()),  # scale_a copied to be M-contiguous
+        }
+        for mode, (sa, sb) in modes.items():
+            for out, c in ((torch.bfloat16, "bf16"), (f32, "f32"), (e4, "e4m3")):
+                with self.subTest(mode=mode, out=out):
+                    with self.assertRaises(ct.CutecError) as cm:
+                        ct.scaled_mm(a, w.t(), sa, sb, out_dtype=out)
+                    e = cm.exception
+                    self.assertEqual(e.status, "CUTEC_ERR_UNSUPPORTED")
+                    self.assertIn(f"no candidate for gemm m=33 n=200 k=384 a=e4m3:row:384 b=e5m2:col:400 c={c}:row:200 "
+                                  f"alpha=1 beta=0 epilogue=identity+scale:{mode} align=16:16:16", e.message)
+        with self.assertRaises(ct.CutecError) as cm:
+            ct.scaled_mm(a, w.t(), torch.ones(()), torch.ones(()), torch.zeros(200, dtype=torch.bfloat16),
+                         out_dtype=torch.bfloat16)
+        self.assertIn("epilogue=identity+bias:bf16:16+scale:tensor", cm.exception.message)
+
+
 class Capture(unittest.TestCase):
     def run_captured(self, a, b, alpha=1.0):
         plan = plan_gemm("t", a, b, alpha=alpha)

@@ -434,6 +434,287 @@ class Errors(unittest.TestCase):
                    "cutec.torch.bmm: A is on cpu: cutec runs on CUDA tensors")
 
 
+class Recorder:
+    """A handle that records each call (plan, pointers) instead of making it."""
+
+    def __init__(self):
+        self.calls = []
+
+    def run(self, plan, ptrs, stream, capturing=None, group_ends=0, scales=(0, 0, 0, 0)):
+        self.calls.append((plan, ptrs, scales))
+
+
+class DirectPath(unittest.TestCase):
+    """Eager calls skip the dispatcher (ops.op_calls counts the registered
+    ops' implementations, which the direct path does not enter); compiled
+    code, dispatch modes, inputs that need a gradient and DIRECT = False go
+    through the ops; errors raise on either path."""
+
+    def setUp(self):
+        self.saved = ops._host_gemm_for_tests
+        self.rec = ops._host_gemm_for_tests = Recorder()
+
+    def tearDown(self):
+        ops._host_gemm_for_tests = self.saved
+        ops.DIRECT = True
+
+    def via_op(self, fn):
+        """(how many calls entered the registered ops, how many reached the handle) while fn runs."""
+        n, r = ops.op_calls, len(self.rec.calls)
+        fn()
+        return ops.op_calls - n, len(self.rec.calls) - r
+
+    def test_eager_is_direct(self):
+        a, w, bias = torch.zeros(8, 32, dtype=BF16), torch.zeros(16, 32, dtype=BF16), torch.zeros(16, dtype=BF16)
+        x3 = torch.zeros(2, 3, 32, dtype=BF16)
+        for name, fn in (("mm", lambda: ct.mm(a, w.t())), ("linear", lambda: ct.linear(a, w, bias, "relu")),
+                         ("linear 3-D", lambda: ct.linear(x3, w)), ("addmm", lambda: ct.addmm(bias, a, w.t())),
+                         ("gemm", lambda: ct.gemm(a, w.t(), bias=bias)), ("bmm", lambda: ct.bmm(x3, x3.mT)),
+                         ("parameters", lambda: ct.linear(a, torch.nn.Parameter(w, requires_grad=False)))):
+            with self.subTest(name):
+                self.assertEqual(self.via_op(fn), (0, 1))
+        with torch.no_grad():  # a parameter that needs a gradient, where none is recorded
+            self.assertEqual(self.via_op(lambda: ct.linear(a, torch.nn.Parameter(w))), (0, 1))
+
+    def test_the_call_made(self):
+        # the direct path's call: the plan of the tensors as given, weight's own pointer (w.t()'s), the
+        # output in x's leading shape
+        x3, w, bias = torch.zeros(2, 3, 32, dtype=BF16), torch.zeros(16, 32, dtype=BF16), torch.zeros(16, dtype=BF16)
+        for _ in range(2):  # the first call plans, the second finds the plan
+            y = ct.linear(x3, w, bias, "gelu_tanh")
+            plan, ptrs, _ = self.rec.calls[-1]
+            self.assertEqual(y.shape, (2, 3, 16))
+            self.assertEqual(ptrs, (x3.data_ptr(), w.data_ptr(), y.data_ptr(), 0, bias.data_ptr(), 0, 0))
+            f = plan.fields
+            self.assertEqual((f["m"], f["n"], f["k"], f["b_layout"], f["ldb"], f["act"]), (6, 16, 32, COL, 32,
+                                                                                             b"gelu_tanh"))
+        xt = x3.transpose(0, 1)  # its rows are no matrix: flattened by a copy
+        y = ct.linear(xt, w)
+        plan, ptrs, _ = self.rec.calls[-1]
+        self.assertEqual((y.shape, plan.flat_copy, plan.copy), ((3, 2, 16), True, frozenset()))
+        self.assertNotEqual(ptrs[0], xt.data_ptr())
+        a, b = torch.zeros(8, 64, dtype=BF16)[:, ::2], torch.zeros(32, 16, dtype=BF16)  # A has no layout: copied
+        d = ct.mm(a, b)
+        plan, ptrs, _ = self.rec.calls[-1]
+        self.assertEqual((plan.copy, d.shape), (frozenset({"A"}), (8, 16)))
+        self.assertNotEqual(ptrs[0], a.data_ptr())
+
+    def test_not_direct(self):
+        a, b = torch.zeros(8, 32, dtype=BF16), torch.zeros(32, 16, dtype=BF16)
+        self.assertEqual(self.via_op(lambda: ct.mm(a.requires_grad_(), b)), (1, 1))
+        a.requires_grad_(False)
+        ops.DIRECT = False
+        self.assertEqual(self.via_op(lambda: ct.mm(a, b)), (1, 1))
+        ops.DIRECT = True
+
+        class Mode(torch.utils._python_dispatch.TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+
+        with Mode():
+            self.assertEqual(self.via_op(lambda: ct.mm(a, b)), (1, 1))
+
+    def test_compiled_goes_through_the_op(self):
+        a, w = torch.zeros(8, 32, dtype=BF16), torch.zeros(16, 32, dtype=BF16)
+        f = lambda x, w: ct.linear(ct.mm(x, w.t()), w.t()[:16], None, "relu")  # noqa: E731
+        torch._dynamo.reset()
+        g = torch.compile(f, fullgraph=True, backend="eager")
+        g(a, w)  # traces (the fake implementations), then runs the graph
+        self.assertEqual(self.via_op(lambda: g(a, w)), (2, 2))
+        self.assertEqual(self.via_op(lambda: f(a, w)), (0, 2))
+
+    def test_errors_on_the_direct_path(self):
+        a, b = torch.zeros(8, 32, dtype=BF16), torch.zeros(32, 16, dtype=BF16)
+        n = ops.op_calls
+        for fn, status, text in (
+                (lambda: ct.mm(a.float(), b.float()), "CUTEC_ERR_INVALID_ARGUMENT", "cutec.torch.mm: A and B must both "
+                 "be bfloat16 or both float16, got torch.float32 and torch.float32"),
+                (lambda: ct.mm(a, b[:31]), "CUTEC_ERR_BAD_SIZE", "cutec.torch.mm: A is 8x32 and B is 31x16: K differs"),
+                (lambda: ct.mm(a, b.to("meta")), "CUTEC_ERR_INVALID_ARGUMENT", "cutec.torch.mm: B is on meta and A on "
+                 "cpu: the operands must be on one CUDA device"),
+                (lambda: ct.linear(a, b), "CUTEC_ERR_BAD_SIZE", "cutec.torch.linear: x has 32 features and weight is "
+                 "32x16 (out x in)"),
+                (lambda: ct.linear(a, b.t(), torch.zeros(15, dtype=BF16)), "CUTEC_ERR_BAD_SIZE",
+                 "bias must be 1-D of 16 elements, got shape 15"),
+                (lambda: ct.linear(a, b.t(), activation="gelu"), "CUTEC_ERR_INVALID_ARGUMENT", "unknown activation")):
+            for _ in range(2):  # a failed call leaves no plan behind: it fails again
+                with self.assertRaises(ct.CutecError) as cm:
+                    fn()
+                self.assertEqual(cm.exception.status, status)
+                self.assertIn(text, str(cm.exception))
+        self.assertEqual((ops.op_calls - n, len(self.rec.calls)), (0, 0))
+
+
+E4, E5, F32 = torch.float8_e4m3fn, torch.float8_e5m2, torch.float32
+
+
+class ScaledMm(unittest.TestCase):
+    """cutec.torch.scaled_mm without a runtime: the plan's fields for each
+    scale mode, registration, fake shapes, compile and export, errors on
+    both paths, and the call the direct path makes (a Recorder handle)."""
+
+    def check(self, fn, status, text):
+        with self.assertRaises(ct.CutecError) as cm:
+            fn()
+        self.assertEqual(cm.exception.status, status)
+        self.assertIn(text, str(cm.exception))
+
+    def test_plans(self):
+        from cutec.torch.scaled import plan_scaled
+
+        a, b = meta(33, 384, dtype=E4), meta(200, 384, dtype=E5).t()
+        cases = [  # scale_a, scale_b, out_dtype -> scale_mode, c_type, scales copied
+            (meta((), dtype=F32), meta(1, 1, dtype=F32), torch.bfloat16, capi.SCALE_TENSOR, capi.DTYPE_BF16, set()),
+            (meta(33, 1, dtype=F32), meta(1, 200, dtype=F32), torch.float16, capi.SCALE_ROW, capi.DTYPE_F16, set()),
+            (meta(1, 33, dtype=F32).t(), meta(1, 400, dtype=F32)[:, ::2], F32, capi.SCALE_ROW, capi.DTYPE_F32,
+             {"scale_b"}),
+            (meta(33, 2, dtype=F32)[:, :1], meta(1, 200, dtype=F32), F32, capi.SCALE_ROW, capi.DTYPE_F32,
+             {"scale_a"}),
+            (meta(3, 33, dtype=F32).t(), meta(2, 3, dtype=F32).t(), E4, capi.SCALE_BLOCK, capi.DTYPE_E4M3, set()),
+            (meta(33, 3, dtype=F32), meta(3, 2, dtype=F32), None, capi.SCALE_BLOCK, capi.DTYPE_E4M3,
+             {"scale_a", "scale_b"}),
+        ]
+        for sa, sb, out, mode, c_type, copied in cases:
+            with self.subTest(mode=mode, out=out):
+                p = plan_scaled("t", a, b, sa, sb, out_dtype=out)
+                f = p.fields
+                self.assertEqual((f["m"], f["n"], f["k"], f["a_type"], f["b_type"]),
+                                 (33, 200, 384, capi.DTYPE_E4M3, capi.DTYPE_E5M2))
+                self.assertEqual((f["a_layout"], f["lda"], f["b_layout"], f["ldb"], f["ldc"]),
+                                 (ROW, 384, COL, 384, 200))
+                self.assertEqual((f["scale_mode"], f["c_type"], f["bias"], f["bias_type"]), (mode, c_type, 0, 0))
+                self.assertEqual((p.copy, p.fp8_out), (frozenset(copied), c_type == capi.DTYPE_E4M3))
+        sa = meta(33, 3, dtype=F32)
+        self.assertEqual(p.scale_copy(sa).stride(), (1, 33))  # block-wise: M x ceil(K/128), M contiguous
+        p = plan_scaled("t", meta(8, 64, 64, dtype=E4)[0, :, :32], meta(16, 40, dtype=E4)[:, 8:40].t(),
+                        meta((), dtype=F32), meta((), dtype=F32), bias=meta(16), out_dtype=torch.bfloat16)
+        f = p.fields
+        self.assertEqual((f["lda"], f["ldb"], f["bias"], f["bias_type"]), (64, 40, 1, capi.DTYPE_BF16))
+
+    def test_registration_and_fake_shapes(self):
+        self.assertIn("cutec::scaled_mm", str(torch.ops.cutec.scaled_mm.default._schema))
+        a, b = meta(7, 256, dtype=E4), meta(24, 256, dtype=E4).t()
+        one = meta((), dtype=F32)
+        d = ct.scaled_mm(a, b, one, one)
+        self.assertEqual((d.shape, d.dtype), ((7, 24), E4))  # torch's default: the inputs' dtype
+        d = ct.scaled_mm(a, b, meta(7, 1, dtype=F32), meta(1, 24, dtype=F32), meta(24), out_dtype=torch.bfloat16)
+        self.assertEqual((d.shape, d.dtype), ((7, 24), torch.bfloat16))
+        d, mx = ct.scaled_mm(a, b, meta(7, 2, dtype=F32), meta(2, 1, dtype=F32), scale_result=one, amax=True)
+        self.assertEqual((d.shape, d.dtype, mx.shape, mx.dtype), ((7, 24), E4, (), F32))
+        self.assertEqual(ct.scaled_mm(meta(0, 256, dtype=E4), b, one, one, out_dtype=F32).shape, (0, 24))
+
+    def test_compile_and_export(self):
+        seen = []
+
+        def backend(gm, inputs):
+            seen.extend(str(n.target) for n in gm.graph.nodes if n.op == "call_function")
+            return gm
+
+        def f(x, w, sx, sw):
+            return ct.scaled_mm(x, w.t(), sx, sw, out_dtype=torch.bfloat16).float().relu()
+
+        args = (meta(10, 256, dtype=E4), meta(48, 256, dtype=E4), meta(10, 1, dtype=F32), meta(1, 48, dtype=F32))
+        for be in ("eager", "aot_eager", backend):
+            torch._dynamo.reset()
+            out = torch.compile(f, fullgraph=True, backend=be)(*args)
+            self.assertEqual((out.shape, out.dtype), ((10, 48), F32))
+        self.assertEqual(sum("cutec.scaled_mm" in t for t in seen), 1, seen)
+
+        class M(torch.nn.Module):
+            def forward(self, x, w, sx, sw):
+                return f(x, w, sx, sw)
+
+        ep = torch.export.export(M(), args)
+        self.assertIn("cutec.scaled_mm.default", [str(n.target) for n in ep.graph.nodes if n.op == "call_function"])
+
+    def test_errors_before_any_call(self):
+        op = "cutec.torch.scaled_mm: "
+        one = lambda t: t((), dtype=F32)  # noqa: E731
+        cases = [  # (make the arguments from a tensor maker, kwargs), status, message
+            (lambda t: ((t(8, 256, dtype=E4), t(16, 256, dtype=E4).t(), one(t), one(t)), {}), None, None),
+            (lambda t: ((t(8, 256, dtype=E4), t(256, 16, dtype=E4), one(t), one(t)), {}), "CUTEC_ERR_UNSUPPORTED",
+             "fp8 operands must be K-major, A row-major (M x K, K contiguous) and B column-major (K x N, K contiguous: "
+             "the .t() of an N x K tensor); B of shape 256x16 has strides (16, 1): copy it first (A.contiguous(), "
+             "B.t().contiguous().t())"),
+            (lambda t: ((t(256, 8, dtype=E4).t(), t(16, 256, dtype=E4).t(), one(t), one(t)), {}),
+             "CUTEC_ERR_UNSUPPORTED", "fp8 operands must be K-major, A row-major (M x K, K contiguous) and B "
+             "column-major (K x N, K contiguous: the .t() of an N x K tensor); A of shape 8x256 has strides (1, 8): "
+             "copy it first (A.contiguous(), B.t().contiguous().t())"),
+            (lambda t: ((t(8, 256), t(16, 256).t(), one(t), one(t)), {}), "CUTEC_ERR_INVALID_ARGUMENT",
+             "A and B must be float8 (float8_e4m3fn or float8_e5m2), got torch.bfloat16 and torch.bfloat16"),
+            (lambda t: ((t(8, 256, dtype=E4), t(16, 128, dtype=E4).t(), one(t), one(t)), {}), "CUTEC_ERR_BAD_SIZE",
+             "A is 8x256 and B is 128x16: K differs"),
+            (lambda t: ((t(2, 8, 256, dtype=E4), t(16, 256, dtype=E4).t(), one(t), one(t)), {}), "CUTEC_ERR_BAD_SIZE",
+             "A and B must be 2-D (M x K and K x N), got 2x8x256 and 256x16"),
+            (lambda t: ((t(8, 256, dtype=E4), t(16, 256, dtype=E4).t(), t(8, 1), t(1, 16)), {}),
+             "CUTEC_ERR_INVALID_ARGUMENT", "scale_a must be float32, got torch.bfloat16"),
+            (lambda t: ((t(8, 256, dtype=E4), t(16, 256, dtype=E4).t(), t(8, 1, dtype=F32), t(16, 1, dtype=F32)), {}),
+             "CUTEC_ERR_BAD_SIZE", "scale_a of shape 8x1 and scale_b of shape 16x1 name no scale mode: per tensor, one "
+             "element each; row-wise, 8x1 and 1x16; block-wise, 8x2 and 2x1"),
+            (lambda t: ((t(8, 256, dtype=E4), t(16, 256, dtype=E4).t(), one(t), one(t)), {"out_dtype": torch.int8}),
+             "CUTEC_ERR_INVALID_ARGUMENT", "out_dtype must be one of torch.bfloat16, torch.float16, torch.float32, "
+             "torch.float8_e4m3fn, torch.float8_e5m2, got torch.int8"),
+            (lambda t: ((t(8, 256, dtype=E4), t(16, 256, dtype=E4).t(), one(t), one(t), t(16, dtype=torch.float16)),
+                        {"out_dtype": torch.bfloat16}), "CUTEC_ERR_INVALID_ARGUMENT",
+             "bias must be torch.bfloat16 for a torch.bfloat16 output, got torch.float16"),
+            (lambda t: ((t(8, 256, dtype=E4), t(16, 256, dtype=E4).t(), one(t), one(t), t(8)),
+                        {"out_dtype": torch.bfloat16}), "CUTEC_ERR_BAD_SIZE", "bias must be 1-D of 16 elements, got "
+             "shape 8"),
+            (lambda t: ((t(8, 256, dtype=E4), t(16, 256, dtype=E4).t(), one(t), one(t)),
+                        {"out_dtype": torch.bfloat16, "scale_result": one(t)}), "CUTEC_ERR_INVALID_ARGUMENT",
+             "scale_result scales an fp8 output, and the output is torch.bfloat16"),
+            (lambda t: ((t(8, 256, dtype=E4), t(16, 256, dtype=E4).t(), one(t), one(t)),
+                        {"scale_result": t(2, dtype=F32)}), "CUTEC_ERR_INVALID_ARGUMENT",
+             "scale_result must be one float32, got torch.float32 of shape 2"),
+            (lambda t: ((t(8, 256, dtype=E4), t(16, 256, dtype=E4).t(), one(t), one(t)), {"out_dtype": F32,
+                                                                                          "amax": True}),
+             "CUTEC_ERR_INVALID_ARGUMENT", "amax comes with an fp8 output, and the output is torch.float32"),
+            (lambda t: ((t(8, 0, dtype=E4), t(16, 0, dtype=E4).t(), one(t), one(t)), {}), "CUTEC_ERR_BAD_SIZE",
+             "K = 0: cutec needs K >= 1"),
+        ]
+        cpu = lambda *s, dtype=BF16: torch.zeros(*s, dtype=dtype)  # noqa: E731
+        saved = ops._host_gemm_for_tests
+        ops._host_gemm_for_tests = rec = Recorder()
+        try:
+            for make, status, text in cases:
+                for where, t in (("meta", meta), ("cpu", cpu)):
+                    args, kw = make(t)
+                    with self.subTest(where=where, error=text):
+                        if status is None:
+                            self.assertEqual(ct.scaled_mm(*args, **kw).shape, (8, 16))
+                        else:
+                            self.check(lambda: ct.scaled_mm(*args, **kw), status, op + text)
+            self.assertEqual(len(rec.calls), 1)  # the valid call, on CPU
+        finally:
+            ops._host_gemm_for_tests = saved
+
+    def test_the_call_made(self):
+        # the pointers of each mode: the scales as given (or their copies), scale_d and amax with an fp8 output only
+        a, w = torch.zeros(8, 256, dtype=E4), torch.zeros(16, 256, dtype=E4)
+        saved = ops._host_gemm_for_tests
+        ops._host_gemm_for_tests = rec = Recorder()
+        try:
+            sa, sb, bias = torch.ones(8, 1), torch.ones(1, 16), torch.zeros(16, dtype=BF16)
+            d = ct.scaled_mm(a, w.t(), sa, sb, bias, out_dtype=torch.bfloat16)
+            plan, ptrs, scales = rec.calls[-1]
+            self.assertEqual(ptrs, (a.data_ptr(), w.data_ptr(), d.data_ptr(), 0, bias.data_ptr(), 0, 0))
+            self.assertEqual(scales, (sa.data_ptr(), sb.data_ptr(), 0, 0))
+            self.assertEqual((plan.fields["scale_mode"], plan.fields["bias_type"]), (capi.SCALE_ROW, capi.DTYPE_BF16))
+            sr = torch.full((1,), 0.5)
+            d, mx = ct.scaled_mm(a, w.t(), torch.ones(8, 2), torch.ones(2, 1).t().contiguous().t(), scale_result=sr,
+                                 amax=True)
+            plan, ptrs, scales = rec.calls[-1]
+            self.assertEqual((d.dtype, plan.fields["scale_mode"], plan.copy), (E4, capi.SCALE_BLOCK,
+                                                                               frozenset({"scale_a"})))
+            self.assertEqual(scales[2:], (sr.data_ptr(), mx.data_ptr()))
+            self.assertNotIn(0, scales)
+            self.assertEqual(mx.item(), 0.0)  # zeroed for the runtime's atomic maximum
+            ct.scaled_mm(a, w.t(), torch.ones(()), torch.ones(()))  # an fp8 output without scale_result: 1
+            self.assertNotIn(0, rec.calls[-1][2])
+        finally:
+            ops._host_gemm_for_tests = saved
+
+
 class Gated(unittest.TestCase):
     def test_interleave(self):
         gate = torch.arange(16).reshape(16, 1) * 10

@@ -19,6 +19,14 @@ from ..locate import pack_paths
 
 WORKSPACE_BYTES = 32 << 20  # the runtime's own default size
 
+# The args' pointers are written through arrays over runs of consecutive
+# pointer fields, one slice assignment per call (cheaper than seven ctypes
+# attribute stores): A .. aux, and scale_a .. amax (python/tests/test_capi.py
+# checks the offsets against the header).
+_PTRS = ctypes.c_uint64 * 7  # A, B, D, C, bias, bias_row, aux
+_SCALES = ctypes.c_uint64 * 4  # scale_a, scale_b, scale_d, amax
+NO_SCALES = (0, 0, 0, 0)
+
 
 def _align(ptr):
     """The largest power of two dividing ptr, at most 16 (0: absent), as the
@@ -37,13 +45,20 @@ class DeviceGemm:
         self._workspace = workspace  # kept alive: the handle holds its pointer
         self._args = capi.GemmArgs()
         self._args_ref = ctypes.byref(self._args)
+        self._args_at = ctypes.addressof(self._args)
+        self._ptrs = _PTRS.from_buffer(self._args, capi.GemmArgs.A.offset)
+        self._scale_ptrs = _SCALES.from_buffer(self._args, capi.GemmArgs.scale_a.offset)
         self._gemm_ex = lib.cutec_gemm_ex
+        self._gemm_ex_raw = capi.raw_gemm_ex()  # the same function taking plain addresses (cheaper conversions)
+        self._hv = 0  # the handle's address (0 once closed: the call then fails as for a NULL handle)
         self._ends = 0  # args.group_ends as last set (a Python int is cheaper to compare than the field to set)
+        self._scales = NO_SCALES  # args.scale_a .. amax as last set (NO_SCALES: zeros)
         self._lock = threading.Lock()
         try:
             capi.check(lib.cutec_runtime_create(byref(self._rt), device_index), self._rt,
                        f"cutec runtime on device {device_index}")
             capi.check(lib.cutec_gemm_create(self._rt, byref(self._h)), self._rt, "cutec_gemm_create")
+            self._hv = self._h.value
             if cache_dir is not None:
                 capi.check(lib.cutec_gemm_set_cache_dir(self._h, cache_dir.encode()), self._rt, "cache directory")
             for path in pack_paths() if packs is None else packs:
@@ -69,6 +84,7 @@ class DeviceGemm:
     def close(self):
         """Destroys the handle, the packs and the runtime (idempotent)."""
         lib = self.lib
+        self._hv = 0
         if self._h:
             lib.cutec_gemm_destroy(self._h)
             self._h = c_void_p()
@@ -100,28 +116,33 @@ class DeviceGemm:
         st = self.lib.cutec_gemm_choice(self._h, plan.problem_ref(), buf, len(buf))
         return buf.value.decode() if st == capi.OK else None
 
-    def run(self, plan, ptrs, stream, capturing, group_ends=0):
+    def run(self, plan, ptrs, stream, capturing=None, group_ends=0, scales=NO_SCALES):
         """cutec_gemm_ex over ptrs (A, B, D, C, bias, bias_row, aux; 0 where
-        absent) on stream (an int, 0: the default stream); group_ends: a
-        grouped plan's row ends (device int32), else 0."""
-        ored = 0
-        for p in ptrs:
-            ored |= p
+        absent) on stream (an int, 0: the default stream); capturing: whether
+        the stream is capturing a CUDA graph (None: asked of PyTorch, and only
+        when the plan's class has not run on this handle); group_ends: a
+        grouped plan's row ends (device int32), else 0; scales: (scale_a,
+        scale_b, scale_d, amax) of an fp8 plan, else NO_SCALES."""
+        A, B, D, C, bias, bias_row, aux = ptrs
         # None: every operand 16-byte aligned (the usual case, cheap to tell)
-        aligns = None if ored & 15 == 0 else tuple(_align(p) for p in ptrs)
-        ref = plan.problem_ref()
+        aligns = None if (A | B | D | C | bias | bias_row | aux) & 15 == 0 else tuple(_align(p) for p in ptrs)
+        key = (self, aligns)
+        ready = key in plan.ready
+        if not ready and capturing is None:
+            capturing = _capturing()
         with self._lock:
-            if capturing and (self, aligns) not in plan.ready:
+            if not ready and capturing:
                 self._refuse_untuned(plan, aligns)
-            args = self._args
-            args.A, args.B, args.D, args.C, args.bias, args.bias_row, args.aux = ptrs
+            self._ptrs[:] = ptrs
             if group_ends != self._ends:
-                args.group_ends = self._ends = group_ends
-            st = self._gemm_ex(self._h, ref, self._args_ref, stream)
-            if st != capi.OK:
+                self._args.group_ends = self._ends = group_ends
+            if scales is not self._scales:  # plain calls pass NO_SCALES itself
+                self._scale_ptrs[:] = self._scales = scales
+            st = self._gemm_ex_raw(self._hv, plan._at or plan.problem_at(), self._args_at, stream)
+            if st:  # not CUTEC_OK
                 capi.check(st, self._rt)
-            if not capturing:
-                plan.ready.add((self, aligns))
+            if not ready and not capturing:
+                plan.ready.add(key)
 
     def _refuse_untuned(self, plan, aligns):
         # a class tuned with other scales, or loaded from disk, is fine when
@@ -138,6 +159,12 @@ class DeviceGemm:
             f"activation '{f.get('act', b'').decode() or 'identity'}') on cuda:{self.device_index} yet, and tuning "
             "cannot run during CUDA graph capture: run the model once outside the capture with the same shapes, "
             "strides and dtypes (a warm-up) before capturing")
+
+
+def _capturing():
+    import torch
+
+    return torch.cuda.is_current_stream_capturing()
 
 
 _devices = {}

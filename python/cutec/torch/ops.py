@@ -28,8 +28,9 @@ from typing import List, Optional
 
 import torch
 
-from .device import device_gemm
-from .plan import fail, plan_bmm, plan_bmm_cached, plan_cached, plan_gemm, plan_grouped, plan_grouped_cached
+from .device import _devices, device_gemm
+from .plan import (_plans, fail, plan_bmm, plan_bmm_cached, plan_cached, plan_gemm, plan_grouped, plan_grouped_cached,
+                   remember)
 
 DIRECT = True
 
@@ -38,24 +39,37 @@ DIRECT = True
 # None: CPU tensors are refused.
 _host_gemm_for_tests = None
 
+# Calls that went through the registered ops' implementations (not the
+# direct path): the tests read it to tell which path a call took.  Counted
+# there only, so the direct path pays nothing for it.
+op_calls = 0
+
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-_capturing = getattr(torch._C, "_cuda_isCurrentStreamCapturing", None) or torch.cuda.is_current_stream_capturing
 _is_compiling = torch.compiler.is_compiling
 _dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 1)
 _functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda: True)
+_grad_enabled = torch.is_grad_enabled
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
 
 
-def _direct(*tensors):
-    """Whether an eager call may skip the dispatcher (see the module's doc)."""
+def _direct(a, b, *more):
+    """Whether an eager call may skip the dispatcher (see the module's doc):
+    a and b are tensors, more tensors or None."""
     if not DIRECT or _is_compiling() or _dispatch_modes() or _functorch_active():
         return False
-    first = tensors[0]
-    if not (first.is_cuda or (_host_gemm_for_tests is not None and first.device.type == "cpu")):
+    if not a.is_cuda and (_host_gemm_for_tests is None or a.device.type != "cpu"):
         return False  # meta tensors get the fake implementation, other devices the op's error
-    grad = torch.is_grad_enabled()
-    for t in tensors:
-        if t is not None and (type(t) not in _PLAIN or (grad and t.requires_grad)):
+    if type(a) not in _PLAIN or type(b) not in _PLAIN:
+        return False
+    if _grad_enabled():
+        if a.requires_grad or b.requires_grad:
+            return False
+        for t in more:
+            if t is not None and (type(t) not in _PLAIN or t.requires_grad):
+                return False
+        return True
+    for t in more:
+        if t is not None and type(t) not in _PLAIN:
             return False
     return True
 
@@ -70,17 +84,24 @@ def _ptr(t):
     return 0 if t is None else t.data_ptr()
 
 
-def _where(op, a, *others):
-    """(handle, stream, capturing) of the operands' device; CutecError where
-    they are on several devices or not on a CUDA device."""
+def _where(op, a, others):
+    """(handle, stream, capturing) of the operands' device (capturing None:
+    DeviceGemm.run asks when it needs to); others: (name, tensor or None)
+    pairs.  CutecError where they are on several devices or not on a CUDA
+    device."""
+    if a.is_cuda:  # the usual case, told by integers (a torch.device is an object made per read)
+        index = a.get_device()
+        for name, t in others:
+            if t is not None and (not t.is_cuda or t.get_device() != index):
+                fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"{name} is on {t.device} and A on {a.device}: the operands "
+                     "must be on one CUDA device")
+        dg = _devices.get(index)
+        return (dg if dg is not None else device_gemm(index)), _stream(index), None
     dev = a.device
     for name, t in others:
         if t is not None and t.device != dev:
             fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"{name} is on {t.device} and A on {dev}: the operands must be on "
                  "one CUDA device")
-    if dev.type == "cuda":
-        index = dev.index if dev.index is not None else torch.cuda.current_device()
-        return device_gemm(index), _stream(index), _capturing()
     if dev.type == "cpu" and _host_gemm_for_tests is not None:
         return _host_gemm_for_tests, 0, False
     fail("CUTEC_ERR_INVALID_ARGUMENT", op, f"A is on {dev}: cutec runs on CUDA tensors")
@@ -88,24 +109,78 @@ def _where(op, a, *others):
 
 def _run(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, activation="identity", aux=False):
     """(D, aux or None), computed by cutec."""
-    dev = a.device
-    dg, stream, capturing = _where(op, a, ("B", b), ("C", c), ("bias", bias), ("bias_row", bias_row))
+    dg, stream, capturing = _where(op, a, (("B", b), ("C", c), ("bias", bias), ("bias_row", bias_row)))
     plan = plan_cached(op, a, b, c, bias, bias_row, alpha, beta, activation, aux)
-    a, b, c, bias, bias_row = plan.operands(a, b, c, bias, bias_row)
-    d = torch.empty((plan.m, plan.n_out), dtype=plan.out_dtype, device=dev)
-    x = torch.empty((plan.m, plan.n), dtype=plan.out_dtype, device=dev) if plan.aux else None
+    if plan.prep or c is not None:
+        a, b, c, bias, bias_row = plan.operands(a, b, c, bias, bias_row)
+    d = a.new_empty(plan.out_shape, dtype=plan.out_dtype)
+    x = a.new_empty((plan.m, plan.n), dtype=plan.out_dtype) if plan.aux else None
     if plan.m and plan.n:  # an empty product is complete as it is
         dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), _ptr(c), _ptr(bias), _ptr(bias_row), _ptr(x)),
                stream, capturing)
     return d, x
 
 
+def _run_mm(op, a, b):
+    """a @ b: _run without an epilogue, on the shortest path (one metadata
+    read each, the device told by integers)."""
+    if a.is_cuda:
+        index = a.get_device()
+        if not b.is_cuda or b.get_device() != index:
+            _where(op, a, (("B", b),))  # raises
+        dg = _devices.get(index)
+        if dg is None:
+            dg = device_gemm(index)
+        stream, capturing = _stream(index), None
+    else:
+        dg, stream, capturing = _where(op, a, (("B", b),))
+    sig = (op, a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype)
+    plan = _plans.get(sig)
+    if plan is None:
+        plan = remember(sig, plan_gemm, op, a, b)
+    if plan.prep:
+        a, b = plan.operands(a, b)[:2]
+    d = a.new_empty(plan.out_shape)  # a's dtype
+    if plan.m and plan.n:
+        dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0), stream, capturing)
+    return d
+
+
+def _linear_plan(op, x, weight, bias, activation):
+    a, b = _linear_operands(op, x, weight)
+    plan = plan_gemm(op, a, b, bias=bias, activation=activation)
+    plan.out_shape = (*x.shape[:-1], plan.n_out)  # written in x's leading shape: no view of the output to make
+    plan.flat_copy = x.dim() != 2 and a.data_ptr() != x.data_ptr()  # else x's pointer is the matrix's
+    return plan
+
+
+def _run_linear(op, x, weight, bias, activation):
+    """act(x @ weight.T + bias): _run keyed by x and weight as given (the
+    flattened x and weight.t() are made only where a copy or a miss needs
+    them: their pointers are x's and weight's)."""
+    dg, stream, capturing = _where(op, x, (("B", weight), ("bias", bias)))
+    sig = (op, x.shape, x.stride(), weight.shape, weight.stride(), x.dtype, weight.dtype,
+           None if bias is None else (bias.shape, bias.stride(), bias.dtype), activation)
+    plan = _plans.get(sig)
+    if plan is None:
+        plan = remember(sig, _linear_plan, op, x, weight, bias, activation)
+    a, b = x, weight
+    if plan.prep or plan.flat_copy:
+        a = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
+        if plan.prep:
+            a, b, _, bias, _ = plan.operands(a, weight.t(), None, bias)
+    d = x.new_empty(plan.out_shape)  # x's dtype
+    if plan.m and plan.n:
+        dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, _ptr(bias), 0, 0), stream, capturing)
+    return d
+
+
 def _run_bmm(op, a, b):
     """D[l] = A[l] @ B[l], computed by cutec as one strided-batched GEMM."""
-    dg, stream, capturing = _where(op, a, ("B", b))
+    dg, stream, capturing = _where(op, a, (("B", b),))
     plan = plan_bmm_cached(op, a, b)
     a, b = plan.operands(a, b)[:2]
-    d = torch.empty((a.shape[0], plan.m, plan.n), dtype=plan.out_dtype, device=a.device)
+    d = a.new_empty((a.shape[0], plan.m, plan.n), dtype=plan.out_dtype)
     if d.numel():  # an empty batch or product is complete as it is
         dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0), stream, capturing)
     return d
@@ -115,15 +190,20 @@ def _run_grouped(op, a, b, offs, out_dtype):
     """D[offs[g-1]:offs[g]] = A[offs[g-1]:offs[g]] @ B[g], computed by cutec
     as one grouped GEMM; rows past offs[-1] are left as torch.empty made
     them (uninitialised)."""
-    dg, stream, capturing = _where(op, a, ("B", b), ("offs", offs))
+    dg, stream, capturing = _where(op, a, (("B", b), ("offs", offs)))
     plan = plan_grouped_cached(op, a, b, offs, out_dtype)
     a, b = plan.operands(a, b)[:2]
     if "offs" in plan.copy:
         offs = offs.contiguous()
-    d = torch.empty((plan.m, plan.n), dtype=plan.out_dtype, device=a.device)
+    d = a.new_empty((plan.m, plan.n), dtype=plan.out_dtype)
     if d.numel() and plan.groups:  # no rows, columns or groups: nothing to compute
         dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0), stream, capturing, offs.data_ptr())
     return d
+
+
+def _count_op_call():
+    global op_calls
+    op_calls += 1
 
 
 def _fake(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, activation="identity", aux=False):
@@ -144,7 +224,7 @@ def _addmm_operands(op, inp, a, b, beta):
     scale = (lambda t: t) if beta == 1.0 else (lambda t: t * beta)
     shape = tuple(inp.shape)
     if shape in ((n,), (1, n)):
-        return None, scale(inp.reshape(n)), None, 0.0
+        return None, scale(inp if len(shape) == 1 else inp.reshape(n)), None, 0.0
     if inp.dim() == 2 and shape == (m, n):
         return inp, None, None, beta
     if shape == (m, 1):
@@ -166,7 +246,7 @@ def _linear_operands(op, x, weight):
 
 
 def _mm_impl(a, b):
-    return _run("cutec.torch.mm", a, b)[0]
+    return _run_mm("cutec.torch.mm", a, b)
 
 
 def _bmm_impl(a, b):
@@ -180,10 +260,7 @@ def _addmm_impl(input, a, b, beta, alpha):
 
 
 def _linear_impl(x, weight, bias, activation):
-    op = "cutec.torch.linear"
-    a, b = _linear_operands(op, x, weight)
-    d = _run(op, a, b, bias=bias, activation=activation)[0]
-    return d.view(*x.shape[:-1], d.shape[1])
+    return _run_linear("cutec.torch.linear", x, weight, bias, activation)
 
 
 def _gemm_impl(a, b, c, bias, bias_row, alpha, beta, activation, aux):
@@ -193,6 +270,7 @@ def _gemm_impl(a, b, c, bias, bias_row, alpha, beta, activation, aux):
 
 @torch.library.custom_op("cutec::mm", mutates_args=())
 def _mm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    _count_op_call()
     return _mm_impl(a, b)
 
 
@@ -203,6 +281,7 @@ def _mm_fake(a, b):
 
 @torch.library.custom_op("cutec::bmm", mutates_args=())
 def _bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    _count_op_call()
     return _bmm_impl(a, b)
 
 
@@ -214,6 +293,7 @@ def _bmm_fake(a, b):
 
 @torch.library.custom_op("cutec::grouped_mm", mutates_args=())
 def _grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor, out_dtype: Optional[torch.dtype]) -> torch.Tensor:
+    _count_op_call()
     return _run_grouped("cutec.torch.grouped_mm", a, b, offs, out_dtype)
 
 
@@ -225,6 +305,7 @@ def _grouped_mm_fake(a, b, offs, out_dtype):
 
 @torch.library.custom_op("cutec::addmm", mutates_args=())
 def _addmm(input: torch.Tensor, a: torch.Tensor, b: torch.Tensor, beta: float, alpha: float) -> torch.Tensor:
+    _count_op_call()
     return _addmm_impl(input, a, b, beta, alpha)
 
 
@@ -237,6 +318,7 @@ def _addmm_fake(input, a, b, beta, alpha):
 
 @torch.library.custom_op("cutec::linear", mutates_args=())
 def _linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor], activation: str) -> torch.Tensor:
+    _count_op_call()
     return _linear_impl(x, weight, bias, activation)
 
 
@@ -252,6 +334,7 @@ def _linear_fake(x, weight, bias, activation):
 def _gemm(a: torch.Tensor, b: torch.Tensor, c: Optional[torch.Tensor], bias: Optional[torch.Tensor],
           bias_row: Optional[torch.Tensor], alpha: float, beta: float, activation: str,
           aux: bool) -> List[torch.Tensor]:
+    _count_op_call()
     return _gemm_impl(a, b, c, bias, bias_row, alpha, beta, activation, aux)
 
 
@@ -263,7 +346,7 @@ def _gemm_fake(a, b, c, bias, bias_row, alpha, beta, activation, aux):
 
 def mm(a, b):
     """a @ b for 2-D bfloat16 or float16 matrices (out: a's dtype)."""
-    return _mm_impl(a, b) if _direct(a, b) else _mm(a, b)
+    return _run_mm("cutec.torch.mm", a, b) if _direct(a, b) else _mm(a, b)
 
 
 def bmm(a, b):
@@ -322,7 +405,7 @@ def linear(x, weight, bias=None, activation="identity"):
     activation (swiglu, geglu) takes weight's rows as gates and ups
     interleaved in blocks of 8 (interleave_gate_up) and gives N / 2 outputs."""
     if _direct(x, weight, bias):
-        return _linear_impl(x, weight, bias, activation)
+        return _run_linear("cutec.torch.linear", x, weight, bias, activation)
     return _linear(x, weight, bias, activation)
 
 

@@ -19,7 +19,8 @@ from .. import capi
 from ..errors import CutecError
 
 # torch dtype -> cutec_dtype (contract/dtype.h's rows as cutec/gemm.h numbers them)
-DTYPES = {torch.bfloat16: capi.DTYPE_BF16, torch.float16: capi.DTYPE_F16, torch.float32: capi.DTYPE_F32}
+DTYPES = {torch.bfloat16: capi.DTYPE_BF16, torch.float16: capi.DTYPE_F16, torch.float32: capi.DTYPE_F32,
+          torch.float8_e4m3fn: capi.DTYPE_E4M3, torch.float8_e5m2: capi.DTYPE_E5M2}
 AB_DTYPES = (torch.bfloat16, torch.float16)
 
 
@@ -53,8 +54,17 @@ class Plan:
     beta = 0 drops C) and cast (the biases to convert to the output's
     dtype: float32 ones)."""
 
-    __slots__ = ("key", "fields", "m", "n", "n_out", "out_dtype", "aux", "copy", "use_c", "cast", "_ref", "ready",
-                 "batch", "bcast", "groups")
+    __slots__ = ("key", "fields", "m", "n", "n_out", "out_dtype", "aux", "copy", "use_c", "cast", "_ref", "_struct",
+                 "_at", "ready", "batch", "bcast", "groups", "prep", "out_shape", "fp8_out", "scale_copy",
+                 "flat_copy")
+
+    def __init__(self):
+        self._ref = self._struct = None
+        self._at = 0
+        self.ready = set()  # (handle, alignments) this plan's class has run on outside a capture
+        self.batch, self.bcast, self.groups = 0, frozenset(), 0
+        self.fp8_out, self.scale_copy = False, None  # an fp8 output; how scales are copied (cutec.torch.scaled)
+        self.flat_copy = False  # linear: x's rows are a copy (reshape cannot view them as a matrix)
 
     def problem(self):
         return capi.GemmProblem(**self.fields)
@@ -62,8 +72,16 @@ class Plan:
     def problem_ref(self):
         """A pointer to this plan's cutec_gemm_problem (made once)."""
         if self._ref is None:
-            self._ref = ctypes.byref(self.problem())  # the pointer object keeps the struct alive
+            self._struct = self.problem()
+            self._ref = ctypes.byref(self._struct)
         return self._ref
+
+    def problem_at(self):
+        """The address of this plan's cutec_gemm_problem (made once, kept by the plan)."""
+        if not self._at:
+            self.problem_ref()
+            self._at = ctypes.addressof(self._struct)
+        return self._at
 
     def operands(self, a, b, c=None, bias=None, bias_row=None):
         """The tensors to pass (copies where planned; None where absent)."""
@@ -81,6 +99,14 @@ class Plan:
             bias = bias.to(self.out_dtype) if "bias" in self.cast else bias
             bias_row = bias_row.to(self.out_dtype) if "bias_row" in self.cast else bias_row
         return a, b, (c if self.use_c else None), bias, bias_row
+
+
+def _finish(p):
+    """The key of a plan whose fields are set, whether operands() has work,
+    the output's shape."""
+    p.key = tuple(p.fields.values())
+    p.prep = bool(p.copy or p.cast or p.bcast)
+    p.out_shape = (p.m, p.n_out)
 
 
 def _copy_broadcast(t):
@@ -125,7 +151,6 @@ def plan_gemm(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, a
         fail("CUTEC_ERR_BAD_SIZE", op, f"N = {n}; a gated activation ({act}) needs a multiple of 16 (gates and "
              "ups interleaved in blocks of 8: cutec.torch.interleave_gate_up)")
     p = Plan()
-    p._ref, p.ready, p.batch, p.bcast, p.groups = None, set(), 0, frozenset(), 0  # ready: (handle, alignments) run on
     p.m, p.n, p.n_out, p.out_dtype, p.aux = m, n, n // 2 if gated else n, a.dtype, bool(aux)
     copy = []
 
@@ -161,7 +186,7 @@ def plan_gemm(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, a
         act=act.encode(), act_gated=int(gated), bias=int(bias is not None), bias_row=int(bias_row is not None),
         bias_type=dt if bias is not None or bias_row is not None else 0, c_source=int(p.use_c), ld_csrc=ld_csrc,
         aux=int(p.aux), ld_aux=n if p.aux else 0)
-    p.key = tuple(p.fields.values())
+    _finish(p)
     return p
 
 
@@ -196,7 +221,7 @@ def plan_bmm(op, a, b):
         steps[name] = step
     p.batch, p.copy, p.bcast = la, frozenset(copy), frozenset(bcast)
     p.fields.update(batch=la, stride_a=steps["A"], stride_b=steps["B"], stride_c=0, stride_d=m * n)
-    p.key = tuple(p.fields.values())
+    _finish(p)
     return p
 
 
@@ -231,7 +256,7 @@ def plan_grouped(op, a, b, offs, out_dtype=None):
     if k == 0:
         fail("CUTEC_ERR_BAD_SIZE", op, "K = 0: cutec needs K >= 1")
     p = Plan()
-    p._ref, p.ready, p.batch, p.groups = None, set(), 0, g
+    p.groups = g
     p.m, p.n, p.n_out, p.out_dtype, p.aux, p.use_c, p.cast = m, n, n, out_dtype, False, False, frozenset()
     copy, bcast = [], []
     lay = matrix_layout(m, k, a.stride())
@@ -257,7 +282,7 @@ def plan_grouped(op, a, b, offs, out_dtype=None):
     p.fields = dict(
         m=m, n=n, k=k, a_type=ab, b_type=ab, c_type=dt, a_layout=capi.LAYOUT_ROW, b_layout=b_layout,
         c_layout=capi.LAYOUT_ROW, lda=lda, ldb=ldb, ldc=n, alpha=1.0, beta=0.0, groups=g, stride_b=step)
-    p.key = tuple(p.fields.values())
+    _finish(p)
     return p
 
 
@@ -268,10 +293,12 @@ def _meta(t):
 _plans = {}
 
 
-def _remember(sig, make):
+def remember(sig, make, *args):
+    """The plan remembered under sig, else make(*args) remembered (a call on
+    a hit costs a dict lookup: no closure is made)."""
     p = _plans.get(sig)
     if p is None:
-        p = make()
+        p = make(*args)
         if len(_plans) > 4096:  # a bound for programs with ever new shapes
             _plans.clear()
         _plans[sig] = p
@@ -283,17 +310,18 @@ def plan_cached(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0,
     the scalars (real tensors only: symbolic sizes do not hash)."""
     sig = (op, a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, _meta(c), _meta(bias), _meta(bias_row),
            alpha, beta, activation, aux)
-    return _remember(sig, lambda: plan_gemm(op, a, b, c, bias, bias_row, alpha, beta, activation, aux))
+    p = _plans.get(sig)
+    return p if p is not None else remember(sig, plan_gemm, op, a, b, c, bias, bias_row, alpha, beta, activation, aux)
 
 
 def plan_grouped_cached(op, a, b, offs, out_dtype=None):
     """plan_grouped, remembered by the operands' metadata."""
     sig = (op, "grouped", a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, offs.shape, offs.stride(),
            offs.dtype, out_dtype)
-    return _remember(sig, lambda: plan_grouped(op, a, b, offs, out_dtype))
+    return remember(sig, plan_grouped, op, a, b, offs, out_dtype)
 
 
 def plan_bmm_cached(op, a, b):
     """plan_bmm, remembered by the operands' metadata."""
     sig = (op, "bmm", a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype)
-    return _remember(sig, lambda: plan_bmm(op, a, b))
+    return remember(sig, plan_bmm, op, a, b)
