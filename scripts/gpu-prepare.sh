@@ -268,6 +268,12 @@ for m in "tensor 1" "row 2" "block 3"; do
   "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D T=e4m3 -D SCALE="$2" --no-cubin \
     -o "prebuilt/gemm_sm90_e4m3_$1.pack"
 done
+# an fp8 output (e4m3, scaled by scale_d, with its amax; per-tensor scales):
+# the packs above write 16-bit outputs only, and cuBLASLt refused this
+# combination on the H100 (cutec.torch.scaled_mm's test_fp8_output_and_amax,
+# status 7)
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D T=e4m3 -D TC=e4m3 -D SCALE=1 --no-cubin \
+  -o prebuilt/gemm_sm90_e4m3_tensor_e4m3.pack
 # the fp8 accumulation-error study (gpu-run.sh FP8_ERR=1, cutec-tune error):
 # per scale mode (tensor, row) and output (bf16, f32) one tile (128 x 128,
 # 4 stages, register stores), promoted every k-tile (PROMO = 1, the tuned
