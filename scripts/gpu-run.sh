@@ -175,6 +175,17 @@ if [ -n "${BATCH_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   echo "== batch bench: exit $?"
   tail -14 "$OUT/batch-bench.log" | cut -c1-300
 fi
+# the ragged set (RAGGED_BENCH=1, issue 20: very small M and N, just past a
+# power of two, small squares, very short K, tile counts just over a round):
+# the plain pack (split last rounds included) and the GEMV pack against the
+# best of cuBLASLt's algorithms; RAGGED_ARGS for more cutec-tune options
+if [ -n "${RAGGED_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
+  # shellcheck disable=SC2086
+  timeout "${RAGGED_TIMEOUT:-200}" build-gpu/runtime/cutec-tune bench prebuilt/gemm_sm90.pack --pack prebuilt/gemv.pack \
+    --shapes tests/bench/ragged_shapes.txt --no-cache ${RAGGED_ARGS:-} > "$OUT/ragged-bench.log" 2>&1
+  echo "== ragged bench: exit $?"
+  tail -20 "$OUT/ragged-bench.log" | cut -c1-300
+fi
 # grouped (mixture-of-experts) GEMMs against a loop of cuBLASLt calls per
 # group (GROUPED_BENCH=1): the grouped pack over tests/bench/grouped_shapes.txt
 # (its groups=G column), rows split with GROUPED_SKEW (default 0: balanced);
