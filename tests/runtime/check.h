@@ -87,4 +87,23 @@ static inline double check_from_bf16(uint16_t h)
     return f;
 }
 
+/* A test program's cases: `PROGRAM CASE ARGS...` runs case CASE with
+ * ARGS (exit 2 on a missing or unknown case). */
+typedef struct check_case {
+    const char *name;
+    int (*fn)(int, char **);
+} check_case;
+
+static inline int check_run_cases(const check_case *cases, size_t n, int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s CASE [ARGS]\n", argv[0]);
+        return 2;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(argv[1], cases[i].name) == 0) return cases[i].fn(argc - 2, argv + 2);
+    fprintf(stderr, "unknown case '%s'\n", argv[1]);
+    return 2;
+}
+
 #endif /* CUTEC_TEST_CHECK_H */

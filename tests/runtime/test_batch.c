@@ -358,24 +358,11 @@ static int test_gemm(int argc, char **argv)
     return 0;
 }
 
-static const struct {
-    const char *name;
-    int (*fn)(int, char **);
-} cases[] = {
+static const check_case cases[] = {
     {"tensor_map_rank3", test_tensor_map_rank3},
     {"tensor_map_nd", test_tensor_map_nd},
     {"statuses", test_statuses},
     {"gemm", test_gemm},
 };
 
-int main(int argc, char **argv)
-{
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s CASE [ARGS]\n", argv[0]);
-        return 2;
-    }
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (strcmp(argv[1], cases[i].name) == 0) return cases[i].fn(argc - 2, argv + 2);
-    fprintf(stderr, "unknown case '%s'\n", argv[1]);
-    return 2;
-}
+int main(int argc, char **argv) { return check_run_cases(cases, sizeof cases / sizeof cases[0], argc, argv); }

@@ -254,24 +254,11 @@ static int time_reference(int argc, char **argv)
     return 0;
 }
 
-static const struct {
-    const char *name;
-    int (*fn)(int, char **);
-} cases[] = {
+static const check_case cases[] = {
     {"reference", test_reference},
     {"measure", test_measure},
     {"fill", test_fill},
     {"time", time_reference},
 };
 
-int main(int argc, char **argv)
-{
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s CASE [ARGS]\n", argv[0]);
-        return 2;
-    }
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (strcmp(argv[1], cases[i].name) == 0) return cases[i].fn(argc - 2, argv + 2);
-    fprintf(stderr, "unknown case '%s'\n", argv[1]);
-    return 2;
-}
+int main(int argc, char **argv) { return check_run_cases(cases, sizeof cases / sizeof cases[0], argc, argv); }

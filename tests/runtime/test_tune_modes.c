@@ -639,23 +639,10 @@ static int test_run_candidate(int argc, char **argv)
     return 0;
 }
 
-static const struct {
-    const char *name;
-    int (*fn)(int, char **);
-} cases[] = {
+static const check_case cases[] = {
     {"col_major", test_col_major}, {"check_select", test_check_select},   {"check_agree", test_check_agree},
     {"model", test_model},         {"deferred", test_deferred},           {"background", test_background},
     {"shortlist", test_shortlist}, {"run_candidate", test_run_candidate},
 };
 
-int main(int argc, char **argv)
-{
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s CASE [ARGS]\n", argv[0]);
-        return 2;
-    }
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (strcmp(argv[1], cases[i].name) == 0) return cases[i].fn(argc - 2, argv + 2);
-    fprintf(stderr, "unknown case '%s'\n", argv[1]);
-    return 2;
-}
+int main(int argc, char **argv) { return check_run_cases(cases, sizeof cases / sizeof cases[0], argc, argv); }
