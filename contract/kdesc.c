@@ -247,6 +247,28 @@ int cutec_kdesc_grid(const cutec_kdesc *d, const cutec_kd_values *vals, unsigned
     return 0;
 }
 
+int cutec_kdesc_tensor_bytes(const cutec_kdesc *d, int a, const cutec_kd_values *vals, long long *bytes, char *why,
+                             size_t why_len)
+{
+    const cutec_kd_arg *arg = &d->args[a];
+    long long last = 0;
+    for (int m = 0; m < arg->rank; m++) {
+        long long e, s;
+        char sub[200];
+        if (cutec_kdesc_eval(d, arg->shape[m], vals, &e, sub, sizeof sub) != 0 ||
+            cutec_kdesc_eval(d, arg->stride[m], vals, &s, sub, sizeof sub) != 0)
+            return fail(why, why_len, "the layout of '%s' cannot be evaluated for this problem: %s",
+                        cutec_kd_s(d, arg->name), sub);
+        if (e <= 0) {
+            *bytes = 0;
+            return 0;
+        }
+        last += (e - 1) * (s < 0 ? -s : s);
+    }
+    *bytes = (last + 1) * cutec_dtype_info_of(arg->dtype)->bytes;
+    return 0;
+}
+
 /* ---- checking ---- */
 
 static int check_expr(const cutec_kdesc *d, cutec_kd_str s, const char *what, char *why, size_t why_len)

@@ -223,5 +223,10 @@ void cutec_kdesc_values_from_args(const cutec_kdesc *d, void *const *args, cutec
  * (y and z at most 65535) and to be a multiple of the cluster.  0, or -1
  * with a reason. */
 int cutec_kdesc_grid(const cutec_kdesc *d, const cutec_kd_values *vals, unsigned grid[3], char *why, size_t why_len);
+/* The bytes tensor argument a's layout spans (its last element's offset
+ * plus one, in its element type; 0 for an empty one), as the scratch roles
+ * workspace and flags are sized.  0 and *bytes, or -1 with a reason. */
+int cutec_kdesc_tensor_bytes(const cutec_kdesc *d, int a, const cutec_kd_values *vals, long long *bytes, char *why,
+                             size_t why_len);
 
 #endif /* CUTEC_CONTRACT_KDESC_H */

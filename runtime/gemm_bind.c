@@ -338,25 +338,6 @@ static const char *act_unfit(const cutec_kdesc *d, const cutec_gemm_problem *p, 
                  pa, p->act_gated ? " (gated)" : "");
 }
 
-/* Bytes a scratch argument (roles workspace and flags) spans: its layout's
- * last element plus one, in its element type; -1 with why. */
-static long long scratch_bytes(const cutec_kdesc *d, const cutec_kd_arg *a, const cutec_kd_values *vals, char *why,
-                               size_t len)
-{
-    long long last = 0, e, s;
-    char sub[200];
-    for (int m = 0; m < a->rank; m++) {
-        if (cutec_kdesc_eval(d, a->shape[m], vals, &e, sub, sizeof sub) != 0 ||
-            cutec_kdesc_eval(d, a->stride[m], vals, &s, sub, sizeof sub) != 0) {
-            unfit(why, len, "the layout of '%s' cannot be evaluated for this problem: %s", cutec_kd_s(d, a->name), sub);
-            return -1;
-        }
-        if (e <= 0) return 0;
-        last += (e - 1) * (s < 0 ? -s : s);
-    }
-    return (last + 1) * cutec_dtype_info_of(a->dtype)->bytes;
-}
-
 /* Whether entry i of pack, a kernel of class want, can serve p. */
 static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
                               const gemm_class *cls, cutec_kd_class want, gemm_decision *dec, char *why, size_t len)
@@ -401,8 +382,8 @@ static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, con
             break;
         case CUTEC_KD_VALUE_TENSOR:
             if (arg->role == CUTEC_ROLE_FLAGS || arg->role == CUTEC_ROLE_WORKSPACE) {
-                long long b = scratch_bytes(d, arg, &vals, why, len);
-                if (b < 0) return why;
+                long long b;
+                if (cutec_kdesc_tensor_bytes(d, a, &vals, &b, why, len) != 0) return why;
                 if (arg->role == CUTEC_ROLE_FLAGS && cutec_dtype_info_of(arg->dtype)->bytes != 4)
                     return unfit(why, len, "'%s' (role flags) must have 32-bit elements, not %s", an,
                                  cutec_dtype_str(arg->dtype));

@@ -391,20 +391,10 @@ long long gemm_scratch_bytes(const gemm_kernel_meta *meta, const gemm_args *ga, 
 {
     int a = cutec_kdesc_role_arg(meta, r);
     if (a < 0) return 0;
-    const cutec_kd_arg *arg = &meta->args[a];
     cutec_kd_values vals;
     problem_values(meta, ga, &vals);
-    long long last = 0, e, s;
-    char why[200];
-    for (int m = 0; m < arg->rank; m++) {
-        if (cutec_kdesc_eval(meta, arg->shape[m], &vals, &e, why, sizeof why) != 0 ||
-            cutec_kdesc_eval(meta, arg->stride[m], &vals, &s, why, sizeof why) != 0) {
-            set_err(err, errlen, "%s: %s", cutec_kd_s(meta, arg->name), why);
-            return -1;
-        }
-        last += (e - 1) * (s < 0 ? -s : s);
-    }
-    return (last + 1) * cutec_dtype_bytes(arg->dtype);
+    long long bytes;
+    return cutec_kdesc_tensor_bytes(meta, a, &vals, &bytes, err, errlen) == 0 ? bytes : -1;
 }
 
 int gemm_point_fits(const gemm_point *p, const gemm_args *ga, char *why, size_t len)
