@@ -41,7 +41,37 @@ typedef struct tuning {
     harness h;
     int step, total; /* progress */
     CUdeviceptr x;   /* the unfused baseline's intermediate, shared by its candidates (0: none) */
+    /* fast tuning's budget: the time of one run (the reference's, then the
+     * best screened one; 0: not known) and the screening's runs */
+    double run_ms;
+    int screen_runs;
 } tuning;
+
+/* Fast tuning spends about this much GPU time on each of its timed steps
+ * (screening, the rounds, the head to head), in fewer runs for longer
+ * kernels: a kernel of 11 ms (the Llama-70B gate+up projection) varies by
+ * well under 1% from run to run, so 2 runs tell it from one 8% slower and
+ * 10 rounds settle a ranking, where 25 runs of 30 candidates took 10 s.
+ * The run counts stay between the bounds given with each budget. */
+#define SCREEN_BUDGET_MS 600.0
+#define RACE_BUDGET_MS   900.0
+#define H2H_BUDGET_MS    400.0
+
+/* Fast tuning's rounds go in batches of RACE_BATCH (race_rounds); a
+ * candidate within RACE_TIE of the best of its kind is settled. */
+#define RACE_BATCH 5
+#define RACE_TIE   0.005
+
+static int budget_runs(const tuning *t, double budget_ms, int ncand, int lo, int hi)
+{
+    if (t->g->shortlist <= 0 || !(t->run_ms > 0) || ncand < 1) return hi;
+    double n = floor(budget_ms / (t->run_ms * ncand));
+    return n < lo ? lo : n > hi ? hi : (int)n;
+}
+
+/* Warm-ups before a candidate's timed runs: one for a kernel that runs a
+ * millisecond or more in fast tuning (it is the clocks' warm-up too). */
+static int warmups(const tuning *t) { return t->g->shortlist > 0 && t->run_ms >= 1.0 ? 1 : t->g->warmup; }
 
 static void progress(tuning *t, const char *name)
 {
@@ -330,26 +360,43 @@ static cutec_status reference(tuning *t)
     if (t->nalgo > 0) {
         candidate ref = {.d = {.kind = DECISION_CUBLAS, .algo = t->heur[0].algo, .plan = t->ref_plan, .has_plan = 1}};
         snprintf(ref.d.name, sizeof ref.d.name, "cublasLt reference");
-        s = tune_run_once(h, &ref);
+        int on_device = tune_check_prepare(h);
+        /* one timed run first (before the run whose C is kept: with beta,
+         * a run reads C), the budget's first estimate of a run's time */
+        int fault = -1;
+        candidate *one = &ref;
+        if (t->g->shortlist > 0) s = tune_time_candidates(h, &one, 1, 0, 1, &fault);
+        t->run_ms = s == CUTEC_OK && isfinite(ref.ms) ? ref.ms : 0;
+        if (s == CUTEC_OK) s = tune_run_once(h, &ref);
         char why[160] = "";
-        if (s == CUTEC_OK && (!tune_has_samples(h) || tune_compare_samples(h, h->host_c, why, sizeof why) == 0)) {
+        int ok = 0;
+        if (s == CUTEC_OK && !tune_has_samples(h))
+            ok = 1;
+        else if (s == CUTEC_OK && on_device)
+            ok = tune_compare_samples_at(h, h->cs, why, sizeof why, &s) == 0;
+        else if (s == CUTEC_OK)
+            ok = tune_compare_samples(h, h->host_c, why, sizeof why) == 0;
+        if (s == CUTEC_OK && ok && on_device) {
+            /* the reference validated: candidates are compared with it on the device */
+            s = tune_check_adopt(h);
+        } else if (s == CUTEC_OK && ok) {
             h->ref = h->host_c;
             h->host_c = malloc(h->c_bytes);
             h->have_ref = h->host_c != NULL;
             if (h->host_c == NULL) s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
-            /* the reference validated: candidates are compared with it on the device where they can be */
-            if (s == CUTEC_OK) {
-                tune_ref_rms(h);
-                tune_check_setup(h);
+            if (s == CUTEC_OK) tune_ref_rms(h);
+        } else {
+            tune_check_drop(h);
+            if (s == CUTEC_OK)
+                cutec_rt_log(rt, CUTEC_LOG_WARNING,
+                             "tuning: cuBLASLt's result disagrees with float64 samples (%s); checking "
+                             "against the samples instead",
+                             why);
+            else if (s != CUTEC_ERR_KERNEL_FAULT) {
+                cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: the cuBLASLt reference failed: %s",
+                             cutec_runtime_message(rt));
+                s = CUTEC_OK;
             }
-        } else if (s == CUTEC_OK) {
-            cutec_rt_log(rt, CUTEC_LOG_WARNING,
-                         "tuning: cuBLASLt's result disagrees with float64 samples (%s); checking "
-                         "against the samples instead",
-                         why);
-        } else if (s != CUTEC_ERR_KERNEL_FAULT) {
-            cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: the cuBLASLt reference failed: %s", cutec_runtime_message(rt));
-            s = CUTEC_OK;
         }
     }
     if (s == CUTEC_OK && !h->have_ref && !tune_has_samples(h))
@@ -372,8 +419,10 @@ static int fast_finalist(const tuning *t, const candidate *c, const double best[
 {
     int kind = c->d.kind == DECISION_CUBLAS;
     if (isinf(c->ms) || c->pruned) return 0;
-    int yes =
-        (c->ms <= best[kind] * (1 + SCREEN_MARGIN) && taken[kind] < t->g->finalists) || (kind && c->algo_rank == 0);
+    /* per kind at most `finalists`, and fewer for long kernels: as many as
+     * two batches of the rounds can time within their budget */
+    int most = budget_runs(t, RACE_BUDGET_MS / (2 * RACE_BATCH + 1), 2, 2, t->g->finalists);
+    int yes = (c->ms <= best[kind] * (1 + SCREEN_MARGIN) && taken[kind] < most) || (kind && c->algo_rank == 0);
     if (yes) taken[kind]++;
     return yes;
 }
@@ -411,7 +460,10 @@ static cutec_status check_all(tuning *t, candidate **timed)
     int nt = 0, nscreen = fast ? t->n : t->ndsl;
     for (int i = 0; i < nscreen; i++)
         if (!isinf(t->cands[i].ms) && !t->cands[i].pruned) timed[nt++] = &t->cands[i];
-    s = tune_timing_rounds(&t->h, timed, nt, 1, 5, " (screening: 5 runs, not checked)");
+    t->screen_runs = budget_runs(t, SCREEN_BUDGET_MS, nt, 2, 5);
+    char suffix[64];
+    snprintf(suffix, sizeof suffix, " (screening: %d runs, not checked)", t->screen_runs);
+    s = tune_timing_rounds(&t->h, timed, nt, 1, t->screen_runs, suffix);
     progress(t, "screening rounds");
     /* rank the screened candidates (pack kernels first in cands, or all of
      * them in fast tuning), then check the finalists, which the timed
@@ -423,6 +475,9 @@ static cutec_status check_all(tuning *t, candidate **timed)
         int kind = t->cands[i].d.kind == DECISION_CUBLAS;
         if (!t->cands[i].pruned && t->cands[i].ms < best[kind]) best[kind] = t->cands[i].ms;
     }
+    /* the rounds' budget from here on: the time of the fastest screened run */
+    double fastest = fmin(best[0], best[1]);
+    if (isfinite(fastest) && fastest > 0) t->run_ms = fastest;
     for (int i = 0; i < nscreen && s == CUTEC_OK && !isinf(t->cands[i].ms); i++) {
         candidate *c = &t->cands[i];
         if (fast ? !fast_finalist(t, c, best, taken) : i >= g->finalists) continue;
@@ -436,9 +491,9 @@ static cutec_status check_all(tuning *t, candidate **timed)
     for (int i = 0; i < nscreen; i++)
         if (t->cands[i].screened && !t->cands[i].pruned && t->cands[i].note[0] == '\0')
             snprintf(t->cands[i].note, sizeof t->cands[i].note,
-                     fast ? "screened (5 runs), not within %d%% of the best of its kind"
-                          : "screened (5 runs), not among the %d finalists",
-                     fast ? (int)(SCREEN_MARGIN * 100) : g->finalists);
+                     fast ? "screened (%d runs), not within %d%% of the best of its kind"
+                          : "screened (%d runs), not among the %d finalists",
+                     t->screen_runs, fast ? (int)(SCREEN_MARGIN * 100) : g->finalists);
     return s;
 }
 
@@ -449,10 +504,9 @@ static cutec_status check_all(tuning *t, candidate **timed)
  * to head, cuBLASLt's first algorithm for "vs #0"), and so does one whose
  * median of batch medians is within RACE_TIE of the best's (a tie within
  * the noise is settled too: either would do); the rounds end when
- * only those are left, or after `runs` rounds.  A candidate's time is the
+ * only those are left, or after `runs` rounds (fewer for long kernels:
+ * RACE_BUDGET_MS, at least two batches).  A candidate's time is the
  * median of its batch medians. */
-#define RACE_BATCH 5
-#define RACE_TIE   0.005
 
 static double median_of(double *v, int n)
 {
@@ -467,7 +521,7 @@ static double median_of(double *v, int n)
 
 static cutec_status race_rounds(tuning *t, candidate **timed, int nt)
 {
-    int batches = (t->g->runs + RACE_BATCH - 1) / RACE_BATCH;
+    int batches = budget_runs(t, RACE_BUDGET_MS / RACE_BATCH, nt, 2, (t->g->runs + RACE_BATCH - 1) / RACE_BATCH);
     double *med = calloc((size_t)(nt * batches), sizeof *med);
     int *nb = calloc((size_t)nt, sizeof *nb), *alive = calloc((size_t)nt, sizeof *alive);
     candidate **run = malloc(sizeof *run * (size_t)nt);
@@ -484,7 +538,7 @@ static cutec_status race_rounds(tuning *t, candidate **timed, int nt)
                 idx[nr] = j;
                 run[nr++] = timed[j];
             }
-        s = tune_timing_rounds(&t->h, run, nr, b == 0 ? t->g->warmup : 0, RACE_BATCH, "");
+        s = tune_timing_rounds(&t->h, run, nr, b == 0 ? warmups(t) : 0, RACE_BATCH, "");
         for (int r = 0; r < nr && s == CUTEC_OK; r++) {
             int j = idx[r];
             if (isinf(timed[j]->ms)) { /* its launch failed: +inf it stays */
@@ -588,7 +642,8 @@ static cutec_status head_to_head(tuning *t)
     if (bd < 0 || bc < 0) return CUTEC_OK;
     candidate *pair[2] = {&cands[bd], &cands[bc]};
     int fault = -1;
-    cutec_status s = tune_time_candidates(&t->h, pair, 2, t->g->warmup, t->g->runs, &fault);
+    cutec_status s =
+        tune_time_candidates(&t->h, pair, 2, warmups(t), budget_runs(t, H2H_BUDGET_MS, 2, 10, t->g->runs), &fault);
     if (fault >= 0) s = tune_fault_quarantine(t->g, s, pair[fault]);
     if (s != CUTEC_OK) return s;
     cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: head to head, in alternation: %s %.4f ms, %s %.4f ms",
@@ -805,25 +860,41 @@ cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_proble
         tuning_free(&t);
         return s;
     }
+    /* each step's seconds, for the log's phase line (where tuning time goes) */
+    double ph[7];
+    ph[0] = tune_now();
     t.h = (harness){
         .rt = rt, .g = g, .p = p, .io = *io, .stream = stream, .ref_rms = -1, .epi = gemm_class_has_epilogue(cls)};
     s = tune_harness_init(&t.h);
     if (s == CUTEC_OK) s = reference(&t);
+    ph[1] = tune_now();
     /* the reference's plan belongs to the tuning, not to a candidate */
     if (t.have_plan) cutec_lt_plan_destroy(&g->lt, &t.ref_plan);
     t.have_plan = 0;
     candidate **timed = malloc(sizeof *timed * (size_t)(t.n > 0 ? t.n : 1));
     if (s == CUTEC_OK && timed == NULL) s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
     if (s == CUTEC_OK) s = check_all(&t, timed);
+    ph[2] = tune_now();
     if (s == CUTEC_OK)
         s = common_rounds(&t, timed);
     else
         qsort(t.cands, (size_t)t.n, sizeof *t.cands, tune_cmp_candidate);
     free(timed);
+    ph[3] = tune_now();
     if (s == CUTEC_OK) s = head_to_head(&t);
+    ph[4] = tune_now();
     int win = -1;
     if (s == CUTEC_OK) s = final_check(&t, &win);
+    ph[5] = tune_now();
+    long long launches = t.h.launches;
     tune_harness_free(&t.h);
+    ph[6] = tune_now();
+    if (s == CUTEC_OK)
+        cutec_rt_log(rt, CUTEC_LOG_INFO,
+                     "tuning: %.3f s: candidates %.3f, buffers and reference %.3f, checks and screening %.3f, rounds "
+                     "%.3f, head to head %.3f, final check %.3f, freeing %.3f; %lld runs (one run %.3f ms)",
+                     ph[6] - t.t0, ph[0] - t.t0, ph[1] - ph[0], ph[2] - ph[1], ph[3] - ph[2], ph[4] - ph[3],
+                     ph[5] - ph[4], ph[6] - ph[5], launches, t.run_ms);
     if (s == CUTEC_OK) s = decide(&t, out);
     if (s == CUTEC_OK && report != NULL) make_report(&t, report);
     tuning_free(&t);

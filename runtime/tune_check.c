@@ -130,47 +130,97 @@ void cutec_gemm_check_release(cutec_gemm_handle *g)
     memset(g->check_state, 0, sizeof g->check_state);
 }
 
-/* The harness's side: after the reference, whether candidates are
- * compared on the device (the reference kept there, in the scratch C it
- * was computed into, and a new scratch C for the candidates). */
-void tune_check_setup(harness *h)
+/* The harness's side, before the reference runs: whether candidates will
+ * be compared on the device.  If so the reference stays on the device (in
+ * the scratch C it is computed into: tune_run_once copies nothing back),
+ * is checked against the float64 samples there, and a second scratch C
+ * (spare) takes the candidates' outputs: no copy of C to the host, which
+ * for the Llama-70B gate+up projection (940 MB) cost more than timing a
+ * candidate.  The self-test runs here, on known data. */
+int tune_check_prepare(harness *h)
 {
     cutec_runtime *rt = h->rt;
     cutec_gemm_handle *g = h->g;
     const cutec_gemm_problem *p = h->p;
     const char *why = NULL;
+    long long rows = p->c_layout == CUTEC_LAYOUT_ROW ? p->m : cutec_gemm_d_cols(p);
+    long long cols = p->c_layout == CUTEC_LAYOUT_ROW ? cutec_gemm_d_cols(p) : p->m;
     if (!g->device_check)
         why = "CUTEC_OPT_DEVICE_CHECK is 0";
     else if (h->epi)
         why = "a problem with an epilogue is compared on the host (tune_epilogue.c)";
-    else if (!h->have_ref)
-        why = "no reference output (checked against float64 samples)";
     else if (p->batch > 1)
         why = "a batch is compared on the host (its first, a middle and its last problems)";
-    long long rows = p->c_layout == CUTEC_LAYOUT_ROW ? p->m : cutec_gemm_d_cols(p);
-    long long cols = p->c_layout == CUTEC_LAYOUT_ROW ? cutec_gemm_d_cols(p) : p->m;
-    long long bad = 0;
-    /* the self-test, and the reference compared with itself (0 wrong) */
-    if (why == NULL &&
-        cutec_gemm_check_close(g, p->c_type, rows, cols, p->ldc, h->cs, h->cs, 0, 0, h->stream, &bad) != CUTEC_OK)
-        why = cutec_runtime_message(rt);
-    CUdeviceptr fresh = 0;
-    if (why == NULL && rt->drv.mem_alloc(&fresh, h->c_bytes) != CUDA_SUCCESS) {
-        fresh = 0;
+    else if (rows < 1 || cols < 1 || rows > 0x7fffffffLL / p->ldc)
+        why = "the check kernel takes at most 2^31 elements";
+    if (why == NULL && check_ready(g, p->c_type, h->stream) != CUTEC_OK) why = cutec_runtime_message(rt);
+    if (why == NULL && rt->drv.mem_alloc(&h->spare, h->c_bytes) != CUDA_SUCCESS) {
+        h->spare = 0;
         why = "no device memory for a second output";
     }
     if (why != NULL) {
         cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidates are checked on the host: %s", why);
-        return;
+        return 0;
     }
-    h->ref_dev = h->cs;
-    h->cs = fresh;
-    h->run.D = (void *)(uintptr_t)fresh;
-    if (!p->c_source) h->run.C = h->run.D;
     h->rows = rows;
     h->cols = cols;
     h->device_check = 1;
-    cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidates are checked on the device (stdlib/check_close.cute)");
+    return 1;
+}
+
+/* The RMS of the reference (the device check's absolute tolerance) from
+ * up to 64 evenly spaced rows of C (all of them when it has fewer): a few
+ * MB copied instead of all of C; the host check, where it has the last
+ * word, computes it over all of C (tune_ref_to_host). */
+static cutec_status ref_rms_rows(harness *h)
+{
+    const cutec_gemm_problem *p = h->p;
+    size_t es = cutec_dtype_size(p->c_type);
+    long long nr = h->rows < 64 ? h->rows : 64;
+    unsigned char *row = malloc((size_t)h->cols * es);
+    if (row == NULL) return cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory");
+    double sum2 = 0;
+    cutec_status s = CUTEC_OK;
+    for (long long i = 0; i < nr && s == CUTEC_OK; i++) {
+        long long r = nr > 1 ? i * (h->rows - 1) / (nr - 1) : 0;
+        s = cutec_memcpy_dtoh(h->rt, row, h->ref_dev + (size_t)(r * p->ldc) * es, (size_t)h->cols * es);
+        for (long long c = 0; c < h->cols && s == CUTEC_OK; c++) {
+            double v = cutec_dtype_load((cutec_ct)p->c_type, row + (size_t)c * es);
+            sum2 += v * v;
+        }
+    }
+    free(row);
+    if (s == CUTEC_OK) h->ref_rms = sqrt(sum2 / ((double)nr * (double)h->cols));
+    return s;
+}
+
+cutec_status tune_check_adopt(harness *h)
+{
+    h->ref_dev = h->cs;
+    h->cs = h->spare;
+    h->spare = 0;
+    h->run.D = (void *)(uintptr_t)h->cs;
+    if (!h->p->c_source) h->run.C = h->run.D;
+    h->have_ref = 1;
+    cutec_rt_log(h->rt, CUTEC_LOG_INFO, "tuning: candidates are checked on the device (stdlib/check_close.cute)");
+    return ref_rms_rows(h);
+}
+
+void tune_check_drop(harness *h)
+{
+    if (h->spare != 0) (void)h->rt->drv.mem_free(h->spare);
+    h->spare = 0;
+    h->device_check = 0;
+}
+
+cutec_status tune_ref_to_host(harness *h)
+{
+    if (h->ref != NULL) return CUTEC_OK;
+    if ((h->ref = malloc(h->c_bytes)) == NULL)
+        return cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%zu bytes)", h->c_bytes);
+    cutec_status s = cutec_memcpy_dtoh(h->rt, h->ref, h->ref_dev, h->c_bytes);
+    h->ref_rms = -1; /* over all of C, now that the host has it */
+    return s;
 }
 
 int tune_check_on_device(harness *h, char *why, size_t why_len, cutec_status *st)

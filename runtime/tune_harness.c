@@ -156,21 +156,51 @@ static cutec_status samples_prepare(harness *h, int from_device)
     return st;
 }
 
-int tune_compare_samples(const harness *h, const unsigned char *buf, char *why, size_t why_len)
+/* The samples against their values in C (got[t] for sample t). */
+static int compare_sample_values(const harness *h, const double *got, char *why, size_t why_len)
 {
     const cutec_gemm_problem *p = h->p;
     double eps = out_eps(p->c_type);
     for (int t = 0; t < h->nsamp; t++) {
         const tune_sample *x = &h->samp[t];
-        double got = load_elem(buf, p->c_type, x->od + elem_index(p->c_layout, x->r, x->c, p->ldc));
         double tol = 2 * eps * fabs(x->want) + 4 * eps * fabs((double)p->alpha) * x->mag / sqrt((double)p->k) + 1e-30;
-        if (!(fabs(got - x->want) <= tol)) {
-            snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, float64 reference %.6g", x->r, x->c, got,
+        if (!(fabs(got[t] - x->want) <= tol)) {
+            snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, float64 reference %.6g", x->r, x->c, got[t],
                      x->want);
             return -1;
         }
     }
     return 0;
+}
+
+static size_t sample_index(const harness *h, const tune_sample *x)
+{
+    return x->od + elem_index(h->p->c_layout, x->r, x->c, h->p->ldc);
+}
+
+int tune_compare_samples(const harness *h, const unsigned char *buf, char *why, size_t why_len)
+{
+    double got[256];
+    for (int t = 0; t < h->nsamp; t++) got[t] = load_elem(buf, h->p->c_type, sample_index(h, &h->samp[t]));
+    return compare_sample_values(h, got, why, why_len);
+}
+
+int tune_compare_samples_at(const harness *h, CUdeviceptr buf, char *why, size_t why_len, cutec_status *st)
+{
+    const cutec_gemm_problem *p = h->p;
+    size_t es = cutec_dtype_size(p->c_type);
+    double got[256];
+    unsigned char e[16];
+    *st = CUTEC_OK;
+    for (int t = 0; t < h->nsamp && *st == CUTEC_OK; t++) {
+        *st = cutec_memcpy_dtoh(h->rt, e, buf + sample_index(h, &h->samp[t]) * es, es);
+        got[t] = load_elem(e, p->c_type, 0);
+    }
+    if (*st != CUTEC_OK) {
+        snprintf(why, why_len, "copy failed: %s", cutec_status_string(*st));
+        return -1;
+    }
+    return compare_sample_values(h, got, why, why_len);
 }
 
 /* Runs a candidate once into the NaN-filled scratch C and copies it back. */
@@ -191,6 +221,7 @@ cutec_status tune_run_once(harness *h, candidate *c)
      * is never written shows) */
     if (h->camax != 0 && (r = rt->drv.memset_d8_async(h->camax, 0, sizeof(float), (CUstream)h->stream)) != CUDA_SUCCESS)
         return cutec_rt_fail_driver(rt, r, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(scratch amax)");
+    h->launches++;
     cutec_status s = cutec_gemm_run_decision(h->g, &c->d, p, &h->run, h->stream);
     if (s == CUTEC_OK) s = cutec_stream_synchronize(rt, h->stream);
     /* the device check reads it where it is */
@@ -237,6 +268,7 @@ cutec_status tune_check_candidate(harness *h, candidate *c)
             snprintf(dev_why, sizeof dev_why, "%s", why);
             why[0] = '\0';
             s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
+            if (s == CUTEC_OK) s = tune_ref_to_host(h);
             if (s == CUTEC_ERR_KERNEL_FAULT) return s;
             if (s != CUTEC_OK)
                 snprintf(why, sizeof why, "copy failed: %s", cutec_status_string(s));
@@ -266,6 +298,7 @@ static cutec_status launch_candidate(void *user, int run, void *stream)
     timed_candidate *tc = user;
     harness *h = tc->h;
     (void)run;
+    h->launches++;
     return cutec_gemm_run_decision(h->g, &tc->c->d, h->p, &h->run, stream);
 }
 
@@ -366,6 +399,7 @@ void tune_harness_free(harness *h)
     if (h->caux != 0) (void)rt->drv.mem_free(h->caux);
     if (h->camax != 0) (void)rt->drv.mem_free(h->camax);
     if (h->ref_dev != 0) (void)rt->drv.mem_free(h->ref_dev);
+    if (h->spare != 0) (void)rt->drv.mem_free(h->spare);
     tune_epi_free(h);
     free(h->host_c);
     free(h->ref);

@@ -58,8 +58,9 @@ typedef struct harness {
     /* the device check (tune_check.c): the reference kept on the device,
      * and C as rows x cols with leading dimension ldc */
     int device_check;
-    CUdeviceptr ref_dev;
+    CUdeviceptr ref_dev, spare; /* spare: the candidates' scratch C once the reference keeps cs */
     long long rows, cols;
+    long long launches; /* candidate runs so far (checks, warm-ups, timed runs): the log's phase line */
 } harness;
 
 typedef struct candidate {
@@ -83,12 +84,19 @@ cutec_status tune_epi_reference(harness *h);
 int tune_epi_compare(harness *h, char *why, size_t why_len);
 void tune_epi_free(harness *h);
 
-/* tune_check.c: after the reference, whether candidates are compared on
- * the device (logged either way); a candidate's output compared there
+/* tune_check.c: before the reference runs, whether candidates will be
+ * compared on the device (1: the reference's run leaves C there; 0, with
+ * the reason logged: the host compares); after it, adopt (the reference
+ * validated: kept on the device, its RMS from sampled rows) or drop (the
+ * host compares after all); a candidate's output compared on the device
  * with the reference (0, or -1 with why; *st the status of the check
- * itself: not CUTEC_OK when it could not run). */
-void tune_check_setup(harness *h);
+ * itself: not CUTEC_OK when it could not run); the reference copied to
+ * the host where the host must have the last word. */
+int tune_check_prepare(harness *h);
+cutec_status tune_check_adopt(harness *h);
+void tune_check_drop(harness *h);
 int tune_check_on_device(harness *h, char *why, size_t why_len, cutec_status *st);
+cutec_status tune_ref_to_host(harness *h);
 /* The RMS of the reference C (h->ref_rms), once. */
 void tune_ref_rms(harness *h);
 
@@ -111,6 +119,9 @@ static inline int tune_has_samples(const harness *h) { return h->samples_ready; 
 /* Compares buf (a C on the host) at sampled positions with their float64
  * dot products: 0, or -1 with why. */
 int tune_compare_samples(const harness *h, const unsigned char *buf, char *why, size_t why_len);
+/* The same for a C on the device: the sampled elements alone are copied
+ * (*st: the copies' status). */
+int tune_compare_samples_at(const harness *h, CUdeviceptr buf, char *why, size_t why_len, cutec_status *st);
 /* Median times of `runs` runs (after `warmup` each) of nc candidates, in
  * rounds (A B C ... A B C ...); *fault: the candidate whose warm-ups
  * faulted, else -1. */

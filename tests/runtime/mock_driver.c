@@ -435,10 +435,18 @@ static double drift(void)
     return 1.0 + f * (double)launches++;
 }
 
+/* $CUTEC_MOCK_SLOW=F: every launch takes F times as long (a GPU on which
+ * the test's small GEMMs take milliseconds: the tuner's time budget). */
+static double slow(void)
+{
+    const char *e = getenv("CUTEC_MOCK_SLOW");
+    return e != NULL ? atof(e) : 1.0;
+}
+
 void cutec_mock_advance_clock(double us)
 {
     MOCK_LOCK();
-    clock_us += us * drift();
+    clock_us += us * drift() * slow();
 }
 
 /* occupancy by threads only (2048 per SM, at most 32 blocks); the mock

@@ -359,8 +359,9 @@ endforeach()
 # Fast tuning and the tuning modes (test_tune_modes.c): the cost model's
 # ranking (no device); with the test pack, the shortlist, a deferred handle
 # (nothing timed, the cache marks the decision modelled, then measured after
-# cutec_gemm_tune; with and without cuBLASLt) and a background one (its
-# worker measures it; destroyed while tuning)
+# cutec_gemm_tune; with and without cuBLASLt), a background one (its
+# worker measures it; destroyed while tuning) and fast tuning's time budget
+# (the mock's launches made slow: fewer runs)
 add_executable(test_tune_modes test_tune_modes.c)
 target_include_directories(test_tune_modes PRIVATE ${PROJECT_SOURCE_DIR}/runtime ${PROJECT_SOURCE_DIR}/contract)
 target_link_libraries(test_tune_modes PRIVATE cutec_rt ${CMAKE_DL_LIBS} m)
@@ -369,7 +370,7 @@ add_dependencies(test_tune_modes cutec_mock_cublaslt cutec_mock_driver)
 add_test(NAME pack_cpu_tune_model COMMAND test_tune_modes model)
 list(APPEND _pack_cpu_tests pack_cpu_tune_model)
 if(_test_pack)
-  foreach(_case deferred background shortlist check_select run_candidate)
+  foreach(_case deferred background shortlist check_select run_candidate budget)
     add_test(NAME pack_mock_tune_${_case} COMMAND test_tune_modes ${_case} ${_test_pack})
     list(APPEND _pack_mock_tests pack_mock_tune_${_case})
   endforeach()

@@ -438,6 +438,53 @@ static int test_shortlist(int argc, char **argv)
     return 0;
 }
 
+/* Fast tuning's time budget: where a run takes milliseconds (the mock's
+ * launches 8000 times slower: about 40 ms for this problem), the
+ * screening times each candidate twice, the rounds stop after two batches
+ * and the head to head runs 10 times; at the mock's own speed, 5
+ * screening runs and the head to head's 25. */
+static int test_budget(int argc, char **argv)
+{
+    CHECK(argc >= 1);
+    for (int slow = 1; slow >= 0; slow--) {
+        if (slow)
+            setenv("CUTEC_MOCK_SLOW", "8000", 1);
+        else
+            unsetenv("CUTEC_MOCK_SLOW");
+        cutec_pack *pack;
+        cutec_gemm_handle *h;
+        cutec_runtime *rt = mock_runtime(argv[0], &pack, &h, "/nonexistent-cache");
+        cutec_runtime_set_log(rt, keep_log, NULL);
+        CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+        CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_SHORTLIST, 6));
+        CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_FINALISTS, 3));
+        cutec_gemm_problem p;
+        cutec_gemm_problem_init(&p, 128, 128, 128, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+        mats x;
+        mats_init(rt, 128, 128, 128, &x);
+        log_text[0] = '\0';
+        cutec_tune_report *rep = NULL;
+        CHECK_OK(rt, cutec_gemm_tune(h, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c,
+                                     NULL, &rep));
+        CHECK_CONTAINS(log_text, slow ? "(screening: 2 runs, not checked)" : "(screening: 5 runs, not checked)");
+        CHECK_CONTAINS(log_text, slow ? "the ranking settled after 10 of 10 rounds" : "of 25 rounds");
+        /* the phase line: where the time went, and how many runs */
+        CHECK_CONTAINS(log_text, "s: candidates ");
+        CHECK_CONTAINS(log_text, ", head to head ");
+        const char *ms = strstr(log_text, "(one run ");
+        CHECK(ms != NULL);
+        double one = atof(ms + strlen("(one run "));
+        CHECK(slow ? one > 10.0 : one < 0.1);
+        printf("slow %d: one run %.3f ms, winner %s\n", slow, one, rep->candidates[0].name);
+        cutec_tune_report_free(rep);
+        gemm_checked(rt, h, &p, &x);
+        mats_free(rt, &x);
+        cutec_gemm_destroy(h);
+        cutec_runtime_destroy(rt);
+    }
+    return 0;
+}
+
 /* ---- the device check ---- */
 
 /* Which check the tuner uses is logged: under the mock driver the check
@@ -642,7 +689,7 @@ static int test_run_candidate(int argc, char **argv)
 static const check_case cases[] = {
     {"col_major", test_col_major}, {"check_select", test_check_select},   {"check_agree", test_check_agree},
     {"model", test_model},         {"deferred", test_deferred},           {"background", test_background},
-    {"shortlist", test_shortlist}, {"run_candidate", test_run_candidate},
+    {"shortlist", test_shortlist}, {"run_candidate", test_run_candidate}, {"budget", test_budget},
 };
 
 int main(int argc, char **argv) { return check_run_cases(cases, sizeof cases / sizeof cases[0], argc, argv); }
