@@ -638,8 +638,8 @@ static int bench_warmup(const opts *o, gpu *g, const tune_shape *first, failure 
  * (vs plain: with --epilogue, the fastest pack kernel with the epilogue
  * against the fastest pack kernel of the plain GEMM of the same shape). */
 typedef struct bench_means {
-    double log_sum, log_sum0, log_plain, log_exh, worst_exh, fast_s, exh_s;
-    int n, n0, nplain, nexh;
+    double log_sum, log_sum0, log_plain, log_exh, worst_exh, fast_s, exh_s, log_same, worst_same;
+    int n, n0, nplain, nexh, nsame;
 } bench_means;
 
 /* The fastest checked pack kernel's median of a report (+inf: none). */
@@ -820,6 +820,22 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         gm->fast_s += rep->seconds;
         gm->exh_s += exh->seconds;
     }
+    /* the same, free of the clocks' drift between the two tunings: the
+     * fast winner's median against the exhaustive winner's in the
+     * exhaustive tuning's common rounds, which timed both (0 where the fast
+     * winner did not run in them: screened out there) */
+    double same = 0;
+    if (exh != NULL) {
+        double mine = INFINITY, theirs = exh->candidates[exh->winner].round_ms;
+        for (int i = 0; i < exh->count; i++)
+            if (strcmp(exh->candidates[i].name, win) == 0) mine = exh->candidates[i].round_ms;
+        same = isfinite(mine) && isfinite(theirs) && theirs > 0 ? mine / theirs : 0;
+        if (same > 0) {
+            gm->log_same += log(same);
+            gm->nsame++;
+            if (same > gm->worst_same) gm->worst_same = same;
+        }
+    }
     if (o->json) {
         printf("%s\n  {\"shape\": ", first ? "" : ",");
         json_string(sh->name);
@@ -839,8 +855,8 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
             printf(", \"winner_ms\": %.6f, \"exhaustive_winner\": ", win_ms);
             json_string(exh->candidates[exh->winner].name);
             printf(", \"exhaustive_winner_ms\": %.6f, \"fast_vs_exhaustive\": %.4f, "
-                   "\"exhaustive_tuning_seconds\": %.3f",
-                   exh_ms, fast_vs_exh, exh->seconds);
+                   "\"fast_vs_exhaustive_same_rounds\": %.4f, \"exhaustive_tuning_seconds\": %.3f",
+                   exh_ms, fast_vs_exh, same, exh->seconds);
         }
         printf("}");
     } else {
@@ -850,8 +866,8 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         if (epi) snprintf(plain_col, sizeof plain_col, " %7.3f", vs_plain);
         char exh_col[96] = "";
         if (exh != NULL)
-            snprintf(exh_col, sizeof exh_col, " %8.2f %9.4f %9.4f %8.3f%s", exh->seconds, win_ms, exh_ms, fast_vs_exh,
-                     strcmp(win, exh->candidates[exh->winner].name) == 0 ? " same" : " diff");
+            snprintf(exh_col, sizeof exh_col, " %8.2f %9.4f %9.4f %8.3f %8.3f%s", exh->seconds, win_ms, exh_ms,
+                     fast_vs_exh, same, strcmp(win, exh->candidates[exh->winner].name) == 0 ? " same" : " diff");
         char name[64]; /* a batch: "NAME xL"; grouped: "NAME gG"; the line's own layouts: "NAME rrr" */
         snprintf(name, sizeof name,
                  batch > 1    ? "%s x%lld"
@@ -902,7 +918,7 @@ static int cmd_bench(const opts *o, failure *f)
         if (strcmp(epi, "none") != 0) printf("epilogue: %s\n", epi);
         printf("%-20s %6s %6s %6s  %12s %12s %7s %7s%s  %8s%s  %s\n", "shape", "M", "N", "K", "cuBLAS TF/s", "DSL TF/s",
                "ratio", "vs #0", strcmp(epi, "none") ? " vsplain" : "", "tune s",
-               o->compare_exhaustive ? "    exh s   fast ms    exh ms fast/exh     " : "", "winner");
+               o->compare_exhaustive ? "    exh s   fast ms    exh ms fast/exh same-rds     " : "", "winner");
     }
     bench_means gm = {0};
     if (!o->no_warmup) rc = bench_warmup(o, &g, &shapes[0], f);
@@ -935,8 +951,10 @@ static int cmd_bench(const opts *o, failure *f)
         if (strcmp(epi, "none") != 0) printf(", \"geomean_ratio_vs_plain\": %.4f", mean_plain);
         if (o->compare_exhaustive)
             printf(", \"geomean_fast_vs_exhaustive\": %.4f, \"worst_fast_vs_exhaustive\": %.4f, "
-                   "\"fast_tuning_seconds\": %.3f, \"exhaustive_tuning_seconds\": %.3f",
-                   gm.nexh ? exp(gm.log_exh / gm.nexh) : 0, gm.worst_exh, gm.fast_s, gm.exh_s);
+                   "\"geomean_fast_vs_exhaustive_same_rounds\": %.4f, \"worst_fast_vs_exhaustive_same_rounds\": "
+                   "%.4f, \"fast_tuning_seconds\": %.3f, \"exhaustive_tuning_seconds\": %.3f",
+                   gm.nexh ? exp(gm.log_exh / gm.nexh) : 0, gm.worst_exh, gm.nsame ? exp(gm.log_same / gm.nsame) : 0,
+                   gm.worst_same, gm.fast_s, gm.exh_s);
     }
     int grouped = 0;
     for (int i = 0; i < nshapes; i++) grouped |= shape_groups(o, &shapes[i]) > 0;
@@ -956,6 +974,10 @@ static int cmd_bench(const opts *o, failure *f)
             printf("fast against exhaustive tuning over %d shapes: winner time ratio %.4f (geometric mean), %.4f "
                    "(worst); tuning %.1f s against %.1f s\n",
                    gm.nexh, exp(gm.log_exh / gm.nexh), gm.worst_exh, gm.fast_s, gm.exh_s);
+        if (gm.nsame > 0)
+            printf("fast against exhaustive tuning in the same rounds (the exhaustive tuning's) over %d of %d "
+                   "shapes: %.4f (geometric mean), %.4f (worst)\n",
+                   gm.nsame, gm.nexh, exp(gm.log_same / gm.nsame), gm.worst_same);
         if (gm.nplain > 0)
             printf("geometric mean over %d shapes: vs plain %.3f (the fastest pack kernel with the epilogue against "
                    "the fastest of the plain GEMM of the same shape: 1 is a free epilogue)\n",

@@ -141,12 +141,12 @@ if(_test_pack)
            COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache
                    --shortlist 4 --compare-exhaustive)
   set_tests_properties(pack_mock_bench_compare_exhaustive PROPERTIES
-    PASS_REGULAR_EXPRESSION "fast against exhaustive tuning over 2 shapes: winner time ratio [0-9.]+ \\(geometric mean\\)")
+    PASS_REGULAR_EXPRESSION "fast against exhaustive tuning in the same rounds \\(the exhaustive tuning's\\) over [12] of 2 shapes: [0-9.]+ \\(geometric mean\\)")
   add_test(NAME pack_mock_bench_compare_exhaustive_json
            COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache
                    --compare-exhaustive --json)
   set_tests_properties(pack_mock_bench_compare_exhaustive_json PROPERTIES
-    PASS_REGULAR_EXPRESSION "\"fast_vs_exhaustive\": [0-9.]+, \"exhaustive_tuning_seconds\": [0-9.]+}")
+    PASS_REGULAR_EXPRESSION "\"fast_vs_exhaustive\": [0-9.]+, \"fast_vs_exhaustive_same_rounds\": [0-9.]+, \"exhaustive_tuning_seconds\": [0-9.]+}")
   list(APPEND _pack_mock_tests pack_mock_bench_compare_exhaustive pack_mock_bench_compare_exhaustive_json)
   add_test(NAME pack_mock_overhead_cli
            COMMAND cutec-tune overhead ${_test_pack} --m 64 --n 64 --k 64 --calls 256 --no-cache)
