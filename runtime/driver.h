@@ -128,7 +128,27 @@ enum {
     X(memcpy_htod, "cuMemcpyHtoD_v2", (CUdeviceptr dst, const void *src, size_t bytes))                                \
     X(memcpy_dtoh, "cuMemcpyDtoH_v2", (void *dst, CUdeviceptr src, size_t bytes))
 
-/* Entry points only the tuner needs (events, memset): resolved when present,
+/* CUDA_MEMCPY2D (cuda.h's CUDA_MEMCPY2D_v2), for the device-to-device
+ * copies of staged operands (gemm_stage.c); memory types as cuda.h's
+ * CUmemorytype. */
+enum { CU_MEMORYTYPE_DEVICE = 2 };
+typedef struct CUDA_MEMCPY2D {
+    size_t srcXInBytes, srcY;
+    int srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    void *srcArray;
+    size_t srcPitch;
+    size_t dstXInBytes, dstY;
+    int dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    void *dstArray;
+    size_t dstPitch;
+    size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D;
+
+/* Entry points only the tuner and staged operands need (events, memset, 2-D copies): resolved when present,
  * so that a driver (or the test's mock) without them still loads; the tuner
  * reports CUTEC_ERR_NO_DRIVER naming the missing one.  X(field, symbol,
  * alternative symbol or NULL, args); cuda.h of CUDA 13 maps
@@ -139,7 +159,8 @@ enum {
     X(event_record, "cuEventRecord", NULL, (CUevent event, CUstream stream))                                           \
     X(event_synchronize, "cuEventSynchronize", NULL, (CUevent event))                                                  \
     X(event_elapsed_time, "cuEventElapsedTime_v2", "cuEventElapsedTime", (float *ms, CUevent start, CUevent end))      \
-    X(memset_d8_async, "cuMemsetD8Async", NULL, (CUdeviceptr dst, unsigned char value, size_t n, CUstream stream))
+    X(memset_d8_async, "cuMemsetD8Async", NULL, (CUdeviceptr dst, unsigned char value, size_t n, CUstream stream))     \
+    X(memcpy_2d_async, "cuMemcpy2DAsync_v2", NULL, (const CUDA_MEMCPY2D *copy, CUstream stream))
 
 #define CUTEC_DRIVER_FIELD(field, symbol, params)          CUresult(*field) params;
 #define CUTEC_DRIVER_OPT_FIELD(field, symbol, alt, params) CUresult(*field) params;

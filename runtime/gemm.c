@@ -66,6 +66,8 @@ void cutec_gemm_decision_free(cutec_gemm_handle *g, gemm_decision *d)
     cutec_runtime *rt = g->rt;
     if (d->x_owned && d->x != 0 && rt != NULL && rt->init_status == CUTEC_OK && cutec_rt_enter(rt) == CUTEC_OK)
         (void)rt->drv.mem_free(d->x);
+    if (d->stage_owned && d->stage != 0 && rt != NULL && rt->init_status == CUTEC_OK && cutec_rt_enter(rt) == CUTEC_OK)
+        (void)rt->drv.mem_free(d->stage);
     free(d);
 }
 
@@ -884,6 +886,7 @@ cutec_status cutec_gemm_run_decision(cutec_gemm_handle *g, gemm_decision *d, con
                                      "%s needs %zu bytes of workspace; the handle's has %zu (cutec_gemm_set_workspace)",
                                      d->name, d->scratch_bytes, g->workspace_bytes);
         }
+        if (d->stage_mask != 0) return cutec_gemm_stage_run(g, d, p, io, stream);
         return cutec_gemm_dsl_launch(rt, d, p, io, g->workspace, stream);
     }
     /* the unfused baseline: cuBLASLt's plain GEMM into x, then the
@@ -939,6 +942,18 @@ static cutec_status decide(cutec_gemm_handle *g, const cutec_gemm_problem *p, co
         cutec_status s = blocking ? cutec_gemm_tune_class(g, p, cls, io, stream, NULL, &d)
                                   : cutec_gemm_model_decision(g, p, cls, io, &d);
         if (s != CUTEC_OK) return s;
+    }
+    /* a staged decision's buffer now, not at its first run (which may be
+     * inside a CUDA graph's capture, where no memory may be allocated) */
+    if (d->stage_mask != 0 && d->stage == 0) {
+        size_t bytes = cutec_gemm_stage_bytes(p, d->stage_mask);
+        if (g->rt->drv.mem_alloc(&d->stage, bytes) != CUDA_SUCCESS) {
+            d->stage = 0;
+            cutec_gemm_decision_free(g, d);
+            return cutec_rt_fail(g->rt, CUTEC_ERR_OUT_OF_MEMORY,
+                                 "cutec_gemm: no device memory for %zu bytes of staged operands", bytes);
+        }
+        d->stage_owned = 1;
     }
     /* the worker has its own buffers for A, B and C (a batch's too); an
      * epilogue's inputs and a grouped problem's row ends it would not

@@ -91,7 +91,13 @@ void cutec_gemm_choice_line(const gemm_decision *d, char *buf, size_t len)
 {
     char hex[2 * sizeof d->algo + 1];
     if (d->kind != DECISION_DSL) hex_encode(&d->algo, sizeof d->algo, hex);
-    if (d->kind == DECISION_DSL)
+    char desc[192];
+    if (d->kind == DECISION_DSL && d->stage_mask != 0) /* the entry's own description, not the "staged" name */
+        cutec_pack_entry_describe(d->pack, d->entry, desc, sizeof desc);
+    if (d->kind == DECISION_DSL && d->stage_mask != 0)
+        snprintf(buf, len, "staged %d %016llx %d %s", d->stage_mask, (unsigned long long)d->pack->h.source_hash,
+                 d->entry, desc);
+    else if (d->kind == DECISION_DSL)
         snprintf(buf, len, "dsl %016llx %d %s", (unsigned long long)d->pack->h.source_hash, d->entry, d->name);
     else if (d->ew == NULL)
         snprintf(buf, len, "cublas %s", hex);
@@ -158,19 +164,35 @@ const char *cutec_gemm_resolve_choice(cutec_gemm_handle *g, const char *choice, 
         if (!cutec_gemm_lt(g)) return "it chose cuBLASLt, which cannot be loaded now";
         return NULL;
     }
-    if (strncmp(choice, "dsl ", 4) != 0) return "unexpected content";
+    /* a pack kernel, on the operands as they are or on staged copies (gemm_stage.c) */
+    /* "staged MASK ...": the operands it stages (bit 0 A, 1 B, 2 D) */
+    int staged = strncmp(choice, "staged ", 7) == 0, mask = 0, moff = 0;
+    if (!staged && strncmp(choice, "dsl ", 4) != 0) return "unexpected content";
+    choice += staged ? 7 : 4;
+    if (staged && (sscanf(choice, "%d %n", &mask, &moff) != 1 || moff == 0)) return "unexpected content";
+    choice += moff;
     unsigned long long hash;
     int entry, off = 0;
-    if (sscanf(choice + 4, "%16llx %d %n", &hash, &entry, &off) != 2 || off == 0) return "unexpected content";
+    if (sscanf(choice, "%16llx %d %n", &hash, &entry, &off) != 2 || off == 0) return "unexpected content";
     cutec_pack *pack = NULL;
     for (int i = 0; i < g->npacks; i++)
         if (g->packs[i]->h.source_hash == hash) pack = g->packs[i];
     if (pack == NULL || entry < 0 || entry >= pack->count) return "its pack entry is gone";
     char desc[192];
     cutec_pack_entry_describe(pack, entry, desc, sizeof desc);
-    if (strcmp(desc, choice + 4 + off) != 0) return "its pack entry changed";
-    const char *unfit = cutec_gemm_dsl_unfit(g, pack, entry, p, cls, d, unfit_why, sizeof unfit_why);
+    if (strcmp(desc, choice + off) != 0) return "its pack entry changed";
+    if (staged && (mask < 1 || mask > 7 || (mask & cutec_gemm_stage_mask(p, cls)) != mask))
+        return "it stages operands this problem does not need staged";
+    cutec_gemm_problem sp = *p;
+    gemm_class scls = *cls;
+    if (staged) cutec_gemm_stage_problem(p, mask, &sp, &scls);
+    const char *unfit = cutec_gemm_dsl_unfit(g, pack, entry, &sp, &scls, d, unfit_why, sizeof unfit_why);
     if (unfit != NULL) return unfit;
+    if (staged) {
+        d->cls = *cls;
+        d->stage_mask = mask;
+        snprintf(d->name, sizeof d->name, "staged %.184s", desc);
+    }
     if (cutec_rt_pack_kernel(pack, entry, &d->kernel) != CUTEC_OK) return "its kernel no longer loads";
     return NULL;
 }

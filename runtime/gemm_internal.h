@@ -94,6 +94,12 @@ typedef struct gemm_decision {
      * flags, zeroed before each launch) at offset 0, then the partial sums
      * (role workspace) at scratch_off; scratch_bytes in all (0: none) */
     size_t flags_bytes, scratch_off, scratch_bytes;
+    /* staged operands (gemm_stage.c): bit i set for A, B, D (0: none), and
+     * their buffer (owned: freed with the decision; else a tuning's, shared
+     * by its candidates) */
+    int stage_mask;
+    CUdeviceptr stage;
+    int stage_owned;
 } gemm_decision;
 
 struct cutec_gemm_handle {
@@ -192,6 +198,16 @@ long long cutec_gemm_scale_count(const cutec_gemm_problem *p, cutec_kd_role r);
 /* Why DSL entry i of pack cannot compute p (written to why and returned;
  * NULL when it can); fills the decision's launch fields when it can and
  * d != NULL. */
+/* gemm_stage.c: which operands of p a pack kernel could read only from a
+ * staged copy (bit 0 A, 1 B, 2 D; 0: none, or a problem that is not
+ * staged); the staging buffer's size; the problem (and class, when not
+ * NULL) the kernel sees; a staged decision's run (copies in, the kernel,
+ * D copied out; its buffer allocated and owned if it has none). */
+int cutec_gemm_stage_mask(const cutec_gemm_problem *p, const gemm_class *cls);
+size_t cutec_gemm_stage_bytes(const cutec_gemm_problem *p, int mask);
+void cutec_gemm_stage_problem(const cutec_gemm_problem *p, int mask, cutec_gemm_problem *sp, gemm_class *scls);
+cutec_status cutec_gemm_stage_run(cutec_gemm_handle *g, gemm_decision *d, const cutec_gemm_problem *p,
+                                  const cutec_gemm_args *io, void *stream);
 const char *cutec_gemm_dsl_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, const cutec_gemm_problem *p,
                                  const gemm_class *cls, gemm_decision *d, char *why, size_t len);
 /* The unfused baseline's two halves of problem p: the plain GEMM writing

@@ -39,8 +39,9 @@ typedef struct tuning {
     cublasLtMatmulHeuristicResult_t *heur;
     char ltwhy[256];
     harness h;
-    int step, total; /* progress */
-    CUdeviceptr x;   /* the unfused baseline's intermediate, shared by its candidates (0: none) */
+    int step, total;   /* progress */
+    CUdeviceptr x;     /* the unfused baseline's intermediate, shared by its candidates (0: none) */
+    CUdeviceptr stage; /* staged candidates' buffer, shared by them (0: none) */
     /* fast tuning's budget: the time of one run (the reference's, then the
      * best screened one; 0: not known) and the screening's runs */
     double run_ms;
@@ -95,10 +96,43 @@ static void pack_candidates(tuning *t)
         snprintf(noref, sizeof noref,
                  "no float64 reference for activation '%s' (register one with cutec_gemm_set_activation_ref)",
                  t->p->act);
+    /* operands a kernel could read only from staged copies (gemm_stage.c):
+     * a kernel unfit for the problem as it is may fit the staged one */
+    int stage = cutec_gemm_stage_mask(t->p, t->cls), staged = 0, nsub = 0, subs[7];
+    /* the subsets of the operands that may need it, fewest bytes first: a
+     * kernel may write a D whose rows are off 16 bytes (register stores)
+     * but not read such an A */
+    for (int m = 1; m <= 7; m++)
+        if ((m & stage) == m) {
+            int at = nsub++;
+            size_t bytes = cutec_gemm_stage_bytes(t->p, m);
+            while (at > 0 && cutec_gemm_stage_bytes(t->p, subs[at - 1]) > bytes) subs[at] = subs[at - 1], at--;
+            subs[at] = m;
+        }
     for (int pi = 0; pi < g->npacks; pi++)
         for (int i = 0; i < g->packs[pi]->count; i++) {
-            const char *unfit =
-                cutec_gemm_dsl_unfit(g, g->packs[pi], i, t->p, t->cls, &t->cands[t->ndsl].d, why, sizeof why);
+            gemm_decision *d = &t->cands[t->ndsl].d;
+            const char *unfit = cutec_gemm_dsl_unfit(g, g->packs[pi], i, t->p, t->cls, d, why, sizeof why);
+            char swhy[300] = "";
+            int mask = 0;
+            for (int q = 0; unfit != NULL && q < nsub && mask == 0 && strncmp(unfit, "not a GEMM", 10) != 0; q++) {
+                cutec_gemm_problem sp;
+                gemm_class scls = *t->cls;
+                cutec_gemm_stage_problem(t->p, subs[q], &sp, &scls);
+                char tmp[300];
+                if (cutec_gemm_dsl_unfit(g, g->packs[pi], i, &sp, &scls, d, q == 0 ? swhy : tmp, sizeof tmp) == NULL)
+                    mask = subs[q];
+            }
+            if (mask != 0) {
+                /* the class is the problem's (the decision's key); the run stages */
+                d->cls = *t->cls;
+                d->stage_mask = mask;
+                char desc[192];
+                snprintf(desc, sizeof desc, "%s", d->name);
+                snprintf(d->name, sizeof d->name, "staged %.184s", desc);
+                unfit = NULL;
+                staged++;
+            }
             if (unfit == NULL && noref[0] != '\0') {
                 unfit = noref;
                 snprintf(t->pruned, sizeof t->pruned, "%s", noref); /* the reason to report */
@@ -110,12 +144,22 @@ static void pack_candidates(tuning *t)
             } else {
                 char name[192];
                 cutec_pack_entry_describe(g->packs[pi], i, name, sizeof name);
-                cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: skipping %s: %s", name, unfit);
+                /* staged copies' reason too, where it is another */
+                int other = swhy[0] != '\0' && strcmp(swhy, unfit) != 0;
+                cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: skipping %s: %s%s%s%s", name, unfit,
+                             other ? " (and staged: " : "", other ? swhy : "", other ? ")" : "");
                 if (t->pruned[0] == '\0' && strncmp(unfit, "not a GEMM", 10) != 0)
                     snprintf(t->pruned, sizeof t->pruned, "%s", unfit);
             }
         }
     free(quarantine);
+    if (staged > 0)
+        cutec_rt_log(rt, CUTEC_LOG_INFO,
+                     "tuning: %d pack kernel%s fit once operands are staged (%s%s%s%scopied with 16-byte aligned "
+                     "rows: at most %zu bytes)",
+                     staged, staged == 1 ? "" : "s", stage & 1 ? "A " : "", stage & 2 ? "B " : "",
+                     stage & 4 ? "D " : "", stage == 1 || stage == 2 || stage == 4 ? "" : "or some of them, ",
+                     cutec_gemm_stage_bytes(t->p, stage));
     if (quarantined > 0)
         cutec_rt_log(
             rt, CUTEC_LOG_WARNING,
@@ -152,7 +196,9 @@ static double model_cost(cutec_gemm_handle *g, const gemm_decision *d, const cut
                     .b_once = p->batch > 1 && p->stride_b == 0,
                     .ab_bytes = (int)cutec_dtype_size(p->a_type),
                     .c_bytes = (int)cutec_dtype_size(p->c_type)};
-    return tune_model_cost(&pt, &gm, &dev);
+    /* staged operands: copied in (and D out) at copy bandwidth, read and written */
+    double stage_us = d->stage_mask ? tune_model_copy_us(2.0 * (double)cutec_gemm_stage_bytes(p, d->stage_mask)) : 0;
+    return tune_model_cost(&pt, &gm, &dev) + stage_us;
 }
 
 /* Step 1b (fast tuning): the cost model ranks the pack candidates and only
@@ -706,6 +752,10 @@ static cutec_status decide(tuning *t, gemm_decision **out)
         d->x_owned = 1;
         t->x = 0;
     }
+    if (d->stage != 0 && d->stage == t->stage) { /* the staging buffer too */
+        d->stage_owned = 1;
+        t->stage = 0;
+    }
     if (d->modelled)
         cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: modelled choice %s (nothing timed)", d->name);
     else
@@ -757,6 +807,28 @@ static void tuning_free(tuning *t)
     }
     free(t->cands);
     if (t->x != 0) (void)t->rt->drv.mem_free(t->x);
+    if (t->stage != 0) (void)t->rt->drv.mem_free(t->stage);
+}
+
+/* The staged candidates' one buffer (their staging layout is the
+ * problem's, whichever kernel runs); without the memory they score +inf. */
+static void stage_buffer(tuning *t)
+{
+    int mask = 0;
+    for (int i = 0; i < t->ndsl; i++)
+        if (!t->cands[i].pruned) mask |= t->cands[i].d.stage_mask;
+    if (mask == 0) return;
+    size_t bytes = cutec_gemm_stage_bytes(t->p, mask);
+    if (t->rt->drv.mem_alloc(&t->stage, bytes) != CUDA_SUCCESS) t->stage = 0;
+    for (int i = 0; i < t->ndsl; i++) {
+        candidate *c = &t->cands[i];
+        if (c->d.stage_mask == 0 || c->pruned) continue;
+        c->d.stage = t->stage;
+        if (t->stage == 0) {
+            c->ms = INFINITY;
+            snprintf(c->note, sizeof c->note, "no device memory for %zu bytes of staged operands", bytes);
+        }
+    }
 }
 
 /* Steps 1 and 2: every candidate (none is an error). */
@@ -866,6 +938,7 @@ cutec_status cutec_gemm_tune_class(cutec_gemm_handle *g, const cutec_gemm_proble
     t.h = (harness){
         .rt = rt, .g = g, .p = p, .io = *io, .stream = stream, .ref_rms = -1, .epi = gemm_class_has_epilogue(cls)};
     s = tune_harness_init(&t.h);
+    if (s == CUTEC_OK) stage_buffer(&t);
     if (s == CUTEC_OK) s = reference(&t);
     ph[1] = tune_now();
     /* the reference's plan belongs to the tuning, not to a candidate */

@@ -171,3 +171,5 @@ void tune_model_shortlist(const double *cost, const long long *tile, const long 
     free(by_cost);
     free(chosen);
 }
+
+double tune_model_copy_us(double bytes) { return bytes / DRAM_B_PER_US; }

@@ -56,6 +56,9 @@ void tune_model_rank(const double *cost, int n, int *order);
  * (The model ranks tile shapes better than the variants of one tile, which
  * the timing decides between: sixteen variants of one tile must not crowd
  * the other shapes out.) */
+/* Microseconds to move `bytes` through DRAM (the model's bandwidth). */
+double tune_model_copy_us(double bytes);
+
 void tune_model_shortlist(const double *cost, const long long *tile, const long long *family, int n, int keep,
                           int *order, int *rank);
 

@@ -361,7 +361,8 @@ endforeach()
 # (nothing timed, the cache marks the decision modelled, then measured after
 # cutec_gemm_tune; with and without cuBLASLt), a background one (its
 # worker measures it; destroyed while tuning) and fast tuning's time budget
-# (the mock's launches made slow: fewer runs)
+# (the mock's launches made slow: fewer runs); staged operands (rows off
+# 16-byte boundaries: tuned, cached, run by name)
 add_executable(test_tune_modes test_tune_modes.c)
 target_include_directories(test_tune_modes PRIVATE ${PROJECT_SOURCE_DIR}/runtime ${PROJECT_SOURCE_DIR}/contract)
 target_link_libraries(test_tune_modes PRIVATE cutec_rt ${CMAKE_DL_LIBS} m)
@@ -370,7 +371,7 @@ add_dependencies(test_tune_modes cutec_mock_cublaslt cutec_mock_driver)
 add_test(NAME pack_cpu_tune_model COMMAND test_tune_modes model)
 list(APPEND _pack_cpu_tests pack_cpu_tune_model)
 if(_test_pack)
-  foreach(_case deferred background shortlist check_select run_candidate budget)
+  foreach(_case deferred background shortlist check_select run_candidate budget staged)
     add_test(NAME pack_mock_tune_${_case} COMMAND test_tune_modes ${_case} ${_test_pack})
     list(APPEND _pack_mock_tests pack_mock_tune_${_case})
   endforeach()
@@ -380,6 +381,9 @@ if(_test_pack)
   # the device check counts what the host counts, and a tuning checks on the device (GPU only)
   add_test(NAME pack_gpu_tune_check_agree COMMAND test_tune_modes check_agree ${_test_pack})
   list(APPEND _pack_gpu_tests pack_gpu_tune_check_agree)
+  # staged operands on the GPU (cuMemcpy2DAsync): tuned without cuBLASLt, right against float64, from the cache
+  add_test(NAME pack_gpu_tune_staged COMMAND test_tune_modes staged ${_test_pack})
+  list(APPEND _pack_gpu_tests pack_gpu_tune_staged)
   add_test(NAME pack_mock_tune_deferred_no_cublas COMMAND test_tune_modes deferred ${_test_pack})
   set_tests_properties(pack_mock_tune_deferred_no_cublas PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 300
     ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=/nonexistent/libcublasLt.so;TEST_NO_CUBLAS=1")
