@@ -67,7 +67,8 @@ done
 # fused epilogues (tests/gpu gpu_gemm_epilogue): every store path of the
 # sm90 template (registers, whole-tile and boxed TMA, ping-pong, three
 # consumers, a cluster, 256-row tiles) with each kind of input and
-# activation; the gated forms on the register path; the sm80 template
+# activation; the gated forms on the register path and the whole-tile TMA
+# store (cooperative, a cluster, two consumers along N, ping-pong); the sm80 template
 rm -rf prebuilt/gemm_epi && mkdir -p prebuilt/gemm_epi
 epi_points() { # $1: template, $2: bases (';'-separated), $3: epilogues (';'-separated)
   local IFS=';'
@@ -86,7 +87,9 @@ epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=128 -D BN=256 -D
 -D BM=192 -D BN=192 -D STAGES=4 -D EPI=2;-D BM=128 -D BN=128 -D STAGES=4 -D EPI=1 -D CM=2;\
 -D BM=64 -D BN=64 -D STAGES=4 -D EPI=0;-D BM=256 -D BN=128 -D STAGES=4 -D EPI=2 -D RASTER=1" "$EPIS"
 epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=64 -D BN=64 -D STAGES=4 -D EPI=0;\
--D BM=128 -D BN=256 -D STAGES=4 -D EPI=0" "-D ACT=swiglu -D GLU=1;-D ACT=geglu -D GLU=1 -D BIAS=1 -D ALPHA=1"
+-D BM=128 -D BN=256 -D STAGES=4 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=4 -D EPI=1;\
+-D BM=256 -D BN=128 -D STAGES=4 -D EPI=1 -D CN=2;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1 -D WGN=2;\
+-D BM=64 -D BN=256 -D STAGES=4 -D EPI=1 -D PP=1" "-D ACT=swiglu -D GLU=1;-D ACT=geglu -D GLU=1 -D BIAS=1 -D ALPHA=1"
 epi_points sm90 "-D T=e4m3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1" \
   "-D ACT=gelu_tanh -D BIAS=1;-D SCALE=2;-D SCALE=1 -D ACT=silu -D BIAS=1 -D ALPHA=1"
 epi_points sm90 "-D T=e4m3 -D TC=f32 -D BM=128 -D BN=128 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1" "-D SCALE=2"
@@ -245,8 +248,8 @@ POINTS
   -o prebuilt/gemm_sm90_grouped_lb1_f32.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=1 -D T=f16 -D TC=f16 -o prebuilt/gemm_sm90_grouped_f16.pack
 # fused-epilogue packs for the epilogue benchmark (gpu-run.sh EPI_BENCH=1):
-# bias + GELU (tanh) over every tune point, SwiGLU (its register-store
-# points), bias + SiLU, and the elementwise kernels of the unfused baseline
+# bias + GELU (tanh) over every tune point, SwiGLU (its register-store and
+# whole-tile TMA-store points), bias + SiLU, and the elementwise kernels of the unfused baseline
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=gelu_tanh -D BIAS=1 -o prebuilt/gemm_sm90_gelu_bias.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=silu -D BIAS=1 -o prebuilt/gemm_sm90_silu_bias.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=swiglu -D GLU=1 -o prebuilt/gemm_sm90_swiglu.pack
