@@ -92,13 +92,15 @@ fi
 # optional: fused epilogues against cuBLASLt's fused forms (or cuBLASLt and
 # the elementwise kernel) and against the plain GEMM (EPI_BENCH=1)
 if [ -n "${EPI_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
-  # EPI_FAST=1: the packs compiled with --fast-math
+  # EPI_FAST=1: the packs compiled with --fast-math; EPI_ONLY="swiglu ...": those epilogues alone;
+  # EPI_SHAPES: another shapes file (tests/bench/swiglu_shapes.txt: issue 17's SwiGLU shapes)
   for e in "gelu_bias --epilogue gelu_tanh --bias" "silu_bias --epilogue silu --bias" "swiglu --epilogue swiglu"; do
     set -- $e
+    case " ${EPI_ONLY:-$1} " in *" $1 "*) ;; *) continue ;; esac
     name=$1${EPI_FAST:+_fast}; shift
     timeout "${EPI_TIMEOUT:-200}" build-gpu/runtime/cutec-tune bench "prebuilt/gemm_sm90_${name}.pack" \
       --pack prebuilt/gemm_sm90.pack --pack prebuilt/epilogue_apply.pack \
-      --shapes tests/bench/epilogue_shapes.txt --no-cache "$@" > "$OUT/epi-bench-$name.log" 2>&1
+      --shapes "${EPI_SHAPES:-tests/bench/epilogue_shapes.txt}" --no-cache "$@" > "$OUT/epi-bench-$name.log" 2>&1
     echo "== epilogue bench $name: exit $?"
     tail -12 "$OUT/epi-bench-$name.log"
   done
