@@ -440,7 +440,7 @@ set_tests_properties(pack_mock_epilogue_bind_no_cublas PROPERTIES LABELS "cpu;ru
   ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=/nonexistent/libcublasLt.so;TEST_NO_CUBLAS=1")
 # the compiler's descriptions: a user's act = relu kernel, and the stdlib's
 # elementwise kernels (stdlib/epilogue_apply.cute) after cuBLASLt
-cutec_test_pack(_ea_pack epilogue_apply ${PROJECT_SOURCE_DIR}/stdlib/epilogue_apply.cute "71 points")
+cutec_test_pack(_ea_pack epilogue_apply ${PROJECT_SOURCE_DIR}/stdlib/epilogue_apply.cute "142 points")
 foreach(_c user apply)
   set(_p ${_user_pack})
   if(_c STREQUAL "apply")

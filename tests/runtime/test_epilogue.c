@@ -639,19 +639,22 @@ static int test_apply(const char *pack_path)
         cutec_runtime_destroy(rt);
         return TEST_SKIP;
     }
+    /* the 16-byte vector form (VEC = 8) where N allows whole chunks of 8
+     * (gated always: N % 16 == 0), the scalar one elsewhere */
     static const struct {
         const char *act;
-        int gated, bias, bias_row, aux;
+        int n, gated, bias, bias_row, aux;
         const char *winner;
     } cases[] = {
-        {"silu", 0, 0, 0, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=silu GLU=0 BIAS=0 AUX=0"},
-        {"gelu_erf", 0, 1, 1, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=gelu_erf GLU=0 BIAS=3 AUX=1"},
-        {"relu", 0, 0, 1, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=relu GLU=0 BIAS=2 AUX=0"},
-        {"swiglu", 1, 1, 0, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=swiglu GLU=1 BIAS=1 AUX=0"},
-        {"sigmoid", 0, 0, 0, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=sigmoid GLU=0 BIAS=0 AUX=1"},
+        {"silu", 48, 0, 0, 0, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=silu GLU=0 BIAS=0 AUX=0 VEC=8"},
+        {"gelu_erf", 48, 0, 1, 1, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=gelu_erf GLU=0 BIAS=3 AUX=1 VEC=8"},
+        {"relu", 48, 0, 0, 1, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=relu GLU=0 BIAS=2 AUX=0 VEC=8"},
+        {"swiglu", 48, 1, 1, 0, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=swiglu GLU=1 BIAS=1 AUX=0 VEC=8"},
+        {"sigmoid", 48, 0, 0, 0, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=sigmoid GLU=0 BIAS=0 AUX=1 VEC=8"},
+        {"silu", 44, 0, 1, 0, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=silu GLU=0 BIAS=1 AUX=0 VEC=1"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        cutec_gemm_problem p = problem(40, 48, 24, cases[c].act, cases[c].gated);
+        cutec_gemm_problem p = problem(40, cases[c].n, 24, cases[c].act, cases[c].gated);
         p.bias = cases[c].bias, p.bias_row = cases[c].bias_row, p.aux = cases[c].aux;
         cutec_tune_report *r = tune_and_run(rt, h, &p, NULL);
         /* the winner is the baseline with the first of cuBLASLt's algorithms on the mock; on a GPU any of them */
