@@ -666,16 +666,24 @@ static cutec_status decided_launch(void *user, int run, void *stream)
     return cutec_gemm_ex(j->h, &j->p, &j->a, stream);
 }
 
-/* With --epilogue: the plain GEMM of the same shape tuned too, its fastest
- * pack kernel's median in *ms (+inf: none); then the two decisions (the
+/* With --epilogue, the plain GEMM of the same shape against it: the
+ * fastest pack kernel of the plain tuning (best_ms, +inf: none), its
+ * decision (winner), and the two decisions timed head to head (h2h: the
+ * plain one's median over the epilogue's, their medians plain_ms and
+ * epi_ms; 0: not measured). */
+typedef struct plain_cmp {
+    double best_ms, h2h, plain_ms, epi_ms;
+    char winner[192];
+} plain_cmp;
+
+/* The plain GEMM of the same shape tuned, then the two decisions (the
  * problem with the epilogue, ep on eb's buffers, and the plain one) timed
- * head to head, alternating in the same rounds after an L2 flush each, into
- * *h2h as the plain decision's median over the epilogue's (0: not
- * measured).  The two tunings run seconds apart, and on long shapes the
- * clocks under the power cap move more than the few percent an epilogue
- * costs: only the head to head compares them. */
+ * head to head, alternating in the same rounds after an L2 flush each.
+ * The two tunings run seconds apart, and on long shapes the clocks under
+ * the power cap move more than the few percent an epilogue costs: only the
+ * head to head compares them. */
 static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, const cutec_gemm_problem *ep, const buffers *eb,
-                       double *ms, double *h2h, failure *f)
+                       plain_cmp *pc, failure *f)
 {
     opts plain = *o;
     memset(plain.act, 0, sizeof plain.act);
@@ -685,12 +693,13 @@ static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, const cutec_
     shape_problem(&plain, &p, sh);
     buffers b;
     cutec_tune_report *rep = NULL;
-    *h2h = 0;
+    memset(pc, 0, sizeof *pc);
     int rc = alloc_problem(g, &p, &b, (uint64_t)sh->line, f);
     if (rc == 0) {
         cutec_gemm_args a = args_of(&b);
         cutec_status s = cutec_gemm_tune_ex(g->gemm, &p, &a, NULL, &rep);
         if (s != CUTEC_OK) rc = fail_runtime(f, g->rt, sh->name, s);
+        if (rc == 0) (void)cutec_gemm_choice(g->gemm, &p, pc->winner, sizeof pc->winner);
         cutec_timer *t = NULL;
         if (rc == 0 && cutec_timer_create(g->rt, CUTEC_TIMER_FLUSH_L2, &t) == CUTEC_OK) {
             decided_job jobs[2] = {{g->gemm, *ep, args_of(eb)}, {g->gemm, p, a}};
@@ -702,13 +711,16 @@ static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, const cutec_
             s = cutec_timer_run(t, &how, tj, 2, res, NULL);
             if (s != CUTEC_OK)
                 rc = fail_runtime(f, g->rt, "the head to head with the plain GEMM", s);
-            else if (!isinf(res[0].ms) && !isinf(res[1].ms))
-                *h2h = res[1].ms / res[0].ms;
+            else if (!isinf(res[0].ms) && !isinf(res[1].ms)) {
+                pc->epi_ms = res[0].ms;
+                pc->plain_ms = res[1].ms;
+                pc->h2h = res[1].ms / res[0].ms;
+            }
             cutec_timer_destroy(t);
         }
     }
     free_problem(g, &b);
-    *ms = rc == 0 ? report_best_dsl(rep) : INFINITY;
+    pc->best_ms = rc == 0 ? report_best_dsl(rep) : INFINITY;
     cutec_tune_report_free(rep);
     return rc;
 }
@@ -795,8 +807,7 @@ static int bench_group_loop(gpu *g, const cutec_gemm_problem *gp, uint64_t seed,
  * --compare-exhaustive, the exhaustive tuning's report: exh).  A grouped
  * shape's cuBLAS column is group_ms, the loop of bench_group_loop. */
 static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_report *rep,
-                         const cutec_tune_report *exh, double plain_ms, double h2h, double group_ms, int first,
-                         bench_means *gm)
+                         const cutec_tune_report *exh, const plain_cmp *pc, double group_ms, int first, bench_means *gm)
 {
     /* the fastest pack kernel, winner or not: the first checked one (the
    * report puts the two timed head to head first) */
@@ -841,8 +852,8 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
     int epi = o->act[0] || o->bias || o->bias_row || o->c_source || o->aux || o->scale_mode;
     /* vs plain: the two decisions head to head (h2h) where measured, else
      * the fastest pack kernels of the two tunings */
-    double tunings_plain = !isinf(plain_ms) && !isinf(best_dsl) ? plain_ms / best_dsl : 0;
-    double vs_plain = h2h > 0 ? h2h : tunings_plain;
+    double tunings_plain = !isinf(pc->best_ms) && !isinf(best_dsl) ? pc->best_ms / best_dsl : 0;
+    double vs_plain = pc->h2h > 0 ? pc->h2h : tunings_plain;
     if (vs_plain > 0) {
         gm->log_plain += log(vs_plain);
         gm->nplain++;
@@ -891,10 +902,12 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
             json_string(dsl_name);
         else
             printf("null");
-        if (epi)
-            printf(
-                ", \"ratio_vs_plain\": %.4f, \"ratio_vs_plain_head_to_head\": %.4f, \"ratio_vs_plain_tunings\": %.4f",
-                vs_plain, h2h, tunings_plain);
+        if (epi) {
+            printf(", \"ratio_vs_plain\": %.4f, \"ratio_vs_plain_head_to_head\": %.4f, \"ratio_vs_plain_tunings\": "
+                   "%.4f, \"head_to_head_ms\": %.6f, \"head_to_head_plain_ms\": %.6f, \"plain_winner\": ",
+                   vs_plain, pc->h2h, tunings_plain, pc->epi_ms, pc->plain_ms);
+            json_string(pc->winner);
+        }
         printf(", \"tuning_seconds\": %.3f", rep->seconds);
         if (exh != NULL) {
             printf(", \"winner_ms\": %.6f, \"exhaustive_winner\": ", win_ms);
@@ -923,6 +936,9 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f%s  %8.2f%s  %s%s%s%s\n", name, sh->m, sh->n, sh->k,
                tc, td, ratio, ratio0, plain_col, rep->seconds, exh_col, win, cublas_won ? " (best DSL: " : "",
                cublas_won ? (dsl_name != NULL ? dsl_name : "none") : "", cublas_won ? ")" : "");
+        if (epi && pc->h2h > 0)
+            printf("%-20s head to head: %.4f ms with the epilogue, %.4f ms plain (%s)\n", "", pc->epi_ms, pc->plain_ms,
+                   pc->winner);
     }
     fflush(stdout);
 }
@@ -979,13 +995,14 @@ static int cmd_bench(const opts *o, failure *f)
             cutec_status s = cutec_gemm_tune_ex(g.gemm, &p, &a, NULL, &rep);
             if (s != CUTEC_OK) rc = fail_runtime(f, g.rt, sh->name, s);
         }
-        double plain_ms = INFINITY, group_ms = INFINITY, h2h = 0;
-        if (rc == 0 && strcmp(epi, "none") != 0) rc = bench_plain(o, &g, sh, &p, &b, &plain_ms, &h2h, f);
+        double group_ms = INFINITY;
+        plain_cmp pc = {.best_ms = INFINITY};
+        if (rc == 0 && strcmp(epi, "none") != 0) rc = bench_plain(o, &g, sh, &p, &b, &pc, f);
         free_problem(&g, &b);
         if (rc == 0 && p.groups > 0) rc = bench_group_loop(&g, &p, (uint64_t)sh->line, &group_ms, f);
         cutec_tune_report *exh = NULL;
         if (rc == 0 && o->compare_exhaustive) rc = bench_exhaustive(o, &g, sh, &exh, f);
-        if (rc == 0) bench_report(o, sh, rep, exh, plain_ms, h2h, group_ms, i == 0, &gm);
+        if (rc == 0) bench_report(o, sh, rep, exh, &pc, group_ms, i == 0, &gm);
         cutec_tune_report_free(rep);
         cutec_tune_report_free(exh);
     }
