@@ -65,7 +65,7 @@ for extra in "-D T=e5m2" "-D T=e4m3 -D TB=e5m2" "-D T=e5m2 -D TB=e4m3 -D EPI=1 -
   "$B"/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm_fp8/gemm_sm90_${name}.ptx"
 done
 # fused epilogues (tests/gpu gpu_gemm_epilogue): every store path of the
-# sm90 template (registers, whole-tile and boxed TMA, ping-pong, three
+# sm90 template (registers, whole-tile and boxed TMA, ping-pong of 64- and 128-row tiles, three
 # consumers, a cluster, 256-row tiles) with each kind of input and
 # activation; the gated forms on the register path and the whole-tile TMA
 # store (cooperative, a cluster, two consumers along N, ping-pong); the sm80 template
@@ -85,11 +85,13 @@ EPIS="-D ACT=gelu_tanh -D BIAS=1;-D ACT=relu -D BIAS=2 -D ALPHA=1;-D ACT=silu -D
 epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1;\
 -D BM=128 -D BN=256 -D STAGES=4 -D EPI=2;-D BM=64 -D BN=128 -D STAGES=6 -D EPI=1 -D PP=1;\
 -D BM=192 -D BN=192 -D STAGES=4 -D EPI=2;-D BM=128 -D BN=128 -D STAGES=4 -D EPI=1 -D CM=2;\
--D BM=64 -D BN=64 -D STAGES=4 -D EPI=0;-D BM=256 -D BN=128 -D STAGES=4 -D EPI=2 -D RASTER=1" "$EPIS"
+-D BM=64 -D BN=64 -D STAGES=4 -D EPI=0;-D BM=256 -D BN=128 -D STAGES=4 -D EPI=2 -D RASTER=1;\
+-D BM=128 -D BN=128 -D STAGES=5 -D EPI=1 -D PP=1;-D BM=128 -D BN=128 -D STAGES=4 -D EPI=1 -D PP=1 -D CN=2" "$EPIS"
 epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=64 -D BN=64 -D STAGES=4 -D EPI=0;\
 -D BM=128 -D BN=256 -D STAGES=4 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=4 -D EPI=1;\
 -D BM=256 -D BN=128 -D STAGES=4 -D EPI=1 -D CN=2;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1 -D WGN=2;\
--D BM=64 -D BN=256 -D STAGES=4 -D EPI=1 -D PP=1" "-D ACT=swiglu -D GLU=1;-D ACT=geglu -D GLU=1 -D BIAS=1 -D ALPHA=1"
+-D BM=64 -D BN=256 -D STAGES=4 -D EPI=1 -D PP=1;-D BM=128 -D BN=128 -D STAGES=5 -D EPI=1 -D PP=1" \
+  "-D ACT=swiglu -D GLU=1;-D ACT=geglu -D GLU=1 -D BIAS=1 -D ALPHA=1"
 epi_points sm90 "-D T=e4m3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1" \
   "-D ACT=gelu_tanh -D BIAS=1;-D SCALE=2;-D SCALE=1 -D ACT=silu -D BIAS=1 -D ALPHA=1"
 epi_points sm90 "-D T=e4m3 -D TC=f32 -D BM=128 -D BN=128 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1" "-D SCALE=2"
