@@ -4,7 +4,8 @@ raw ctypes call alone, over the runtime on the mock driver
 (tests/runtime/mock_driver.c), whose device memory is host memory (CPU
 tensors go through ops._host_gemm_for_tests, as in python/tests/test_mock.py).
 The classes are tuned with the mock computing; then its launches are made
-to return without running the kernel (cutec_mock_set_compute(0)), so what
+to return without running the kernel (cutec_mock_set_compute(0), and the
+mock cuBLASLt's cutec_mock_lt_set_compute(0)), so what
 is timed is the Python side, the runtime's cached call and a launch whose
 cost is the mock's argument checks.  torch.matmul and torch.empty on CPU
 tensors are printed for scale (torch.matmul computes its GEMM).
@@ -82,6 +83,7 @@ def main():
         err = (got.float() - want).abs().max().item()
         assert err <= 0.05 * (want.abs().max().item() + 1), err
     ctypes.CDLL(mock).cutec_mock_set_compute(0)
+    ctypes.CDLL(os.environ["CUTEC_CUBLASLT"]).cutec_mock_lt_set_compute(0)
 
     plan = plan_cached("cutec.torch.mm", a, b)
     d = torch.empty(args.m, args.n, dtype=dt)
