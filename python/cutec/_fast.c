@@ -276,10 +276,120 @@ static PyObject *none_clearing(void)
     Py_RETURN_NONE;
 }
 
-/* The call: D allocated as the Python path does (new_empty of A's dtype and
- * device, the plan's output shape given as separate sizes), cutec_gemm_ex
- * under the handle's lock with the GIL released (as ctypes does).  None
- * where it is not this path's. */
+/* A table entry's part a call uses, held by the call. */
+typedef struct hit {
+    PyObject *dg, *plan, *lock, *shape;
+    Py_ssize_t nshape;
+    uintptr_t handle, problem;
+} hit;
+
+/* The lock released, an exception in flight kept (NULL: the release failed). */
+static PyObject *release(PyObject *lock)
+{
+    PyObject *rel;
+#if PY_VERSION_HEX >= 0x030C0000 /* PyErr_Fetch is deprecated from 3.12 */
+    PyObject *exc = PyErr_GetRaisedException();
+    rel = PyObject_CallMethodNoArgs(lock, s_release);
+    if (rel == NULL)
+        Py_XDECREF(exc);
+    else
+        PyErr_SetRaisedException(exc);
+#else
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    rel = PyObject_CallMethodNoArgs(lock, s_release);
+    if (rel == NULL)
+        Py_XDECREF(et), Py_XDECREF(ev), Py_XDECREF(tb);
+    else
+        PyErr_Restore(et, ev, tb);
+#endif
+    return rel;
+}
+
+/* The call of a remembered entry: the pointers (None where one is off 16
+ * bytes: another alignment class), the stream, D allocated as the Python
+ * path does (new_empty of A's dtype and device, the plan's output shape
+ * given as separate sizes), cutec_gemm_ex under the handle's lock with the
+ * GIL released (as ctypes does). */
+static PyObject *call(const hit *h, long long dev, PyObject *a, PyObject *b, PyObject *bias)
+{
+    unsigned long long pa = (unsigned long long)call_int(a, s_data_ptr);
+    unsigned long long pb = (unsigned long long)call_int(b, s_data_ptr);
+    unsigned long long pbias = bias != NULL && bias != Py_None ? (unsigned long long)call_int(bias, s_data_ptr) : 0;
+    if (PyErr_Occurred()) return none_clearing();
+    if ((pa | pb | pbias) & 15) return none();
+    unsigned long long stream = 0;
+    if (dev >= 0) {
+        PyObject *idx = PyLong_FromLongLong(dev);
+        PyObject *s = idx != NULL ? PyObject_CallOneArg(raw_stream, idx) : NULL;
+        Py_XDECREF(idx);
+        if (s == NULL) return NULL; /* as the Python path's own query would raise */
+        stream = PyLong_AsUnsignedLongLong(s);
+        Py_DECREF(s);
+        if (PyErr_Occurred()) return NULL;
+    }
+    PyObject *argv[1 + MAX_DIMS];
+    argv[0] = a;
+    for (Py_ssize_t i = 0; i < h->nshape; i++) argv[1 + i] = PyTuple_GET_ITEM(h->shape, i);
+    PyObject *d =
+        PyObject_VectorcallMethod(s_new_empty, argv, (size_t)(1 + h->nshape) | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    if (d == NULL) return NULL;
+    unsigned long long pd = (unsigned long long)call_int(d, s_data_ptr);
+    if (PyErr_Occurred()) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    if (pd & 15) { /* never from PyTorch's allocators; the Python path's call then */
+        PyObject *res = PyObject_CallFunction(run_slow, "OOKKKKK", h->dg, h->plan, pa, pb, pd, pbias, stream);
+        if (res == NULL) {
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(res);
+        return d;
+    }
+    unsigned char args[MAX_ARGS_SIZE] __attribute__((aligned(16)));
+    memset(args, 0, (size_t)args_size);
+    size_t size = (size_t)args_size;
+    memcpy(args, &size, sizeof size);
+    uintptr_t ptrs[4] = {(uintptr_t)pa, (uintptr_t)pb, (uintptr_t)pd, (uintptr_t)pbias};
+    Py_ssize_t offs[4] = {off_a, off_b, off_d, off_bias};
+    for (int i = 0; i < 4; i++) memcpy(args + offs[i], &ptrs[i], sizeof ptrs[i]);
+    /* the handle's lock, as DeviceGemm.run holds it: calls on one handle
+     * are serialised (its decisions hold per-call state) */
+    PyObject *got = PyObject_CallMethodNoArgs(h->lock, s_acquire);
+    if (got == NULL) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    Py_DECREF(got);
+    void *handle = (void *)h->handle;
+    const void *problem = (const void *)h->problem;
+    int st;
+    Py_BEGIN_ALLOW_THREADS;
+    st = gemm_ex(handle, problem, args, (void *)(uintptr_t)stream);
+    Py_END_ALLOW_THREADS;
+    /* a failure raised as DeviceGemm.run raises it (capi.check: the status
+     * and the runtime's message), still under the lock that kept the
+     * message this call's */
+    if (st != 0) {
+        PyObject *raised = PyObject_CallFunction(fail, "Oi", h->dg, st);
+        Py_XDECREF(raised);
+        if (raised != NULL && !PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "cutec._fast: cutec_gemm_ex failed and fail() raised nothing");
+    }
+    PyObject *rel = release(h->lock);
+    if (rel == NULL || st != 0) {
+        Py_XDECREF(rel);
+        Py_DECREF(d);
+        return NULL;
+    }
+    Py_DECREF(rel);
+    return d;
+}
+
+/* mm or linear: the eager checks, the device, the key, the entry and its
+ * handle, then call().  None where it is not this path's. */
 static PyObject *run(long long op, PyObject *a, PyObject *b, PyObject *bias, PyObject *act)
 {
     if (!ready) return none();
@@ -304,98 +414,15 @@ static PyObject *run(long long op, PyObject *a, PyObject *b, PyObject *bias, PyO
         dg = PyDict_GetItemWithError(ops_dict, s_host);
     }
     if (dg != e->dg) return PyErr_Occurred() ? none_clearing() : none();
-    unsigned long long pa = (unsigned long long)call_int(a, s_data_ptr);
-    unsigned long long pb = (unsigned long long)call_int(b, s_data_ptr);
-    unsigned long long pbias = bias != NULL && bias != Py_None ? (unsigned long long)call_int(bias, s_data_ptr) : 0;
-    if (PyErr_Occurred()) return none_clearing();
-    if ((pa | pb | pbias) & 15) return none(); /* another alignment class: the Python path's */
-    unsigned long long stream = 0;
-    if (dev >= 0) {
-        PyObject *idx = PyLong_FromLongLong(dev);
-        PyObject *s = idx != NULL ? PyObject_CallOneArg(raw_stream, idx) : NULL;
-        Py_XDECREF(idx);
-        if (s == NULL) return NULL; /* as the Python path's own query would raise */
-        stream = PyLong_AsUnsignedLongLong(s);
-        Py_DECREF(s);
-        if (PyErr_Occurred()) return NULL;
-    }
-    PyObject *argv[1 + MAX_DIMS];
-    argv[0] = a;
-    for (Py_ssize_t i = 0; i < e->nshape; i++) argv[1 + i] = PyTuple_GET_ITEM(e->shape, i);
-    PyObject *d =
-        PyObject_VectorcallMethod(s_new_empty, argv, (size_t)(1 + e->nshape) | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-    if (d == NULL) return NULL;
-    unsigned long long pd = (unsigned long long)call_int(d, s_data_ptr);
-    if (PyErr_Occurred()) {
-        Py_DECREF(d);
-        return NULL;
-    }
-    if (pd & 15) { /* never from PyTorch's allocators; the Python path's call then */
-        PyObject *res = PyObject_CallFunction(run_slow, "OOKKKKK", e->dg, e->plan, pa, pb, pd, pbias, stream);
-        if (res == NULL) {
-            Py_DECREF(d);
-            return NULL;
-        }
-        Py_DECREF(res);
-        return d;
-    }
-    unsigned char args[MAX_ARGS_SIZE] __attribute__((aligned(16)));
-    memset(args, 0, (size_t)args_size);
-    size_t size = (size_t)args_size;
-    memcpy(args, &size, sizeof size);
-    uintptr_t ptrs[4] = {(uintptr_t)pa, (uintptr_t)pb, (uintptr_t)pd, (uintptr_t)pbias};
-    Py_ssize_t offs[4] = {off_a, off_b, off_d, off_bias};
-    for (int i = 0; i < 4; i++) memcpy(args + offs[i], &ptrs[i], sizeof ptrs[i]);
-    /* the handle's lock, as DeviceGemm.run holds it: calls on one handle
-     * are serialised (its decisions hold per-call state) */
-    PyObject *got = PyObject_CallMethodNoArgs(e->lock, s_acquire);
-    if (got == NULL) {
-        Py_DECREF(d);
-        return NULL;
-    }
-    Py_DECREF(got);
-    void *handle = (void *)e->handle;
-    const void *problem = (const void *)e->problem;
-    int st;
-    Py_BEGIN_ALLOW_THREADS;
-    st = gemm_ex(handle, problem, args, (void *)(uintptr_t)stream);
-    Py_END_ALLOW_THREADS;
-    /* a failure raised as DeviceGemm.run raises it (capi.check: the status
-     * and the runtime's message), still under the lock that kept the
-     * message this call's */
-    PyObject *raised = NULL;
-    if (st != 0) {
-        raised = PyObject_CallFunction(fail, "Oi", e->dg, st);
-        Py_XDECREF(raised);
-    }
-    PyObject *rel;
-#if PY_VERSION_HEX >= 0x030C0000 /* PyErr_Fetch is deprecated from 3.12 */
-    PyObject *exc = PyErr_GetRaisedException();
-    rel = PyObject_CallMethodNoArgs(e->lock, s_release);
-    if (rel == NULL)
-        Py_XDECREF(exc);
-    else
-        PyErr_SetRaisedException(exc);
-#else
-    PyObject *et, *ev, *tb;
-    PyErr_Fetch(&et, &ev, &tb);
-    rel = PyObject_CallMethodNoArgs(e->lock, s_release);
-    if (rel == NULL)
-        Py_XDECREF(et), Py_XDECREF(ev), Py_XDECREF(tb);
-    else
-        PyErr_Restore(et, ev, tb);
-#endif
-    if (rel == NULL) {
-        Py_DECREF(d);
-        return NULL;
-    }
-    Py_DECREF(rel);
-    if (st != 0) {
-        Py_DECREF(d);
-        if (PyErr_Occurred()) return NULL;
-        PyErr_SetString(PyExc_RuntimeError, "cutec._fast: cutec_gemm_ex failed and fail() raised nothing");
-        return NULL;
-    }
+    /* what the call needs of the entry, held: any Python call below (a
+     * collection's finalizers) or another thread while the GIL is released
+     * may clear the table */
+    hit h = {new_ref(e->dg), new_ref(e->plan), new_ref(e->lock), new_ref(e->shape), e->nshape, e->handle, e->problem};
+    PyObject *d = call(&h, dev, a, b, bias);
+    Py_DECREF(h.dg);
+    Py_DECREF(h.plan);
+    Py_DECREF(h.lock);
+    Py_DECREF(h.shape);
     return d;
 }
 
@@ -413,10 +440,12 @@ static PyObject *fast_linear(PyObject *self, PyObject *const *args, Py_ssize_t n
     return run(OP_LINEAR, args[0], args[1], args[2], args[3]);
 }
 
-/* remember(op, a, b, bias, act, dg, plan, handle, problem): the call just
- * made on the Python path runs here from now on (op 1 mm, 2 linear; the
- * caller checked that the plan copies nothing, ran outside a capture with
- * aligned operands on this handle).  Returns whether it was remembered. */
+/* remember(op, a, b, bias, act, dg, plan, lock, out_shape, handle,
+ * problem): the call just made on the Python path runs here from now on
+ * (op 1 mm, 2 linear; the caller checked that the plan copies nothing and
+ * has run outside a capture with aligned operands on this handle; lock is
+ * the handle's, out_shape the plan's; handle and problem the addresses
+ * cutec_gemm_ex takes).  Returns whether it was remembered. */
 static PyObject *fast_remember(PyObject *self, PyObject *args)
 {
     (void)self;

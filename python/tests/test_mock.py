@@ -383,6 +383,7 @@ class FastPath(unittest.TestCase):
 
     def tearDown(self):
         dg.__dict__.pop("run", None)
+        ops._fast_mm, ops._fast_linear = device.fast.mm, device.fast.linear
 
     def python_path(self, fn):
         saved = ops._fast_mm, ops._fast_linear
@@ -461,6 +462,34 @@ class FastPath(unittest.TestCase):
             runs = self.runs
             close(self, ct.mm(a, b), a.float() @ b.float())
         self.assertEqual(self.runs, runs)  # handed over again by the first of the two
+
+    def test_threads(self):
+        """Calls on one handle from several threads, some on each path: the
+        handle's lock serialises them (the GIL is released in the call)."""
+        import threading
+
+        torch.manual_seed(42)
+        a, b, w, bias = rnd(40, 64), rnd(64, 32), rnd(48, 64), rnd(48)
+        want_mm, want_lin = ct.mm(a, b), ct.linear(a, w, bias, "gelu_tanh")
+        bad = []
+
+        def work(i):
+            for j in range(20):
+                if (i + j) % 3 == 0:
+                    got, want = ops._run_mm("cutec.torch.mm", a, b), want_mm  # the Python path (no global switch)
+                elif j % 2:
+                    got, want = ct.mm(a, b), want_mm
+                else:
+                    got, want = ct.linear(a, w, bias, "gelu_tanh"), want_lin
+                if not torch.equal(got, want):
+                    bad.append((i, j))
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(bad, [])
 
     def in_mode(self, fn):
         from torch.utils._python_dispatch import TorchDispatchMode
