@@ -8,13 +8,16 @@ to return without running the kernel (cutec_mock_set_compute(0), and the
 mock cuBLASLt's cutec_mock_lt_set_compute(0)), so what
 is timed is the Python side, the runtime's cached call and a launch whose
 cost is the mock's argument checks.  torch.matmul and torch.empty on CPU
-tensors are printed for scale (torch.matmul computes its GEMM).
+tensors are printed for scale (torch.matmul computes its GEMM).  Where
+cutec._fast is loaded (CUTEC_FAST names the build's, as for the tests)
+the ops' rows are timed again on the pure-Python path.
 
 The CPU path differs from the CUDA one only in where the handle and stream
 come from (ops._where's CPU branch against is_cuda, get_device() and the
 current stream's query): the rest is the same code.
 
-    python python/bench/overhead_cpu.py [--build build] [--m 64 --n 64 --k 64] [--calls 20000]
+    CUTEC_FAST=build/python/_fast.cpython-311-x86_64-linux-gnu.so \
+        python python/bench/overhead_cpu.py [--build build] [--m 64 --n 64 --k 64] [--calls 20000]
 """
 import argparse
 import ctypes
@@ -100,11 +103,20 @@ def main():
     ]
     head = [f"torch {torch.__version__}, CPU tensors, the mock driver without compute",
             f"problem: {args.m}x{args.n}x{args.k} bf16, batches of 64 calls, median (best of 5)"]
+    fast = ops._fast_mm, ops._fast_linear
+    head.append(f"cutec._fast: {'loaded' if fast[0] is not None else 'absent (the Python path)'}")
     print("\n".join(head))
     print("| call | us per call |\n|---|---|")
     for name, fn in rows:
         if args.only in name:
             print(f"| {name} | {host_us(fn, args.calls):.2f} |", flush=True)
+    if fast[0] is not None:  # the pure-Python path, as where cutec._fast is not built (CUTEC_FAST=0)
+        ops._fast_mm = ops._fast_linear = None
+        for name, fn in rows[2:5]:
+            name += ", Python path"
+            if args.only in name:
+                print(f"| {name} | {host_us(fn, args.calls):.2f} |", flush=True)
+        ops._fast_mm, ops._fast_linear = fast
     ops._host_gemm_for_tests = None
     dg.close()
 
