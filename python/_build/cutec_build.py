@@ -54,7 +54,7 @@ def _platform():
 def _platform_tag(fast=False):
     if fast:  # an extension module: this interpreter's ABI
         v = f"cp{sys.version_info[0]}{sys.version_info[1]}"
-        return f"{v}-{v}{'t' if sysconfig.get_config_var('Py_GIL_DISABLED') else ''}-{_platform()}"
+        return f"{v}-{v}-{_platform()}"
     bundle_lib = os.path.join(HERE, NAME, "_bundle", "lib")
     if any(f.endswith(".so") for _, _, files in os.walk(bundle_lib) for f in files):
         return "py3-none-" + _platform()
@@ -63,8 +63,11 @@ def _platform_tag(fast=False):
 
 def _build_fast():
     """(archive name, bytes) of cutec._fast compiled here, or None where it
-    cannot be (no compiler, no Python.h, not CPython, CUTEC_NO_FAST=1)."""
-    if os.environ.get("CUTEC_NO_FAST") == "1" or sys.implementation.name != "cpython":
+    cannot be (no compiler, no Python.h, not CPython, CUTEC_NO_FAST=1) or
+    should not: a free-threaded CPython (the module's table relies on the
+    GIL, and importing a module without Py_mod_gil would turn it back on)."""
+    if os.environ.get("CUTEC_NO_FAST") == "1" or sys.implementation.name != "cpython" or \
+            sysconfig.get_config_var("Py_GIL_DISABLED"):
         return None
     src = os.path.join(HERE, NAME, "_fast.c")
     include = sysconfig.get_paths().get("include", "")

@@ -62,7 +62,7 @@ class Install(unittest.TestCase):
         pip_install(self.src, target, fast=True)
         include = sysconfig.get_paths().get("include", "")
         can = bool(shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")) and \
-            os.path.isfile(os.path.join(include, "Python.h"))
+            os.path.isfile(os.path.join(include, "Python.h")) and not sysconfig.get_config_var("Py_GIL_DISABLED")
         v = f"cp{sys.version_info[0]}{sys.version_info[1]}"
         self.assertEqual(wheel_tag(target).startswith(f"{v}-{v}"), can, wheel_tag(target))
         if not can:

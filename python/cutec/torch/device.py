@@ -13,6 +13,7 @@ import ctypes
 import importlib.machinery
 import importlib.util
 import os
+import sysconfig
 import threading
 from ctypes import byref, c_void_p
 
@@ -37,7 +38,7 @@ def _load_fast():
     tests' build), 0 turns it off; else the one the wheel was built with,
     where a compiler was present.  Without it the Python path does the same."""
     path = os.environ.get("CUTEC_FAST", "")
-    if path == "0":
+    if path == "0" or sysconfig.get_config_var("Py_GIL_DISABLED"):  # its table relies on the GIL
         return None
     try:
         if not path:
