@@ -189,6 +189,16 @@ static long long call_int(PyObject *t, PyObject *name)
     return r;
 }
 
+/* A tensor's data_ptr(); -1 (with an error) on failure. */
+static unsigned long long call_ptr(PyObject *t)
+{
+    PyObject *v = PyObject_CallMethodNoArgs(t, s_data_ptr);
+    if (v == NULL) return (unsigned long long)-1;
+    unsigned long long r = PyLong_AsUnsignedLongLong(v);
+    Py_DECREF(v);
+    return r;
+}
+
 /* ops._direct's conditions past compile and DIRECT (the caller's): no
  * dispatch mode, no functorch transform, plain tensors, none needing a
  * gradient while grad mode is on (a, b required, c may be NULL or None).
@@ -252,9 +262,7 @@ static int make_key(fkey *k, long long op, PyObject *a, PyObject *b, PyObject *b
     if (r <= 0) return r;
     r = read_meta(b, k->sb, k->tb, 2, &k->ndb);
     if (r <= 0) return r;
-    k->dta = read_dtype(a);
-    k->dtb = read_dtype(b);
-    if (k->dta == 0 || k->dtb == 0) return -1;
+    if ((k->dta = read_dtype(a)) == 0 || (k->dtb = read_dtype(b)) == 0) return -1;
     k->ndbias = -1;
     if (bias != NULL && bias != Py_None) {
         r = read_meta(bias, &k->sbias, &k->tbias, 1, &k->ndbias);
@@ -313,10 +321,14 @@ static PyObject *release(PyObject *lock)
  * GIL released (as ctypes does). */
 static PyObject *call(const hit *h, long long dev, PyObject *a, PyObject *b, PyObject *bias)
 {
-    unsigned long long pa = (unsigned long long)call_int(a, s_data_ptr);
-    unsigned long long pb = (unsigned long long)call_int(b, s_data_ptr);
-    unsigned long long pbias = bias != NULL && bias != Py_None ? (unsigned long long)call_int(bias, s_data_ptr) : 0;
-    if (PyErr_Occurred()) return none_clearing();
+    PyObject *ts[3] = {a, b, bias};
+    unsigned long long p[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        if (ts[i] == NULL || ts[i] == Py_None) continue;
+        p[i] = call_ptr(ts[i]);
+        if (p[i] == (unsigned long long)-1 && PyErr_Occurred()) return none_clearing();
+    }
+    unsigned long long pa = p[0], pb = p[1], pbias = p[2];
     if ((pa | pb | pbias) & 15) return none();
     unsigned long long stream = 0;
     if (dev >= 0) {
@@ -334,8 +346,8 @@ static PyObject *call(const hit *h, long long dev, PyObject *a, PyObject *b, PyO
     PyObject *d =
         PyObject_VectorcallMethod(s_new_empty, argv, (size_t)(1 + h->nshape) | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
     if (d == NULL) return NULL;
-    unsigned long long pd = (unsigned long long)call_int(d, s_data_ptr);
-    if (PyErr_Occurred()) {
+    unsigned long long pd = call_ptr(d);
+    if (pd == (unsigned long long)-1 && PyErr_Occurred()) {
         Py_DECREF(d);
         return NULL;
     }
