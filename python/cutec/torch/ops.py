@@ -22,7 +22,10 @@ code (no tracing, no dispatch mode or functorch transform, no input that
 needs a gradient, plain tensors or parameters), where they call the
 implementation directly: the dispatcher's way into a Python op costs more
 host time than the GEMM call itself (python/bench/overhead.py measures
-both).  DIRECT = False always goes through the dispatcher.
+both).  DIRECT = False always goes through the dispatcher.  Where the C
+module cutec._fast is built, mm and linear ask it first: it makes the
+cached eager calls the direct path has handed it (_hand_over) and returns
+None for everything else (docs/python.md, "Host overhead").
 """
 import ctypes
 from typing import List, Optional
