@@ -63,6 +63,9 @@ int cutec_rt_driver_load(cutec_rt_driver *drv, char *err, size_t err_len)
     CUTEC_DRIVER_OPTIONAL_FUNCTIONS(CUTEC_DRIVER_RESOLVE_OPTIONAL)
 #undef CUTEC_DRIVER_RESOLVE_OPTIONAL
 
+    /* optional, and named where a launch needs them */
+    drv->launch_ex = dlsym(lib, "cuLaunchKernelEx");
+    drv->tensor_map_encode = dlsym(lib, "cuTensorMapEncodeTiled");
     drv->lib = lib;
     return 1;
 }

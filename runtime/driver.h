@@ -171,6 +171,11 @@ typedef struct cutec_rt_driver {
     CUTEC_DRIVER_FUNCTIONS(CUTEC_DRIVER_FIELD)
     CUTEC_DRIVER_OPTIONAL_FUNCTIONS(CUTEC_DRIVER_OPT_FIELD)
     const char *missing_optional; /* first optional symbol not found, or NULL */
+    /* cuLaunchKernelEx (CUDA 12; clusters) where the driver has it, else
+     * NULL: resolved once here, not by dlsym in every cluster launch (a
+     * cached GEMM call's host time); launch_cluster.c declares its type */
+    void *launch_ex;
+    void *tensor_map_encode; /* cuTensorMapEncodeTiled (CUDA 12; TMA), the same way (tensor_map.c) */
 } cutec_rt_driver;
 
 #undef CUTEC_DRIVER_OPT_FIELD

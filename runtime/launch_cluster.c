@@ -1,6 +1,6 @@
 /* launch_cluster.c: launching with a thread-block cluster shape through
- * cuLaunchKernelEx (looked up on first use, like the tensor-map encoder, so
- * older drivers and the test mock still load).  The launch configuration
+ * cuLaunchKernelEx (an optional symbol of the driver table, resolved when
+ * the driver loads, so older drivers and the test mock still load).  The launch configuration
  * structs are declared here as cuda.h (CUDA 13.0) lays them out. */
 #include <dlfcn.h>
 #include <limits.h>
@@ -66,7 +66,8 @@ cutec_status cutec_launch_cluster(cutec_kernel *k, const unsigned grid[3], const
     s = cutec_rt_kernel_smem(k, dynamic_smem_bytes);
     if (s != CUTEC_OK) return s;
     CUresult r;
-    launch_ex_fn launch = (launch_ex_fn)(uintptr_t)dlsym(rt->drv.lib, "cuLaunchKernelEx");
+    launch_ex_fn launch;
+    memcpy(&launch, &rt->drv.launch_ex, sizeof launch); /* as driver.c's resolve: no cast of void * to a function */
     if (launch == NULL)
         return cutec_rt_fail(rt, CUTEC_ERR_DRIVER,
                              "the CUDA driver has no cuLaunchKernelEx (clusters need CUDA 12 or newer)");

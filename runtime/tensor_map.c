@@ -1,7 +1,6 @@
 /* tensor_map.c: cuTensorMapEncodeTiled through the runtime's dlopen'ed
  * driver.  The symbol is looked up on first use, so drivers (and the test
  * mock) without it still load; such a driver gets CUTEC_ERR_DRIVER here. */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,7 +54,8 @@ cutec_status cutec_rt_tensor_map(cutec_runtime *rt, cutec_tensor_map *map, cutec
     }
     cutec_status st = cutec_rt_enter(rt);
     if (st != CUTEC_OK) return st;
-    encode_tiled_fn encode = (encode_tiled_fn)(uintptr_t)dlsym(rt->drv.lib, "cuTensorMapEncodeTiled");
+    encode_tiled_fn encode; /* resolved with the driver: a call whose pointers moved re-encodes its maps */
+    memcpy(&encode, &rt->drv.tensor_map_encode, sizeof encode);
     if (encode == NULL)
         return cutec_rt_fail(rt, CUTEC_ERR_DRIVER,
                              "the CUDA driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12 or newer)");

@@ -3,14 +3,22 @@
 A wheel holds the cutec/ tree as it is, with whatever scripts/stage.py put
 in cutec/_bundle/ (libcutec_rt.so, packs, binaries); with a bundled shared
 library the wheel is tagged for this platform, else it is pure Python.
+Where a C compiler and this interpreter's Python.h are present, the wheel
+also holds cutec._fast (cutec/_fast.c, the cached eager call of mm and
+linear) and is tagged for this interpreter; where not, or with
+CUTEC_NO_FAST=1, it is left out and the package runs its Python path.
 """
 import base64
 import hashlib
 import io
 import os
+import shutil
 import stat
+import subprocess
+import sys
 import sysconfig
 import tarfile
+import tempfile
 import zipfile
 
 NAME = "cutec"
@@ -39,11 +47,45 @@ def _package_files():
     return out
 
 
-def _platform_tag():
+def _platform():
+    return sysconfig.get_platform().replace("-", "_").replace(".", "_")
+
+
+def _platform_tag(fast=False):
+    if fast:  # an extension module: this interpreter's ABI
+        v = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+        return f"{v}-{v}-{_platform()}"
     bundle_lib = os.path.join(HERE, NAME, "_bundle", "lib")
     if any(f.endswith(".so") for _, _, files in os.walk(bundle_lib) for f in files):
-        return "py3-none-" + sysconfig.get_platform().replace("-", "_").replace(".", "_")
+        return "py3-none-" + _platform()
     return "py3-none-any"
+
+
+def _build_fast():
+    """(archive name, bytes) of cutec._fast compiled here, or None where it
+    cannot be (no compiler, no Python.h, not CPython, CUTEC_NO_FAST=1) or
+    should not: a free-threaded CPython (the module's table relies on the
+    GIL, and importing a module without Py_mod_gil would turn it back on)."""
+    if os.environ.get("CUTEC_NO_FAST") == "1" or sys.implementation.name != "cpython" or \
+            sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return None
+    src = os.path.join(HERE, NAME, "_fast.c")
+    include = sysconfig.get_paths().get("include", "")
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if not (cc and suffix and os.path.isfile(src) and os.path.isfile(os.path.join(include, "Python.h"))):
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "_fast" + suffix)
+        cmd = [cc, "-std=c17", "-O2", "-fPIC", "-shared", "-isystem", include, src, "-o", out]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if r.returncode != 0 or not os.path.isfile(out):
+            return None
+        with open(out, "rb") as f:
+            return f"{NAME}/_fast{suffix}", f.read()
 
 
 def _metadata():
@@ -69,9 +111,10 @@ def _record_line(arcname, data):
     return f"{arcname},sha256={digest},{len(data)}"
 
 
-def _write_wheel(wheel_directory, contents):
-    """contents: (arcname, bytes, executable) of the package part."""
-    tag = _platform_tag()
+def _write_wheel(wheel_directory, contents, fast=False):
+    """contents: (arcname, bytes, executable) of the package part; fast: it
+    holds the extension module."""
+    tag = _platform_tag(fast)
     name = f"{NAME}-{VERSION}-{tag}.whl"
     meta = [
         (f"{DIST_INFO}/METADATA", _metadata().encode(), False),
@@ -109,9 +152,14 @@ def get_requires_for_build_editable(config_settings=None):
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     contents = []
     for arcname, full in _package_files():
+        if arcname.startswith(f"{NAME}/_fast.") and arcname.endswith(".so"):
+            continue  # one built in the tree by hand: the wheel's own is built below
         with open(full, "rb") as f:
             contents.append((arcname, f.read(), os.access(full, os.X_OK)))
-    return _write_wheel(wheel_directory, contents)
+    fast = _build_fast()
+    if fast is not None:
+        contents.append((fast[0], fast[1], True))
+    return _write_wheel(wheel_directory, contents, fast is not None)
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):

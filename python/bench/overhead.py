@@ -1,4 +1,5 @@
-"""Host time of one cached GEMM call from PyTorch: cutec's op (directly, and
+"""Host time of one cached GEMM call from PyTorch: cutec's op (directly,
+through cutec._fast where it is built and on the pure-Python path, and
 through the dispatcher as torch.compile'd code or a dispatch mode would
 call it), the C call alone, and torch.matmul / F.linear; the fp8
 scaled_mm against torch._scaled_mm; then the same ops replayed from a
@@ -85,6 +86,17 @@ def main():
     except (RuntimeError, ct.CutecError) as e:
         print(f"scaled_mm rows left out: {e}")
     results = {name: host_us(fn, args.calls) for name, fn in rows}
+    # the pure-Python path, as where cutec._fast is not built (CUTEC_FAST=0)
+    from cutec.torch import ops
+
+    fast = ops._fast_mm, ops._fast_linear
+    ops._fast_mm = ops._fast_linear = None
+    try:
+        results["cutec.torch.mm(a, b), Python path (no cutec._fast)"] = host_us(lambda: ct.mm(a, b), args.calls)
+        results["cutec.torch.linear(a, w, bias, 'gelu_tanh'), Python path"] = host_us(
+            lambda: ct.linear(a, w, bias, "gelu_tanh"), args.calls)
+    finally:
+        ops._fast_mm, ops._fast_linear = fast
 
     # graphs: 64 calls captured once, the replay's host time per call
     graphs = {}
@@ -102,7 +114,8 @@ def main():
         graphs[f"{name}, {BATCH} calls in a CUDA graph, per call"] = per_call
     results.update(graphs)
 
-    head = machine() + [f"problem: {args.m}x{args.n}x{args.k} bf16, batches of {BATCH} calls, median"]
+    head = machine() + [f"problem: {args.m}x{args.n}x{args.k} bf16, batches of {BATCH} calls, median",
+                        f"cutec._fast: {'loaded' if fast[0] is not None else 'absent (the Python path)'}"]
     lines = ["# Host time per cached call", ""] + [f"- {h}" for h in head] + ["", "| call | us per call |", "|---|---|"]
     lines += [f"| {name} | {us:.2f} |" for name, us in results.items()]
     text = "\n".join(lines) + "\n"

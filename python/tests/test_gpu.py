@@ -7,7 +7,8 @@ matmul against torch.bmm (batches of 1, 3 and 16, odd M and N, transposed,
 interleaved and expanded operands), captured and compiled; grouped_mm
 against a float64 reference per group (ragged groups, empty ones
 included, both storages of B, bf16 and f32 outputs, f16), captured with
-new row ends at each replay, compiled; scaled_mm against a float64
+new row ends at each replay, compiled; cutec._fast's calls against the
+Python path's; scaled_mm against a float64
 reference from the fp8 values and scales (each scale mode on ragged M and
 N, a bias, 16-bit, float32 and fp8 outputs with amax, e5m2), captured and
 compiled.
@@ -134,6 +135,35 @@ class Ops(unittest.TestCase):
 
     def test_empty(self):
         self.assertEqual(ct.linear(rnd(0, 64), rnd(48, 64)).shape, (0, 48))
+
+    def test_fast_path(self):
+        """cutec._fast (where the wheel was built with it): a repeated call is
+        made without DeviceGemm.run and equals the Python path's result."""
+        from cutec.torch import device, ops
+
+        if device.fast is None:
+            self.skipTest("cutec._fast not built")
+        dg = ct.device_gemm(torch.cuda.current_device())
+        a, w, bias = rnd(96, 512), rnd(384, 512), rnd(384)
+        calls = {"mm": lambda: ct.mm(a, w.t()), "linear": lambda: ct.linear(a, w, bias, "gelu_tanh")}
+        runs = []
+        real = dg.run
+        dg.run = lambda *args, **kw: (runs.append(1), real(*args, **kw))[1]
+        try:
+            for name, fn in calls.items():
+                with self.subTest(name):
+                    saved = ops._fast_mm, ops._fast_linear
+                    ops._fast_mm = ops._fast_linear = None
+                    try:
+                        want = fn()  # the Python path, which hands the call over
+                    finally:
+                        ops._fast_mm, ops._fast_linear = saved
+                    n = len(runs)
+                    got = fn()
+                    self.assertEqual(len(runs), n)
+                    self.assertTrue(torch.equal(got, want))
+        finally:
+            del dg.run
 
 
 class Batched(unittest.TestCase):

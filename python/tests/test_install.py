@@ -6,15 +6,19 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import unittest
 
 SRC = os.environ["CUTEC_PYTHON_SRC"]
 TMP = os.environ["CUTEC_TEST_TMP"]
 
 
-def pip_install(src, target):
+def pip_install(src, target, fast=False):
+    """fast: the backend may build cutec._fast (else CUTEC_NO_FAST=1)."""
+    env = dict(os.environ, CUTEC_NO_FAST="0" if fast else "1")
     r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--no-cache-dir",
-                        "--disable-pip-version-check", "--target", target, src], capture_output=True, text=True)
+                        "--disable-pip-version-check", "--target", target, src], capture_output=True, text=True,
+                       env=env)
     if r.returncode != 0:
         raise AssertionError(f"pip install failed:\n{r.stdout}\n{r.stderr}")
 
@@ -50,6 +54,26 @@ class Install(unittest.TestCase):
         r = subprocess.run([os.path.join(target, "bin", "cutec-tune"), "list"], capture_output=True, text=True, env=env)
         self.assertEqual(r.returncode, 2)
         self.assertIn("not bundled with this cutec package", r.stderr)
+
+    def test_fast(self):
+        """Where a compiler and Python.h are present the wheel holds cutec._fast
+        and is tagged for this interpreter; where not, it is the plain one."""
+        target = os.path.join(TMP, "fast")
+        pip_install(self.src, target, fast=True)
+        include = sysconfig.get_paths().get("include", "")
+        can = bool(shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")) and \
+            os.path.isfile(os.path.join(include, "Python.h")) and not sysconfig.get_config_var("Py_GIL_DISABLED")
+        v = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+        self.assertEqual(wheel_tag(target).startswith(f"{v}-{v}"), can, wheel_tag(target))
+        if not can:
+            self.assertEqual(wheel_tag(target), "py3-none-any")
+            return
+        code = "import cutec._fast as f; print(f.__file__, f.size())"
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean_env(target),
+                           cwd=TMP)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.startswith(os.path.join(target, "cutec", "_fast")), r.stdout)
+        self.assertTrue(r.stdout.strip().endswith(" 0"), r.stdout)
 
     def test_staged(self):
         pack = os.path.join(TMP, "x.pack")

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 import cutec.torch as ct
 from cutec import capi
-from cutec.torch import ops
+from cutec.torch import device, ops
 from cutec.torch.plan import plan_gemm, plan_grouped
 
 BF16, F16 = torch.bfloat16, torch.float16
@@ -357,6 +357,149 @@ class Paths(unittest.TestCase):
         n = ops.op_calls
         self.assertTrue(torch.equal(g(a), want))
         self.assertEqual(ops.op_calls, n + 2)
+
+
+class FastPath(unittest.TestCase):
+    """cutec._fast (python/cutec/_fast.c), where the build made it: a call
+    the Python path handed over gives the same result as that path, skips
+    DeviceGemm.run, raises the runtime's status and message as it does, and
+    everything it does not make (another handle, an unaligned operand, an
+    input that needs a gradient) goes back to the Python path."""
+
+    def setUp(self):
+        want = os.environ.get("CUTEC_FAST", "")
+        if want and want != "0":
+            self.assertIsNotNone(device.fast, f"CUTEC_FAST={want} did not load")
+        if device.fast is None:
+            self.skipTest("cutec._fast not built or turned off (CUTEC_FAST=0)")
+        self.runs = 0
+        real = dg.run
+
+        def counted(*args, **kw):
+            self.runs += 1
+            return real(*args, **kw)
+
+        dg.run = counted  # an instance attribute: the Python path's calls counted
+
+    def tearDown(self):
+        dg.__dict__.pop("run", None)
+        ops._fast_mm, ops._fast_linear = device.fast.mm, device.fast.linear
+
+    def python_path(self, fn):
+        saved = ops._fast_mm, ops._fast_linear
+        ops._fast_mm = ops._fast_linear = None
+        try:
+            return fn()
+        finally:
+            ops._fast_mm, ops._fast_linear = saved
+
+    def test_same_results_and_the_python_path_skipped(self):
+        torch.manual_seed(40)
+        a, b, w, bias, x3, gate_up = rnd(33, 64), rnd(64, 40), rnd(48, 64), rnd(48), rnd(3, 11, 64), rnd(32, 64)
+        cases = {
+            "mm": lambda: ct.mm(a, b),
+            "mm, B column-major": lambda: ct.mm(a, w.t()),
+            "matmul 2-D": lambda: ct.matmul(a, b),
+            "linear gelu_tanh with bias": lambda: ct.linear(a, w, bias, "gelu_tanh"),
+            "linear 3-D x": lambda: ct.linear(x3, w),
+            "linear swiglu": lambda: ct.linear(x3, gate_up, None, "swiglu"),
+        }
+        for name, fn in cases.items():
+            with self.subTest(name):
+                want = self.python_path(fn)  # also the call that hands it over
+                runs, n = self.runs, ops.op_calls
+                got = fn()
+                self.assertEqual((self.runs, ops.op_calls), (runs, n))  # not the Python path, not the op
+                self.assertEqual((got.shape, got.dtype), (want.shape, want.dtype))
+                self.assertTrue(torch.equal(got, want))
+
+    def test_status_and_message_as_the_python_path(self):
+        a, b = rnd(24, 32), rnd(32, 16)
+        ct.mm(a, b)
+        plan = ops._plans[("cutec.torch.mm", a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype)]
+        plan.problem_ref()
+        size = plan._struct.struct_size
+        plan._struct.struct_size = 8  # the runtime refuses the problem: a status from cutec_gemm_ex itself
+        try:
+            errors = []
+            for fn in (lambda: ct.mm(a, b), lambda: self.python_path(lambda: ct.mm(a, b))):
+                runs = self.runs
+                with self.assertRaises(ct.CutecError) as cm:
+                    fn()
+                errors.append((cm.exception.status, cm.exception.message, self.runs - runs))
+        finally:
+            plan._struct.struct_size = size
+        self.assertEqual(errors[0][:2], errors[1][:2])
+        self.assertEqual(errors[0][0], "CUTEC_ERR_INVALID_ARGUMENT")
+        self.assertIn("struct_size is 8", errors[0][1])
+        self.assertEqual((errors[0][2], errors[1][2]), (0, 1))  # the first raised by cutec._fast
+        close(self, ct.mm(a, b), a.float() @ b.float())
+
+    def test_what_it_does_not_make_goes_back(self):
+        torch.manual_seed(41)
+        big, b = rnd(40, 72), rnd(64, 24)
+        a = big[:, :64]
+        ct.mm(a, b)
+        for name, fn in {
+            "an operand off 16 bytes": lambda: ct.mm(big[:, 1:65], b),
+            "an input that needs a gradient": lambda: ct.mm(a.clone().requires_grad_(), b),
+            "a mode": lambda: self.in_mode(lambda: ct.mm(a, b)),
+        }.items():
+            with self.subTest(name):
+                runs = self.runs
+                fn()
+                self.assertEqual(self.runs, runs + 1)  # DeviceGemm.run: the Python path's, or the op's
+        other = ct.DeviceGemm(0, packs=PACKS)  # another handle: not the one its calls were made on
+        try:
+            ops._host_gemm_for_tests = other
+            runs = self.runs
+            close(self, ct.mm(a, b), a.float() @ b.float())
+        finally:
+            ops._host_gemm_for_tests = dg
+            other.close()  # forgets every call (they hold handles' addresses)
+        self.assertEqual(device.fast.size(), 0)
+        for _ in range(2):
+            runs = self.runs
+            close(self, ct.mm(a, b), a.float() @ b.float())
+        self.assertEqual(self.runs, runs)  # handed over again by the first of the two
+
+    def test_threads(self):
+        """Calls on one handle from several threads, some on each path: the
+        handle's lock serialises them (the GIL is released in the call)."""
+        import threading
+
+        torch.manual_seed(42)
+        a, b, w, bias = rnd(40, 64), rnd(64, 32), rnd(48, 64), rnd(48)
+        want_mm, want_lin = ct.mm(a, b), ct.linear(a, w, bias, "gelu_tanh")
+        bad = []
+
+        def work(i):
+            for j in range(20):
+                if (i + j) % 3 == 0:
+                    got, want = ops._run_mm("cutec.torch.mm", a, b), want_mm  # the Python path (no global switch)
+                elif j % 2:
+                    got, want = ct.mm(a, b), want_mm
+                else:
+                    got, want = ct.linear(a, w, bias, "gelu_tanh"), want_lin
+                if not torch.equal(got, want):
+                    bad.append((i, j))
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(bad, [])
+
+    def in_mode(self, fn):
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class Passthrough(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+
+        with Passthrough():
+            return fn()
 
 
 class Scaled(unittest.TestCase):

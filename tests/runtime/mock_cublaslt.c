@@ -80,6 +80,10 @@ void cutec_mock_lt_last_batch(long long batch[4], long long stride[4])
 EXPORT st_t cublasLtCreate(void **h);
 EXPORT st_t cublasLtDestroy(void *h);
 EXPORT size_t cublasLtGetVersion(void);
+/* Not a cuBLASLt function: on = 0 makes cublasLtMatmul check its arguments
+ * and return without computing (python/bench/overhead_cpu.py, dlsym'ed
+ * after tuning, as the mock driver's cutec_mock_set_compute); 1 again computes. */
+EXPORT void cutec_mock_lt_set_compute(int on);
 EXPORT st_t cublasLtMatmulDescCreate(struct desc **d, int compute, int scale);
 EXPORT st_t cublasLtMatmulDescDestroy(struct desc *d);
 EXPORT st_t cublasLtMatmulDescSetAttribute(struct desc *d, int attr, const void *buf, size_t size);
@@ -291,6 +295,16 @@ static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, s
                    struct layout *lb, const float *beta, const void *C, struct layout *lc, void *D, struct layout *ld,
                    const algo_t *algo, void *ws, size_t wss, void *stream);
 
+/* Whether cublasLtMatmul computes (cutec_mock_lt_set_compute). */
+static int lt_compute = 1;
+
+void cutec_mock_lt_set_compute(int on)
+{
+    pthread_mutex_lock(&mock_lt_mu);
+    lt_compute = on != 0;
+    pthread_mutex_unlock(&mock_lt_mu);
+}
+
 st_t cublasLtMatmul(void *h, struct desc *d, const float *alpha, const void *A, struct layout *la, const void *B,
                     struct layout *lb, const float *beta, const void *C, struct layout *lc, void *D, struct layout *ld,
                     const algo_t *algo, void *ws, size_t wss, void *stream)
@@ -320,6 +334,7 @@ static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, s
     last = *d;
     const struct layout *ls[4] = {la, lb, lc, ld};
     for (int q = 0; q < 4; q++) last_batch[q] = ls[q]->batch, last_stride[q] = ls[q]->stride;
+    if (!lt_compute) return 0; /* checked, not computed, the clock not advanced (its dlopen costs a call) */
     /* pointer mode device: alpha and beta are device pointers, which are
      * host memory in the mock */
     for (int32_t b = 0; b < nb && (double)m * (double)n * (double)k * nb <= 64.0 * 1024 * 1024; b++)

@@ -91,6 +91,11 @@ EXPORT CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void
 /* Not a driver function: the launches and event records so far, for tests
  * that a mode runs nothing (dlsym'ed by the test). */
 EXPORT void cutec_mock_counts(long long *launches, long long *events);
+/* Not a driver function: on = 0 makes a launch check its arguments and
+ * return without running the kernel, so that a cached call's host path
+ * can be timed without the host GEMM the mock runs for it
+ * (python/bench/overhead_cpu.py, dlsym'ed after tuning); 1 again runs them. */
+EXPORT void cutec_mock_set_compute(int on);
 /* Not a driver function: lets the mock cuBLASLt (mock_cublaslt.c) advance
  * the virtual clock that events read. */
 EXPORT void cutec_mock_advance_clock(double us);
@@ -456,6 +461,15 @@ static double slow(void)
 {
     const char *e = getenv("CUTEC_MOCK_SLOW");
     return e != NULL ? atof(e) : 1.0;
+}
+
+/* Whether launches run their kernels (cutec_mock_set_compute). */
+static int compute = 1;
+
+void cutec_mock_set_compute(int on)
+{
+    MOCK_LOCK();
+    compute = on != 0;
 }
 
 void cutec_mock_advance_clock(double us)
@@ -907,6 +921,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
     if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 || gy > 65535 || gz > 65535 ||
         (unsigned long long)bx * by * bz > 1024 || smem > (unsigned)f->max_dyn_smem)
         return INVALID_VALUE;
+    if (!compute) return OK;
     unsigned long long threads = (unsigned long long)gx * gy * gz * bx * by * bz;
     if (strcmp(f->name, "vector_add") == 0) {
         const float *a = *(float **)params[0], *b = *(float **)params[1];

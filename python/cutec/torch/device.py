@@ -10,6 +10,10 @@ forbids): the caller warms up first.
 """
 import atexit
 import ctypes
+import importlib.machinery
+import importlib.util
+import os
+import sysconfig
 import threading
 from ctypes import byref, c_void_p
 
@@ -26,6 +30,31 @@ WORKSPACE_BYTES = 32 << 20  # the runtime's own default size
 _PTRS = ctypes.c_uint64 * 7  # A, B, D, C, bias, bias_row, aux
 _SCALES = ctypes.c_uint64 * 4  # scale_a, scale_b, scale_d, amax
 NO_SCALES = (0, 0, 0, 0)
+
+
+def _load_fast():
+    """The optional C module cutec._fast (python/cutec/_fast.c: the cached
+    eager call of mm and linear), or None: $CUTEC_FAST names its file (the
+    tests' build), 0 turns it off; else the one the wheel was built with,
+    where a compiler was present.  Without it the Python path does the same."""
+    path = os.environ.get("CUTEC_FAST", "")
+    if path == "0" or sysconfig.get_config_var("Py_GIL_DISABLED"):  # its table relies on the GIL
+        return None
+    try:
+        if not path:
+            from .. import _fast  # noqa: F401 (absent where the wheel was built without a compiler)
+
+            return _fast
+        loader = importlib.machinery.ExtensionFileLoader("cutec._fast", path)
+        spec = importlib.util.spec_from_file_location("cutec._fast", path, loader=loader)
+        mod = importlib.util.module_from_spec(spec)
+        loader.exec_module(mod)
+        return mod
+    except ImportError:
+        return None
+
+
+fast = _load_fast()
 
 
 def _align(ptr):
@@ -85,6 +114,8 @@ class DeviceGemm:
         """Destroys the handle, the packs and the runtime (idempotent)."""
         lib = self.lib
         self._hv = 0
+        if fast is not None:
+            fast.clear()  # its calls hold this handle's address
         if self._h:
             lib.cutec_gemm_destroy(self._h)
             self._h = c_void_p()

@@ -22,13 +22,19 @@ code (no tracing, no dispatch mode or functorch transform, no input that
 needs a gradient, plain tensors or parameters), where they call the
 implementation directly: the dispatcher's way into a Python op costs more
 host time than the GEMM call itself (python/bench/overhead.py measures
-both).  DIRECT = False always goes through the dispatcher.
+both).  DIRECT = False always goes through the dispatcher.  Where the C
+module cutec._fast is built, mm and linear ask it first: it makes the
+cached eager calls the direct path has handed it (_hand_over) and returns
+None for everything else (docs/python.md, "Host overhead").
 """
+import ctypes
 from typing import List, Optional
 
 import torch
 
+from .. import capi
 from .device import _devices, device_gemm
+from .device import fast as _fast
 from .plan import (_plans, fail, plan_bmm, plan_bmm_cached, plan_cached, plan_gemm, plan_grouped, plan_grouped_cached,
                    remember)
 
@@ -50,6 +56,44 @@ _dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 1)
 _functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda: True)
 _grad_enabled = torch.is_grad_enabled
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
+
+
+# cutec._fast (python/cutec/_fast.c), where it was built: the cached eager
+# call of mm and linear in C, handed each call once the Python path below
+# has made it (_hand_over); None where it is absent or turned off.
+_fast_mm = _fast.mm if _fast is not None else None
+_fast_linear = _fast.linear if _fast is not None else None
+_fast_ready = False
+
+
+def _fast_slow(dg, plan, a, b, d, bias, stream):
+    """cutec._fast's way back for a call it does not make itself (an output
+    pointer off 16 bytes, which PyTorch's allocators never give)."""
+    dg.run(plan, (a, b, d, 0, bias, 0, 0), stream, None)
+
+
+def _fast_fail(dg, status):
+    """cutec._fast's failed call, raised as DeviceGemm.run raises it."""
+    capi.check(status, dg._rt)
+
+
+def _hand_over(code, a, b, bias, act, dg, plan):
+    """After a call the Python path made (its plan copies nothing): the C
+    module makes the next ones with the same metadata on this handle, once
+    the plan's class has run here outside a capture with aligned operands
+    (the calls the capture rule lets through without asking)."""
+    global _fast_ready
+    if (dg, None) not in plan.ready:
+        return
+    if not _fast_ready:  # here, not at import: the runtime library is loaded by now
+        f = capi.GemmArgs
+        _fast.setup(torch.Tensor, torch.nn.Parameter, _dispatch_modes, _functorch_active, _grad_enabled,
+                    _raw_stream if _raw_stream is not None else _stream, _devices, globals(), _fast_slow, _fast_fail,
+                    ctypes.cast(capi.load().cutec_gemm_ex, ctypes.c_void_p).value, ctypes.sizeof(f), f.A.offset,
+                    f.B.offset, f.D.offset, f.bias.offset)
+        _fast_ready = True
+    if _fast.remember(code, a, b, bias, act, dg, plan, dg._lock, plan.out_shape, dg._hv, plan.problem_at()):
+        plan.fast[dg] = _fast.generation()
 
 
 def _direct(a, b, *more):
@@ -113,8 +157,8 @@ def _run(op, a, b, c=None, bias=None, bias_row=None, alpha=1.0, beta=0.0, activa
     plan = plan_cached(op, a, b, c, bias, bias_row, alpha, beta, activation, aux)
     if plan.prep or c is not None:
         a, b, c, bias, bias_row = plan.operands(a, b, c, bias, bias_row)
-    d = a.new_empty(plan.out_shape, dtype=plan.out_dtype)
-    x = a.new_empty((plan.m, plan.n), dtype=plan.out_dtype) if plan.aux else None
+    d = a.new_empty(*plan.out_shape, dtype=plan.out_dtype)  # sizes as arguments: faster to parse than a tuple
+    x = a.new_empty(plan.m, plan.n, dtype=plan.out_dtype) if plan.aux else None
     if plan.m and plan.n:  # an empty product is complete as it is
         dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), _ptr(c), _ptr(bias), _ptr(bias_row), _ptr(x)),
                stream, capturing)
@@ -140,9 +184,11 @@ def _run_mm(op, a, b):
         plan = remember(sig, plan_gemm, op, a, b)
     if plan.prep:
         a, b = plan.operands(a, b)[:2]
-    d = a.new_empty(plan.out_shape)  # a's dtype
+    d = a.new_empty(*plan.out_shape)  # a's dtype; sizes as arguments parse faster than a tuple
     if plan.m and plan.n:
         dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0), stream, capturing)
+        if _fast is not None and not plan.prep and plan.fast.get(dg) != _fast.generation():
+            _hand_over(1, a, b, None, None, dg, plan)
     return d
 
 
@@ -169,9 +215,11 @@ def _run_linear(op, x, weight, bias, activation):
         a = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
         if plan.prep:
             a, b, _, bias, _ = plan.operands(a, weight.t(), None, bias)
-    d = x.new_empty(plan.out_shape)  # x's dtype
+    d = x.new_empty(*plan.out_shape)  # x's dtype; sizes as arguments parse faster than a tuple
     if plan.m and plan.n:
         dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, _ptr(bias), 0, 0), stream, capturing)
+        if _fast is not None and not (plan.prep or plan.flat_copy) and plan.fast.get(dg) != _fast.generation():
+            _hand_over(2, x, weight, bias, activation, dg, plan)
     return d
 
 
@@ -180,7 +228,7 @@ def _run_bmm(op, a, b):
     dg, stream, capturing = _where(op, a, (("B", b),))
     plan = plan_bmm_cached(op, a, b)
     a, b = plan.operands(a, b)[:2]
-    d = a.new_empty((a.shape[0], plan.m, plan.n), dtype=plan.out_dtype)
+    d = a.new_empty(a.shape[0], plan.m, plan.n, dtype=plan.out_dtype)
     if d.numel():  # an empty batch or product is complete as it is
         dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0), stream, capturing)
     return d
@@ -195,7 +243,7 @@ def _run_grouped(op, a, b, offs, out_dtype):
     a, b = plan.operands(a, b)[:2]
     if "offs" in plan.copy:
         offs = offs.contiguous()
-    d = a.new_empty((plan.m, plan.n), dtype=plan.out_dtype)
+    d = a.new_empty(plan.m, plan.n, dtype=plan.out_dtype)
     if d.numel() and plan.groups:  # no rows, columns or groups: nothing to compute
         dg.run(plan, (a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, 0, 0, 0), stream, capturing, offs.data_ptr())
     return d
@@ -346,6 +394,11 @@ def _gemm_fake(a, b, c, bias, bias_row, alpha, beta, activation, aux):
 
 def mm(a, b):
     """a @ b for 2-D bfloat16 or float16 matrices (out: a's dtype)."""
+    # torch.compile folds is_compiling() to True: it never traces into the C module
+    if _fast_mm is not None and DIRECT and not _is_compiling():
+        d = _fast_mm(a, b)
+        if d is not None:
+            return d
     return _run_mm("cutec.torch.mm", a, b) if _direct(a, b) else _mm(a, b)
 
 
@@ -404,6 +457,10 @@ def linear(x, weight, bias=None, activation="identity"):
     """activation(x @ weight.T + bias), weight [N, K] as nn.Linear's.  A gated
     activation (swiglu, geglu) takes weight's rows as gates and ups
     interleaved in blocks of 8 (interleave_gate_up) and gives N / 2 outputs."""
+    if _fast_linear is not None and DIRECT and not _is_compiling():  # as mm's
+        d = _fast_linear(x, weight, bias, activation)
+        if d is not None:
+            return d
     if _direct(x, weight, bias):
         return _run_linear("cutec.torch.linear", x, weight, bias, activation)
     return _linear(x, weight, bias, activation)

@@ -56,7 +56,7 @@ class Plan:
 
     __slots__ = ("key", "fields", "m", "n", "n_out", "out_dtype", "aux", "copy", "use_c", "cast", "_ref", "_struct",
                  "_at", "ready", "batch", "bcast", "groups", "prep", "out_shape", "fp8_out", "scale_copy",
-                 "flat_copy")
+                 "flat_copy", "fast")
 
     def __init__(self):
         self._ref = self._struct = None
@@ -65,6 +65,7 @@ class Plan:
         self.batch, self.bcast, self.groups = 0, frozenset(), 0
         self.fp8_out, self.scale_copy = False, None  # an fp8 output; how scales are copied (cutec.torch.scaled)
         self.flat_copy = False  # linear: x's rows are a copy (reshape cannot view them as a matrix)
+        self.fast = {}  # handle -> cutec._fast's generation when this plan's call was handed to it (ops._hand_over)
 
     def problem(self):
         return capi.GemmProblem(**self.fields)

@@ -163,7 +163,7 @@ def _run_scaled(op, a, b, scale_a, scale_b, bias, scale_result, out_dtype, amax)
         scale_a = plan.scale_copy(scale_a) if "scale_a" in cp else scale_a
         scale_b = plan.scale_copy(scale_b) if "scale_b" in cp else scale_b
         bias = bias.contiguous() if "bias" in cp else bias
-    d = a.new_empty(plan.out_shape, dtype=plan.out_dtype)
+    d = a.new_empty(*plan.out_shape, dtype=plan.out_dtype)  # sizes as arguments: faster to parse than a tuple
     mx = sd = None
     if plan.fp8_out:  # the runtime combines amax with what it holds: zero it
         mx = a.new_zeros((), dtype=torch.float32)
