@@ -260,11 +260,14 @@ fi
 # "--models mixtral --tokens 4096 --budget-s 300"); TORCH_FP8=1:
 # cutec.torch.scaled_mm against torch._scaled_mm, each scale mode, on 8192^3
 # and the Llama-3-8B projections at 4096 tokens (scaled_mm.md; FP8_ARGS,
-# e.g. "--modes row --shapes sq8192").  The fp8 packs (gemm_sm90_e4m3_*)
+# e.g. "--modes row --shapes sq8192"); TORCH_EACH=1: each GEMM of the
+# Llama-3-8B block alone, eager F.linear against cutec.torch.linear, with
+# cutec's decisions (linear_each.md; EACH_ARGS, e.g. "--tokens 4096").
+# The fp8 packs (gemm_sm90_e4m3_*)
 # serve scaled_mm in the tests and the benchmark.
 # Each step in its own time limit; PYTHON is the interpreter with torch.
 if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" = 1 ] || [ "${TORCH_GROUPED:-0}" = 1 ] ||
-   [ "${TORCH_FP8:-0}" = 1 ]; then
+   [ "${TORCH_FP8:-0}" = 1 ] || [ "${TORCH_EACH:-0}" = 1 ]; then
   py=${PYTHON:-python3}
   cmake --build build-gpu -j"$(nproc)" --target cutec_rt_shared cutec-tune >>"$log" 2>&1 ||
     echo "gpu-run: libcutec_rt.so failed to build (see gpu-run.log)"
@@ -312,6 +315,13 @@ if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" =
       > "$OUT/scaled-mm-bench.log" 2>&1
     echo "== scaled_mm bench: exit $?"
     tail -20 "$OUT/scaled-mm-bench.log"
+  fi
+  if [ "${TORCH_EACH:-0}" = 1 ]; then
+    # shellcheck disable=SC2086
+    PYTHONPATH=$pypath OUT=$OUT timeout "${EACH_TIMEOUT:-300}" "$py" python/bench/linear_each.py ${EACH_ARGS:-} \
+      > "$OUT/linear-each.log" 2>&1
+    echo "== each GEMM of the block: exit $?"
+    tail -26 "$OUT/linear-each.log"
   fi
   if [ "${TORCH_LLAMA:-0}" = 1 ]; then
     # shellcheck disable=SC2086
