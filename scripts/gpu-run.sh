@@ -35,9 +35,12 @@ if [ "${TESTS:-all}" != none ]; then
   grep -c "PASS" "$OUT/ctest-gpu.log" | sed 's/^/PASS lines: /'
 fi
 if [ -n "${GEMM_CHECK:-}" ]; then
+  # in its own time limit (GEMM_CHECK_TIMEOUT): a kernel that hangs (a
+  # barrier waiting for a warpgroup that is not there) must not eat the call
   # shellcheck disable=SC2086
-  build-gpu/tests/gpu/gemm_check $GEMM_CHECK > "$OUT/gemm-check.log" 2>&1
-  echo "gemm_check $GEMM_CHECK: exit $? ($(grep -c PASS "$OUT/gemm-check.log") PASS, $(grep -c FAIL "$OUT/gemm-check.log") FAIL)"
+  timeout "${GEMM_CHECK_TIMEOUT:-300}" build-gpu/tests/gpu/gemm_check $GEMM_CHECK > "$OUT/gemm-check.log" 2>&1
+  rc=$?
+  echo "gemm_check $GEMM_CHECK: exit $rc$( [ $rc = 124 ] && echo ' (timed out: a hang?)') ($(grep -c PASS "$OUT/gemm-check.log") PASS, $(grep -c FAIL "$OUT/gemm-check.log") FAIL)"
 fi
 # compute-sanitizer (SANITIZE=1): memcheck, racecheck and synccheck over
 # every GEMM point (SANITIZE_PTX, default prebuilt/gemm/*.ptx and the fp8 ones; SANITIZE_TOOLS
