@@ -81,7 +81,7 @@ epi_points() { # $1: template, $2: bases (';'-separated), $3: epilogues (';'-sep
   done
 }
 EPIS="-D ACT=gelu_tanh -D BIAS=1;-D ACT=relu -D BIAS=2 -D ALPHA=1;-D ACT=silu -D SRC=1 -D AUX=1;\
--D ACT=gelu_erf -D BIAS=3 -D SRC=1 -D ALPHA=1 -D AUX=1;-D ACT=sigmoid"
+-D ACT=gelu_erf -D BIAS=3 -D SRC=1 -D ALPHA=1 -D AUX=1;-D ACT=sigmoid;-D ACT=silu -D BIAS=3 -D AUX=1"
 epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1;\
 -D BM=128 -D BN=256 -D STAGES=4 -D EPI=2;-D BM=64 -D BN=128 -D STAGES=6 -D EPI=1 -D PP=1;\
 -D BM=192 -D BN=192 -D STAGES=4 -D EPI=2;-D BM=128 -D BN=128 -D STAGES=4 -D EPI=1 -D CM=2;\
