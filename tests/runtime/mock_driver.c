@@ -907,6 +907,37 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
     cutec_mock_advance_clock(1.0 + (double)batch * (ew ? (double)m * n * 1e-3 : (double)m * n * k * 1e-6 * 1.5));
 }
 
+/* Whether every tensor map a launch passes describes the memory of its
+ * tensor: each "// cutec.arg I NAME tma T" line of the kernel's section of
+ * its module, where argument I is a map as cuTensorMapEncodeTiled wrote it
+ * (struct mock_tensor_map), holds tensor argument T's address.  A map kept
+ * from an earlier call with another pointer (a stale cache in the runtime)
+ * would make a GPU read or write the wrong memory, which nothing in the
+ * mock's role-based results would show: such a launch faults here. */
+static int maps_match(const struct CUfunc_st *f, void **params)
+{
+    if (f->module_text == NULL || params == NULL) return 1;
+    char head[160];
+    snprintf(head, sizeof head, "// cutec.kernel %s\n", f->name);
+    const char *sec = strstr(f->module_text, head);
+    if (sec == NULL) return 1;
+    const char *end = strstr(sec + strlen(head), "// cutec.kernel ");
+    for (const char *p = strstr(sec, "// cutec.arg "); p != NULL && (end == NULL || p < end);
+         p = strstr(p + 1, "// cutec.arg ")) {
+        int i = -1, t = -1;
+        char name[64], kind[16];
+        if (sscanf(p, "// cutec.arg %d %63s %15s %d", &i, name, kind, &t) != 4 || strcmp(kind, "tma") != 0) continue;
+        if (i < 0 || t < 0 || params[i] == NULL || params[t] == NULL) return 0;
+        struct mock_tensor_map m;
+        memcpy(&m, params[i], sizeof m);
+        if (m.magic != 0x544d4150u) continue; /* an unused map: zeros */
+        uint64_t ptr;
+        memcpy(&ptr, params[t], sizeof ptr);
+        if (m.addr != ptr) return 0;
+    }
+    return 1;
+}
+
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                         unsigned int by, unsigned int bz, unsigned int smem, CUstream stream, void **params,
                         void **extra)
@@ -922,6 +953,10 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
         (unsigned long long)bx * by * bz > 1024 || smem > (unsigned)f->max_dyn_smem)
         return INVALID_VALUE;
     if (!compute) return OK;
+    if (!maps_match(f, params)) {
+        sticky = ILLEGAL_ADDRESS;
+        return OK;
+    }
     unsigned long long threads = (unsigned long long)gx * gy * gz * bx * by * bz;
     if (strcmp(f->name, "vector_add") == 0) {
         const float *a = *(float **)params[0], *b = *(float **)params[1];

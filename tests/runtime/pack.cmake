@@ -455,6 +455,26 @@ foreach(_c user apply)
   endif()
 endforeach()
 
+# Tensor maps that follow the pointers (test_epilogue maps): one sm90
+# template point (TMA maps for A, B and D; relu with a bias), its class
+# called with two sets of buffers in turn; the mock driver faults a launch
+# whose map holds another tensor's address
+if(TARGET cutec)
+  set(_sm90_one ${CMAKE_CURRENT_BINARY_DIR}/sm90_one.pack)
+  add_custom_command(OUTPUT ${_sm90_one}
+    COMMAND $<TARGET_FILE:cutec> pack ${PROJECT_SOURCE_DIR}/stdlib/sm90/gemm.cute --arch=sm_90a --no-cubin
+            -D ACT=relu -D BIAS=1 -D BM=64 -D BN=64 -D STAGES=4 -D EPI=1 -D CM=1 -D CN=1 -D PP=0 -D SK=0 -D RASTER=0
+            -D PROMO=0 -o ${_sm90_one}
+    DEPENDS cutec ${PROJECT_SOURCE_DIR}/stdlib/sm90/gemm.cute
+    COMMENT "cutec pack stdlib/sm90/gemm.cute -> sm90_one.pack (one point, PTX)"
+    VERBATIM)
+  add_custom_target(sm90_one_pack ALL DEPENDS ${_sm90_one})
+  add_dependencies(test_pack sm90_one_pack)
+  add_test(NAME pack_mock_tensor_maps COMMAND test_epilogue maps ${_sm90_one})
+  set_tests_properties(pack_mock_tensor_maps PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+    ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
+endif()
+
 # A strided-batched GEMM (test_batch.c): the user's batched kernel
 # (user_gemm_batched.cute, roles batch and stride_*) serves a batch of 3,
 # the rank-2 user kernels are skipped with the reason, cuBLASLt gets the

@@ -667,6 +667,41 @@ static int test_apply(const char *pack_path)
     return 0;
 }
 
+/* The tensor maps follow the pointers: the runtime keeps a decision's maps
+ * while the sizes and pointers stay (runtime/gemm_bind.c); one class called
+ * with two sets of buffers of the same sizes, in turn, must launch maps of
+ * the set it is given (the mock driver faults a launch whose map holds
+ * another tensor's address).  pack_path: one sm90 template point with TMA
+ * maps for A, B and D (and relu + a bias, staged in shared memory). */
+static int test_maps(const char *pack_path)
+{
+    cutec_runtime *rt = gpu_runtime();
+    cutec_gemm_handle *h = file_handle(rt, pack_path);
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_CUBLAS_ALGOS, 0)); /* the pack kernel serves it */
+    cutec_gemm_problem p = problem(200, 136, 64, "relu", 0);
+    p.bias = 1;
+    io x, y;
+    io_new(rt, &p, &x);
+    io_new(rt, &p, &y);
+    cutec_gemm_args ax = args_of(&p, &x), ay = args_of(&p, &y);
+    CHECK_OK(rt, cutec_gemm_ex(h, &p, &ax, NULL));
+    char name[192];
+    CHECK_OK(rt, cutec_gemm_choice(h, &p, name, sizeof name));
+    CHECK(strncmp(name, "gemm_sm90 ", 10) == 0);
+    for (int i = 0; i < 3; i++) {
+        CHECK_OK(rt, cutec_gemm_ex(h, &p, &ay, NULL));
+        CHECK_OK(rt, cutec_gemm_ex(h, &p, &ax, NULL));
+    }
+    CHECK_OK(rt, cutec_synchronize(rt));
+    check_result(rt, &p, &x, NULL);
+    check_result(rt, &p, &y, NULL);
+    io_free(rt, &x);
+    io_free(rt, &y);
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
 /* cutec_gemm_ex on p and a returns want, with msg in the message. */
 static void expect(cutec_runtime *rt, cutec_gemm_handle *h, const cutec_gemm_problem *p, const cutec_gemm_args *a,
                    cutec_status want, const char *msg)
@@ -798,6 +833,8 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], cases[i].name) == 0) return cases[i].fn();
     if (argc == 3 && strcmp(argv[1], "user") == 0) return test_user(argv[2]);
     if (argc == 3 && strcmp(argv[1], "apply") == 0) return test_apply(argv[2]);
-    fprintf(stderr, "usage: test_epilogue args|bind|cache | user USER_PACK | apply EPILOGUE_APPLY_PACK\n");
+    if (argc == 3 && strcmp(argv[1], "maps") == 0) return test_maps(argv[2]);
+    fprintf(stderr,
+            "usage: test_epilogue args|bind|cache | user USER_PACK | apply EPILOGUE_APPLY_PACK | maps SM90_PACK\n");
     return 2;
 }
