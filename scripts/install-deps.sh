@@ -8,9 +8,11 @@ set -euo pipefail
 # clang-14, libclang-rt-14-dev (libFuzzer, ASan, UBSan runtimes): the fuzz
 # harnesses (tests/fuzz, scripts/fuzz.sh); clang-format-14: the format
 # check (.clang-format, CTest format_check)
-# python3-venv: the venv of the Python package's tests (below)
+# python3-venv: the venv of the Python package's tests (below); python3-dev:
+# Python.h for the optional cutec._fast, so that its tests run (without it
+# they run the pure-Python path only)
 pkgs=(cmake make gcc flex bison llvm-19-dev libzstd-dev zlib1g-dev libstdc++-12-dev clang-14 libclang-rt-14-dev
-      clang-format-14 python3-venv)
+      clang-format-14 python3-venv python3-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -241,7 +241,8 @@ typedef struct gpu {
     cutec_gemm_handle *gemm;
     cutec_pack *pack;
     cutec_pack *more[TUNE_MORE_PACKS];
-    double skew; /* how grouped problems' rows are split (--skew, tune_groups.h) */
+    double skew;        /* how grouped problems' rows are split (--skew, tune_groups.h) */
+    cutec_timer *timer; /* bench's head-to-head timings (bench_plain), made at the first */
 } gpu;
 
 static int gpu_open(const opts *o, gpu *g, failure *f)
@@ -273,6 +274,7 @@ static int gpu_open(const opts *o, gpu *g, failure *f)
 
 static void gpu_close(gpu *g)
 {
+    cutec_timer_destroy(g->timer);
     cutec_gemm_destroy(g->gemm);
     cutec_pack_unload(g->pack);
     for (int i = 0; i < TUNE_MORE_PACKS; i++) cutec_pack_unload(g->more[i]);
@@ -700,15 +702,17 @@ static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, const cutec_
         cutec_status s = cutec_gemm_tune_ex(g->gemm, &p, &a, NULL, &rep);
         if (s != CUTEC_OK) rc = fail_runtime(f, g->rt, sh->name, s);
         if (rc == 0) (void)cutec_gemm_choice(g->gemm, &p, pc->winner, sizeof pc->winner);
-        cutec_timer *t = NULL;
-        if (rc == 0 && cutec_timer_create(g->rt, CUTEC_TIMER_FLUSH_L2, &t) == CUTEC_OK) {
+        /* one timer (its L2 flush buffer) for every shape */
+        if (rc == 0 && g->timer == NULL && cutec_timer_create(g->rt, CUTEC_TIMER_FLUSH_L2, &g->timer) != CUTEC_OK)
+            g->timer = NULL;
+        if (rc == 0 && g->timer != NULL) {
             decided_job jobs[2] = {{g->gemm, *ep, args_of(eb)}, {g->gemm, p, a}};
             cutec_timing_job tj[2] = {{decided_launch, &jobs[0]}, {decided_launch, &jobs[1]}};
             cutec_timing how;
             cutec_timing_init(&how, 3, 20);
             how.flush_l2 = 1;
             cutec_timing_result res[2];
-            s = cutec_timer_run(t, &how, tj, 2, res, NULL);
+            s = cutec_timer_run(g->timer, &how, tj, 2, res, NULL);
             if (s != CUTEC_OK)
                 rc = fail_runtime(f, g->rt, "the head to head with the plain GEMM", s);
             else if (!isinf(res[0].ms) && !isinf(res[1].ms)) {
@@ -716,7 +720,6 @@ static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, const cutec_
                 pc->plain_ms = res[1].ms;
                 pc->h2h = res[1].ms / res[0].ms;
             }
-            cutec_timer_destroy(t);
         }
     }
     free_problem(g, &b);
