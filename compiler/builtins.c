@@ -17,6 +17,7 @@ enum {
     F_CLUSTER = CUTEC_FEAT_CLUSTER,
     F_WGMMA = CUTEC_FEAT_WGMMA,
     F_NREG = CUTEC_FEAT_SETMAXNREG,
+    F_TMAP = CUTEC_FEAT_TMAP_REPLACE,
 };
 
 /* Argument lists (c3c's habit): ARGS(kinds...) or NOARGS. */
@@ -110,6 +111,17 @@ static const Builtin table[] = {
     {"tma_store", b_tma_store, F_TMA, false, ARGS(BA_TMAP, BA_SMEM, BA_INT, BA_INT, OPT(BA_INT)), K, 0},
     {"tma_store_commit", b_tma_store_commit, F_TMA, false, NOARGS, K, 0},
     {"tma_store_wait", b_tma_store_wait, F_TMA, false, ARGS(BA_RVALUE), K, 0},
+    /* eval_tmap.c: tensor maps patched on the device; slot = the first of 16 i64 elements of global memory */
+    {"tmap_copy", b_tmap_copy, F_TMA | F_TMAP, false, ARGS(BA_EXPR, BA_TMAP), K, 0},
+    {"tmap_replace_address", b_tmap_replace, F_TMA | F_TMAP, false, ARGS(BA_EXPR, BA_RVALUE), K, BOP_TMAP_ADDRESS},
+    {"tmap_replace_dim", b_tmap_replace, F_TMA | F_TMAP, false, ARGS(BA_EXPR, BA_CONST_INT, BA_RVALUE), K,
+     BOP_TMAP_DIM},
+    {"tmap_replace_stride", b_tmap_replace, F_TMA | F_TMAP, false, ARGS(BA_EXPR, BA_CONST_INT, BA_RVALUE), K,
+     BOP_TMAP_STRIDE},
+    {"tmap_publish", b_tmap_publish, F_TMA | F_TMAP, false, ARGS(BA_EXPR, BA_EXPR), K, 0},
+    {"tmap_release", b_tmap_release, F_TMA | F_TMAP, false, NOARGS, K, 0},
+    {"tmap_acquire", b_tmap_acquire, F_TMA | F_TMAP, false, ARGS(BA_EXPR), K, 0},
+    {"tmap_at", b_tmap_at, F_TMA | F_TMAP, false, ARGS(BA_TMAP, BA_EXPR), K, 0},
     /* eval_atomic.c: the address is taken after the value is converted */
     {"atomic_add", b_atomic, 0, false, ARGS(BA_EXPR, BA_RVALUE), K, BOP_ATOMIC_ADD},
     {"atomic_max", b_atomic, 0, false, ARGS(BA_EXPR, BA_RVALUE), K, BOP_ATOMIC_MAX},

@@ -75,6 +75,9 @@ enum {
     BOP_RS = 1,         /* mma_atom_rs: A from registers */
     BOP_ATOMIC_ADD = 0, /* atomic_add, atomic_max */
     BOP_ATOMIC_MAX = 1,
+    BOP_TMAP_ADDRESS = 0, /* tmap_replace_address, _dim, _stride */
+    BOP_TMAP_DIM = 1,
+    BOP_TMAP_STRIDE = 2,
 };
 
 /* The handlers the table points to, by file.  min/max take the comparison
@@ -137,6 +140,13 @@ Value b_stmatrix(Eval *e, const Builtin *b, const Node *call, const Value *arg);
 Value b_tma_store(Eval *e, const Builtin *b, const Node *call, const Value *arg);
 Value b_tma_store_commit(Eval *e, const Builtin *b, const Node *call, const Value *arg);
 Value b_tma_store_wait(Eval *e, const Builtin *b, const Node *call, const Value *arg);
+/* eval_tmap.c */
+Value b_tmap_copy(Eval *e, const Builtin *b, const Node *call, const Value *arg);
+Value b_tmap_replace(Eval *e, const Builtin *b, const Node *call, const Value *arg);
+Value b_tmap_publish(Eval *e, const Builtin *b, const Node *call, const Value *arg);
+Value b_tmap_release(Eval *e, const Builtin *b, const Node *call, const Value *arg);
+Value b_tmap_acquire(Eval *e, const Builtin *b, const Node *call, const Value *arg);
+Value b_tmap_at(Eval *e, const Builtin *b, const Node *call, const Value *arg);
 /* eval_atomic.c */
 Value b_atomic(Eval *e, const Builtin *b, const Node *call, const Value *arg);
 Value b_warp_max(Eval *e, const Builtin *b, const Node *call, const Value *arg);

@@ -25,6 +25,9 @@ struct CG {
     } * smem;
     int nsmem, capsmem;
     struct CGDebug *dbg; /* -lineinfo (debuginfo.c); NULL without */
+    /* a builtin needs PTX 8.3 (eval_tmap.c): the module is emitted as such,
+     * every other module stays at the arch's ISA (contract/arch.c) */
+    bool ptx83;
 };
 
 void cg_init(CG *cg, const char *module_name, const char *triple);

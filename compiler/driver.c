@@ -206,7 +206,7 @@ static cutec_result generate(Program *prog, Diag *diag, const char *path, const 
         bool want_ptx = o->emit != CUTEC_EMIT_LL;
         cg_debug_finish(&cg);
         if (o->fast_math) cg_fast_math(&cg);
-        if (!target_emit(cg.mod, o->arch, o->opt_level, want_ptx, &text, &len, &err, tim)) {
+        if (!target_emit(cg.mod, o->arch, cg.ptx83, o->opt_level, want_ptx, &text, &len, &err, tim)) {
             rc = ice(diag, "code generation failed", path, err);
             free(err);
         } else if (o->emit == CUTEC_EMIT_CUBIN) {

@@ -23,8 +23,8 @@ static char *dup_err(const char *what, const char *msg)
     return s;
 }
 
-bool target_emit(LLVMModuleRef m, const char *arch, int opt, bool want_ptx, char **out, size_t *len, char **err,
-                 Timing *tim)
+bool target_emit(LLVMModuleRef m, const char *arch, bool ptx83, int opt, bool want_ptx, char **out, size_t *len,
+                 char **err, Timing *tim)
 {
     timing_start(tim);
     static bool initialised;
@@ -72,9 +72,11 @@ bool target_emit(LLVMModuleRef m, const char *arch, int opt, bool want_ptx, char
               : cgenv[0] == '2' ? LLVMCodeGenLevelDefault
                                 : LLVMCodeGenLevelAggressive;
     /* PTX 8.0 is the newest ISA every supported driver (r525+) accepts and
-     * the minimum for sm_90a */
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, CUTEC_TRIPLE, arch, cutec_arch_find(arch)->ptx_feature, lvl,
-                                                      LLVMRelocDefault, LLVMCodeModelDefault);
+     * the minimum for sm_90a; 8.3 (r545+) only for the modules that patch
+     * tensor maps on the device (eval_tmap.c) */
+    LLVMTargetMachineRef tm =
+        LLVMCreateTargetMachine(t, CUTEC_TRIPLE, arch, ptx83 ? "+ptx83" : cutec_arch_find(arch)->ptx_feature, lvl,
+                                LLVMRelocDefault, LLVMCodeModelDefault);
     LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(m, td);
     LLVMDisposeTargetData(td);

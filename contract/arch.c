@@ -8,7 +8,7 @@
 #define SM90_FEATS (SM80_FEATS | CUTEC_FEAT_TMA | CUTEC_FEAT_CLUSTER | CUTEC_FEAT_SM90)
 
 static const cutec_arch_info archs[] = {
-    {"sm_90a", 9, 0, 1, "+ptx80", SM90_FEATS | CUTEC_FEAT_WGMMA | CUTEC_FEAT_SETMAXNREG},
+    {"sm_90a", 9, 0, 1, "+ptx80", SM90_FEATS | CUTEC_FEAT_WGMMA | CUTEC_FEAT_SETMAXNREG | CUTEC_FEAT_TMAP_REPLACE},
     {"sm_90", 9, 0, 0, "+ptx80", SM90_FEATS},
     {"sm_89", 8, 9, 0, "+ptx80", SM80_FEATS},
     {"sm_86", 8, 6, 0, "+ptx80", SM80_FEATS},
@@ -62,6 +62,7 @@ const char *cutec_feature_name(unsigned feature)
     case CUTEC_FEAT_CLUSTER: return "clusters (sm_90)";
     case CUTEC_FEAT_SETMAXNREG: return "setmaxnreg (sm_90a)";
     case CUTEC_FEAT_SM90: return "sm_90 instructions";
+    case CUTEC_FEAT_TMAP_REPLACE: return "tensormap.replace (sm_90a)";
     default: return "?";
     }
 }

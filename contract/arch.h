@@ -9,12 +9,13 @@
 
 /* Hardware features a builtin may need. */
 enum {
-    CUTEC_FEAT_SM80 = 1 << 0,       /* cp.async, ldmatrix, mma.sync m16n8k16 */
-    CUTEC_FEAT_WGMMA = 1 << 1,      /* wgmma.mma_async (sm_90a only) */
-    CUTEC_FEAT_TMA = 1 << 2,        /* cp.async.bulk.tensor, mbarrier expect_tx */
-    CUTEC_FEAT_CLUSTER = 1 << 3,    /* thread-block clusters, multicast */
-    CUTEC_FEAT_SETMAXNREG = 1 << 4, /* setmaxnreg (sm_90a only) */
-    CUTEC_FEAT_SM90 = 1 << 5        /* stmatrix, elect.sync, fence.proxy.async */
+    CUTEC_FEAT_SM80 = 1 << 0,        /* cp.async, ldmatrix, mma.sync m16n8k16 */
+    CUTEC_FEAT_WGMMA = 1 << 1,       /* wgmma.mma_async (sm_90a only) */
+    CUTEC_FEAT_TMA = 1 << 2,         /* cp.async.bulk.tensor, mbarrier expect_tx */
+    CUTEC_FEAT_CLUSTER = 1 << 3,     /* thread-block clusters, multicast */
+    CUTEC_FEAT_SETMAXNREG = 1 << 4,  /* setmaxnreg (sm_90a only) */
+    CUTEC_FEAT_SM90 = 1 << 5,        /* stmatrix, elect.sync, fence.proxy.async */
+    CUTEC_FEAT_TMAP_REPLACE = 1 << 6 /* tensormap.replace (sm_90a only; PTX 8.3) */
 };
 
 typedef struct cutec_arch_info {

@@ -14,6 +14,10 @@ for ex in transpose sgemm; do
 done
 # blocks handing partial sums to the last of them (tests/gpu/handoff.c)
 "$B"/compiler/cutec tests/gpu/kernels/handoff.cute --arch=sm_90a -o prebuilt/handoff.ptx
+# tensor maps patched on the device (tests/gpu/tmap_patch.c)
+for mode in 0 1 2; do
+  "$B"/compiler/cutec tests/gpu/kernels/tmap_patch.cute --arch=sm_90a -D MODE=$mode -o "prebuilt/tmap_patch_$mode.ptx"
+done
 # offsets past 2^31 elements: i32 sizes, an i64 stride and coordinate (tests/gpu/big_offset.c)
 "$B"/compiler/cutec tests/gpu/kernels/big_offset.cute --arch=sm_90a -o prebuilt/big_offset.ptx
 # every tune point of the sm80 GEMM template, named by its parameters
