@@ -141,7 +141,12 @@ cutec_status cutec_rt_status_from_curesult(CUresult r, cutec_rt_phase phase)
 
 static void deliver(cutec_runtime *rt, cutec_log_level level, const char *msg)
 {
-    if (rt->log_fn != NULL) rt->log_fn(rt->log_user, (int)level, msg);
+    if (rt->log_fn == NULL) return;
+    rt->log_fn(rt->log_user, (int)level, msg);
+    /* The callback may have made another context current (CUDA on another
+     * device); the call it interrupted made this one current once, at its
+     * start, and launches in it without asking again. */
+    if (rt->ctx_retained) (void)rt->drv.ctx_set_current(rt->ctx);
 }
 
 cutec_status cutec_rt_fail(cutec_runtime *rt, cutec_status s, const char *fmt, ...)

@@ -536,10 +536,15 @@ cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *dec, const 
     void *args[CUTEC_KD_MAX_ARGS];
     cutec_kd_values vals;
     cutec_gemm_kd_values(d, p, &vals);
-    /* tensor maps depend on the pointers and sizes: rebuilt only when they change */
+    /* tensor maps depend on the pointers and sizes: encoded once per pointer
+     * while the sizes stay (a cached call encodes none for pointers it saw) */
     long long key[12] = {p->m,     p->n,        p->k,        p->lda,      p->ldb,      p->ldc,
                          p->batch, p->stride_a, p->stride_b, p->stride_c, p->stride_d, p->groups};
-    int same_sizes = memcmp(key, dec->map_key, sizeof key) == 0;
+    if (memcmp(key, dec->map_key, sizeof key) != 0) {
+        memset(dec->maps, 0, sizeof dec->maps);
+        memcpy(dec->map_key, key, sizeof key);
+    }
+    cutec_tensor_map spill[CUTEC_KD_MAX_ARGS]; /* the maps of TMA arguments past CUTEC_GEMM_MAP_ARGS */
     for (int a = 0; a < d->nargs; a++) {
         const cutec_kd_arg *arg = &d->args[a];
         args[a] = &dec->argv[a];
@@ -557,20 +562,35 @@ cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *dec, const 
             dec->argv[a] = (unsigned long long)(uintptr_t)role_ptr(io, arg->role);
         }
     }
-    for (int a = 0; a < d->nargs; a++) {
+    for (int a = 0, t = 0; a < d->nargs; a++) {
         const cutec_kd_arg *arg = &d->args[a];
         if (arg->kind != CUTEC_KD_TMA) continue;
         unsigned long long ptr = dec->argv[arg->tensor];
-        args[a] = &dec->tma[a];
-        if (same_sizes && dec->tma_ptr[a] == ptr) continue;
-        cutec_status s = cutec_rt_kdesc_tensor_map(rt, d, a, &vals, ptr, &dec->tma[a]);
+        struct gemm_maps *m = t < CUTEC_GEMM_MAP_ARGS ? &dec->maps[t++] : NULL;
+        cutec_tensor_map *map = &spill[a];
+        int w = 0;
+        if (m != NULL) {
+            while (w < m->n && m->ptr[w] != ptr) w++;
+            if (w < m->n) {
+                args[a] = &m->map[w];
+                continue;
+            }
+            if (m->n < CUTEC_GEMM_MAP_WAYS) {
+                w = m->n++;
+            } else {
+                w = m->next;
+                m->next = (w + 1) % CUTEC_GEMM_MAP_WAYS;
+            }
+            m->ptr[w] = ptr;
+            map = &m->map[w];
+        }
+        cutec_status s = cutec_rt_kdesc_tensor_map(rt, d, a, &vals, ptr, map);
         if (s != CUTEC_OK) {
-            dec->map_key[0] = -1; /* rebuild them all next time */
+            if (m != NULL) memset(m, 0, sizeof *m); /* no way holds a map that failed */
             return s;
         }
-        dec->tma_ptr[a] = ptr;
+        args[a] = map;
     }
-    memcpy(dec->map_key, key, sizeof key);
     /* A persistent kernel's resident() grid is capped by the blocks the
    * device holds at once, once its kernel is loaded: on the H100 only 30
    * clusters of 4 fit at once, not 132 / 4 (docs/performance.md). */

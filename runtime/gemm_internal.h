@@ -20,6 +20,12 @@
 #define CUTEC_GEMM_MAX_PACKS    16
 #define CUTEC_DEFAULT_WORKSPACE (32u << 20)
 #define CUTEC_KEY_MAX           512
+/* Tensor maps kept per decision: for its first MAP_ARGS TMA arguments
+ * (later ones are encoded at every launch), the maps of the last MAP_WAYS
+ * pointers each, so that the few buffers a caching allocator hands out in
+ * turn (PyTorch's outputs) are encoded once each, not at every call. */
+#define CUTEC_GEMM_MAP_ARGS 6
+#define CUTEC_GEMM_MAP_WAYS 4
 
 /* A problem class: everything that decides which candidate may run and how
  * fast it is.  Zero-initialised before filling, so it can be hashed as bytes. */
@@ -84,11 +90,15 @@ typedef struct gemm_decision {
     int modelled; /* chosen without timing (CUTEC_TUNE_DEFERRED / _BACKGROUND) until tuned */
     char name[192];
     /* the kernel's arguments (gemm_bind.c): scalars' and pointers' bytes, and
-   * the tensor maps, per argument index, kept while the pointers (tma_ptr)
-   * and sizes (map_key: m, n, k, lda, ldb, ldc, batch, strides and groups) stay the same */
+   * the tensor maps by TMA argument (in argument order) and pointer (n ways
+   * filled; next: the one to replace when all are), all kept while the sizes
+   * (map_key: m, n, k, lda, ldb, ldc, batch, strides and groups) stay the same */
     unsigned long long argv[CUTEC_KD_MAX_ARGS];
-    cutec_tensor_map tma[CUTEC_KD_MAX_ARGS];
-    unsigned long long tma_ptr[CUTEC_KD_MAX_ARGS];
+    struct gemm_maps {
+        unsigned long long ptr[CUTEC_GEMM_MAP_WAYS];
+        cutec_tensor_map map[CUTEC_GEMM_MAP_WAYS];
+        int n, next;
+    } maps[CUTEC_GEMM_MAP_ARGS];
     long long map_key[12];
     /* scratch from the handle's workspace (gemm_bind.c): the flags (role
      * flags, zeroed before each launch) at offset 0, then the partial sums

@@ -135,6 +135,13 @@ cutec_status cutec_rt_enter(cutec_runtime *rt);
 /* Raises the kernel's dynamic shared memory limit when bytes need it (over
  * 48 KiB); shared by every launch path. */
 cutec_status cutec_rt_kernel_smem(cutec_kernel *k, unsigned dynamic_smem_bytes);
+/* cutec_launch and cutec_launch_cluster; enter 0: the caller made the
+ * runtime's context current already (cutec_rt_kdesc_launch). */
+cutec_status cutec_rt_launch(cutec_kernel *k, const unsigned grid[3], const unsigned block[3],
+                             unsigned dynamic_smem_bytes, void *stream, void **args, int enter);
+cutec_status cutec_rt_launch_cluster(cutec_kernel *k, const unsigned grid[3], const unsigned block[3],
+                                     const unsigned cluster[3], unsigned dynamic_smem_bytes, void *stream, void **args,
+                                     int enter);
 /* How many blocks of k (whole clusters of `cluster`, with this block and
  * dynamic shared memory) the device holds at once, from the driver's
  * occupancy API (launch_cluster.c): what a persistent kernel's grid should
@@ -167,6 +174,9 @@ cutec_status cutec_rt_kdesc_tensor_map(cutec_runtime *rt, const cutec_kdesc *d, 
  * known) of kernel d for these values. */
 cutec_status cutec_rt_kdesc_plan(cutec_runtime *rt, cutec_kernel *k, const cutec_kdesc *d, const cutec_kd_values *vals,
                                  const unsigned grid[3], cutec_launch_plan *plan);
+/* The launch, in the context the caller made current (cutec_rt_enter at
+ * the start of its public call): a cached GEMM call makes one
+ * cuCtxSetCurrent, not one more per launch. */
 cutec_status cutec_rt_kdesc_launch(cutec_kernel *k, const cutec_kdesc *d, const cutec_launch_plan *plan, void *stream,
                                    void **args);
 

@@ -103,5 +103,5 @@ cutec_status cutec_rt_kdesc_launch(cutec_kernel *k, const cutec_kdesc *d, const 
                                    void **args)
 {
     (void)d;
-    return cutec_launch_cluster(k, plan->grid, plan->block, plan->cluster, plan->smem, stream, args);
+    return cutec_rt_launch_cluster(k, plan->grid, plan->block, plan->cluster, plan->smem, stream, args, 0);
 }

@@ -30,6 +30,12 @@ cutec_status cutec_rt_kernel_smem(cutec_kernel *k, unsigned dynamic_smem_bytes)
 cutec_status cutec_launch(cutec_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned dynamic_smem_bytes,
                           void *stream, void **args)
 {
+    return cutec_rt_launch(k, grid, block, dynamic_smem_bytes, stream, args, 1);
+}
+
+cutec_status cutec_rt_launch(cutec_kernel *k, const unsigned grid[3], const unsigned block[3],
+                             unsigned dynamic_smem_bytes, void *stream, void **args, int enter)
+{
     if (k == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
     cutec_runtime *rt = k->module->rt;
     if (grid == NULL || block == NULL)
@@ -40,9 +46,8 @@ cutec_status cutec_launch(cutec_kernel *k, const unsigned grid[3], const unsigne
                              "cutec_launch(\"%s\"): grid (%u, %u, %u) and block (%u, %u, %u) must have "
                              "every component >= 1",
                              k->name, grid[0], grid[1], grid[2], block[0], block[1], block[2]);
-    cutec_status s = cutec_rt_enter(rt);
+    cutec_status s = enter ? cutec_rt_enter(rt) : CUTEC_OK;
     if (s != CUTEC_OK) return s;
-
     s = cutec_rt_kernel_smem(k, dynamic_smem_bytes);
     if (s != CUTEC_OK) return s;
     CUresult r = rt->drv.launch_kernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],

@@ -47,10 +47,17 @@ static launch_attr cluster_attr(const unsigned cluster[3])
 cutec_status cutec_launch_cluster(cutec_kernel *k, const unsigned grid[3], const unsigned block[3],
                                   const unsigned cluster[3], unsigned dynamic_smem_bytes, void *stream, void **args)
 {
+    return cutec_rt_launch_cluster(k, grid, block, cluster, dynamic_smem_bytes, stream, args, 1);
+}
+
+cutec_status cutec_rt_launch_cluster(cutec_kernel *k, const unsigned grid[3], const unsigned block[3],
+                                     const unsigned cluster[3], unsigned dynamic_smem_bytes, void *stream, void **args,
+                                     int enter)
+{
     if (k == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
     cutec_runtime *rt = k->module->rt;
     if (cluster == NULL || (cluster[0] == 1 && cluster[1] == 1 && cluster[2] == 1))
-        return cutec_launch(k, grid, block, dynamic_smem_bytes, stream, args);
+        return cutec_rt_launch(k, grid, block, dynamic_smem_bytes, stream, args, enter);
     if (grid == NULL || block == NULL)
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_launch_cluster(\"%s\"): grid or block is NULL",
                              k->name);
@@ -61,7 +68,7 @@ cutec_status cutec_launch_cluster(cutec_kernel *k, const unsigned grid[3], const
                 "cutec_launch_cluster(\"%s\"): grid (%u, %u, %u) must be a positive multiple of the cluster "
                 "(%u, %u, %u) in every dimension",
                 k->name, grid[0], grid[1], grid[2], cluster[0], cluster[1], cluster[2]);
-    cutec_status s = cutec_rt_enter(rt);
+    cutec_status s = enter ? cutec_rt_enter(rt) : CUTEC_OK;
     if (s != CUTEC_OK) return s;
     s = cutec_rt_kernel_smem(k, dynamic_smem_bytes);
     if (s != CUTEC_OK) return s;

@@ -292,6 +292,7 @@ cutec_status cutec_pack_launch(cutec_pack *pack, int i, const unsigned grid[3], 
                              "cutec_pack_launch: kernel '%s' takes %d arguments, args is NULL", d->kernel, d->nargs);
     cutec_kernel *k;
     cutec_status s = cutec_pack_get_kernel(pack, i, &k);
+    if (s == CUTEC_OK) s = cutec_rt_enter(rt); /* for cutec_rt_kdesc_launch */
     if (s != CUTEC_OK) return s;
     /* the caller's args, with the tensor maps it left NULL built here */
     void *full[CUTEC_KD_MAX_ARGS];

@@ -78,7 +78,10 @@ static void progress(tuning *t, const char *name)
 {
     cutec_gemm_handle *g = t->g;
     t->step++;
-    if (g->progress != NULL) g->progress(g->progress_user, t->step, t->total, name);
+    if (g->progress == NULL) return;
+    g->progress(g->progress_user, t->step, t->total, name);
+    /* as after a log callback (errors.c): the launches that follow do not enter */
+    if (g->rt->ctx_retained) (void)g->rt->drv.ctx_set_current(g->rt->ctx);
 }
 
 /* Step 1: the pack kernels that can serve the problem; the others are

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,63 @@ void cutec_mock_lt_last_batch(long long batch[4], long long stride[4])
     pthread_mutex_unlock(&mock_lt_mu);
 }
 
+/* Calls per entry point since the last cutec_mock_lt_calls_reset (by
+ * __func__), read by the tests as the mock driver's (test_calls.c): the
+ * count of `name` (NULL: of all), the reset, the counts as text. */
+EXPORT long long cutec_mock_lt_calls(const char *name);
+EXPORT void cutec_mock_lt_calls_reset(void);
+EXPORT void cutec_mock_lt_calls_text(char *buf, size_t len);
+static pthread_mutex_t lt_calls_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    const char *name;
+    long long n;
+} lt_calls[32];
+static void lt_count(const char *fn)
+{
+    pthread_mutex_lock(&lt_calls_mu);
+    for (size_t i = 0; i < sizeof lt_calls / sizeof lt_calls[0]; i++) {
+        if (lt_calls[i].name == NULL) lt_calls[i].name = fn;
+        if (lt_calls[i].name == fn) {
+            lt_calls[i].n++;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&lt_calls_mu);
+}
+/* Every cuBLASLt entry point starts with this (its own lock: cublasLtMatmul holds mock_lt_mu). */
+#define LT_ENTRY() lt_count(__func__)
+
+long long cutec_mock_lt_calls(const char *name)
+{
+    pthread_mutex_lock(&lt_calls_mu);
+    long long n = 0;
+    for (size_t i = 0; i < sizeof lt_calls / sizeof lt_calls[0] && lt_calls[i].name != NULL; i++)
+        if (name == NULL || strcmp(lt_calls[i].name, name) == 0) n += lt_calls[i].n;
+    pthread_mutex_unlock(&lt_calls_mu);
+    return n;
+}
+
+void cutec_mock_lt_calls_reset(void)
+{
+    pthread_mutex_lock(&lt_calls_mu);
+    for (size_t i = 0; i < sizeof lt_calls / sizeof lt_calls[0]; i++) lt_calls[i].n = 0;
+    pthread_mutex_unlock(&lt_calls_mu);
+}
+
+void cutec_mock_lt_calls_text(char *buf, size_t len)
+{
+    pthread_mutex_lock(&lt_calls_mu);
+    size_t used = 0;
+    if (len > 0) buf[0] = '\0';
+    for (size_t i = 0; i < sizeof lt_calls / sizeof lt_calls[0] && lt_calls[i].name != NULL && used < len; i++)
+        if (lt_calls[i].n > 0) {
+            int w = snprintf(buf + used, len - used, "%s%s %lld", used ? ", " : "", lt_calls[i].name, lt_calls[i].n);
+            if (w < 0) break;
+            used += (size_t)w;
+        }
+    pthread_mutex_unlock(&lt_calls_mu);
+}
+
 EXPORT st_t cublasLtCreate(void **h);
 EXPORT st_t cublasLtDestroy(void *h);
 EXPORT size_t cublasLtGetVersion(void);
@@ -104,20 +162,31 @@ EXPORT st_t cublasLtMatmul(void *h, struct desc *d, const float *alpha, const vo
 static int dummy_handle;
 st_t cublasLtCreate(void **h)
 {
+    LT_ENTRY();
     *h = &dummy_handle;
     return 0;
 }
-st_t cublasLtDestroy(void *h) { return h == &dummy_handle ? 0 : 7; }
-size_t cublasLtGetVersion(void) { return 130100; }
+st_t cublasLtDestroy(void *h)
+{
+    LT_ENTRY();
+    return h == &dummy_handle ? 0 : 7;
+}
+size_t cublasLtGetVersion(void)
+{
+    LT_ENTRY();
+    return 130100;
+}
 
 st_t cublasLtMatmulDescCreate(struct desc **d, int compute, int scale)
 {
+    LT_ENTRY();
     if (compute != 68 || scale != 0) return 15; /* NOT_SUPPORTED */
     *d = calloc(1, sizeof **d);
     return *d ? 0 : 3;
 }
 st_t cublasLtMatmulDescDestroy(struct desc *d)
 {
+    LT_ENTRY();
     free(d);
     return 0;
 }
@@ -127,6 +196,7 @@ st_t cublasLtMatmulDescDestroy(struct desc *d)
  * EPILOGUE_AUX_LD 12 (int64_t).  Anything else is INVALID_VALUE. */
 st_t cublasLtMatmulDescSetAttribute(struct desc *d, int attr, const void *buf, size_t size)
 {
+    LT_ENTRY();
     int32_t v = 0;
     if (attr == 8 || attr == 11) {
         if (size != sizeof(void *)) return 7;
@@ -156,6 +226,7 @@ st_t cublasLtMatmulDescSetAttribute(struct desc *d, int attr, const void *buf, s
 }
 st_t cublasLtMatrixLayoutCreate(struct layout **l, int type, uint64_t rows, uint64_t cols, int64_t ld)
 {
+    LT_ENTRY();
     if ((int64_t)rows > ld) return 7;
     *l = malloc(sizeof **l);
     if (*l == NULL) return 3;
@@ -166,6 +237,7 @@ st_t cublasLtMatrixLayoutCreate(struct layout **l, int type, uint64_t rows, uint
  * cublasLt.h's exact sizes; anything else is INVALID_VALUE. */
 st_t cublasLtMatrixLayoutSetAttribute(struct layout *l, int attr, const void *buf, size_t size)
 {
+    LT_ENTRY();
     if (attr == 5 && size == sizeof(int32_t)) {
         memcpy(&l->batch, buf, size);
         return l->batch >= 1 ? 0 : 7;
@@ -178,18 +250,25 @@ st_t cublasLtMatrixLayoutSetAttribute(struct layout *l, int attr, const void *bu
 }
 st_t cublasLtMatrixLayoutDestroy(struct layout *l)
 {
+    LT_ENTRY();
     free(l);
     return 0;
 }
 static int dummy_pref;
 st_t cublasLtMatmulPreferenceCreate(void **p)
 {
+    LT_ENTRY();
     *p = &dummy_pref;
     return 0;
 }
-st_t cublasLtMatmulPreferenceDestroy(void *p) { return p == &dummy_pref ? 0 : 7; }
+st_t cublasLtMatmulPreferenceDestroy(void *p)
+{
+    LT_ENTRY();
+    return p == &dummy_pref ? 0 : 7;
+}
 st_t cublasLtMatmulPreferenceSetAttribute(void *p, int attr, const void *buf, size_t size)
 {
+    LT_ENTRY();
     (void)p;
     (void)buf;
     /* MAX_WORKSPACE_BYTES (uint64), MIN_ALIGNMENT_{A,B,C,D}_BYTES (uint32),
@@ -202,6 +281,7 @@ st_t cublasLtMatmulPreferenceSetAttribute(void *p, int attr, const void *buf, si
 st_t cublasLtMatmulAlgoGetHeuristic(void *h, struct desc *d, struct layout *a, struct layout *b, struct layout *c,
                                     struct layout *dd, void *pref, int requested, heur_t *out, int *returned)
 {
+    LT_ENTRY();
     (void)h, (void)d, (void)c, (void)dd, (void)pref;
     const char *env = getenv("CUTEC_MOCK_LT_ALGOS");
     int n = env != NULL ? atoi(env) : 4;
@@ -221,6 +301,7 @@ st_t cublasLtMatmulAlgoGetHeuristic(void *h, struct desc *d, struct layout *a, s
  * and any other size than the attribute's is an error */
 st_t cublasLtMatmulAlgoConfigGetAttribute(const algo_t *algo, int attr, void *buf, size_t size, size_t *written)
 {
+    LT_ENTRY();
     uint32_t i = (uint32_t)(algo->data[0] - 0xa160u);
     uint32_t v = attr == 0 ? 100 + i : attr == 1 ? i + 1 : 0;
     if (size == 0 && written != NULL) {
@@ -295,8 +376,9 @@ static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, s
                    struct layout *lb, const float *beta, const void *C, struct layout *lc, void *D, struct layout *ld,
                    const algo_t *algo, void *ws, size_t wss, void *stream);
 
-/* Whether cublasLtMatmul computes (cutec_mock_lt_set_compute). */
-static int lt_compute = 1;
+/* Whether cublasLtMatmul computes (cutec_mock_lt_set_compute); -1: not
+ * yet read from $CUTEC_MOCK_COMPUTE, as the mock driver's launches. */
+static int lt_compute = -1;
 
 void cutec_mock_lt_set_compute(int on)
 {
@@ -309,6 +391,7 @@ st_t cublasLtMatmul(void *h, struct desc *d, const float *alpha, const void *A, 
                     struct layout *lb, const float *beta, const void *C, struct layout *lc, void *D, struct layout *ld,
                     const algo_t *algo, void *ws, size_t wss, void *stream)
 {
+    LT_ENTRY();
     pthread_mutex_lock(&mock_lt_mu);
     st_t r = matmul(h, d, alpha, A, la, B, lb, beta, C, lc, D, ld, algo, ws, wss, stream);
     pthread_mutex_unlock(&mock_lt_mu);
@@ -334,6 +417,10 @@ static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, s
     last = *d;
     const struct layout *ls[4] = {la, lb, lc, ld};
     for (int q = 0; q < 4; q++) last_batch[q] = ls[q]->batch, last_stride[q] = ls[q]->stride;
+    if (lt_compute < 0) {
+        const char *e = getenv("CUTEC_MOCK_COMPUTE");
+        lt_compute = e == NULL || strcmp(e, "0") != 0;
+    }
     if (!lt_compute) return 0; /* checked, not computed, the clock not advanced (its dlopen costs a call) */
     /* pointer mode device: alpha and beta are device pointers, which are
      * host memory in the mock */

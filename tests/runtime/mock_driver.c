@@ -99,6 +99,13 @@ EXPORT void cutec_mock_set_compute(int on);
 /* Not a driver function: lets the mock cuBLASLt (mock_cublaslt.c) advance
  * the virtual clock that events read. */
 EXPORT void cutec_mock_advance_clock(double us);
+/* Not driver functions: the calls of entry point `name` since the last
+ * reset (NULL: of all of them), the reset, and the counts as text
+ * ("cuCtxSetCurrent 1, cuLaunchKernel 1") for a failing test's message;
+ * for tests that pin the driver calls a cached GEMM makes (test_calls.c). */
+EXPORT long long cutec_mock_calls(const char *name);
+EXPORT void cutec_mock_calls_reset(void);
+EXPORT void cutec_mock_calls_text(char *buf, size_t len);
 
 enum {
     OK = 0,
@@ -126,6 +133,28 @@ static void mock_unlock(int *held)
 #define MOCK_LOCK() __attribute__((cleanup(mock_unlock), unused)) int mock_held_ = (pthread_mutex_lock(&mock_mu), 1)
 static long long launch_count, events_recorded;
 
+/* Calls per entry point since the last cutec_mock_calls_reset, by
+ * __func__ (the same array for every call of one function). */
+static struct {
+    const char *name;
+    long long n;
+} calls[64];
+static void mock_count(const char *fn)
+{
+    MOCK_LOCK();
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        if (calls[i].name == NULL) calls[i].name = fn;
+        if (calls[i].name == fn) {
+            calls[i].n++;
+            return;
+        }
+    }
+}
+/* Every driver entry point starts with this: the lock, and its count. */
+#define MOCK_ENTRY()                                                                                                   \
+    MOCK_LOCK();                                                                                                       \
+    mock_count(__func__)
+
 static int initialised;
 static int ctx_refs;
 static CUresult sticky; /* a kernel fault poisons the context until reset */
@@ -147,7 +176,7 @@ struct CUmod_st {
 
 CUresult cuInit(unsigned int flags)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     if (flags != 0) return INVALID_VALUE;
     initialised = 1;
     return OK;
@@ -155,7 +184,7 @@ CUresult cuInit(unsigned int flags)
 
 CUresult cuDriverGetVersion(int *version)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     if (version == NULL) return INVALID_VALUE;
     *version = 13000;
     return OK;
@@ -192,18 +221,18 @@ static CUresult describe(CUresult error, const char **str, int want_text)
 
 CUresult cuGetErrorName(CUresult error, const char **str)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     return describe(error, str, 0);
 }
 CUresult cuGetErrorString(CUresult error, const char **str)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     return describe(error, str, 1);
 }
 
 CUresult cuDeviceGetCount(int *count)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     if (!initialised) return NOT_INITIALIZED;
     *count = 1;
     return OK;
@@ -211,7 +240,7 @@ CUresult cuDeviceGetCount(int *count)
 
 CUresult cuDeviceGet(CUdevice *device, int ordinal)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     if (ordinal != 0) return INVALID_DEVICE;
     *device = 0;
     return OK;
@@ -219,7 +248,7 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal)
 
 CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     (void)dev;
     if (name == NULL || len <= 0) return INVALID_VALUE;
     snprintf(name, (size_t)len, "cutec mock GPU");
@@ -228,7 +257,7 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 
 CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     (void)dev;
     switch (attrib) {
     case 16: *pi = 132; return OK;        /* MULTIPROCESSOR_COUNT */
@@ -242,7 +271,7 @@ CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev)
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     if (dev != 0) return INVALID_DEVICE;
     ctx_refs++;
     *pctx = &the_ctx;
@@ -251,7 +280,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     if (dev != 0 || ctx_refs == 0) return INVALID_CONTEXT;
     /* Like the real driver (seen on an H200), releasing does not clear a
    * sticky fault; only a reset does. */
@@ -301,7 +330,7 @@ static void untrack(void *p)
 
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     if (dev != 0) return INVALID_DEVICE;
     sticky = OK;
     for (size_t i = 0; i < nallocs; i++) free(allocs[i]);
@@ -312,7 +341,7 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 
 CUresult cuCtxSetCurrent(CUcontext ctx)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     if (ctx != NULL && ctx != &the_ctx) return INVALID_CONTEXT;
     current = ctx;
     return OK;
@@ -320,7 +349,7 @@ CUresult cuCtxSetCurrent(CUcontext ctx)
 
 CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     *pctx = current;
     return OK;
 }
@@ -334,12 +363,12 @@ static CUresult ready(void)
 
 CUresult cuCtxSynchronize(void)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     return ready();
 }
 CUresult cuStreamSynchronize(CUstream stream)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     (void)stream;
     return ready();
 }
@@ -359,7 +388,7 @@ static void jit_log(unsigned n, const int *opts, void **vals, const char *msg)
 
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n, int *opts, void **vals)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     CUresult r = ready();
     if (r != OK) return r;
     if (module == NULL || image == NULL) return INVALID_VALUE;
@@ -389,7 +418,7 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n,
 
 CUresult cuModuleUnload(CUmodule m)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     if (m == NULL) return INVALID_HANDLE;
     free(m->text);
     free(m);
@@ -398,7 +427,7 @@ CUresult cuModuleUnload(CUmodule m)
 
 CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule m, const char *name)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     CUresult r = ready();
     if (r != OK) return r;
     char entry[80];
@@ -414,7 +443,7 @@ CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule m, const char *name)
 
 CUresult cuFuncGetAttribute(int *pi, int attrib, CUfunction f)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     CUresult r = ready();
     if (r != OK) return r;
     switch (attrib) {
@@ -428,7 +457,7 @@ CUresult cuFuncGetAttribute(int *pi, int attrib, CUfunction f)
 
 CUresult cuFuncSetAttribute(CUfunction f, int attrib, int value)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     CUresult r = ready();
     if (r != OK) return r;
     if (attrib != 8 || value < 0 || value > 227 * 1024) return INVALID_VALUE;
@@ -463,8 +492,19 @@ static double slow(void)
     return e != NULL ? atof(e) : 1.0;
 }
 
-/* Whether launches run their kernels (cutec_mock_set_compute). */
-static int compute = 1;
+/* Whether launches run their kernels (cutec_mock_set_compute); -1: not
+ * yet read from $CUTEC_MOCK_COMPUTE ("0": they do not, so that
+ * `cutec-tune overhead` over a decision tuned into its disk cache by an
+ * earlier run times the host path, not the mock's GEMM). */
+static int compute = -1;
+static int computing(void)
+{
+    if (compute < 0) {
+        const char *e = getenv("CUTEC_MOCK_COMPUTE");
+        compute = e == NULL || strcmp(e, "0") != 0;
+    }
+    return compute;
+}
 
 void cutec_mock_set_compute(int on)
 {
@@ -482,7 +522,7 @@ void cutec_mock_advance_clock(double us)
  * has no registers or shared-memory model */
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int block_size, size_t smem)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     (void)smem;
     if (n == NULL || f == NULL || block_size <= 0 || block_size > 1024) return INVALID_VALUE;
     *n = 2048 / block_size < 32 ? 2048 / block_size : 32;
@@ -491,7 +531,7 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int b
 
 CUresult cuEventCreate(CUevent *event, unsigned int flags)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     (void)flags;
     CUresult r = ready();
     if (r != OK) return r;
@@ -501,14 +541,14 @@ CUresult cuEventCreate(CUevent *event, unsigned int flags)
 
 CUresult cuEventDestroy_v2(CUevent event)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     free(event);
     return OK;
 }
 
 CUresult cuEventRecord(CUevent event, CUstream stream)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     events_recorded++;
     (void)stream;
     CUresult r = ready();
@@ -519,14 +559,14 @@ CUresult cuEventRecord(CUevent event, CUstream stream)
 
 CUresult cuEventSynchronize(CUevent event)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     (void)event;
     return ready();
 }
 
 CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     CUresult r = ready();
     if (r != OK) return r;
     *ms = (float)((end->at - start->at) / 1000.0);
@@ -537,6 +577,7 @@ CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
  * use); a copy takes virtual time like a kernel of its bytes. */
 CUresult cuMemcpy2DAsync_v2(const mock_memcpy2d *c, CUstream stream)
 {
+    mock_count(__func__);
     (void)stream;
     {
         MOCK_LOCK();
@@ -555,7 +596,7 @@ CUresult cuMemcpy2DAsync_v2(const mock_memcpy2d *c, CUstream stream)
 
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     (void)stream;
     CUresult r = ready();
     if (r != OK) return r;
@@ -577,6 +618,7 @@ CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *addr,
                                 const uint64_t *strides, const uint32_t *box, const uint32_t *elem_strides,
                                 int interleave, int swizzle, int l2promo, int oobfill)
 {
+    MOCK_ENTRY();
     (void)elem_strides, (void)interleave, (void)oobfill;
     if (map == NULL || rank < 1 || rank > 5 || (uintptr_t)addr % 16) return INVALID_VALUE;
     struct mock_tensor_map t = {.magic = 0x544d4150u,
@@ -942,7 +984,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
                         unsigned int by, unsigned int bz, unsigned int smem, CUstream stream, void **params,
                         void **extra)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     launch_count++;
     (void)stream;
     (void)extra;
@@ -952,7 +994,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
     if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 || gy > 65535 || gz > 65535 ||
         (unsigned long long)bx * by * bz > 1024 || smem > (unsigned)f->max_dyn_smem)
         return INVALID_VALUE;
-    if (!compute) return OK;
+    if (!computing()) return OK;
     if (!maps_match(f, params)) {
         sticky = ILLEGAL_ADDRESS;
         return OK;
@@ -1009,7 +1051,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
 
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     CUresult r = ready();
     if (r != OK) return r;
     if (bytes == 0) return INVALID_VALUE;
@@ -1025,7 +1067,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 
 CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     CUresult r = ready();
     if (r != OK) return r;
     untrack((void *)(uintptr_t)dptr);
@@ -1035,7 +1077,7 @@ CUresult cuMemFree_v2(CUdeviceptr dptr)
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     CUresult r = ready();
     if (r != OK) return r;
     memcpy((void *)(uintptr_t)dst, src, bytes);
@@ -1044,7 +1086,7 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes)
 
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     CUresult r = ready();
     if (r != OK) return r;
     memcpy(dst, (const void *)(uintptr_t)src, bytes);
@@ -1053,7 +1095,7 @@ CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
 
 CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     if (least != NULL) *least = 0;
     if (greatest != NULL) *greatest = -5;
     return ready();
@@ -1066,7 +1108,7 @@ static struct CUstream_st {
 
 CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int priority)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     (void)flags;
     for (int i = 0; i < 8; i++)
         if (streams[i].priority == 0) {
@@ -1079,10 +1121,38 @@ CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int pr
 
 CUresult cuStreamDestroy_v2(CUstream stream)
 {
-    MOCK_LOCK();
+    MOCK_ENTRY();
     if (stream == NULL || stream < &streams[0] || stream > &streams[7] || stream->priority == 0) return INVALID_HANDLE;
     stream->priority = 0;
     return OK;
+}
+
+long long cutec_mock_calls(const char *name)
+{
+    MOCK_LOCK();
+    long long n = 0;
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0] && calls[i].name != NULL; i++)
+        if (name == NULL || strcmp(calls[i].name, name) == 0) n += calls[i].n;
+    return n;
+}
+
+void cutec_mock_calls_reset(void)
+{
+    MOCK_LOCK();
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) calls[i].n = 0;
+}
+
+void cutec_mock_calls_text(char *buf, size_t len)
+{
+    MOCK_LOCK();
+    size_t used = 0;
+    if (len > 0) buf[0] = '\0';
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0] && calls[i].name != NULL && used < len; i++)
+        if (calls[i].n > 0) {
+            int w = snprintf(buf + used, len - used, "%s%s %lld", used ? ", " : "", calls[i].name, calls[i].n);
+            if (w < 0) break;
+            used += (size_t)w;
+        }
 }
 
 void cutec_mock_counts(long long *l, long long *e)
