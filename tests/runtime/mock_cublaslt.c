@@ -10,8 +10,9 @@
  * fp8 inputs take their scales as cuBLASLt documents them (scalar, outer
  * vector, and sm90's VEC128_32F and BLK128x128_32F, whose layouts are
  * written out in scale_of); $CUTEC_MOCK_LT_BLOCK=0 models a cuBLASLt
- * without the last two (the heuristic answers NOT_SUPPORTED).  An fp8 D is
- * not modelled: the heuristic offers nothing for it.
+ * without the last two (the heuristic answers NOT_SUPPORTED).  Mixed input
+ * types (e4m3 with e5m2 too) and an fp8 D are not modelled: the heuristic
+ * offers nothing for them.
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -253,8 +254,8 @@ st_t cublasLtMatmulAlgoGetHeuristic(void *h, struct desc *d, struct layout *a, s
     (void)h, (void)c, (void)pref;
     const char *env = getenv("CUTEC_MOCK_LT_ALGOS");
     int n = env != NULL ? atoi(env) : 4;
-    if (!is_fp8(a->type) && a->type != b->type) n = 0; /* mixed 16-bit input types: not supported */
-    if (is_fp8(dd->type)) n = 0;                       /* an fp8 D: not modelled */
+    if (a->type != b->type) n = 0; /* mixed input types (e4m3 with e5m2 too): not supported */
+    if (is_fp8(dd->type)) n = 0;   /* an fp8 D: not modelled */
     st_t unfit = block_unfit(d, a, b);
     if (unfit != 0) return unfit;
     if (n > requested) n = requested;
