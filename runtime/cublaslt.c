@@ -105,6 +105,9 @@ void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan)
     if (plan->lb != NULL) lt->layout_destroy(plan->lb);
     if (plan->lc != NULL) lt->layout_destroy(plan->lc);
     if (plan->lsrc != NULL) lt->layout_destroy(plan->lsrc);
+    if (plan->lscale != NULL) lt->layout_destroy(plan->lscale);
+    if (plan->lpad != NULL) lt->layout_destroy(plan->lpad);
+    if (plan->pad != NULL) lt->transform_desc_destroy(plan->pad);
     if (plan->desc != NULL) lt->desc_destroy(plan->desc);
     memset(plan, 0, sizeof *plan);
 }
@@ -126,6 +129,34 @@ const char *cutec_lt_epilogue_of(const cutec_gemm_problem *p, int *epi)
     return NULL;
 }
 
+/* Block-wise scales as cuBLASLt's VEC128_32F (our A's 1x128 ones) and
+ * BLK128x128_32F (our B's), each on the library's operand that is ours
+ * (its A is our B where it swaps).  Both read the operand as stored,
+ * K-major (fp8's rule), blocks along K, its "innermost dimension"; the
+ * layouts cuBLASLt documents ("Scaling factors layouts" in the cuBLAS
+ * guide) are ours: VEC128 one per (row, K block), the rows contiguous
+ * (scale_a, M x ceil(K/128) with stride (1, M)); BLK128x128 one per
+ * (K block, N block), the K blocks contiguous (scale_b, stride
+ * (1, ceil(K/128))), except that cuBLASLt's stride between N blocks is
+ * ceil(K/128) rounded up to a multiple of 4.  Where the two differ, the
+ * plan keeps a transform that copies scale_b to that stride
+ * (cutec_lt_run). */
+static cublasStatus_t block_scales(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_lt_plan *plan)
+{
+    int32_t ours_a = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F, ours_b = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    int32_t lib_a = plan->swap ? ours_b : ours_a, lib_b = plan->swap ? ours_a : ours_b;
+    cublasStatus_t st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &lib_a, sizeof lib_a);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &lib_b, sizeof lib_b);
+    uint64_t kb = (uint64_t)(p->k + 127) / 128, nb = (uint64_t)(p->n + 127) / 128, kb4 = (kb + 3) / 4 * 4;
+    if (st != CUBLAS_STATUS_SUCCESS || kb4 == kb) return st;
+    plan->pad_bytes = (size_t)(kb4 * nb * sizeof(float));
+    st = lt->transform_desc_create(&plan->pad, CUDA_R_32F);
+    if (st == CUBLAS_STATUS_SUCCESS) st = lt->layout_create(&plan->lscale, CUDA_R_32F, kb, nb, (int64_t)kb);
+    if (st == CUBLAS_STATUS_SUCCESS) st = lt->layout_create(&plan->lpad, CUDA_R_32F, kb, nb, (int64_t)kb4);
+    return st;
+}
+
 int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_lt_plan *plan, char *why,
                          size_t why_len)
 {
@@ -136,10 +167,8 @@ int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_
         snprintf(why, why_len, "cuBLASLt has no fused form of this epilogue: %s", none);
         return 0;
     }
-    if (p->scale_mode == CUTEC_SCALE_BLOCK) {
-        /* cuBLASLt has block-wise fp8 scales (VEC128_32F, BLK128x128_32F), in
-         * its own layout of the scale tensors, not yet mapped onto ours */
-        snprintf(why, why_len, "block-wise scales are not offered to cuBLASLt (its scale layout is not mapped yet)");
+    if (p->scale_mode == CUTEC_SCALE_BLOCK && p->batch > 1) {
+        snprintf(why, why_len, "block-wise scales of a batch are not offered to cuBLASLt");
         return 0;
     }
     if (p->scale_mode == CUTEC_SCALE_ROW && !plan->swap) {
@@ -177,6 +206,7 @@ int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_
         if (st == CUBLAS_STATUS_SUCCESS)
             st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof mode);
     }
+    if (st == CUBLAS_STATUS_SUCCESS && p->scale_mode == CUTEC_SCALE_BLOCK) st = block_scales(lt, p, plan);
     if (st == CUBLAS_STATUS_SUCCESS && p->scalars_on_device) {
         int32_t mode = CUBLASLT_POINTER_MODE_DEVICE;
         st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &mode, sizeof mode);
@@ -198,11 +228,31 @@ int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_
     return 1;
 }
 
+/* The workspace cuBLASLt may use (*left): all of it, less a padded copy
+ * of block-wise scales at its end (from a 256-byte boundary, as cuMemAlloc
+ * aligns); 0 where that copy does not fit. */
+static int workspace_left(const cutec_lt_plan *plan, size_t bytes, size_t *left)
+{
+    *left = bytes;
+    if (plan->pad_bytes == 0) return 1;
+    if (bytes < plan->pad_bytes) return 0;
+    *left = (bytes - plan->pad_bytes) / 256 * 256;
+    return 1;
+}
+
 int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, const int align[3], size_t workspace_bytes,
                         cublasLtMatmulHeuristicResult_t *out, int max, char *why, size_t why_len)
 {
     cublasLtMatmulPreference_t pref = NULL;
-    uint64_t ws = workspace_bytes;
+    size_t left;
+    if (!workspace_left(plan, workspace_bytes, &left)) {
+        snprintf(why, why_len,
+                 "block-wise scales whose ceil(K/128) is not a multiple of 4 need a padded copy of scale_b "
+                 "(%zu bytes) in the cuBLASLt workspace, which has %zu bytes",
+                 plan->pad_bytes, workspace_bytes);
+        return 0;
+    }
+    uint64_t ws = left;
     int n = 0;
     cublasStatus_t st = lt->pref_create(&pref);
     if (st == CUBLAS_STATUS_SUCCESS) st = lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
@@ -229,7 +279,7 @@ int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, const int align
     /* keep the ones the heuristic marked usable */
     int kept = 0;
     for (int i = 0; i < n; i++)
-        if (out[i].state == CUBLAS_STATUS_SUCCESS && out[i].workspaceSize <= workspace_bytes) out[kept++] = out[i];
+        if (out[i].state == CUBLAS_STATUS_SUCCESS && out[i].workspaceSize <= left) out[kept++] = out[i];
     if (kept == 0) snprintf(why, why_len, "cuBLASLt's heuristic offers no algorithm for this problem");
     return kept;
 }
@@ -241,12 +291,26 @@ cublasStatus_t cutec_lt_run(cutec_cublaslt *lt, cutec_lt_plan *plan, const cutec
     float alpha = p->alpha, beta = p->beta;
     const void *pa = &alpha, *pb = &beta;
     if (p->scalars_on_device) pa = io->alpha, pb = io->beta;
+    size_t left;
+    if (plan->pad_bytes > 0) {
+        if (workspace == NULL || !workspace_left(plan, workspace_bytes, &left)) return CUBLAS_STATUS_NOT_SUPPORTED;
+        plan->pad_at = (char *)workspace + left;
+    } else {
+        left = workspace_bytes;
+    }
     cublasStatus_t st = cutec_lt_plan_pointers(lt, plan, p, io);
     if (st != CUBLAS_STATUS_SUCCESS) return st;
+    if (plan->pad_bytes > 0) {
+        /* an exact copy (1 x + 0 x) to the padded stride, on the stream, so
+         * that it is part of what a tuner times */
+        const float one = 1.0f, zero = 0.0f;
+        st = lt->transform(lt->handle, plan->pad, &one, io->scale_b, plan->lscale, &zero, io->scale_b, plan->lscale,
+                           plan->pad_at, plan->lpad, stream);
+        if (st != CUBLAS_STATUS_SUCCESS) return st;
+    }
     const void *first = plan->swap ? io->B : io->A, *second = plan->swap ? io->A : io->B;
     return lt->matmul(lt->handle, plan->desc, pa, first, plan->la, second, plan->lb, pb, io->C,
-                      plan->lsrc != NULL ? plan->lsrc : plan->lc, io->D, plan->lc, algo, workspace, workspace_bytes,
-                      stream);
+                      plan->lsrc != NULL ? plan->lsrc : plan->lc, io->D, plan->lc, algo, workspace, left, stream);
 }
 
 cublasStatus_t cutec_lt_plan_pointers(cutec_cublaslt *lt, cutec_lt_plan *plan, const cutec_gemm_problem *p,
@@ -261,9 +325,11 @@ cublasStatus_t cutec_lt_plan_pointers(cutec_cublaslt *lt, cutec_lt_plan *plan, c
         st = lt->desc_set(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &io->aux, sizeof io->aux);
         plan->aux = st == CUBLAS_STATUS_SUCCESS ? io->aux : NULL;
     }
-    /* scales: the library's A is our B where it swaps (row-major D) */
-    const void *const ptrs[4] = {plan->swap ? io->scale_b : io->scale_a, plan->swap ? io->scale_a : io->scale_b,
-                                 io->scale_d, io->amax};
+    /* scales: the library's A is our B where it swaps (row-major D); B's
+     * block-wise ones from their padded copy once cutec_lt_run placed it
+     * (until then, for the heuristic, scale_b itself) */
+    const void *sb = plan->pad_bytes > 0 && plan->pad_at != NULL ? plan->pad_at : io->scale_b;
+    const void *const ptrs[4] = {plan->swap ? sb : io->scale_a, plan->swap ? io->scale_a : sb, io->scale_d, io->amax};
     const void **last[4] = {&plan->sa, &plan->sb, &plan->sd, &plan->amax};
     static const int attrs[4] = {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
                                  CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER};

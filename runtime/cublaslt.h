@@ -20,6 +20,7 @@ typedef struct cublasLtContext *cublasLtHandle_t;
 typedef struct cublasLtMatmulDescOpaque *cublasLtMatmulDesc_t;
 typedef struct cublasLtMatrixLayoutOpaque *cublasLtMatrixLayout_t;
 typedef struct cublasLtMatmulPreferenceOpaque *cublasLtMatmulPreference_t;
+typedef struct cublasLtMatrixTransformDescOpaque *cublasLtMatrixTransformDesc_t;
 typedef struct {
     uint64_t data[8];
 } cublasLtMatmulAlgo_t;
@@ -56,6 +57,10 @@ enum {
     CUBLASLT_MATMUL_DESC_B_SCALE_MODE = 32,
     CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F = 0,
     CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F = 3,
+    CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F = 4,     /* sm90, cuBLAS >= 12.9 */
+    CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F = 5, /* sm90, cuBLAS >= 12.9 */
+    CUBLAS_STATUS_INVALID_VALUE = 7,
+    CUBLAS_STATUS_NOT_SUPPORTED = 15,
     CUBLASLT_POINTER_MODE_DEVICE = 1,
     CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5,          /* int32_t */
     CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6, /* int64_t, elements */
@@ -96,6 +101,13 @@ enum {
        cublasLtMatmulHeuristicResult_t *results, int *returned))                                                       \
     X(algo_config_get, "cublasLtMatmulAlgoConfigGetAttribute", cublasStatus_t,                                         \
       (const cublasLtMatmulAlgo_t *algo, int attr, void *buf, size_t size, size_t *written))                           \
+    X(transform_desc_create, "cublasLtMatrixTransformDescCreate", cublasStatus_t,                                      \
+      (cublasLtMatrixTransformDesc_t * d, int scale))                                                                  \
+    X(transform_desc_destroy, "cublasLtMatrixTransformDescDestroy", cublasStatus_t, (cublasLtMatrixTransformDesc_t d)) \
+    X(transform, "cublasLtMatrixTransform", cublasStatus_t,                                                            \
+      (cublasLtHandle_t h, cublasLtMatrixTransformDesc_t d, const void *alpha, const void *A,                          \
+       cublasLtMatrixLayout_t la, const void *beta, const void *B, cublasLtMatrixLayout_t lb, void *C,                 \
+       cublasLtMatrixLayout_t lc, void *stream))                                                                       \
     X(matmul, "cublasLtMatmul", cublasStatus_t,                                                                        \
       (cublasLtHandle_t h, cublasLtMatmulDesc_t d, const void *alpha, const void *A, cublasLtMatrixLayout_t la,        \
        const void *B, cublasLtMatrixLayout_t lb, const void *beta, const void *C, cublasLtMatrixLayout_t lc, void *D,  \
@@ -127,6 +139,14 @@ typedef struct cutec_lt_plan {
     int epilogue;                    /* cublasLtEpilogue_t set on desc (0: none set) */
     const void *bias, *aux;          /* the pointers last set on desc */
     const void *sa, *sb, *sd, *amax; /* the scale and amax pointers last set on desc */
+    /* Block-wise scales whose ceil(K/128) is not a multiple of 4: cuBLASLt
+     * reads BLK128x128 scales with a leading dimension rounded up to 4, so
+     * cutec_lt_run copies scale_b there (pad, from scale_b as stored in
+     * lscale to lpad), at the workspace's last pad_bytes (pad_at). */
+    cublasLtMatrixTransformDesc_t pad;
+    cublasLtMatrixLayout_t lscale, lpad;
+    size_t pad_bytes;
+    void *pad_at;
 } cutec_lt_plan;
 
 /* The fused epilogue of p (*epi; 0: p has no epilogue), or why cuBLASLt
@@ -136,7 +156,9 @@ const char *cutec_lt_epilogue_of(const cutec_gemm_problem *p, int *epi);
  * an epilogue gets cuBLASLt's fused form from the epilogue table
  * (contract/epilogue.h), or none (0, why says so): only a bias per column
  * of a row-major D (cuBLASLt's per-row bias of D^T), no bias per row, not
- * gated, an aux leading dimension that is a multiple of 8. */
+ * gated, an aux leading dimension that is a multiple of 8.  Block-wise
+ * scales get VEC128_32F (A's) and BLK128x128_32F (B's), in either layout
+ * of D, and not for a batch. */
 int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_lt_plan *plan, char *why,
                          size_t why_len);
 void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan);
@@ -144,7 +166,8 @@ void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan);
  * swizzle 0, cluster 2" (cuBLASLt's configuration attributes: its
  * cublasLt.h enum values); "?" for one the library does not report. */
 void cutec_lt_algo_describe(cutec_cublaslt *lt, const cublasLtMatmulAlgo_t *algo, char *out, size_t len);
-/* Up to max algorithms from the heuristic that fit workspace_bytes; returns
+/* Up to max algorithms from the heuristic that fit workspace_bytes (less
+ * the padded copy of block-wise scales, where the plan has one); returns
  * their number (0 with why on failure). */
 int cutec_lt_heuristics(cutec_cublaslt *lt, cutec_lt_plan *plan, const int align[3], size_t workspace_bytes,
                         cublasLtMatmulHeuristicResult_t *out, int max, char *why, size_t why_len);
@@ -154,7 +177,9 @@ cublasStatus_t cutec_lt_plan_pointers(cutec_cublaslt *lt, cutec_lt_plan *plan, c
                                       const cutec_gemm_args *io);
 /* Runs D = act(alpha A B + beta C + bias) with one algorithm (C is D in
  * place unless the problem has a C source); the epilogue's pointers are
- * set on the plan when they changed. */
+ * set on the plan when they changed.  Where the plan pads block-wise
+ * scales, it first copies scale_b to the workspace's end, on the stream
+ * (CUBLAS_STATUS_NOT_SUPPORTED without room for it). */
 cublasStatus_t cutec_lt_run(cutec_cublaslt *lt, cutec_lt_plan *plan, const cutec_gemm_problem *p,
                             const cublasLtMatmulAlgo_t *algo, const cutec_gemm_args *io, void *workspace,
                             size_t workspace_bytes, void *stream);

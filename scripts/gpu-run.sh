@@ -110,7 +110,9 @@ if [ -n "${EPI_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
 fi
 # fp8 GEMM against cuBLASLt's fp8 matmul (FP8_BENCH=1; FP8_MODES: the scale
 # modes, default "tensor row block"; FP8_SHAPES: the shapes file): each mode's
-# pack against cuBLASLt with the same scales (block-wise: the pack alone)
+# pack against cuBLASLt with the same scales (block-wise: cuBLASLt's VEC128_32F
+# and BLK128x128_32F modes; why, where it offers none, in the INFO log line
+# "tuning: no cuBLASLt candidate: ...")
 if [ -n "${FP8_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   for mode in ${FP8_MODES:-tensor row block}; do
     timeout "${FP8_TIMEOUT:-200}" build-gpu/runtime/cutec-tune bench "prebuilt/gemm_sm90_e4m3_${mode}.pack" \

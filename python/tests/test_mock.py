@@ -504,8 +504,9 @@ class FastPath(unittest.TestCase):
 
 class Scaled(unittest.TestCase):
     """scaled_mm's problems and pointers as the runtime checks them: the
-    mock runs no fp8 kernel (its cuBLASLt takes no scale pointers, the test
-    packs are bf16), so each call passes every argument check and ends in
+    mock runs no fp8 kernel (its cuBLASLt offers no algorithm for an e4m3
+    with an e5m2 operand or an fp8 D, the test packs are bf16), so each call
+    passes every argument check and ends in
     tuning's "no candidate", whose message spells the class the runtime
     read: types, layouts, leading dimensions, the scale mode (a pointer the
     problem asks for and lacks, or gets unasked, would stop it before)."""

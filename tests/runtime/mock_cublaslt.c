@@ -7,6 +7,12 @@
  * mock driver's virtual clock so that events time it.  The heuristic returns
  * $CUTEC_MOCK_LT_ALGOS algorithms (default 4), each a little slower than the
  * one before; $CUTEC_MOCK_LT_ALGOS=0 models a problem cuBLASLt cannot do.
+ * fp8 inputs take their scales as cuBLASLt documents them (scalar, outer
+ * vector, and sm90's VEC128_32F and BLK128x128_32F, whose layouts are
+ * written out in scale_of); $CUTEC_MOCK_LT_BLOCK=0 models a cuBLASLt
+ * without the last two (the heuristic answers NOT_SUPPORTED).  Mixed input
+ * types (e4m3 with e5m2 too) and an fp8 D are not modelled: the heuristic
+ * offers nothing for them.
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -36,6 +42,8 @@ struct desc {
     const void *bias;
     void *aux;
     int64_t aux_ld;
+    int scale_mode[2];    /* A_SCALE_MODE 31, B_SCALE_MODE 32 */
+    const void *scale[4]; /* A, B, D SCALE_POINTER 17, 18, 20; AMAX_D_POINTER 21 */
 };
 
 /* What the last cublasLtMatmul was given, for the tests to read (dlsym):
@@ -56,6 +64,19 @@ void cutec_mock_lt_last(int *epilogue, const void **bias, int *bias_type, const 
     *aux = last.aux;
     *aux_ld = (long long)last.aux_ld;
     *pointer_mode = last.pointer_mode;
+    pthread_mutex_unlock(&mock_lt_mu);
+}
+/* The scale modes and pointers (A, B, D, amax) of the last cublasLtMatmul,
+ * and how many cublasLtMatrixTransform calls there were, for the tests to
+ * read (dlsym). */
+static int transforms;
+EXPORT void cutec_mock_lt_last_scales(int mode[2], const void *ptr[4], int *transform_calls);
+void cutec_mock_lt_last_scales(int mode[2], const void *ptr[4], int *transform_calls)
+{
+    pthread_mutex_lock(&mock_lt_mu);
+    for (int i = 0; i < 2; i++) mode[i] = last.scale_mode[i];
+    for (int i = 0; i < 4; i++) ptr[i] = last.scale[i];
+    *transform_calls = transforms;
     pthread_mutex_unlock(&mock_lt_mu);
 }
 struct layout {
@@ -191,13 +212,19 @@ st_t cublasLtMatmulDescDestroy(struct desc *d)
     return 0;
 }
 /* The attributes the runtime sets, each with cublasLt.h's exact size:
- * POINTER_MODE 2, TRANSA 3, TRANSB 4, EPILOGUE 7, BIAS_DATA_TYPE 26
- * (32-bit); BIAS_POINTER 8, EPILOGUE_AUX_POINTER 11 (pointers);
+ * POINTER_MODE 2, TRANSA 3, TRANSB 4, EPILOGUE 7, BIAS_DATA_TYPE 26,
+ * A/B_SCALE_MODE 31/32 (32-bit); BIAS_POINTER 8, EPILOGUE_AUX_POINTER 11,
+ * A/B/D_SCALE_POINTER 17/18/20, AMAX_D_POINTER 21 (pointers);
  * EPILOGUE_AUX_LD 12 (int64_t).  Anything else is INVALID_VALUE. */
 st_t cublasLtMatmulDescSetAttribute(struct desc *d, int attr, const void *buf, size_t size)
 {
     LT_ENTRY();
     int32_t v = 0;
+    if (attr == 17 || attr == 18 || attr == 20 || attr == 21) {
+        if (size != sizeof(void *)) return 7;
+        memcpy(&d->scale[attr == 17 ? 0 : attr == 18 ? 1 : attr == 20 ? 2 : 3], buf, size);
+        return 0;
+    }
     if (attr == 8 || attr == 11) {
         if (size != sizeof(void *)) return 7;
         if (attr == 8)
@@ -221,6 +248,10 @@ st_t cublasLtMatmulDescSetAttribute(struct desc *d, int attr, const void *buf, s
         d->epilogue = v;
         return v == 1 || v == 2 || v == 4 || v == 6 || v == 32 || v == 36 || v == 160 || v == 164 ? 0 : 15;
     case 26: d->bias_type = v; return 0;
+    case 31:
+    case 32: /* SCALAR_32F 0, OUTER_VEC_32F 3, VEC128_32F 4, BLK128x128_32F 5 */
+        d->scale_mode[attr - 31] = v;
+        return v == 0 || v == 3 || v == 4 || v == 5 ? 0 : 7;
     default: return 7;
     }
 }
@@ -278,14 +309,35 @@ st_t cublasLtMatmulPreferenceSetAttribute(void *p, int attr, const void *buf, si
     return 7;
 }
 
+static int is_fp8(int type) { return type == 28 || type == 29; }
+
+/* cuBLASLt's rules for the block-wise modes (4, 5) as the mock knows them:
+ * fp8 inputs, blocks along K, which must be each operand's innermost
+ * (stored) dimension: A transposed, B not; VEC128 with BLK128x128 either
+ * way round, or VEC128 on both, nothing else; NOT_SUPPORTED (15) else, and
+ * with $CUTEC_MOCK_LT_BLOCK=0 always. */
+static st_t block_unfit(const struct desc *d, const struct layout *a, const struct layout *b)
+{
+    int ma = d->scale_mode[0], mb = d->scale_mode[1];
+    if (ma < 4 && mb < 4) return 0;
+    const char *env = getenv("CUTEC_MOCK_LT_BLOCK");
+    if (env != NULL && strcmp(env, "0") == 0) return 15;
+    if (ma < 4 || mb < 4 || (ma == 5 && mb == 5)) return 15;
+    if (!is_fp8(a->type) || !is_fp8(b->type) || !d->ta || d->tb) return 15;
+    return 0;
+}
+
 st_t cublasLtMatmulAlgoGetHeuristic(void *h, struct desc *d, struct layout *a, struct layout *b, struct layout *c,
                                     struct layout *dd, void *pref, int requested, heur_t *out, int *returned)
 {
     LT_ENTRY();
-    (void)h, (void)d, (void)c, (void)dd, (void)pref;
+    (void)h, (void)c, (void)pref;
     const char *env = getenv("CUTEC_MOCK_LT_ALGOS");
     int n = env != NULL ? atoi(env) : 4;
-    if (a->type != b->type) n = 0; /* mixed input types: not supported */
+    if (a->type != b->type) n = 0; /* mixed input types (e4m3 with e5m2 too): not supported */
+    if (is_fp8(dd->type)) n = 0;   /* an fp8 D: not modelled */
+    st_t unfit = block_unfit(d, a, b);
+    if (unfit != 0) return unfit;
     if (n > requested) n = requested;
     for (int i = 0; i < n; i++) {
         memset(&out[i], 0, sizeof out[i]);
@@ -314,8 +366,22 @@ st_t cublasLtMatmulAlgoConfigGetAttribute(const algo_t *algo, int attr, void *bu
     return 0;
 }
 
+/* An e4m3 (type 28) or e5m2 (29) byte as a double (e4m3: no infinities,
+ * 0x7f/0xff NaN; e5m2: IEEE-like). */
+static double fp8_value(uint8_t x, int type)
+{
+    int mbits = type == 28 ? 3 : 2, bias = type == 28 ? 7 : 15;
+    int e = (x & 0x7f) >> mbits, m = x & ((1 << mbits) - 1);
+    double sign = (x & 0x80) ? -1.0 : 1.0;
+    if (type == 28 && (x & 0x7f) == 0x7f) return NAN;
+    if (type == 29 && e == 31) return m ? NAN : sign * INFINITY;
+    if (e == 0) return sign * ldexp((double)m, 1 - bias - mbits);
+    return sign * ldexp((double)((1 << mbits) + m), e - bias - mbits);
+}
+
 static double load(const void *p, int type, size_t i)
 {
+    if (is_fp8(type)) return fp8_value(((const uint8_t *)p)[i], type);
     if (type == 0) {
         float f;
         memcpy(&f, (const char *)p + 4 * i, 4);
@@ -372,6 +438,29 @@ static double op_elem(const void *x, const struct layout *l, int trans, uint64_t
     return load(x, l->type, base + (size_t)(cc * (uint64_t)l->ld + rr));
 }
 
+/* The scale of element (r, c) of op(X), X the operand q (0: A, 1: B) of
+ * layout l, as cuBLASLt's scale mode says (its "Scaling factors layouts"):
+ * the block modes index the matrix as stored (column-major, rows its
+ * innermost dimension): VEC128_32F one per (128 rows, column), the columns
+ * contiguous (index (row / 128) cols + col); BLK128x128_32F one per
+ * 128 x 128 block, the row blocks contiguous with a stride of
+ * ceil(rows / 128) rounded up to a multiple of 4 (index
+ * (col / 128) L4 + row / 128); OUTER_VEC_32F one per row of op(A) or
+ * column of op(B); SCALAR_32F one (1 without a pointer). */
+static double scale_of(const struct desc *d, int q, const struct layout *l, int trans, uint64_t r, uint64_t c)
+{
+    const float *s = d->scale[q];
+    if (s == NULL) return 1.0;
+    uint64_t sr = trans ? c : r, sc = trans ? r : c; /* as stored */
+    uint64_t kb4 = (l->rows + 127) / 128 + 3;
+    switch (d->scale_mode[q]) {
+    case 3: return s[q == 0 ? r : c];
+    case 4: return s[(sr / 128) * l->cols + sc];
+    case 5: return s[(sc / 128) * (kb4 - kb4 % 4) + sr / 128];
+    default: return s[0];
+    }
+}
+
 static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, struct layout *la, const void *B,
                    struct layout *lb, const float *beta, const void *C, struct layout *lc, void *D, struct layout *ld,
                    const algo_t *algo, void *ws, size_t wss, void *stream);
@@ -414,6 +503,10 @@ static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, s
     if ((has_bias && (d->bias == NULL || d->bias_type != ld->type)) ||
         (has_aux && (d->aux == NULL || d->aux_ld < (int64_t)m || d->aux_ld % 8 != 0)))
         return 7;
+    /* a vector or block mode without its scales (cuBLASLt's INVALID_VALUE) */
+    for (int q = 0; q < 2; q++)
+        if (d->scale_mode[q] != 0 && d->scale[q] == NULL) return 7;
+    if (block_unfit(d, la, lb) != 0) return 15;
     last = *d;
     const struct layout *ls[4] = {la, lb, lc, ld};
     for (int q = 0; q < 4; q++) last_batch[q] = ls[q]->batch, last_stride[q] = ls[q]->stride;
@@ -430,7 +523,8 @@ static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, s
                 double acc = 0;
                 size_t oa = (size_t)(b * la->stride), ob = (size_t)(b * lb->stride);
                 for (uint64_t p = 0; p < k; p++)
-                    acc += op_elem(A, la, d->ta, i, p, oa) * op_elem(B, lb, d->tb, p, j, ob);
+                    acc += op_elem(A, la, d->ta, i, p, oa) * scale_of(d, 0, la, d->ta, i, p) *
+                           op_elem(B, lb, d->tb, p, j, ob) * scale_of(d, 1, lb, d->tb, p, j);
                 size_t ci = (size_t)(b * lc->stride) + (size_t)(j * (uint64_t)lc->ld + i),
                        di = (size_t)(b * ld->stride) + (size_t)(j * (uint64_t)ld->ld + i);
                 double old = *beta != 0.0f ? load(C, lc->type, ci) : 0.0;
@@ -453,5 +547,56 @@ static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, s
                               (2.5 + 0.1 * (double)(algo->data[0] - 0xa160u)));
         dlclose(lib);
     }
+    return 0;
+}
+
+/* cublasLtMatrixTransform: C = alpha A + beta B for f32 column-major
+ * matrices of one shape, no transposes (the descriptor's defaults), host
+ * scalars, computed as cublasLtMatmul does; counted for the tests
+ * (cutec_mock_lt_last_scales). */
+struct tdesc {
+    int scale;
+};
+EXPORT st_t cublasLtMatrixTransformDescCreate(struct tdesc **d, int scale);
+EXPORT st_t cublasLtMatrixTransformDescDestroy(struct tdesc *d);
+EXPORT st_t cublasLtMatrixTransform(void *h, struct tdesc *d, const float *alpha, const void *A, struct layout *la,
+                                    const float *beta, const void *B, struct layout *lb, void *C, struct layout *lc,
+                                    void *stream);
+st_t cublasLtMatrixTransformDescCreate(struct tdesc **d, int scale)
+{
+    LT_ENTRY();
+    if (scale != 0) return 15; /* CUDA_R_32F only */
+    *d = calloc(1, sizeof **d);
+    return *d ? 0 : 3;
+}
+st_t cublasLtMatrixTransformDescDestroy(struct tdesc *d)
+{
+    LT_ENTRY();
+    free(d);
+    return 0;
+}
+st_t cublasLtMatrixTransform(void *h, struct tdesc *d, const float *alpha, const void *A, struct layout *la,
+                             const float *beta, const void *B, struct layout *lb, void *C, struct layout *lc,
+                             void *stream)
+{
+    LT_ENTRY();
+    (void)stream;
+    if (h != &dummy_handle || d == NULL || C == NULL || lc == NULL || (A != NULL) != (la != NULL) ||
+        (B != NULL) != (lb != NULL))
+        return 7;
+    const struct layout *ls[2] = {la, lb};
+    for (int q = 0; q < 2; q++)
+        if (ls[q] != NULL && (ls[q]->type != 0 || ls[q]->rows != lc->rows || ls[q]->cols != lc->cols)) return 7;
+    if (lc->type != 0) return 7;
+    pthread_mutex_lock(&mock_lt_mu);
+    transforms++;
+    for (uint64_t j = 0; j < lc->cols; j++)
+        for (uint64_t i = 0; i < lc->rows; i++) {
+            double v = 0;
+            if (A != NULL) v += (double)*alpha * load(A, 0, (size_t)(j * (uint64_t)la->ld + i));
+            if (B != NULL) v += (double)*beta * load(B, 0, (size_t)(j * (uint64_t)lb->ld + i));
+            store(C, 0, (size_t)(j * (uint64_t)lc->ld + i), v);
+        }
+    pthread_mutex_unlock(&mock_lt_mu);
     return 0;
 }

@@ -418,6 +418,20 @@ set_tests_properties(${_pack_gpu_tests} PROPERTIES LABELS "gpu;runtime;pack" SKI
 # cutec-tune's checks answer at once; a hang (as /dev/zero used to cause) should not take 5 minutes
 set_tests_properties(${_cli_tests} PROPERTIES TIMEOUT 60)
 
+# Block-wise fp8 scales on cuBLASLt's plan (test_lt_scales.c): the scale
+# modes, pointers and padded copy the mock cuBLASLt is given, and its D
+# against a float64 sum over our scale layouts
+add_executable(test_lt_scales test_lt_scales.c)
+target_include_directories(test_lt_scales PRIVATE ${PROJECT_SOURCE_DIR}/runtime ${PROJECT_SOURCE_DIR}/contract)
+target_link_libraries(test_lt_scales PRIVATE cutec_rt ${CMAKE_DL_LIBS} m)
+target_compile_options(test_lt_scales PRIVATE ${CUTEC_WARNINGS})
+add_dependencies(test_lt_scales cutec_mock_cublaslt)
+foreach(_case block block_refused)
+  add_test(NAME pack_mock_lt_scales_${_case} COMMAND test_lt_scales ${_case})
+  set_tests_properties(pack_mock_lt_scales_${_case} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 60
+    ENVIRONMENT "CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
+endforeach()
+
 # GEMM epilogues (test_epilogue.c): its kernels are descriptions packed
 # in-process, so it needs no compiler
 add_executable(test_epilogue test_epilogue.c)
