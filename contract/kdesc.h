@@ -62,7 +62,11 @@ typedef enum cutec_kd_value {
  * roles stride_a .. stride_d its steps).  A grouped GEMM (role
  * group_ends present) is a batch whose A and D are one matrix each (third
  * mode of extent 1) split by rows: problem l owns rows group_ends[l-1] ..
- * group_ends[l] - 1 of both and B's matrix l.  Adding a role
+ * group_ends[l] - 1 of both and B's matrix l.  A general grouped GEMM
+ * (role group_list present) is `batch` problems each with its own sizes,
+ * leading dimensions and matrices, row l of the list (the kernel reads it;
+ * A, B and D describe any valid matrices of the types, for the launch's
+ * tensor maps, which the kernel patches).  Adding a role
  * is a row here and, where the runtime can supply it, a case in
  * runtime/gemm_bind.c. */
 #define CUTEC_KD_ROLES(X)                                                                                              \
@@ -94,7 +98,9 @@ typedef enum cutec_kd_value {
     X(ALPHA, "alpha", CUTEC_KD_VALUE_FLOAT, "the scale of A B")                                                        \
     X(BETA, "beta", CUTEC_KD_VALUE_FLOAT, "the scale of C")                                                            \
     X(GROUP_ENDS, "group_ends", CUTEC_KD_VALUE_TENSOR, "a grouped GEMM's row ends, one int32 per problem")             \
-    X(FLAGS, "flags", CUTEC_KD_VALUE_TENSOR, "int32 scratch from the workspace, zeroed before each launch")
+    X(FLAGS, "flags", CUTEC_KD_VALUE_TENSOR, "int32 scratch from the workspace, zeroed before each launch")            \
+    X(GROUP_LIST, "group_list", CUTEC_KD_VALUE_TENSOR,                                                                 \
+      "a general grouped GEMM's problems, 16 int64 each: m, n, k, lda, ldb, ldd, the addresses of A, B and D")
 
 typedef enum cutec_kd_role {
 #define CUTEC_KD_ROLE_ENUM(id, name, value, what) CUTEC_ROLE_##id,

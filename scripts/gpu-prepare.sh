@@ -14,6 +14,16 @@ for ex in transpose sgemm; do
 done
 # blocks handing partial sums to the last of them (tests/gpu/handoff.c)
 "$B"/compiler/cutec tests/gpu/kernels/handoff.cute --arch=sm_90a -o prebuilt/handoff.ptx
+# the general grouped GEMM (GRP = 2; tests/gpu/grouped_list.c)
+mkdir -p prebuilt/gemm_list
+for pt in "-D BM=128 -D BN=256 -D EPI=1 -D STAGES=3" "-D BM=128 -D BN=128 -D EPI=1 -D STAGES=5" \
+          "-D BM=64 -D BN=128 -D EPI=1 -D STAGES=6" "-D BM=128 -D BN=256 -D EPI=2 -D STAGES=4" \
+          "-D BM=128 -D BN=256 -D EPI=1 -D STAGES=3 -D WGN=2" "-D BM=256 -D BN=128 -D EPI=1 -D STAGES=3" \
+          "-D BM=128 -D BN=128 -D EPI=1 -D STAGES=5 -D T=f16 -D TC=f16"; do
+  name=$(echo "$pt" | sed 's/-D //g; s/ /_/g; s/=//g')
+  # shellcheck disable=SC2086
+  "$B"/compiler/cutec stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=2 $pt -o "prebuilt/gemm_list/gemm_sm90_list_$name.ptx"
+done
 # tensor maps patched on the device (tests/gpu/tmap_patch.c)
 for mode in 0 1 2; do
   "$B"/compiler/cutec tests/gpu/kernels/tmap_patch.cute --arch=sm_90a -D MODE=$mode -o "prebuilt/tmap_patch_$mode.ptx"

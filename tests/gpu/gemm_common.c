@@ -225,6 +225,8 @@ int gemm_point_batched(const gemm_point *p) { return cutec_kdesc_role_arg(&p->me
 
 int gemm_point_grouped(const gemm_point *p) { return cutec_kdesc_role_arg(&p->meta, CUTEC_ROLE_GROUP_ENDS) >= 0; }
 
+int gemm_point_listed(const gemm_point *p) { return cutec_kdesc_role_arg(&p->meta, CUTEC_ROLE_GROUP_LIST) >= 0; }
+
 /* The elements one matrix of role r spans as stored with ga's leading
  * dimensions (0: packed): a batch of one's stride. */
 static long long matrix_span(const cutec_kdesc *m, const gemm_args *ga, cutec_kd_role r)
@@ -353,6 +355,7 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
         case CUTEC_ROLE_SCALE_D: ga->args[i] = &ga->scale_d; break;
         case CUTEC_ROLE_AMAX: ga->args[i] = &ga->amax; break;
         case CUTEC_ROLE_GROUP_ENDS: ga->args[i] = &ga->ends; break;
+        case CUTEC_ROLE_GROUP_LIST: ga->args[i] = &ga->list; break;
         case CUTEC_ROLE_WORKSPACE: ga->args[i] = &ga->ws; break;
         case CUTEC_ROLE_FLAGS: ga->args[i] = &ga->flags; break;
         case CUTEC_ROLE_NONE:

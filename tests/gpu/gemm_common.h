@@ -107,6 +107,9 @@ typedef struct gemm_args {
      * address of their int32 row ends; A and D one matrix each (stride_a
      * and stride_d their spans), B's matrices stride_b apart */
     unsigned long long ends;
+    /* a general grouped GEMM (role group_list): batch the problems, `list`
+     * the device address of their rows of 16 int64 (tests/gpu/grouped_list.c) */
+    unsigned long long list;
     /* the epilogue's inputs, for the roles alpha, beta, c (s), bias,
      * bias_row and aux where the kernel has them */
     float alpha, beta;
@@ -150,6 +153,8 @@ int gemm_point_batched(const gemm_point *p);
 /* 1 when the point is a grouped GEMM (its description has the group_ends
  * role; it serves grouped problems only). */
 int gemm_point_grouped(const gemm_point *p);
+/* 1 when the point is a general grouped GEMM (the group_list role). */
+int gemm_point_listed(const gemm_point *p);
 /* The blocks of the loaded kernel k the device holds at once (the
  * occupancy API) when its grid rule says resident(x); 0 otherwise or where
  * the driver cannot say. */
