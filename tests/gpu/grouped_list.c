@@ -35,16 +35,16 @@
 
 typedef struct prob {
     long m, n, k, lda, ldb, ldd;
-    int skew;                 /* A one element off its 16-byte alignment: the kernel skips it */
-    uint16_t *a, *b, *d;      /* host: A (m x lda), B (n x ldb), D as read back ((m + PAD_M) x ldd) */
-    double *ra, *rb;          /* A's and B's values */
+    int skew;                      /* A one element off its 16-byte alignment: the kernel skips it */
+    uint16_t *a, *b, *d;           /* host: A (m x lda), B (n x ldb), D as read back ((m + PAD_M) x ldd) */
+    double *ra, *rb;               /* A's and B's values */
     unsigned long long da, db, dd; /* device */
 } prob;
 
 /* The problems of list `which` (their sizes; 0 on success) */
 static int list_make(int which, prob *p, int *count)
 {
-    static const long base[7][3] = {{130, 264, 200}, {1, 8, 16}, {0, 64, 64}, {257, 72, 88},
+    static const long base[7][3] = {{130, 264, 200}, {1, 8, 16},  {0, 64, 64},    {257, 72, 88},
                                     {64, 128, 0},    {45, 0, 32}, {300, 520, 136}};
     int g = 0;
     if (which < 2) {
@@ -150,8 +150,17 @@ static int run_list(cutec_runtime *rt, cutec_kernel *k, const gemm_point *gp, in
      * kernel patches them before any use) */
     mk = (mk + 7) / 8 * 8, mn = (mn + 7) / 8 * 8;
     if ((st = cutec_malloc(rt, 4096, &dummy)) != CUTEC_OK) goto fail;
-    gemm_args ga = {.m = (int)mm, .n = (int)mn, .k = (int)mk, .lda = (int)mk, .ldb = (int)mk, .ldd = (int)mn,
-                    .batch = G, .a = dummy, .b = dummy, .c = dummy, .list = dlist};
+    gemm_args ga = {.m = (int)mm,
+                    .n = (int)mn,
+                    .k = (int)mk,
+                    .lda = (int)mk,
+                    .ldb = (int)mk,
+                    .ldd = (int)mn,
+                    .batch = G,
+                    .a = dummy,
+                    .b = dummy,
+                    .c = dummy,
+                    .list = dlist};
     ga.stride_a = (long long)mm * mk, ga.stride_b = (long long)mn * mk, ga.stride_d = (long long)mm * mn;
     char err[256];
     long long wsb = gemm_scratch_bytes(&gp->meta, &ga, CUTEC_ROLE_WORKSPACE, err, sizeof err);
