@@ -428,6 +428,37 @@ static int wanted_of(const cutec_gemm_problem *p, const struct gemm_ptr_row *r)
     return v != 0;
 }
 
+/* The general grouped GEMM (a list, docs/runtime.md, "Grouped GEMM"):
+ * what the sm90 template's GRP = 2 computes, so that a problem no kernel
+ * could serve is told why here rather than by every kernel's skip.  The
+ * list's rows are in device memory, read by the kernel, never here. */
+static cutec_status list_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *p,
+                               const cutec_gemm_args *io)
+{
+    if (cutec_dtype_size(p->a_type) != 2 || p->b_type != p->a_type || cutec_dtype_size(p->c_type) != 2)
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
+                             "%s: a list of problems (group_list) takes 16-bit types in and out (bf16 or f16); "
+                             "the problem's are A %s, B %s, D %s",
+                             fn, cutec_dtype_name(p->a_type), cutec_dtype_name(p->b_type), cutec_dtype_name(p->c_type));
+    if (p->a_layout != CUTEC_LAYOUT_ROW || p->b_layout != CUTEC_LAYOUT_COL || p->c_layout != CUTEC_LAYOUT_ROW)
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
+                             "%s: a list of problems (group_list) reads A row-major, B stored N x K (column-major "
+                             "K x N) and writes D row-major, as its rows describe them; the problem's layouts are "
+                             "A %s, B %s, D %s",
+                             fn, p->a_layout == CUTEC_LAYOUT_ROW ? "row" : "col",
+                             p->b_layout == CUTEC_LAYOUT_ROW ? "row" : "col",
+                             p->c_layout == CUTEC_LAYOUT_ROW ? "row" : "col");
+    if (p->alpha != 1.0f || p->beta != 0.0f)
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
+                             "%s: a list of problems (group_list) computes D = A B only; alpha = %g, beta = %g", fn,
+                             (double)p->alpha, (double)p->beta);
+    if ((uintptr_t)io->group_list % 16 != 0)
+        return cutec_rt_fail(rt, CUTEC_ERR_MISALIGNED,
+                             "%s: group_list at %p is not 16-byte aligned (rows of 16 int64 the kernel reads)", fn,
+                             io->group_list);
+    return CUTEC_OK;
+}
+
 /* A grouped problem (docs/runtime.md, "Grouped GEMM"), after batch_check
  * gave its one "problem" packed steps: B's step between groups is the
  * caller's again (user: the problem as given).  The row ends are in device
@@ -445,6 +476,7 @@ static cutec_status groups_check(cutec_runtime *rt, const char *fn, cutec_gemm_p
                              "%s: a grouped problem (groups %lld) takes no epilogue (an activation, a bias, a C "
                              "source, scalars on the device, scales or an fp8 output) yet",
                              fn, p->groups);
+    if (io->group_list != NULL) return list_check(rt, fn, p, io);
     if (p->c_layout != CUTEC_LAYOUT_ROW)
         return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
                              "%s: a grouped problem's D is row-major (the groups split its rows); D is column-major",
@@ -527,7 +559,32 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
         io->amax = cutec_dtype_is_fp8(p->c_type) ? (float *)(void *)dummy : NULL;
         io->group_ends = p->groups > 0 ? (const int *)(void *)dummy : NULL;
     }
-    /* the output is D to cutec_gemm_ex's callers, C to cutec_gemm's (named
+    if (io->group_list != NULL) {
+        if (io->group_ends != NULL)
+            return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                                 "%s: args give both group_ends and group_list; a grouped problem takes one (row ends: "
+                                 "the mixture-of-experts form; a list: the general form)",
+                                 fn);
+        if (p->groups == 0)
+            return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                                 "%s: args give group_list, which the problem does not ask for (set its groups field "
+                                 "to the list's problems)",
+                                 fn);
+        /* each problem's matrices are in its row: the a, b and d roles (their
+         * tensor maps, which the kernel copies and re-points before any use)
+         * need only a valid 16-byte-aligned device address, the list's */
+        io->A = io->B = io->group_list;
+        io->D = (void *)(uintptr_t)io->group_list;
+    }
+    if (p->groups <= 0 && io->group_ends != NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "%s: args give group_ends, which the problem does not ask for (set its groups field)", fn);
+    if (p->groups > 0 && io->group_ends == NULL && io->group_list == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_NULL_POINTER,
+                             "%s: group_ends is a NULL pointer (the problem has %lld groups; cutec_gemm_ex passes it, "
+                             "or group_list for a list of problems)",
+                             fn, p->groups);
+        /* the output is D to cutec_gemm_ex's callers, C to cutec_gemm's (named
      * on failures only: this is the per-call path) */
 #define OUT_NAME (strstr(fn, "_ex") != NULL ? "matrix D" : "matrix C")
     /* without an epilogue only A, B and D are asked for, and the others must be NULL */
@@ -549,13 +606,6 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
             return cutec_rt_fail(rt, CUTEC_ERR_NULL_POINTER, "%s: %s is a NULL pointer%s", fn,
                                  ptr_rows[i].name != NULL ? ptr_rows[i].name : OUT_NAME,
                                  ptr_rows[i].flag >= 0 ? " (the problem asks for it)" : "");
-    if (p->groups <= 0 && io->group_ends != NULL)
-        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
-                             "%s: args give group_ends, which the problem does not ask for (set its groups field)", fn);
-    if (p->groups > 0 && io->group_ends == NULL)
-        return cutec_rt_fail(rt, CUTEC_ERR_NULL_POINTER,
-                             "%s: group_ends is a NULL pointer (the problem has %lld groups; cutec_gemm_ex passes it)",
-                             fn, p->groups);
     if (!p->c_source) io->C = io->D; /* in place */
     const struct {
         const char *what;
@@ -659,7 +709,8 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
     }
     if (out->groups > 0) {
         cls->groups = out->groups;
-        cls->stride_b = out->stride_b;
+        cls->list = io->group_list != NULL;
+        cls->stride_b = cls->list ? 0 : out->stride_b; /* a list's Bs are in its rows */
     }
     if (!epi) return CUTEC_OK; /* the epilogue's fields: zero */
     memcpy(cls->act, p->act, sizeof cls->act);
@@ -766,6 +817,10 @@ static void epilogue_key(const gemm_class *c, char *buf, size_t len)
 static void batch_key(const gemm_class *c, char *buf, size_t len)
 {
     buf[0] = '\0';
+    if (c->groups > 0 && c->list) { /* a list of problems: its sizes are the kernel's to read */
+        snprintf(buf, len, "+list:%lld", c->groups);
+        return;
+    }
     if (c->groups > 0) { /* grouped: "+groups:G", and B's step where it is not packed */
         long long packed = (c->b_layout == CUTEC_LAYOUT_ROW ? c->k : c->n) * c->ldb;
         size_t n = (size_t)snprintf(buf, len, "+groups:%lld", c->groups);

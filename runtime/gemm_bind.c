@@ -59,7 +59,8 @@ typedef struct role_tensor {
     const char *what;
 } role_tensor;
 
-static int role_matrix(const cutec_gemm_problem *p, cutec_kd_role r, int kernel_rank, role_tensor *o)
+static int role_matrix(const cutec_gemm_problem *p, const gemm_class *cls, cutec_kd_role r, int kernel_rank,
+                       role_tensor *o)
 {
     int row;
     long long ld, step = 0;
@@ -107,12 +108,19 @@ static int role_matrix(const cutec_gemm_problem *p, cutec_kd_role r, int kernel_
         o->what = r == CUTEC_ROLE_BIAS ? "bias (N)" : "bias_row (M)";
         return 0;
     case CUTEC_ROLE_GROUP_ENDS:
-        if (p->groups <= 0) return -1;
+        if (p->groups <= 0 || cls->list) return -1;
         o->rank = 1;
         o->ext[0] = p->groups, o->ext[1] = 1;
         o->str[0] = 1, o->str[1] = 0;
         o->t = (cutec_dtype)CUTEC_CT_I32;
         o->what = "group_ends (groups)";
+        return 0;
+    case CUTEC_ROLE_GROUP_LIST: /* rows of 16 int64, one per problem (cutec_gemm_list_row) */
+        if (!cls->list) return -1;
+        o->ext[0] = CUTEC_GEMM_LIST_ROW, o->ext[1] = p->groups;
+        o->str[0] = 1, o->str[1] = CUTEC_GEMM_LIST_ROW;
+        o->t = (cutec_dtype)CUTEC_CT_I64;
+        o->what = "group_list (16 x groups int64)";
         return 0;
     default: return -1;
     }
@@ -120,7 +128,7 @@ static int role_matrix(const cutec_gemm_problem *p, cutec_kd_role r, int kernel_
     o->str[1] = row ? 1 : ld;
     /* a batch's third mode; a kernel's matrix of rank 2 is every problem's
      * own only where the problem broadcasts it (step 0) */
-    long long l = p->groups > 0 ? (r == CUTEC_ROLE_B ? p->groups : 1) : p->batch;
+    long long l = p->groups > 0 ? (r == CUTEC_ROLE_B && !cls->list ? p->groups : 1) : p->batch;
     if (r != CUTEC_ROLE_AUX && (kernel_rank == 3 || (l > 1 && step != 0))) {
         o->rank = 3;
         o->ext[2] = l, o->str[2] = step;
@@ -143,6 +151,7 @@ static const void *role_ptr(const cutec_gemm_args *io, cutec_kd_role r)
     case CUTEC_ROLE_SCALE_D: return io->scale_d;
     case CUTEC_ROLE_AMAX: return io->amax;
     case CUTEC_ROLE_GROUP_ENDS: return io->group_ends;
+    case CUTEC_ROLE_GROUP_LIST: return io->group_list;
     default: return io->D;
     }
 }
@@ -171,7 +180,8 @@ static int role_align(const gemm_class *cls, cutec_kd_role r)
     case CUTEC_ROLE_SCALE_B:
     case CUTEC_ROLE_SCALE_D:
     case CUTEC_ROLE_AMAX:
-    case CUTEC_ROLE_GROUP_ENDS: return 4; /* f32 and int32 pointers, checked aligned (gemm.c) */
+    case CUTEC_ROLE_GROUP_ENDS: return 4;  /* f32 and int32 pointers, checked aligned (gemm.c) */
+    case CUTEC_ROLE_GROUP_LIST: return 16; /* checked so (gemm.c) */
     default: return cls->align[2];
     }
 }
@@ -242,7 +252,7 @@ static const char *tensor_unfit(const cutec_kdesc *d, const cutec_kd_arg *a, con
     if (a->role == CUTEC_ROLE_SCALE_A || a->role == CUTEC_ROLE_SCALE_B || a->role == CUTEC_ROLE_SCALE_D ||
         a->role == CUTEC_ROLE_AMAX)
         return scale_unfit(d, a, p, vals, why, len);
-    if (role_matrix(p, a->role, a->rank, &o) != 0)
+    if (role_matrix(p, cls, a->role, a->rank, &o) != 0)
         return unfit(why, len, "argument '%s' has role %s (%s), which cutec_gemm's problem does not supply", an, rn,
                      cutec_kd_role_what(a->role));
     if ((int)a->dtype != (int)o.t)
@@ -352,7 +362,12 @@ static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, con
         return unfit(why, len, "takes alpha and beta by value; the problem's are in device memory");
     if (p->batch > 1 && cutec_kdesc_role_arg(d, CUTEC_ROLE_BATCH) < 0)
         return unfit(why, len, "a batched problem (batch %lld) needs a kernel with a batch role", p->batch);
-    if (p->groups > 0 && cutec_kdesc_role_arg(d, CUTEC_ROLE_GROUP_ENDS) < 0)
+    int has_list = cutec_kdesc_role_arg(d, CUTEC_ROLE_GROUP_LIST) >= 0;
+    if (cls->list && !has_list)
+        return unfit(why, len, "a list of problems (groups %lld) needs a kernel with a group_list role", p->groups);
+    if (!cls->list && has_list)
+        return unfit(why, len, "a kernel with a group_list role serves lists of problems only (args' group_list)");
+    if (p->groups > 0 && !cls->list && cutec_kdesc_role_arg(d, CUTEC_ROLE_GROUP_ENDS) < 0)
         return unfit(why, len, "a grouped problem (groups %lld) needs a kernel with a group_ends role", p->groups);
     cutec_kd_values vals;
     cutec_gemm_kd_values(d, p, &vals);
@@ -388,6 +403,13 @@ static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, con
                     return unfit(why, len, "'%s' (role flags) must have 32-bit elements, not %s", an,
                                  cutec_dtype_str(arg->dtype));
                 scratch[arg->role == CUTEC_ROLE_WORKSPACE] += b;
+                /* the workspace starts 256-byte aligned in the handle's: only
+                 * its base can fall short (a list's map slots need 128) */
+                if (arg->role == CUTEC_ROLE_WORKSPACE && arg->align > 16 && g->workspace % (CUdeviceptr)arg->align != 0)
+                    return unfit(why, len,
+                                 "'%s' (role workspace) must be %d-byte aligned; the handle's workspace is "
+                                 "not (cutec_gemm_set_workspace)",
+                                 an, arg->align);
                 break;
             }
             has_c |= arg->role == CUTEC_ROLE_C;

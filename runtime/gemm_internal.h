@@ -42,6 +42,7 @@ typedef struct gemm_class {
     /* grouped (docs/runtime.md, "Grouped GEMM"): the groups, and stride_b
      * above B's step between them (0 for a problem that is not grouped) */
     long long groups;
+    int list; /* the groups are a list of problems (args' group_list): a kernel with role group_list */
     /* the epilogue (all zero without one: the key of a plain GEMM is as before) */
     char act[32]; /* "" for identity */
     int gated, bias, bias_row, bias_type, c_source, aux, scalars_on_device;

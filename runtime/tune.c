@@ -190,11 +190,14 @@ static double model_cost(cutec_gemm_handle *g, const gemm_decision *d, const cut
     pt.smem = (long long)kd->smem_static + d->launch.smem;
     pt.persistent = kd->has_grid && cutec_kexpr_uses_resident(cutec_kd_s(kd, kd->grid[0]));
     tune_device dev = {.sms = g->sms, .smem_per_sm = g->smem_per_sm, .threads_per_sm = g->threads_per_sm};
-    /* grouped: each group's last tile row is partial, half a tile on average */
-    tune_gemm gm = {.m = p->m + (p->groups > 0 ? p->groups * pt.bm / 2 : 0),
+    /* grouped: each group's last tile row is partial, half a tile on average;
+     * a list: its problems as a batch of the upper bounds (their sizes are
+     * on the device) */
+    int list = d->cls.list;
+    tune_gemm gm = {.m = p->m + (p->groups > 0 && !list ? p->groups * pt.bm / 2 : 0),
                     .n = p->n,
                     .k = p->k,
-                    .batch = p->batch,
+                    .batch = list ? p->groups : p->batch,
                     .a_once = p->batch > 1 && p->stride_a == 0,
                     .b_once = p->batch > 1 && p->stride_b == 0,
                     .ab_bytes = (int)cutec_dtype_size(p->a_type),
@@ -263,7 +266,8 @@ static cutec_status cublas_candidates(tuning *t)
     cutec_runtime *rt = t->rt;
     cutec_gemm_handle *g = t->g;
     if (t->p->groups > 0) { /* its grouped GEMM takes the groups' sizes on the host */
-        snprintf(t->ltwhy, sizeof t->ltwhy, "cuBLASLt has no grouped GEMM with the row ends in device memory");
+        snprintf(t->ltwhy, sizeof t->ltwhy, "cuBLASLt has no grouped GEMM with the %s in device memory",
+                 t->cls->list ? "problems' sizes and matrices" : "row ends");
         return CUTEC_OK;
     }
     t->lt = cutec_gemm_lt(g);

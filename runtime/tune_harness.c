@@ -165,8 +165,12 @@ static int compare_sample_values(const harness *h, const double *got, char *why,
         const tune_sample *x = &h->samp[t];
         double tol = 2 * eps * fabs(x->want) + 4 * eps * fabs((double)p->alpha) * x->mag / sqrt((double)p->k) + 1e-30;
         if (!(fabs(got[t] - x->want) <= tol)) {
-            snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, float64 reference %.6g", x->r, x->c, got[t],
-                     x->want);
+            if (h->hlist != NULL)
+                snprintf(why, why_len, "wrong result: D[%lld,%lld] of problem %lld = %.6g, float64 reference %.6g",
+                         x->r, x->c, x->q, got[t], x->want);
+            else
+                snprintf(why, why_len, "wrong result: C[%lld,%lld] = %.6g, float64 reference %.6g", x->r, x->c, got[t],
+                         x->want);
             return -1;
         }
     }
@@ -175,7 +179,7 @@ static int compare_sample_values(const harness *h, const double *got, char *why,
 
 static size_t sample_index(const harness *h, const tune_sample *x)
 {
-    return x->od + elem_index(h->p->c_layout, x->r, x->c, h->p->ldc);
+    return x->od + elem_index(h->p->c_layout, x->r, x->c, x->ld > 0 ? x->ld : h->p->ldc);
 }
 
 int tune_compare_samples(const harness *h, const unsigned char *buf, char *why, size_t why_len)
@@ -224,8 +228,8 @@ cutec_status tune_run_once(harness *h, candidate *c)
     h->launches++;
     cutec_status s = cutec_gemm_run_decision(h->g, &c->d, p, &h->run, h->stream);
     if (s == CUTEC_OK) s = cutec_stream_synchronize(rt, h->stream);
-    /* the device check reads it where it is */
-    if (s == CUTEC_OK && !h->device_check) s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
+    /* the device check reads it where it is, and a list's samples too */
+    if (s == CUTEC_OK && !h->device_check && h->hlist == NULL) s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
     if (s == CUTEC_OK && h->caux != 0) s = cutec_memcpy_dtoh(rt, h->host_aux, h->caux, h->aux_bytes);
     if (s == CUTEC_OK && h->camax != 0) s = cutec_memcpy_dtoh(rt, &h->host_amax, h->camax, sizeof(float));
     return s;
@@ -276,6 +280,9 @@ cutec_status tune_check_candidate(harness *h, candidate *c)
                 cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: %s: the host check passes where the device check said: %s",
                              c->d.name, dev_why);
         }
+    } else if (h->hlist != NULL) {
+        cutec_status st;
+        if (tune_compare_samples_at(h, h->cs, why, sizeof why, &st) != 0 && st == CUTEC_ERR_KERNEL_FAULT) return st;
     } else if (h->have_ref)
         (void)compare_full(h, why, sizeof why);
     else if (tune_has_samples(h))
@@ -400,6 +407,8 @@ void tune_harness_free(harness *h)
     if (h->camax != 0) (void)rt->drv.mem_free(h->camax);
     if (h->ref_dev != 0) (void)rt->drv.mem_free(h->ref_dev);
     if (h->spare != 0) (void)rt->drv.mem_free(h->spare);
+    if (h->dlist != 0) (void)rt->drv.mem_free(h->dlist);
+    free(h->hlist);
     tune_epi_free(h);
     free(h->host_c);
     free(h->ref);
@@ -427,10 +436,15 @@ cutec_status tune_harness_init(harness *h)
     cutec_runtime *rt = h->rt;
     const cutec_gemm_problem *p = h->p;
     cutec_gemm_handle *g = h->g;
+    cutec_status s;
+    if (h->io.group_list != NULL) { /* a list: its own scratch and samples (tune_list.c) */
+        s = cutec_timer_create(rt, g->flush_l2 ? CUTEC_TIMER_FLUSH_L2 : 0, &h->timer);
+        return s != CUTEC_OK ? s : tune_list_init(h);
+    }
     /* a batch: D's whole span (scratch), and A's and B's (host copies) */
     h->c_bytes =
         cutec_gemm_batch_bytes(p->c_type, p->c_layout, p->m, cutec_gemm_d_cols(p), p->ldc, p->batch, p->stride_d);
-    cutec_status s = alloc_device(h, &h->cs, h->c_bytes, "the scratch C");
+    s = alloc_device(h, &h->cs, h->c_bytes, "the scratch C");
     if (s != CUTEC_OK) return s;
     h->run = h->io;
     h->run.D = (void *)(uintptr_t)h->cs;

@@ -12,11 +12,14 @@
 #include "gemm_internal.h"
 
 /* One float64 sample of C (tune_compare_samples): its position, D's
- * offset of its problem, and the reference's value and magnitude. */
+ * offset of its problem, and the reference's value and magnitude; in a
+ * list of problems (tune_list.c) also its problem and D's leading
+ * dimension (ld 0: the problem's ldc). */
 typedef struct tune_sample {
     long long r, c;
     size_t od;
     double want, mag;
+    long long q, ld;
 } tune_sample;
 
 typedef struct harness {
@@ -31,6 +34,10 @@ typedef struct harness {
     cutec_timer *timer; /* the runtime's harness (cutec/timing.h): events, the L2 flush */
     unsigned char *host_c, *ref, *ha, *hb;
     int *hends; /* a grouped problem's row ends (clamped as the kernels clamp them) */
+    /* a list of problems (tune_list.c): the caller's rows on the host, and
+     * the candidates' copy on the device, its Ds in the scratch C */
+    long long *hlist;
+    CUdeviceptr dlist;
     /* the float64 samples, computed once (samples_ready; nsamp may be 0:
      * a grouped problem whose groups are all empty) */
     tune_sample *samp;
@@ -99,6 +106,10 @@ int tune_check_on_device(harness *h, char *why, size_t why_len, cutec_status *st
 cutec_status tune_ref_to_host(harness *h);
 /* The RMS of the reference C (h->ref_rms), once. */
 void tune_ref_rms(harness *h);
+
+/* tune_list.c: a list of problems' scratch outputs, the candidates' list
+ * over them and its float64 samples (tune_harness_init calls it). */
+cutec_status tune_list_init(harness *h);
 
 /* Monotonic seconds. */
 double tune_now(void);

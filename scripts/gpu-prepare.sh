@@ -24,6 +24,9 @@ for pt in "-D BM=128 -D BN=256 -D EPI=1 -D STAGES=3" "-D BM=128 -D BN=128 -D EPI
   # shellcheck disable=SC2086
   "$B"/compiler/cutec stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=2 $pt -o "prebuilt/gemm_list/gemm_sm90_list_$name.ptx"
 done
+# the same points as one pack for the runtime (cutec_gemm_ex with a list,
+# args.group_list): bf16 in and out, the tune points with GRP = 2
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=2 -o prebuilt/gemm_sm90_grouped_list.pack
 # tensor maps patched on the device (tests/gpu/tmap_patch.c)
 for mode in 0 1 2; do
   "$B"/compiler/cutec tests/gpu/kernels/tmap_patch.cute --arch=sm_90a -D MODE=$mode -o "prebuilt/tmap_patch_$mode.ptx"

@@ -799,6 +799,7 @@ enum {
     MR_ENDS,
     MR_WS,
     MR_FLAGS,
+    MR_LIST,
     MR_COUNT
 };
 
@@ -824,6 +825,42 @@ static void mock_store(void *p, const char *t, size_t i, double v)
         ((uint16_t *)p)[i] = mock_to_half((float)v, strcmp(t, "bf16") == 0);
 }
 
+/* A list of problems (role group_list, the sm90 template's GRP = 2): row
+ * g of the list is m, n, k, lda, ldb, ldd and the addresses of A, B and D
+ * (16 int64); each problem's D (row-major, ldd) = A B^T, A and B K-major,
+ * 16-bit in and out.  As the kernel: a problem whose addresses are not
+ * 16-byte aligned or whose rows are not whole 16 bytes is skipped; K = 0
+ * writes zeros.  The kernel's tensor-map slots live in its workspace: a
+ * launch without one (NULL, or not 128-byte aligned, as tensormap.replace
+ * needs) faults, as it would on a GPU. */
+static void mock_list_gemm(const long long *list, long long groups, const char *t, const char *tc, void *ws)
+{
+    if (list == NULL || ws == NULL || (uintptr_t)ws % 128 != 0 || (uintptr_t)list % 16 != 0) {
+        sticky = ILLEGAL_ADDRESS;
+        return;
+    }
+    double work = 0;
+    for (long long g = 0; g < groups; g++) {
+        const long long *row = list + 16 * g;
+        long long m = row[0] < 0 ? 0 : row[0], n = row[1] < 0 ? 0 : row[1], k = row[2] < 0 ? 0 : row[2];
+        int ok = row[3] > 0 && row[4] > 0 && row[5] > 0 && row[3] % 8 == 0 && row[4] % 8 == 0 && row[5] % 8 == 0;
+        for (int i = 6; i < 9; i++) ok = ok && row[i] % 16 == 0;
+        if (!ok || (double)m * (double)n * (double)k > 16.0 * 1024 * 1024) continue;
+        const void *a = (const void *)(uintptr_t)row[6], *b = (const void *)(uintptr_t)row[7];
+        void *d = (void *)(uintptr_t)row[8];
+        for (long long i = 0; i < m; i++)
+            for (long long j = 0; j < n; j++) {
+                double acc = 0;
+                for (long long q = 0; q < k; q++)
+                    acc += (double)(float)mock_load(a, t, (size_t)(i * row[3] + q)) *
+                           mock_load(b, t, (size_t)(j * row[4] + q));
+                mock_store(d, tc, (size_t)(i * row[5] + j), (float)acc);
+            }
+        work += (double)m * (double)n * (double)(k + 1);
+    }
+    cutec_mock_advance_clock(1.0 + work * 1e-6 * 1.5);
+}
+
 /* A GEMM kernel the mock does not know by name: computed from its
  * description's lines (cutec.arg roles, types, cutec.act) with the
  * contract's meaning, every tensor packed (A M x K, B N x K, C, D and aux
@@ -833,14 +870,15 @@ static void mock_store(void *p, const char *t, size_t i, double v)
  * matrices at the roles' strides (stride_c absent: C is D); with a
  * group_ends role (grouped), problem l is the rows group_ends[l-1] ..
  * group_ends[l] - 1 of the one A and D (clamped as the kernel clamps
- * them), times B's matrix l. */
+ * them), times B's matrix l; with a group_list role, mock_list_gemm. */
 static void mock_role_gemm(const struct CUfunc_st *f, void **params)
 {
     int idx[MR_COUNT];
     char type[MR_COUNT][8];
     static const char *const roles[MR_COUNT] = {
-        "m",     "n",    "k",     "a",        "b",        "c",        "d",        "bias",       "bias_row",  "aux",
-        "alpha", "beta", "batch", "stride_a", "stride_b", "stride_c", "stride_d", "group_ends", "workspace", "flags"};
+        "m",        "n",        "k",        "a",          "b",         "c",     "d",
+        "bias",     "bias_row", "aux",      "alpha",      "beta",      "batch", "stride_a",
+        "stride_b", "stride_c", "stride_d", "group_ends", "workspace", "flags", "group_list"};
     for (int r = 0; r < MR_COUNT; r++) idx[r] = -1, type[r][0] = '\0';
     /* the kernel's own description: from its cutec.kernel line to the next */
     char head[96];
@@ -896,6 +934,11 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
             return;
         }
         *fl = 2;
+    }
+    if (idx[MR_LIST] >= 0) {
+        mock_list_gemm(*(const long long **)params[idx[MR_LIST]], batch, type[MR_A], type[MR_D],
+                       idx[MR_WS] >= 0 ? *(void **)params[idx[MR_WS]] : NULL);
+        return;
     }
     double *v = malloc(sizeof *v * (size_t)m * (size_t)n);
     if (v == NULL || (double)m * n * k * (double)batch > 64.0 * 1024 * 1024) {
@@ -1056,7 +1099,8 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
     if (r != OK) return r;
     if (bytes == 0) return INVALID_VALUE;
     if (bytes > ((size_t)1 << 36)) return OUT_OF_MEMORY;
-    void *p = malloc(bytes);
+    /* 256-byte aligned, as cuMemAlloc's (a list's map slots need 128) */
+    void *p = aligned_alloc(256, (bytes + 255) / 256 * 256);
     if (p == NULL || !track(p)) {
         free(p);
         return OUT_OF_MEMORY;

@@ -552,6 +552,32 @@ if(_splitk_pack)
                        ENVIRONMENT "${_mock_env}")
   set_tests_properties(pack_gpu_scratch_gemm PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+# A list of problems (test_grouped.c list): one sm90 template point with
+# GRP = 2 (role group_list, its map slots in the workspace), compiled here,
+# tuned and run through cutec_gemm_ex on ragged problems (an empty one,
+# K = 0); the mock driver computes each problem into its own D
+if(TARGET cutec AND _user_pack)
+  set(_sm90_list ${CMAKE_CURRENT_BINARY_DIR}/sm90_list.pack)
+  add_custom_command(OUTPUT ${_sm90_list}
+    COMMAND $<TARGET_FILE:cutec> pack ${PROJECT_SOURCE_DIR}/stdlib/sm90/gemm.cute --arch=sm_90a --no-cubin
+            -D GRP=2 -D BM=128 -D BN=128 -D STAGES=5 -D EPI=1 -D CM=1 -D CN=1 -D PP=0 -D SK=0 -D RASTER=0
+            -D PROMO=0 -o ${_sm90_list}
+    DEPENDS cutec ${PROJECT_SOURCE_DIR}/stdlib/sm90/gemm.cute
+    COMMENT "cutec pack stdlib/sm90/gemm.cute -> sm90_list.pack (one GRP = 2 point, PTX)"
+    VERBATIM)
+  add_custom_target(sm90_list_pack ALL DEPENDS ${_sm90_list})
+  add_dependencies(test_grouped sm90_list_pack)
+  if(TARGET user_gemm_pack)
+    add_dependencies(test_grouped user_gemm_pack)
+  endif()
+  add_test(NAME pack_mock_grouped_list COMMAND test_grouped list ${_sm90_list} ${_user_pack})
+  add_test(NAME pack_gpu_grouped_list COMMAND test_grouped list ${_sm90_list} ${_user_pack})
+  set_tests_properties(pack_mock_grouped_list PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+                       ENVIRONMENT "${_mock_env}")
+  set_tests_properties(pack_gpu_grouped_list PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
+add_test(NAME pack_cpu_grouped_list_statuses COMMAND test_grouped list_statuses)
+set_tests_properties(pack_cpu_grouped_list_statuses PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 60)
 add_test(NAME pack_cpu_grouped_statuses COMMAND test_grouped statuses)
 set_tests_properties(pack_cpu_grouped_statuses PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 60)
 

@@ -136,7 +136,10 @@ typedef struct cutec_gemm_problem {
      * m, else clamped: a decrease is an empty group, a value past m is m),
      * and multiplies them by its own B, B + g stride_b elements (0 shares
      * one B).  Rows past ends[groups-1] of D are not written.  0: not
-     * grouped.  Not with a batch (batch > 1) or an epilogue (UNSUPPORTED). */
+     * grouped.  Not with a batch (batch > 1) or an epilogue (UNSUPPORTED).
+     * The general (list) form takes args->group_list instead of group_ends:
+     * `groups` problems, each its own sizes and matrices (cutec_gemm_list_row
+     * below); m, n and k are then upper bounds over them. */
     long long groups;
 } cutec_gemm_problem;
 
@@ -194,7 +197,27 @@ typedef struct cutec_gemm_args {
     float *amax;                    /* an fp8 output: max |act(v)| over D, combined with an
                                        atomic maximum with what it holds (zero it first) */
     const int *group_ends;          /* a grouped problem's row ends (problem.groups int32 values) */
+    /* The general grouped GEMM (docs/runtime.md, "Grouped GEMM"):
+     * problem.groups rows of CUTEC_GEMM_LIST_ROW int64 in device memory,
+     * 16-byte aligned, laid out as cutec_gemm_list_row; read by the kernel
+     * as it runs (no copy, no synchronisation).  With it, A, B and D above
+     * are not read (NULL allowed): each problem's are in its row. */
+    const void *group_list;
 } cutec_gemm_args;
+
+/* One row of args->group_list: exactly what the kernel reads (the sm90
+ * template's GRP = 2).  Problem g computes D_g (m x n, row-major, ldd) =
+ * A_g (m x k, row-major, lda) times B_g^T (B_g stored n x k, K-contiguous,
+ * ldb), all of the problem's types.  A problem whose addresses are not
+ * 16-byte aligned or whose leading dimensions are not whole 16 bytes is
+ * skipped (its D untouched); m or n of 0 is an empty problem; k = 0 makes
+ * D zeros. */
+typedef struct cutec_gemm_list_row {
+    long long m, n, k, lda, ldb, ldd;
+    unsigned long long a, b, d; /* device addresses */
+    long long zero[7];          /* reserved: zeros */
+} cutec_gemm_list_row;
+#define CUTEC_GEMM_LIST_ROW 16 /* int64 values a row: sizeof(cutec_gemm_list_row) / 8 */
 
 /* The mandatory fields: A through D. */
 static inline void cutec_gemm_args_init(cutec_gemm_args *a, const void *A, const void *B, void *D)
@@ -251,7 +274,12 @@ cutec_status cutec_gemm_use_pack(cutec_gemm_handle *h, cutec_pack *pack);
  * CUTEC_ERR_UNSUPPORTED (groups with a batch, an epilogue or a column-major
  * D), CUTEC_ERR_NULL_POINTER (group_ends NULL; cutec_gemm, which has no
  * args, cannot run a grouped problem), CUTEC_ERR_MISALIGNED (group_ends
- * not 4-byte aligned),
+ * not 4-byte aligned); for a list (args->group_list):
+ * CUTEC_ERR_INVALID_ARGUMENT (both group_ends and group_list, or a list
+ * without groups), CUTEC_ERR_UNSUPPORTED (an epilogue, a batch, alpha != 1,
+ * beta != 0, types other than 16-bit in and out, A not row-major, B not
+ * K-contiguous, D not row-major), CUTEC_ERR_MISALIGNED (group_list not
+ * 16-byte aligned),
  * CUTEC_ERR_MISALIGNED (not aligned to the element size), the runtime's
  * creation status (CUTEC_ERR_NO_DRIVER, CUTEC_ERR_NO_DEVICE),
  * CUTEC_ERR_UNSUPPORTED (no candidate can compute it), and while tuning
