@@ -27,6 +27,9 @@ done
 # the same points as one pack for the runtime (cutec_gemm_ex with a list,
 # args.group_list): bf16 in and out, the tune points with GRP = 2
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D GRP=2 -o prebuilt/gemm_sm90_grouped_list.pack
+# the one point of pack_gpu_grouped_list (tests/runtime/pack.cmake compiles it where the compiler is built)
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --no-cubin -D GRP=2 -D BM=128 -D BN=128 -D STAGES=5 \
+  -D EPI=1 -D CM=1 -D CN=1 -D PP=0 -D SK=0 -D RASTER=0 -D PROMO=0 -o prebuilt/sm90_list.pack
 # tensor maps patched on the device (tests/gpu/tmap_patch.c)
 for mode in 0 1 2; do
   "$B"/compiler/cutec tests/gpu/kernels/tmap_patch.cute --arch=sm_90a -D MODE=$mode -o "prebuilt/tmap_patch_$mode.ptx"

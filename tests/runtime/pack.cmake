@@ -556,17 +556,23 @@ endif()
 # GRP = 2 (role group_list, its map slots in the workspace), compiled here,
 # tuned and run through cutec_gemm_ex on ragged problems (an empty one,
 # K = 0); the mock driver computes each problem into its own D
-if(TARGET cutec AND _user_pack)
-  set(_sm90_list ${CMAKE_CURRENT_BINARY_DIR}/sm90_list.pack)
-  add_custom_command(OUTPUT ${_sm90_list}
-    COMMAND $<TARGET_FILE:cutec> pack ${PROJECT_SOURCE_DIR}/stdlib/sm90/gemm.cute --arch=sm_90a --no-cubin
-            -D GRP=2 -D BM=128 -D BN=128 -D STAGES=5 -D EPI=1 -D CM=1 -D CN=1 -D PP=0 -D SK=0 -D RASTER=0
-            -D PROMO=0 -o ${_sm90_list}
-    DEPENDS cutec ${PROJECT_SOURCE_DIR}/stdlib/sm90/gemm.cute
-    COMMENT "cutec pack stdlib/sm90/gemm.cute -> sm90_list.pack (one GRP = 2 point, PTX)"
-    VERBATIM)
-  add_custom_target(sm90_list_pack ALL DEPENDS ${_sm90_list})
-  add_dependencies(test_grouped sm90_list_pack)
+# (on a machine without the compiler, CUTEC_PREBUILT_PACK_DIR/sm90_list.pack:
+# scripts/gpu-prepare.sh builds the same point)
+if(_user_pack AND (TARGET cutec OR (CUTEC_PREBUILT_PACK_DIR AND EXISTS ${CUTEC_PREBUILT_PACK_DIR}/sm90_list.pack)))
+  if(TARGET cutec)
+    set(_sm90_list ${CMAKE_CURRENT_BINARY_DIR}/sm90_list.pack)
+    add_custom_command(OUTPUT ${_sm90_list}
+      COMMAND $<TARGET_FILE:cutec> pack ${PROJECT_SOURCE_DIR}/stdlib/sm90/gemm.cute --arch=sm_90a --no-cubin
+              -D GRP=2 -D BM=128 -D BN=128 -D STAGES=5 -D EPI=1 -D CM=1 -D CN=1 -D PP=0 -D SK=0 -D RASTER=0
+              -D PROMO=0 -o ${_sm90_list}
+      DEPENDS cutec ${PROJECT_SOURCE_DIR}/stdlib/sm90/gemm.cute
+      COMMENT "cutec pack stdlib/sm90/gemm.cute -> sm90_list.pack (one GRP = 2 point, PTX)"
+      VERBATIM)
+    add_custom_target(sm90_list_pack ALL DEPENDS ${_sm90_list})
+    add_dependencies(test_grouped sm90_list_pack)
+  else()
+    set(_sm90_list ${CUTEC_PREBUILT_PACK_DIR}/sm90_list.pack)
+  endif()
   if(TARGET user_gemm_pack)
     add_dependencies(test_grouped user_gemm_pack)
   endif()
