@@ -83,6 +83,7 @@ class GemmArgs(ctypes.Structure):
         ("scale_d", c_void_p),
         ("amax", c_void_p),
         ("group_ends", c_void_p),
+        ("group_list", c_void_p),  # the general grouped GEMM's rows (cutec_gemm_list_row)
     ]
 
     def __init__(self):

@@ -66,6 +66,7 @@ int main(void)
     FIELD(cutec_gemm_args, "GemmArgs", scale_d);
     FIELD(cutec_gemm_args, "GemmArgs", amax);
     FIELD(cutec_gemm_args, "GemmArgs", group_ends);
+    FIELD(cutec_gemm_args, "GemmArgs", group_list);
 
     SIZE(cutec_tune_candidate, "TuneCandidate");
     FIELD(cutec_tune_candidate, "TuneCandidate", name);
