@@ -350,6 +350,30 @@ cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup
     return s;
 }
 
+cutec_status tune_host_ms(harness *h, candidate *c, double *ms)
+{
+    enum { BATCHES = 5, PER = 16 };
+    double t[BATCHES];
+    cutec_status s = cutec_stream_synchronize(h->rt, h->stream);
+    for (int b = 0; b < BATCHES && s == CUTEC_OK; b++) {
+        double t0 = tune_now();
+        for (int i = 0; i < PER && s == CUTEC_OK; i++) {
+            h->launches++;
+            s = cutec_gemm_run_decision(h->g, &c->d, h->p, &h->run, h->stream);
+        }
+        t[b] = (tune_now() - t0) * 1e3 / PER;
+        if (s == CUTEC_OK) s = cutec_stream_synchronize(h->rt, h->stream);
+    }
+    if (s != CUTEC_OK) return s;
+    for (int i = 1; i < BATCHES; i++) /* insertion sort of five */
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            double x = t[j];
+            t[j] = t[j - 1], t[j - 1] = x;
+        }
+    *ms = t[BATCHES / 2];
+    return CUTEC_OK;
+}
+
 /* A kernel fault while a pack kernel ran: the kernel goes into the
  * quarantine (cache.c), so that later tunings skip it, and the error says
  * so.  Other statuses pass through. */

@@ -136,6 +136,10 @@ int tune_compare_samples_at(const harness *h, CUdeviceptr buf, char *why, size_t
 /* Median times of `runs` runs (after `warmup` each) of nc candidates, in
  * rounds (A B C ... A B C ...); *fault: the candidate whose warm-ups
  * faulted, else -1. */
+/* The host time (ms) of one call of candidate c on the harness's stream:
+ * the median of 5 batches of 16 launches issued back to back, each batch
+ * waited for afterwards (untimed), so that the queue never fills. */
+cutec_status tune_host_ms(harness *h, candidate *c, double *ms);
 cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup, int runs, int *fault);
 /* The same with each result logged (suffix after the time) and a kernel
  * that faulted quarantined. */

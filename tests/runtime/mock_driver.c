@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -1023,10 +1024,26 @@ static int maps_match(const struct CUfunc_st *f, void **params)
     return 1;
 }
 
+/* $CUTEC_MOCK_LAUNCH_HOST_US=U: every kernel launch spends U microseconds
+ * of host time (a driver whose launches cost the host more than
+ * cuBLASLt's calls: the tuner's CUTEC_OPT_HOST_BOUND_US test) */
+static void launch_host_cost(void)
+{
+    const char *e = getenv("CUTEC_MOCK_LAUNCH_HOST_US");
+    double us = e != NULL ? atof(e) : 0.0;
+    if (us <= 0) return;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((double)(t.tv_sec - t0.tv_sec) * 1e6 + (double)(t.tv_nsec - t0.tv_nsec) * 1e-3 < us);
+}
+
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                         unsigned int by, unsigned int bz, unsigned int smem, CUstream stream, void **params,
                         void **extra)
 {
+    launch_host_cost();
     MOCK_ENTRY();
     launch_count++;
     (void)stream;

@@ -488,6 +488,10 @@ if(TARGET cutec)
   set_tests_properties(pack_mock_tensor_maps PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
     ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
 endif()
+if(TEST pack_mock_calls_host_bound)
+  set_tests_properties(pack_mock_calls_host_bound PROPERTIES ENVIRONMENT
+    "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_LAUNCH_HOST_US=200")
+endif()
 
 # A strided-batched GEMM (test_batch.c): the user's batched kernel
 # (user_gemm_batched.cute, roles batch and stride_*) serves a batch of 3,
@@ -691,7 +695,11 @@ if(_test_pack)
   add_test(NAME pack_mock_calls_pack COMMAND test_calls pack ${_test_pack})
   add_test(NAME pack_mock_calls_cublas COMMAND test_calls cublas ${_test_pack})
   add_test(NAME pack_mock_calls_callbacks COMMAND test_calls callbacks ${_test_pack})
-  list(APPEND _calls_tests pack_mock_calls_pack pack_mock_calls_cublas pack_mock_calls_callbacks)
+  # CUTEC_OPT_HOST_BOUND_US: launches that cost the host 200 us each (the
+  # variable joins the mock environment below)
+  add_test(NAME pack_mock_calls_host_bound COMMAND test_calls host_bound ${_test_pack})
+  list(APPEND _calls_tests pack_mock_calls_pack pack_mock_calls_cublas pack_mock_calls_callbacks
+       pack_mock_calls_host_bound)
 endif()
 if(TARGET cutec)
   add_test(NAME pack_mock_calls_maps COMMAND test_calls maps ${_sm90_one})

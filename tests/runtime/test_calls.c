@@ -324,12 +324,57 @@ static int test_callbacks(int argc, char **argv)
     return 0;
 }
 
+/* CUTEC_OPT_HOST_BOUND_US: under a driver whose launches cost 200 us of
+ * host time ($CUTEC_MOCK_LAUNCH_HOST_US, set by the test), a problem the
+ * pack kernel wins on device time alone goes to cuBLASLt once the head to
+ * head weighs host time (and stays with the pack kernel without). */
+static void host_bound_choice(const char *pack_path, long long bound_us, char *name, size_t len)
+{
+    cutec_runtime *rt = check_gpu_runtime();
+    cutec_gemm_handle *h;
+    CHECK_OK(rt, cutec_gemm_create(rt, &h));
+    cutec_pack *pack;
+    CHECK_OK(rt, cutec_pack_load_file(rt, pack_path, &pack));
+    CHECK_OK(rt, cutec_gemm_use_pack(h, pack));
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_HOST_BOUND_US, bound_us));
+    long long v = -1;
+    CHECK_OK(rt, cutec_gemm_get_option(h, CUTEC_OPT_HOST_BOUND_US, &v));
+    CHECK(v == bound_us);
+    cutec_gemm_problem p;
+    cutec_gemm_problem_init(&p, 8, 8, 16, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
+    bufs x;
+    bufs_new(rt, p.m, p.n, p.k, &x);
+    cutec_gemm_args a = args_at(&p, &x, 0);
+    CHECK_OK(rt, cutec_gemm_ex(h, &p, &a, NULL));
+    CHECK_OK(rt, cutec_gemm_choice(h, &p, name, len));
+    CHECK_OK(rt, cutec_synchronize(rt));
+    check_d(rt, &p, &x, 0);
+    bufs_free(rt, &x);
+    cutec_gemm_destroy(h);
+    cutec_pack_unload(pack);
+    cutec_runtime_destroy(rt);
+}
+
+static int test_host_bound(int argc, char **argv)
+{
+    CHECK(argc == 1);
+    char off[192], on[192];
+    host_bound_choice(argv[0], 0, off, sizeof off);
+    host_bound_choice(argv[0], 1000, on, sizeof on);
+    if (strncmp(off, "gemm_sm80 ", 10) != 0 || strncmp(on, "cublasLt ", 9) != 0) {
+        fprintf(stderr,
+                "decisions: '%s' by device time, '%s' with host time weighed (want a pack kernel, then cuBLASLt)\n",
+                off, on);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    static const check_case cases[] = {{"pack", test_pack},
-                                       {"maps", test_maps},
-                                       {"cublas", test_cublas},
-                                       {"ew", test_ew},
-                                       {"callbacks", test_callbacks}};
+    static const check_case cases[] = {{"pack", test_pack},           {"maps", test_maps},
+                                       {"cublas", test_cublas},       {"ew", test_ew},
+                                       {"callbacks", test_callbacks}, {"host_bound", test_host_bound}};
     return check_run_cases(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

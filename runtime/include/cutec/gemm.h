@@ -406,9 +406,16 @@ typedef enum cutec_option {
                                    ranking is settled (docs/runtime.md, "Fast
                                    tuning"); 0: exhaustive, as before [16] */
     CUTEC_OPT_TUNE_MODE = 8,      /* what a call of an untuned class does (CUTEC_TUNE_*) [BLOCKING] */
-    CUTEC_OPT_DEVICE_CHECK = 9    /* 1: candidates are compared with the reference on
+    CUTEC_OPT_DEVICE_CHECK = 9,   /* 1: candidates are compared with the reference on
                                    the device where the check kernel works (a
                                    self-test decides), 0: on the host [1] */
+    CUTEC_OPT_HOST_BOUND_US = 10  /* where the best pack kernel and the best cuBLASLt
+                                   algorithm both take less device time than this
+                                   (microseconds), the head to head ranks them by
+                                   the larger of their device time and their host
+                                   time per call: back-to-back calls that short
+                                   are host-bound (docs/runtime.md); 0: device
+                                   time alone [0] */
 } cutec_option;
 
 /* CUTEC_OPT_TUNE_MODE's values (docs/runtime.md, "Tuning modes"). */
