@@ -83,6 +83,7 @@ typedef enum opt_id {
     OPT_NO_CACHE,
     OPT_NO_WARMUP,
     OPT_SHORTLIST,
+    OPT_HOST_BOUND,
     OPT_COMPARE_EXHAUSTIVE,
     OPT_HOST_CHECK,
     OPT_VERBOSE,
@@ -148,6 +149,9 @@ static const struct option {
     {OPT_SHORTLIST, "--shortlist", "N", CMDS_GPU,
      "fast tuning: time only the N pack kernels the cost model ranks first, 0 to 10000 (0: exhaustive; "
      "default: the runtime's, 16)"},
+    {OPT_HOST_BOUND, "--host-bound-us", "U", CMDS_GPU,
+     "below U microseconds of device time, decide between the best pack kernel and the best cuBLASLt algorithm by "
+     "the longer of device and host time per call, 0 to 1000000 (default 0: device time alone)"},
     {OPT_COMPARE_EXHAUSTIVE, "--compare-exhaustive", NULL, CMD(TUNE_CMD_BENCH),
      "tune each shape twice, fast and exhaustive (--shortlist 0), and print both winners' times, their ratio "
      "and both tuning times"},
@@ -343,6 +347,7 @@ static int store_option(const struct option *opt, const char *v, tune_opts *o, i
     case OPT_GROUPS: return parse_integer(c, opt->name, v, 1, TUNE_DIM_MAX, &o->groups);
     case OPT_SKEW: o->skew_set = 1; return parse_real(c, opt->name, v, 0, TUNE_SKEW_MAX, &o->skew);
     case OPT_SHORTLIST: o->shortlist_set = 1; return parse_integer(c, opt->name, v, 0, 10000, &o->shortlist);
+    case OPT_HOST_BOUND: return parse_integer(c, opt->name, v, 0, 1000000, &o->host_bound_us);
     case OPT_COMPARE_EXHAUSTIVE: o->compare_exhaustive = 1; return 0;
     case OPT_HOST_CHECK: o->host_check = 1; return 0;
     case OPT_VERBOSE: o->verbose = 1; return 0;

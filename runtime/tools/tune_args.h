@@ -39,7 +39,8 @@ typedef struct tune_opts {
     float alpha, beta; /* finite */
     cutec_dtype in, out;
     int json, no_cache, verbose, no_warmup;
-    long long shortlist; /* with shortlist_set: CUTEC_OPT_TUNE_SHORTLIST */
+    long long shortlist;     /* with shortlist_set: CUTEC_OPT_TUNE_SHORTLIST */
+    long long host_bound_us; /* CUTEC_OPT_HOST_BOUND_US (0: not set, the default) */
     int shortlist_set, compare_exhaustive, host_check;
     /* the epilogue (cutec_gemm_problem's fields): an activation of the
      * epilogue table ("": none), and the inputs present */

@@ -344,6 +344,8 @@ cutec_tune_cli(pack_cpu_tune_missing_value 2 EMPTY "^cutec-tune: error: option '
                bench ${_va} --shapes)
 cutec_tune_cli(pack_cpu_tune_shortlist_range 2 EMPTY "^cutec-tune: error: option '--shortlist'" bench ${_va}
                --shapes x --shortlist 10001)
+cutec_tune_cli(pack_cpu_tune_host_bound_range 2 EMPTY "^cutec-tune: error: option '--host-bound-us': '1000001' is out of range [(]0 to 1000000[)]$"
+               bench ${_va} --shapes x --host-bound-us 1000001)
 cutec_tune_cli(pack_cpu_tune_compare_not_tune 2 EMPTY "^cutec-tune: error: option '--compare-exhaustive' does not apply to 'tune'$"
                tune ${_va} --compare-exhaustive)
 cutec_tune_cli(pack_cpu_tune_json_no_gpu 77 "^[{]\"ok\": false, \"status\": \"CUTEC_ERR_NO_DRIVER\""
