@@ -213,23 +213,6 @@ out:
     return rc;
 }
 
-static char *read_text(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *t = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (t && fread(t, 1, (size_t)n, f) != (size_t)n) {
-        free(t);
-        t = NULL;
-    }
-    fclose(f);
-    if (t) t[n] = '\0', *len = (size_t)n;
-    return t;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -251,7 +234,7 @@ int main(int argc, char **argv)
     int points = 0, failed = 0, cases = 0, passed = 0;
     for (int f = 1; f < argc; f++) {
         size_t len = 0;
-        char *text = read_text(argv[f], &len), err[256];
+        char *text = gemm_read_file(argv[f], &len), err[256];
         gemm_kernel_meta *meta = NULL;
         int n = 0;
         cutec_module *mod = NULL;

@@ -179,19 +179,26 @@ static void check_d(cutec_runtime *rt, const cutec_gemm_problem *p, bufs *x, lon
 
 /* ---- the loop ---- */
 
+/* A runtime on the test's device and a handle (no disk cache) using the pack */
+static cutec_runtime *open_handle(const char *pack_path, cutec_gemm_handle **h)
+{
+    cutec_runtime *rt = check_gpu_runtime();
+    CHECK_OK(rt, cutec_gemm_create(rt, h));
+    cutec_pack *pack;
+    CHECK_OK(rt, cutec_pack_load_file(rt, pack_path, &pack));
+    CHECK_OK(rt, cutec_gemm_use_pack(*h, pack));
+    CHECK_OK(rt, cutec_gemm_set_option(*h, CUTEC_OPT_DISK_CACHE, 0));
+    return rt;
+}
+
 /* Decides p's class (the first call), runs one cycle of the buffer sets
  * (every pointer seen once), then `calls` more under the counters, which
  * must read exactly drv and lt per call; then every D against float64. */
 static int run_loop(const char *pack_path, cutec_gemm_problem *p, const char *choice, const expect *drv, size_t ndrv,
                     const expect *lt, size_t nlt)
 {
-    cutec_runtime *rt = check_gpu_runtime();
     cutec_gemm_handle *h;
-    CHECK_OK(rt, cutec_gemm_create(rt, &h));
-    cutec_pack *pack;
-    CHECK_OK(rt, cutec_pack_load_file(rt, pack_path, &pack));
-    CHECK_OK(rt, cutec_gemm_use_pack(h, pack));
-    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    cutec_runtime *rt = open_handle(pack_path, &h);
     if (lt == NULL) CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_CUBLAS_ALGOS, 0)); /* a pack kernel decides */
     bufs x;
     bufs_new(rt, p->m, p->n, p->k, &x);
@@ -330,13 +337,8 @@ static int test_callbacks(int argc, char **argv)
  * head weighs host time (and stays with the pack kernel without). */
 static void host_bound_choice(const char *pack_path, long long bound_us, char *name, size_t len)
 {
-    cutec_runtime *rt = check_gpu_runtime();
     cutec_gemm_handle *h;
-    CHECK_OK(rt, cutec_gemm_create(rt, &h));
-    cutec_pack *pack;
-    CHECK_OK(rt, cutec_pack_load_file(rt, pack_path, &pack));
-    CHECK_OK(rt, cutec_gemm_use_pack(h, pack));
-    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    cutec_runtime *rt = open_handle(pack_path, &h);
     CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_HOST_BOUND_US, bound_us));
     long long v = -1;
     CHECK_OK(rt, cutec_gemm_get_option(h, CUTEC_OPT_HOST_BOUND_US, &v));
@@ -352,7 +354,6 @@ static void host_bound_choice(const char *pack_path, long long bound_us, char *n
     check_d(rt, &p, &x, 0);
     bufs_free(rt, &x);
     cutec_gemm_destroy(h);
-    cutec_pack_unload(pack);
     cutec_runtime_destroy(rt);
 }
 

@@ -133,21 +133,31 @@ static int test_statuses(int argc, char **argv)
     return 0;
 }
 
+/* A runtime on the test's device and a handle (no disk cache) using the
+ * packs argv[0] (the grouped or list kernels) and argv[1] (plain ones,
+ * returned in *plain for a second handle) */
+static cutec_runtime *open_two_packs(char **argv, cutec_gemm_handle **g, cutec_pack **plain)
+{
+    cutec_runtime *rt = check_gpu_runtime();
+    cutec_runtime_set_log(rt, check_keep_log, NULL);
+    CHECK_OK(rt, cutec_gemm_create(rt, g));
+    CHECK_OK(rt, cutec_gemm_set_option(*g, CUTEC_OPT_DISK_CACHE, 0));
+    cutec_pack *first;
+    CHECK_OK(rt, cutec_pack_load_file(rt, argv[0], &first));
+    CHECK_OK(rt, cutec_pack_load_file(rt, argv[1], plain));
+    CHECK_OK(rt, cutec_gemm_use_pack(*g, first));
+    CHECK_OK(rt, cutec_gemm_use_pack(*g, *plain));
+    return rt;
+}
+
 /* ---- a grouped GEMM tuned and run ---- */
 
 static int test_gemm(int argc, char **argv)
 {
     CHECK(argc >= 2);
-    cutec_runtime *rt = check_gpu_runtime();
-    cutec_runtime_set_log(rt, check_keep_log, NULL);
     cutec_gemm_handle *g;
-    CHECK_OK(rt, cutec_gemm_create(rt, &g));
-    CHECK_OK(rt, cutec_gemm_set_option(g, CUTEC_OPT_DISK_CACHE, 0));
-    cutec_pack *grouped_pack, *plain_pack;
-    CHECK_OK(rt, cutec_pack_load_file(rt, argv[0], &grouped_pack));
-    CHECK_OK(rt, cutec_pack_load_file(rt, argv[1], &plain_pack));
-    CHECK_OK(rt, cutec_gemm_use_pack(g, grouped_pack));
-    CHECK_OK(rt, cutec_gemm_use_pack(g, plain_pack));
+    cutec_pack *plain_pack;
+    cutec_runtime *rt = open_two_packs(argv, &g, &plain_pack);
     /* 6 groups over 40 rows: 0, 1, 17 and 0 rows (a decreasing end: an
      * empty group), 12 and 0, the last end at 30 (rows 30..39 untouched) */
     enum { G = 6, M = 40, N = 24, K = 32 };
@@ -321,16 +331,9 @@ static const long long lsz[LG][3] = {{70, 40, 48}, {0, 24, 32}, {33, 16, 0}, {13
 static int test_list(int argc, char **argv)
 {
     CHECK(argc >= 2);
-    cutec_runtime *rt = check_gpu_runtime();
-    cutec_runtime_set_log(rt, check_keep_log, NULL);
     cutec_gemm_handle *g;
-    CHECK_OK(rt, cutec_gemm_create(rt, &g));
-    CHECK_OK(rt, cutec_gemm_set_option(g, CUTEC_OPT_DISK_CACHE, 0));
-    cutec_pack *list_pack, *plain_pack;
-    CHECK_OK(rt, cutec_pack_load_file(rt, argv[0], &list_pack));
-    CHECK_OK(rt, cutec_pack_load_file(rt, argv[1], &plain_pack));
-    CHECK_OK(rt, cutec_gemm_use_pack(g, list_pack));
-    CHECK_OK(rt, cutec_gemm_use_pack(g, plain_pack));
+    cutec_pack *plain_pack;
+    cutec_runtime *rt = open_two_packs(argv, &g, &plain_pack);
     cutec_gemm_list_row rows[LG];
     uint16_t *ha[LG], *hb[LG], *hd[LG];
     unsigned long long da[LG], db[LG], dd[LG], dl;
