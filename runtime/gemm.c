@@ -1207,6 +1207,7 @@ cutec_status cutec_gemm_set_option(cutec_gemm_handle *g, cutec_option opt, long 
                              "cutec_gemm_set_option: %lld is out of range for option %d (%lld to %lld)", value,
                              (int)opt, row->lo, row->hi);
     *option_field(g, row) = (int)value;
+    if (opt == CUTEC_OPT_HOST_BOUND_US) g->env_ready = 0; /* part of the disk cache's key */
     return CUTEC_OK;
 }
 

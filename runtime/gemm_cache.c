@@ -53,7 +53,12 @@ cutec_status cutec_gemm_env_key(cutec_gemm_handle *g, const char **key)
         for (int i = 0; i < g->npacks && n < sizeof g->env_key; i++)
             n += (size_t)snprintf(g->env_key + n, sizeof g->env_key - n, "%s%016llx", i ? "," : "",
                                   (unsigned long long)hashes[i]);
-        if (g->npacks == 0 && n < sizeof g->env_key) snprintf(g->env_key + n, sizeof g->env_key - n, "none");
+        if (g->npacks == 0 && n < sizeof g->env_key)
+            n += (size_t)snprintf(g->env_key + n, sizeof g->env_key - n, "none");
+        /* weighing host time changes what wins (docs/runtime.md, "Host-bound
+         * calls"): such decisions are kept apart; the default's keys are as before */
+        if (g->host_bound_us != 0 && n < sizeof g->env_key)
+            snprintf(g->env_key + n, sizeof g->env_key - n, " host_bound_us=%d", g->host_bound_us);
         g->env_ready = 1;
     }
     *key = g->env_key;

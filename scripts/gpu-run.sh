@@ -248,8 +248,9 @@ if [ -n "${GEMV_BENCH:-}" ]; then
 fi
 # optional: host overhead of a cached GEMM call (OVERHEAD_PACK=path)
 if [ -n "${OVERHEAD_PACK:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
-  timeout 300 build-gpu/runtime/cutec-tune overhead "$OVERHEAD_PACK" --m 4096 --n 4096 --k 4096 --no-cache \
-    > "$OUT/overhead.log" 2>&1
+  # shellcheck disable=SC2086
+  timeout 300 build-gpu/runtime/cutec-tune overhead "$OVERHEAD_PACK" ${OVERHEAD_ARGS:---m 4096 --n 4096 --k 4096} \
+    --no-cache > "$OUT/overhead.log" 2>&1
   tail -8 "$OUT/overhead.log"
 fi
 # optional: the Python package on PyTorch (TORCH=1): the runtime library and
@@ -296,9 +297,14 @@ if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" =
     echo "== python GPU tests: exit $? ($(grep -cE '\.\.\. ok$' "$OUT/torch-tests.log") ok," \
          "$(grep -cE '^(FAIL|ERROR):' "$OUT/torch-tests.log") failed)"
     tail -4 "$OUT/torch-tests.log"
-    PYTHONPATH=$pypath OUT=$OUT timeout 300 "$py" python/bench/overhead.py > "$OUT/overhead-py.log" 2>&1
-    echo "== python overhead: exit $?"
-    tail -14 "$OUT/overhead-py.log"
+    # OVERHEAD_HOST_BOUND="0 30": once per CUTEC_HOST_BOUND_US value (overhead-py-hbV.log)
+    for hb in ${OVERHEAD_HOST_BOUND:-default}; do
+      sfx=; [ "$hb" = default ] || sfx=-hb$hb
+      ( [ "$hb" = default ] || export CUTEC_HOST_BOUND_US=$hb
+        PYTHONPATH=$pypath OUT=$OUT timeout 300 "$py" python/bench/overhead.py > "$OUT/overhead-py$sfx.log" 2>&1 )
+      echo "== python overhead ($hb): exit $?"
+      tail -16 "$OUT/overhead-py$sfx.log"
+    done
   fi
   if [ "${TORCH_BMM:-0}" = 1 ]; then
     # shellcheck disable=SC2086

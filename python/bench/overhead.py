@@ -114,13 +114,17 @@ def main():
         graphs[f"{name}, {BATCH} calls in a CUDA graph, per call"] = per_call
     results.update(graphs)
 
+    from cutec.torch.device import host_bound_us
+
     head = machine() + [f"problem: {args.m}x{args.n}x{args.k} bf16, batches of {BATCH} calls, median",
+                        f"CUTEC_HOST_BOUND_US: {host_bound_us()}; mm's decision: {dg.choice(plan)}",
                         f"cutec._fast: {'loaded' if fast[0] is not None else 'absent (the Python path)'}"]
     lines = ["# Host time per cached call", ""] + [f"- {h}" for h in head] + ["", "| call | us per call |", "|---|---|"]
     lines += [f"| {name} | {us:.2f} |" for name, us in results.items()]
     text = "\n".join(lines) + "\n"
     print(text)
-    write_out("overhead", text, {"machine": head, "us_per_call": results})
+    hb = os.environ.get("CUTEC_HOST_BOUND_US")
+    write_out("overhead" + (f"-hb{hb}" if hb else ""), text, {"machine": head, "us_per_call": results})
 
 
 if __name__ == "__main__":

@@ -580,6 +580,32 @@ class RuntimeErrors(unittest.TestCase):
         self.assertEqual(cm.exception.status, "CUTEC_ERR_IO")
         self.assertIn("loading pack /nonexistent.pack", str(cm.exception))
 
+    def test_host_bound_option(self):
+        """$CUTEC_HOST_BOUND_US reaches the handle's option; a bad value is
+        an error naming the variable, no handle made."""
+        from cutec.torch import device
+
+        old = os.environ.get("CUTEC_HOST_BOUND_US")
+        try:
+            for env, want in (("", device.HOST_BOUND_US), ("37", 37)):
+                os.environ["CUTEC_HOST_BOUND_US"] = env
+                h = ct.DeviceGemm(0, packs=[])
+                try:
+                    self.assertEqual(h.get_option(capi.OPT_HOST_BOUND_US), want)
+                finally:
+                    h.close()
+            for env, status in (("12us", "CUTEC_ERR_INVALID_ARGUMENT"), ("-1", "CUTEC_ERR_INVALID_ARGUMENT")):
+                os.environ["CUTEC_HOST_BOUND_US"] = env
+                with self.assertRaises(ct.CutecError) as cm:
+                    ct.DeviceGemm(0, packs=[])
+                self.assertEqual(cm.exception.status, status)
+                self.assertIn("CUTEC_HOST_BOUND_US", str(cm.exception))
+        finally:
+            if old is None:
+                os.environ.pop("CUTEC_HOST_BOUND_US", None)
+            else:
+                os.environ["CUTEC_HOST_BOUND_US"] = old
+
 
 class Modules(unittest.TestCase):
     def test_swap_linear_fuses_and_warms_up(self):

@@ -26,6 +26,7 @@
  */
 #include <dlfcn.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "cutec/gemm.h"
@@ -335,10 +336,14 @@ static int test_callbacks(int argc, char **argv)
  * host time ($CUTEC_MOCK_LAUNCH_HOST_US, set by the test), a problem the
  * pack kernel wins on device time alone goes to cuBLASLt once the head to
  * head weighs host time (and stays with the pack kernel without). */
-static void host_bound_choice(const char *pack_path, long long bound_us, char *name, size_t len)
+static void host_bound_choice(const char *pack_path, long long bound_us, const char *cache_dir, char *name, size_t len)
 {
     cutec_gemm_handle *h;
     cutec_runtime *rt = open_handle(pack_path, &h);
+    if (cache_dir != NULL) { /* on disk, in a directory of the test's own */
+        CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 1));
+        CHECK_OK(rt, cutec_gemm_set_cache_dir(h, cache_dir));
+    }
     CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_HOST_BOUND_US, bound_us));
     long long v = -1;
     CHECK_OK(rt, cutec_gemm_get_option(h, CUTEC_OPT_HOST_BOUND_US, &v));
@@ -357,16 +362,29 @@ static void host_bound_choice(const char *pack_path, long long bound_us, char *n
     cutec_runtime_destroy(rt);
 }
 
+/* The option decides; with the disk cache on, a decision made with host
+ * time weighed is kept apart from one made without (the option is in the
+ * cache's key): each handle below tunes anew rather than reading the
+ * other's choice back, and a third with the first one's setting reads its
+ * decision from disk. */
 static int test_host_bound(int argc, char **argv)
 {
     CHECK(argc == 1);
-    char off[192], on[192];
-    host_bound_choice(argv[0], 0, off, sizeof off);
-    host_bound_choice(argv[0], 1000, on, sizeof on);
-    if (strncmp(off, "gemm_sm80 ", 10) != 0 || strncmp(on, "cublasLt ", 9) != 0) {
+    cutec_runtime_destroy(check_gpu_runtime()); /* skipped (77) before a directory is made */
+    char dir[] = "/tmp/cutec_host_boundXXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char off[192], on[192], again[192];
+    host_bound_choice(argv[0], 0, dir, off, sizeof off);
+    host_bound_choice(argv[0], 1000, dir, on, sizeof on);
+    host_bound_choice(argv[0], 0, dir, again, sizeof again);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    if (strncmp(off, "gemm_sm80 ", 10) != 0 || strncmp(on, "cublasLt ", 9) != 0 || strcmp(again, off) != 0) {
         fprintf(stderr,
-                "decisions: '%s' by device time, '%s' with host time weighed (want a pack kernel, then cuBLASLt)\n",
-                off, on);
+                "decisions: '%s' by device time, '%s' with host time weighed, '%s' by device time from disk "
+                "(want a pack kernel, cuBLASLt, the pack kernel)\n",
+                off, on, again);
         return 1;
     }
     return 0;

@@ -23,6 +23,12 @@ from ..locate import pack_paths
 
 WORKSPACE_BYTES = 32 << 20  # the runtime's own default size
 
+# CUTEC_OPT_HOST_BOUND_US of every handle made here ($CUTEC_HOST_BOUND_US
+# overrides it; 0: device time alone decides): eager PyTorch issues small
+# GEMMs back to back, where the host's work per call, not the GPU's, sets
+# the pace (docs/python.md, "Host overhead")
+HOST_BOUND_US = 0
+
 # The args' pointers are written through arrays over runs of consecutive
 # pointer fields, one slice assignment per call (cheaper than seven ctypes
 # attribute stores): A .. aux, and scale_a .. amax (python/tests/test_capi.py
@@ -57,6 +63,18 @@ def _load_fast():
 fast = _load_fast()
 
 
+def host_bound_us():
+    """The host-bound limit for new handles: $CUTEC_HOST_BOUND_US (an
+    integer number of microseconds) or HOST_BOUND_US."""
+    env = os.environ.get("CUTEC_HOST_BOUND_US", "")
+    if env == "":
+        return HOST_BOUND_US
+    try:
+        return int(env)
+    except ValueError:
+        raise CutecError("CUTEC_ERR_INVALID_ARGUMENT", f"CUTEC_HOST_BOUND_US={env!r} is not an integer") from None
+
+
 def _align(ptr):
     """The largest power of two dividing ptr, at most 16 (0: absent), as the
     runtime's problem class counts it."""
@@ -88,6 +106,8 @@ class DeviceGemm:
                        f"cutec runtime on device {device_index}")
             capi.check(lib.cutec_gemm_create(self._rt, byref(self._h)), self._rt, "cutec_gemm_create")
             self._hv = self._h.value
+            capi.check(lib.cutec_gemm_set_option(self._h, capi.OPT_HOST_BOUND_US, host_bound_us()), self._rt,
+                       "CUTEC_HOST_BOUND_US")
             if cache_dir is not None:
                 capi.check(lib.cutec_gemm_set_cache_dir(self._h, cache_dir.encode()), self._rt, "cache directory")
             for path in pack_paths() if packs is None else packs:
@@ -132,6 +152,11 @@ class DeviceGemm:
 
     def set_option(self, option, value):
         capi.check(self.lib.cutec_gemm_set_option(self._h, option, value), self._rt, "cutec_gemm_set_option")
+
+    def get_option(self, option):
+        value = ctypes.c_longlong()
+        capi.check(self.lib.cutec_gemm_get_option(self._h, option, byref(value)), self._rt, "cutec_gemm_get_option")
+        return value.value
 
     def cublas_version(self):
         """cuBLASLt's version as the runtime loaded it (0: none)."""
