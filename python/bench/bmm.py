@@ -18,7 +18,7 @@ import torch  # noqa: E402
 
 import cutec.torch as ct  # noqa: E402
 
-from common import gpu_time_ms, machine, write_out  # noqa: E402
+from common import gpu_times_ms, machine, write_out  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -60,8 +60,7 @@ def main():
         want = torch.bmm(a, b)
         got = ct.bmm(a, b)  # tunes the class
         err = ((got.float() - want.float()).abs().max() / (want.float().abs().max() + 1e-30)).item()
-        t_torch = gpu_time_ms(lambda: torch.bmm(a, b), args.iters)
-        t_cutec = gpu_time_ms(lambda: ct.bmm(a, b), args.iters)
+        t_torch, t_cutec = gpu_times_ms([lambda: torch.bmm(a, b), lambda: ct.bmm(a, b)], args.iters)
         flop = 2.0 * batch * m * n * k
         r = dict(name=name, m=m, n=n, k=k, batch=batch, torch_ms=t_torch, cutec_ms=t_cutec,
                  torch_tflops=flop / t_torch / 1e9, cutec_tflops=flop / t_cutec / 1e9, speedup=t_torch / t_cutec,

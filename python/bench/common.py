@@ -27,6 +27,28 @@ def gpu_time_ms(fn, iters, repeats=5, warmup=3):
     return statistics.median(times)
 
 
+def gpu_times_ms(fns, iters, repeats=5, warmup=3):
+    """gpu_time_ms of each of fns, their repeats in alternation (fn 0, fn 1,
+    ..., fn 0, ...): under the power cap the clocks drift within seconds,
+    and timing one function's repeats after the other's would bill the
+    drift to the later one.  Returns each one's median."""
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
+    torch.cuda.synchronize()
+    times = [[] for _ in fns]
+    for _ in range(repeats):
+        for fn, t in zip(fns, times):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(iters):
+                fn()
+            end.record()
+            end.synchronize()
+            t.append(start.elapsed_time(end) / iters)
+    return [statistics.median(t) for t in times]
+
+
 def machine():
     """Lines describing the GPU, its clocks, torch and cuBLASLt."""
     import cutec.torch as ct

@@ -20,7 +20,7 @@ import torch.nn.functional as F  # noqa: E402
 import cutec.torch as ct  # noqa: E402
 from cutec.torch.plan import plan_cached  # noqa: E402
 
-from common import gpu_time_ms, machine, write_out  # noqa: E402
+from common import gpu_times_ms, machine, write_out  # noqa: E402
 from llama_block import HIDDEN, INTER, weights  # noqa: E402
 
 # name, weight, input width; the MLP's gate+up runs fused (SwiGLU) in cutec
@@ -52,7 +52,7 @@ def main():
                     fused = (lambda x=x, w=w: ct.linear(x, w, None, act))
                 fused()  # the first call tunes the class (or reads the disk cache)
                 torch.cuda.synchronize()
-                ms_e, ms_c = gpu_time_ms(eager, iters), gpu_time_ms(fused, iters)
+                ms_e, ms_c = gpu_times_ms([eager, fused], iters)
                 choice = dg.choice(plan_cached("cutec.torch.mm", x, w.t())) if act is None else "(SwiGLU class)"
                 n = w.shape[0]
                 tf = 2.0 * t * n * x.shape[1] / ms_c / 1e9
