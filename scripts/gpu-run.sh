@@ -204,6 +204,18 @@ if [ -n "${GROUPED_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   echo "== grouped bench: exit $?"
   tail -18 "$OUT/grouped-bench.log" | cut -c1-300
 fi
+# the same shapes as lists of problems, the general grouped GEMM (LIST_BENCH=1,
+# issue 19): the list pack (GRP = 2) over the same rows, Bs and split, against
+# the same loop of cuBLASLt calls, each run checked against float64; bench has
+# no per-shape selection, so LIST_SHAPES picks another file (the 32768-token
+# rows need about 40 GB); LIST_ARGS adds options, e.g. "--skew 1"
+if [ -n "${LIST_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
+  # shellcheck disable=SC2086
+  timeout "${LIST_TIMEOUT:-400}" build-gpu/runtime/cutec-tune bench prebuilt/gemm_sm90_grouped_list.pack --list \
+    --shapes "${LIST_SHAPES:-tests/bench/grouped_shapes.txt}" --no-cache ${LIST_ARGS:-} > "$OUT/list-bench.log" 2>&1
+  echo "== list bench: exit $?"
+  tail -30 "$OUT/list-bench.log" | cut -c1-300
+fi
 # the GEMV / decode class, M <= 16 (GEMV_BENCH=1), over tests/bench/gemv_shapes.txt
 # (GEMV_SHAPES: another file): first gemm_bench over the GEMV points
 # (prebuilt/gemv/, GEMV_PTX: other files) against cublasGemmEx, each point's

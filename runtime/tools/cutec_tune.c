@@ -10,7 +10,8 @@
  *   for a GEMM with a fused epilogue, against cuBLASLt's fused form)
  *   cutec-tune overhead PACK --m M ...       host time per cached cutec_gemm call
  *   (tune, bench: --groups G [--skew S] for a grouped GEMM, its rows split
- *   by tune_groups.c; bench compares it with a loop of cuBLASLt calls)
+ *   by tune_groups.c; bench compares it with a loop of cuBLASLt calls, and
+ *   with --list runs it as a list of problems, tune_list_bench.c)
  *
  * The command line is tune_args.c, the shapes file tune_shapes.c.  Exit
  * status: 0 ok, 1 failure, 2 usage, 77 no CUDA driver or device (so tests
@@ -37,6 +38,7 @@
 #include "tune_args.h"
 #include "tune_error.h"
 #include "tune_groups.h"
+#include "tune_list_bench.h"
 #include "tune_shapes.h"
 
 typedef tune_opts opts;
@@ -617,6 +619,67 @@ static int cmd_tune(const opts *o, failure *f)
     return rc;
 }
 
+/* With --list, what a grouped shape's list run gave: the list problem's
+ * bound on m and the check of its result. */
+typedef struct list_run {
+    long long bound_m;
+    tune_list_check check;
+} list_run;
+
+/* --list: a grouped shape run as a list of its groups' problems
+ * (tune_list_bench.h) over the buffers of the mixture-of-experts form
+ * (the same seed, so the same A and Bs, and the same split): tuned with a
+ * report, as every form is, then run on the decision through
+ * cutec_gemm_ex and its D checked against float64.  The caller frees *rep
+ * (NULL: not wanted, the warm-up). */
+static int bench_list(const opts *o, gpu *g, const tune_shape *sh, cutec_tune_report **rep, list_run *lr, failure *f)
+{
+    cutec_gemm_problem p, lp;
+    shape_problem(o, &p, sh);
+    memset(lr, 0, sizeof *lr);
+    buffers b;
+    int rc = alloc_problem(g, &p, &b, (uint64_t)sh->line, f);
+    int *ends = malloc(sizeof *ends * (size_t)p.groups);
+    cutec_gemm_list_row *rows = malloc(sizeof *rows * (size_t)p.groups);
+    if (rc == 0 && (ends == NULL || rows == NULL || tune_group_ends(p.m, p.groups, g->skew, ends) != 0))
+        rc = fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for a list of %lld problems", p.groups);
+    tune_moe moe = {&p, ends, b.d[BUF_A], b.d[BUF_B], b.d[BUF_D]};
+    unsigned long long dlist = 0;
+    cutec_status s = CUTEC_OK;
+    if (rc == 0) {
+        lr->bound_m = tune_list_rows(&moe, rows);
+        tune_list_problem(&p, lr->bound_m, &lp);
+        s = cutec_malloc(g->rt, sizeof *rows * (size_t)p.groups, &dlist);
+        if (s == CUTEC_OK) s = cutec_memcpy_htod(g->rt, dlist, rows, sizeof *rows * (size_t)p.groups);
+        if (s != CUTEC_OK) rc = fail_runtime(f, g->rt, "device buffers", s);
+    }
+    cutec_gemm_args a;
+    cutec_gemm_args_init(&a, NULL, NULL, NULL); /* the list's rows hold the matrices */
+    a.group_list = PTR(dlist);
+    if (rc == 0) {
+        s = cutec_gemm_tune_ex(g->gemm, &lp, &a, NULL, rep);
+        if (s != CUTEC_OK) rc = fail_runtime(f, g->rt, sh->name, s);
+    }
+    char why[1024];
+    if (rc == 0) {
+        s = tune_list_check_prepare(g->rt, &moe, why, sizeof why);
+        if (s != CUTEC_OK) rc = fail(f, s, "%s: the check's rows of D: %s", sh->name, why);
+    }
+    if (rc == 0) {
+        s = cutec_gemm_ex(g->gemm, &lp, &a, NULL);
+        if (s == CUTEC_OK) s = cutec_synchronize(g->rt);
+        if (s != CUTEC_OK) rc = fail_runtime(f, g->rt, "the list's run", s);
+    }
+    if (rc == 0) {
+        s = tune_list_check_run(g->rt, &moe, &lr->check, why, sizeof why);
+        if (s != CUTEC_OK) rc = fail(f, s, "%s: the list's run against float64: %s", sh->name, why);
+    }
+    cutec_free(g->rt, dlist);
+    free_problem(g, &b);
+    free(ends), free(rows);
+    return rc;
+}
+
 /* The warm-up: one tuning of the first shape, not reported.  On the H100
  * the first tuning in a process timed the pack's 1024^3 kernel 0.7-1 us
  * slower (10.5-10.7 against 9.8-9.9 us) than every later tuning of the
@@ -624,6 +687,11 @@ static int cmd_tune(const opts *o, failure *f)
  * (docs/performance.md).  The suite's first shape should not pay for it. */
 static int bench_warmup(const opts *o, gpu *g, const tune_shape *first, failure *f)
 {
+    if (o->list) {
+        list_run lr;
+        if (o->verbose) fprintf(stderr, "cutec-tune: warm-up tuning of %s as a list (not reported)\n", first->name);
+        return bench_list(o, g, first, NULL, &lr, f);
+    }
     cutec_gemm_problem p;
     shape_problem(o, &p, first);
     buffers b;
@@ -810,9 +878,11 @@ static int bench_group_loop(gpu *g, const cutec_gemm_problem *gp, uint64_t seed,
 
 /* One shape's line (or JSON object) from its tuning report (and, with
  * --compare-exhaustive, the exhaustive tuning's report: exh).  A grouped
- * shape's cuBLAS column is group_ms, the loop of bench_group_loop. */
+ * shape's cuBLAS column is group_ms, the loop of bench_group_loop; with
+ * --list, rep is its list run's tuning and lr the rest of that run. */
 static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_report *rep,
-                         const cutec_tune_report *exh, const plain_cmp *pc, double group_ms, int first, bench_means *gm)
+                         const cutec_tune_report *exh, const plain_cmp *pc, double group_ms, const list_run *lr,
+                         int first, bench_means *gm)
 {
     /* the fastest pack kernel, winner or not: the first checked one (the
    * report puts the two timed head to head first) */
@@ -899,6 +969,11 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         json_string(sh->name);
         printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"batch\": %lld, ", sh->m, sh->n, sh->k, batch);
         if (groups > 0) printf("\"groups\": %lld, \"skew\": %g, ", groups, o->skew);
+        if (o->list)
+            printf("\"list\": true, \"list_bound_m\": %lld, \"checked_groups\": %lld, \"checked_rows\": %lld, "
+                   "\"checked_elements\": %lld, \"check_max_rel\": %.3e, \"check_limit\": %.3e, ",
+                   lr->bound_m, lr->check.groups, lr->check.rows, lr->check.elements, lr->check.max_rel,
+                   lr->check.limit);
         printf("\"cublas_tflops\": %.3f, \"dsl_tflops\": %.3f, \"ratio\": %.4f, \"ratio_vs_algo0\": %.4f, \"winner\": ",
                tc, td, ratio, ratio0);
         json_string(win);
@@ -931,12 +1006,14 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         if (exh != NULL)
             snprintf(exh_col, sizeof exh_col, " %8.2f %9.4f %9.4f %8.3f %8.3f%s", exh->seconds, win_ms, exh_ms,
                      fast_vs_exh, same, strcmp(win, exh->candidates[exh->winner].name) == 0 ? " same" : " diff");
-        char name[64]; /* a batch: "NAME xL"; grouped: "NAME gG"; the line's own layouts: "NAME rrr" */
+        /* a batch: "NAME xL"; grouped: "NAME gG" ("NAME gG list" as a list); the line's own layouts: "NAME rrr" */
+        char name[72];
         snprintf(name, sizeof name,
                  batch > 1    ? "%s x%lld"
                  : groups > 0 ? "%s g%lld"
                               : "%s",
                  sh->name, batch > 1 ? batch : groups);
+        if (o->list) snprintf(name + strlen(name), sizeof name - strlen(name), " list");
         if (sh->layout[0] != '\0') snprintf(name + strlen(name), sizeof name - strlen(name), " %s", sh->layout);
         printf("%-20s %6lld %6lld %6lld  %12.1f %12.1f %7.3f %7.3f%s  %8.2f%s  %s%s%s%s\n", name, sh->m, sh->n, sh->k,
                tc, td, ratio, ratio0, plain_col, rep->seconds, exh_col, win, cublas_won ? " (best DSL: " : "",
@@ -944,6 +1021,11 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         if (epi && pc->h2h > 0)
             printf("%-20s head to head: %.4f ms with the epilogue, %.4f ms plain (%s)\n", "", pc->epi_ms, pc->plain_ms,
                    pc->winner);
+        if (o->list)
+            printf("%-20s list: bound m %lld; checked %lld elements (%lld rows of %lld groups) against float64: max "
+                   "|d - v| / sum |a b| %.3g (limit %.3g)\n",
+                   "", lr->bound_m, lr->check.elements, lr->check.rows, lr->check.groups, lr->check.max_rel,
+                   lr->check.limit);
     }
     fflush(stdout);
 }
@@ -960,6 +1042,17 @@ static int cmd_bench(const opts *o, failure *f)
         json_end(o, f, 0);
         return rc;
     }
+    /* --list runs grouped shapes only: another line is a usage error, found
+     * before the GPU is opened (no JSON, as for every usage error) */
+    for (int i = 0; o->list && i < nshapes; i++)
+        if (shape_groups(o, &shapes[i]) == 0) {
+            fprintf(stderr,
+                    "cutec-tune: error: option '--list' needs grouped shapes: %s:%d: '%s' has no groups=G column\n"
+                    "see 'cutec-tune bench --help'\n",
+                    o->shapes, shapes[i].line, shapes[i].name);
+            free(shapes);
+            return 2;
+        }
     gpu g;
     int rc = gpu_open(o, &g, f);
     if (rc != 0) {
@@ -982,6 +1075,7 @@ static int cmd_bench(const opts *o, failure *f)
         printf("device: %s\ndtype: %s -> %s\nlayout: %s (A, B as K x N, C)\n", dev, dtype_name(o->in),
                dtype_name(o->out), lay);
         if (strcmp(epi, "none") != 0) printf("epilogue: %s\n", epi);
+        if (o->list) printf("form: a list of problems (args.group_list), one per group\n");
         printf("%-20s %6s %6s %6s  %12s %12s %7s %7s%s  %8s%s  %s\n", "shape", "M", "N", "K", "cuBLAS TF/s", "DSL TF/s",
                "ratio", "vs #0", strcmp(epi, "none") ? " vsplain" : "", "tune s",
                o->compare_exhaustive ? "    exh s   fast ms    exh ms fast/exh same-rds     " : "", "winner");
@@ -992,22 +1086,23 @@ static int cmd_bench(const opts *o, failure *f)
         const tune_shape *sh = &shapes[i];
         cutec_gemm_problem p;
         shape_problem(o, &p, sh);
-        buffers b;
-        rc = alloc_problem(&g, &p, &b, (uint64_t)sh->line, f);
+        buffers b = {0};
         cutec_tune_report *rep = NULL;
-        if (rc == 0) {
+        list_run lr = {0};
+        rc = o->list ? bench_list(o, &g, sh, &rep, &lr, f) : alloc_problem(&g, &p, &b, (uint64_t)sh->line, f);
+        if (rc == 0 && !o->list) {
             cutec_gemm_args a = args_of(&b);
             cutec_status s = cutec_gemm_tune_ex(g.gemm, &p, &a, NULL, &rep);
             if (s != CUTEC_OK) rc = fail_runtime(f, g.rt, sh->name, s);
         }
         double group_ms = INFINITY;
         plain_cmp pc = {.best_ms = INFINITY};
-        if (rc == 0 && strcmp(epi, "none") != 0) rc = bench_plain(o, &g, sh, &p, &b, &pc, f);
+        if (rc == 0 && !o->list && strcmp(epi, "none") != 0) rc = bench_plain(o, &g, sh, &p, &b, &pc, f);
         free_problem(&g, &b);
         if (rc == 0 && p.groups > 0) rc = bench_group_loop(&g, &p, (uint64_t)sh->line, &group_ms, f);
         cutec_tune_report *exh = NULL;
         if (rc == 0 && o->compare_exhaustive) rc = bench_exhaustive(o, &g, sh, &exh, f);
-        if (rc == 0) bench_report(o, sh, rep, exh, &pc, group_ms, i == 0, &gm);
+        if (rc == 0) bench_report(o, sh, rep, exh, &pc, group_ms, &lr, i == 0, &gm);
         cutec_tune_report_free(rep);
         cutec_tune_report_free(exh);
     }
@@ -1029,6 +1124,9 @@ static int cmd_bench(const opts *o, failure *f)
         printf("grouped shapes (NAME gG, rows split with skew %g): cuBLAS is a loop of cuBLASLt calls, one per "
                "nonempty group; vs #0 not measured\n",
                o->skew);
+    if (!o->json && rc == 0 && o->list)
+        printf("list (NAME gG list): DSL is the same rows as G problems of args.group_list (m a group's rows, 0 for "
+               "an empty one; the problem's m the largest), tuned, then run through cutec_gemm_ex and checked\n");
     if (!o->json && rc == 0 && gm.n > 0) {
         printf("geometric mean over %d shapes: ratio %.3f (the fastest pack kernel against the fastest "
                "cuBLASLt algorithm, head to head)\n",

@@ -76,6 +76,7 @@ typedef enum opt_id {
     OPT_BATCH,
     OPT_GROUPS,
     OPT_SKEW,
+    OPT_LIST,
     OPT_RUNS,
     OPT_DEVICE,
     OPT_PACK,
@@ -124,6 +125,10 @@ static const struct option {
     {OPT_SKEW, "--skew", "S", CMDS_TUNED,
      "how --groups splits M's rows, 0 to 8: 0 balanced (default), S > 0 Zipf-like, a seeded permutation's rank r "
      "giving a group the weight (1 + r)^-S"},
+    {OPT_LIST, "--list", NULL, CMD(TUNE_CMD_BENCH),
+     "run each grouped shape as the general grouped GEMM, a list of G problems (args.group_list: one per group, m "
+     "its rows, 0 for an empty one), over the same rows, Bs and split, with a list pack (GRP = 2); its result "
+     "checked against float64; every shape must be grouped"},
     {OPT_ALPHA, "--alpha", "X", CMDS_RUN, "alpha, a finite float (default 1; pack kernels need 1)"},
     {OPT_BETA, "--beta", "X", CMDS_RUN, "beta, a finite float (default 0; pack kernels need 0)"},
     {OPT_EPILOGUE, "--epilogue", "ACT", CMDS_RUN,
@@ -348,6 +353,7 @@ static int store_option(const struct option *opt, const char *v, tune_opts *o, i
     case OPT_SKEW: o->skew_set = 1; return parse_real(c, opt->name, v, 0, TUNE_SKEW_MAX, &o->skew);
     case OPT_SHORTLIST: o->shortlist_set = 1; return parse_integer(c, opt->name, v, 0, 10000, &o->shortlist);
     case OPT_HOST_BOUND: return parse_integer(c, opt->name, v, 0, 1000000, &o->host_bound_us);
+    case OPT_LIST: o->list = 1; return 0;
     case OPT_COMPARE_EXHAUSTIVE: o->compare_exhaustive = 1; return 0;
     case OPT_HOST_CHECK: o->host_check = 1; return 0;
     case OPT_VERBOSE: o->verbose = 1; return 0;
@@ -436,6 +442,9 @@ int tune_args_parse(int argc, char **argv, tune_opts *o)
     if (o->groups > 0 && o->batch > 0)
         return usage_error(o->cmd,
                            "options '--groups' and '--batch' exclude each other (a grouped problem is no batch)");
+    /* the exhaustive tuning tunes the mixture-of-experts form, which a list pack does not serve */
+    if (o->list && o->compare_exhaustive)
+        return usage_error(o->cmd, "options '--list' and '--compare-exhaustive' exclude each other");
     /* bench's shapes file may have groups=G columns */
     if (o->skew_set && o->groups == 0 && o->cmd != TUNE_CMD_BENCH)
         return usage_error(o->cmd, "option '--skew' needs --groups");

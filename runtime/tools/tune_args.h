@@ -42,6 +42,7 @@ typedef struct tune_opts {
     long long shortlist;     /* with shortlist_set: CUTEC_OPT_TUNE_SHORTLIST */
     long long host_bound_us; /* CUTEC_OPT_HOST_BOUND_US (0: not set, the default) */
     int shortlist_set, compare_exhaustive, host_check;
+    int list; /* bench --list: grouped shapes as lists of problems (tune_list_bench.h) */
     /* the epilogue (cutec_gemm_problem's fields): an activation of the
      * epilogue table ("": none), and the inputs present */
     char act[32];

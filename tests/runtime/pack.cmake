@@ -637,6 +637,40 @@ if(_grouped_pack AND _user_pack)
   set_property(TEST pack_mock_tune_groups_json pack_mock_bench_groups_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
 endif()
 
+# cutec-tune bench --list (runtime/tools/tune_list_bench.c): list_shapes.txt's
+# grouped shapes run as lists of their groups' problems over the one GRP = 2
+# point above (sm90_list.pack), against the loop of cuBLASLt calls, each
+# run's D checked against float64 (exit 1 if wrong); with --skew 2, 7 of
+# sparse's 12 groups are empty.  The warm-up tunes the first shape as a
+# list too (a list pack serves no other form).  Usage errors need no GPU.
+set(_cli_tests)
+cutec_tune_cli(pack_cpu_bench_list_ungrouped 2 EMPTY
+               "^cutec-tune: error: option '--list' needs grouped shapes: .*mock_shapes.txt:2: 'tiny' has no groups=G column$"
+               bench ${_va} --list --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --json)
+cutec_tune_cli(pack_cpu_bench_list_exhaustive 2 EMPTY
+               "^cutec-tune: error: options '--list' and '--compare-exhaustive' exclude each other$"
+               bench ${_va} --list --compare-exhaustive --shapes ${CMAKE_CURRENT_SOURCE_DIR}/list_shapes.txt)
+set_tests_properties(${_cli_tests} PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 60)
+if(_sm90_list)
+  set(_cli_tests)
+  cutec_tune_cli(pack_mock_bench_list 0
+                 "^sparse g12 list +40 +40 +64 +[0-9]+[.][0-9] +[0-9]+[.][0-9] +(0[.]0*[1-9]|[1-9][0-9]*[.])[0-9]* +0[.]000 "
+                 -
+                 bench ${_sm90_list} --list --shapes ${CMAKE_CURRENT_SOURCE_DIR}/list_shapes.txt --skew 2 --no-cache)
+  cutec_tune_cli(pack_mock_bench_list_check 0
+                 "^ +list: bound m 26. checked 400 elements .10 rows of 5 groups. against float64: max [|]d - v[|] / sum [|]a b[|] [0-9.e-]+ .limit 0[.]00782."
+                 -
+                 bench ${_sm90_list} --list --shapes ${CMAKE_CURRENT_SOURCE_DIR}/list_shapes.txt --skew 2 --no-cache
+                 --no-warmup)
+  cutec_tune_cli(pack_mock_bench_list_json 0
+                 "\"groups\": 12, \"skew\": 2, \"list\": true, \"list_bound_m\": 26, \"checked_groups\": 5, \"checked_rows\": 10, \"checked_elements\": 400, \"check_max_rel\": [0-9][.][0-9]{3}e-0[0-9], \"check_limit\": 7[.]81[0-9]e-03, \"cublas_tflops\": [0-9.]*[1-9][0-9.]*, \"dsl_tflops\": [0-9.]*[1-9][0-9.]*, \"ratio\": [0-9.]*[1-9]"
+                 -
+                 bench ${_sm90_list} --list --shapes ${CMAKE_CURRENT_SOURCE_DIR}/list_shapes.txt --skew 2 --no-cache
+                 --no-warmup --json)
+  set_tests_properties(${_cli_tests} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 60 ENVIRONMENT "${_mock_env}")
+  set_property(TEST pack_mock_bench_list_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
+endif()
+
 # cutec-tune error (the accumulation error study, runtime/tools/tune_error.c):
 # its usage errors (no GPU); under the mocks its table (every pack kernel
 # and cuBLASLt algorithm, the best-tuned one marked, the ratio line), the
