@@ -132,15 +132,17 @@ const char *cutec_lt_epilogue_of(const cutec_gemm_problem *p, int *epi)
 /* Block-wise scales as cuBLASLt's VEC128_32F (our A's 1x128 ones) and
  * BLK128x128_32F (our B's), each on the library's operand that is ours
  * (its A is our B where it swaps).  Both read the operand as stored,
- * K-major (fp8's rule), blocks along K, its "innermost dimension"; the
- * layouts cuBLASLt documents ("Scaling factors layouts" in the cuBLAS
- * guide) are ours: VEC128 one per (row, K block), the rows contiguous
- * (scale_a, M x ceil(K/128) with stride (1, M)); BLK128x128 one per
- * (K block, N block), the K blocks contiguous (scale_b, stride
- * (1, ceil(K/128))), except that cuBLASLt's stride between N blocks is
- * ceil(K/128) rounded up to a multiple of 4.  Where the two differ, the
- * plan keeps a transform that copies scale_b to that stride
- * (cutec_lt_run). */
+ * K-major (fp8's rule), blocks along K; the layouts the cuBLAS guide gives
+ * ("128-element 1D and 128x128 2D Block Scaling For FP8 Data Types",
+ * "Scaling factors layouts") are ours: VEC128 M-major for A (N-major for
+ * B), shape M x ceil(K/128), which is scale_a (stride (1, M)) as it is;
+ * BLK128x128 K-major with a stride between columns that is a multiple of
+ * 4, shape L4 x ceil(N/128) with L4 = ceil(K/128) rounded up to 4, which
+ * is scale_b (stride (1, ceil(K/128))) only where ceil(K/128) is a
+ * multiple of 4.  Otherwise the plan keeps a transform that copies scale_b
+ * to the stride L4 (cutec_lt_run): on the H100 (cuBLASLt 13.1), scale_b
+ * passed at its own stride (K = 640) gave a D wrong by up to 37% of its
+ * largest value, the padded copy one right to fp8's precision. */
 static cublasStatus_t block_scales(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_lt_plan *plan)
 {
     int32_t ours_a = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F, ours_b = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
@@ -157,6 +159,49 @@ static cublasStatus_t block_scales(cutec_cublaslt *lt, const cutec_gemm_problem 
     return st;
 }
 
+/* Why cuBLASLt cannot serve p's block-wise scales (NULL: it can), from
+ * what the cuBLAS guide documents, so that such a problem has no candidate
+ * rather than one that fails when it runs: the block modes give no fp8 D
+ * ("128-element 1D and 128x128 2D Block Scaling For FP8 Data Types"); M
+ * and N multiples of 4 ("Scaling factors layouts"); fp8 kernels want every
+ * matrix dimension 16-byte aligned (cublasLtMatmul()'s requirements for
+ * block-scaled FP8 kernels): K and the leading dimensions of the fp8
+ * operands multiples of 16, D's contiguous dimension and leading dimension
+ * (C's too, where C is a separate source) whole 16 bytes.  The H100's
+ * cuBLASLt 13.1 agreed: its heuristic answered NOT_SUPPORTED for M = 1002
+ * or 2050, N = 1540 (a bf16 row-major D) and K = 600 or 648, and served
+ * M = 1000, N = 3000 and K = 656. */
+static const char *block_unfit(const cutec_gemm_problem *p, char *why, size_t why_len)
+{
+    if (cutec_ct_is_fp8((cutec_ct)p->c_type)) {
+        snprintf(why, why_len, "cuBLASLt's block-wise scales take a D of f16, bf16 or f32, not fp8");
+        return why;
+    }
+    if (p->m % 4 != 0 || p->n % 4 != 0) {
+        snprintf(why, why_len,
+                 "cuBLASLt's block-wise scales need M and N multiples of 4 (this problem is %lld x %lld), as the "
+                 "cuBLAS guide's \"Scaling factors layouts\" says",
+                 p->m, p->n);
+        return why;
+    }
+    if (p->k % 16 != 0 || p->lda % 16 != 0 || p->ldb % 16 != 0) {
+        snprintf(why, why_len,
+                 "cuBLASLt's block-scaled fp8 matmul needs K and the leading dimensions of A and B multiples of 16 "
+                 "(K %lld, lda %lld, ldb %lld)",
+                 p->k, p->lda, p->ldb);
+        return why;
+    }
+    long long es = cutec_dtype_bytes((cutec_ct)p->c_type), rows = p->c_layout == CUTEC_LAYOUT_ROW ? p->n : p->m;
+    if (rows * es % 16 != 0 || p->ldc * es % 16 != 0 || (p->c_source && p->ld_csrc * es % 16 != 0)) {
+        snprintf(why, why_len,
+                 "cuBLASLt's block-scaled fp8 matmul needs D's rows and leading dimension whole 16 bytes (%lld and "
+                 "%lld elements of %lld bytes)",
+                 rows, p->ldc, es);
+        return why;
+    }
+    return NULL;
+}
+
 int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_lt_plan *plan, char *why,
                          size_t why_len)
 {
@@ -171,6 +216,7 @@ int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_
         snprintf(why, why_len, "block-wise scales of a batch are not offered to cuBLASLt");
         return 0;
     }
+    if (p->scale_mode == CUTEC_SCALE_BLOCK && block_unfit(p, why, why_len) != NULL) return 0;
     if (p->scale_mode == CUTEC_SCALE_ROW && !plan->swap) {
         snprintf(why, why_len, "row-wise scales with a column-major D are not offered to cuBLASLt");
         return 0;
@@ -301,11 +347,13 @@ cublasStatus_t cutec_lt_run(cutec_cublaslt *lt, cutec_lt_plan *plan, const cutec
     cublasStatus_t st = cutec_lt_plan_pointers(lt, plan, p, io);
     if (st != CUBLAS_STATUS_SUCCESS) return st;
     if (plan->pad_bytes > 0) {
-        /* an exact copy (1 x + 0 x) to the padded stride, on the stream, so
-         * that it is part of what a tuner times */
+        /* an exact copy (1 x) to the padded stride, on the stream, so that
+         * it is part of what a tuner times; no B: given one (scale_b again,
+         * beta 0) the H100's cuBLASLt 13.1 answered INVALID_VALUE, which
+         * was the status 7 of issue 18's ragged shapes */
         const float one = 1.0f, zero = 0.0f;
-        st = lt->transform(lt->handle, plan->pad, &one, io->scale_b, plan->lscale, &zero, io->scale_b, plan->lscale,
-                           plan->pad_at, plan->lpad, stream);
+        st = lt->transform(lt->handle, plan->pad, &one, io->scale_b, plan->lscale, &zero, NULL, NULL, plan->pad_at,
+                           plan->lpad, stream);
         if (st != CUBLAS_STATUS_SUCCESS) return st;
     }
     const void *first = plan->swap ? io->B : io->A, *second = plan->swap ? io->A : io->B;

@@ -158,7 +158,10 @@ const char *cutec_lt_epilogue_of(const cutec_gemm_problem *p, int *epi);
  * of a row-major D (cuBLASLt's per-row bias of D^T), no bias per row, not
  * gated, an aux leading dimension that is a multiple of 8.  Block-wise
  * scales get VEC128_32F (A's) and BLK128x128_32F (B's), in either layout
- * of D, and not for a batch. */
+ * of D; not for a batch, nor for a shape the cuBLAS guide says block
+ * scaling does not take (M or N not a multiple of 4, K or lda or ldb not
+ * of 16, D's rows or leading dimension not whole 16 bytes, an fp8 D): why
+ * says which. */
 int cutec_lt_plan_create(cutec_cublaslt *lt, const cutec_gemm_problem *p, cutec_lt_plan *plan, char *why,
                          size_t why_len);
 void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan);

@@ -9,7 +9,8 @@
  * one before; $CUTEC_MOCK_LT_ALGOS=0 models a problem cuBLASLt cannot do.
  * fp8 inputs take their scales as cuBLASLt documents them (scalar, outer
  * vector, and sm90's VEC128_32F and BLK128x128_32F, whose layouts are
- * written out in scale_of); $CUTEC_MOCK_LT_BLOCK=0 models a cuBLASLt
+ * written out in scale_of, with the shapes and alignments those two
+ * allow in block_unfit); $CUTEC_MOCK_LT_BLOCK=0 models a cuBLASLt
  * without the last two (the heuristic answers NOT_SUPPORTED).  Mixed input
  * types (e4m3 with e5m2 too) and an fp8 D are not modelled: the heuristic
  * offers nothing for them.
@@ -311,12 +312,22 @@ st_t cublasLtMatmulPreferenceSetAttribute(void *p, int attr, const void *buf, si
 
 static int is_fp8(int type) { return type == 28 || type == 29; }
 
-/* cuBLASLt's rules for the block-wise modes (4, 5) as the mock knows them:
+/* Bytes of an element of type t: f32 (0) 4, f16 (2) and bf16 (14) 2, fp8 1. */
+static uint64_t type_bytes(int t) { return t == 0 ? 4 : t == 2 || t == 14 ? 2 : 1; }
+
+/* cuBLASLt's rules for the block-wise modes (4, 5), from the cuBLAS guide
+ * ("128-element 1D and 128x128 2D Block Scaling For FP8 Data Types" with
+ * its "Scaling factors layouts", and cublasLtMatmul()'s fp8 requirements):
  * fp8 inputs, blocks along K, which must be each operand's innermost
- * (stored) dimension: A transposed, B not; VEC128 with BLK128x128 either
- * way round, or VEC128 on both, nothing else; NOT_SUPPORTED (15) else, and
- * with $CUTEC_MOCK_LT_BLOCK=0 always. */
-static st_t block_unfit(const struct desc *d, const struct layout *a, const struct layout *b)
+ * (stored) dimension: A transposed, B not (the "TN" format); VEC128 with
+ * BLK128x128 either way round, or VEC128 on both, nothing else; M and N
+ * (D's rows and columns) multiples of 4; every matrix dimension 16-byte
+ * aligned: K and the fp8 operands' leading dimensions multiples of 16, D's
+ * rows and leading dimension whole 16 bytes; a D of f16, bf16 or f32.
+ * NOT_SUPPORTED (15) else, as the H100's cuBLASLt 13.1 answered from its
+ * heuristic for M = 1002 or 2050, N = 1540 (bf16 D rows of 3080 bytes) and
+ * K = 600 or 648; and with $CUTEC_MOCK_LT_BLOCK=0 always. */
+static st_t block_unfit(const struct desc *d, const struct layout *a, const struct layout *b, const struct layout *dd)
 {
     int ma = d->scale_mode[0], mb = d->scale_mode[1];
     if (ma < 4 && mb < 4) return 0;
@@ -324,6 +335,10 @@ static st_t block_unfit(const struct desc *d, const struct layout *a, const stru
     if (env != NULL && strcmp(env, "0") == 0) return 15;
     if (ma < 4 || mb < 4 || (ma == 5 && mb == 5)) return 15;
     if (!is_fp8(a->type) || !is_fp8(b->type) || !d->ta || d->tb) return 15;
+    if (dd->rows % 4 != 0 || dd->cols % 4 != 0) return 15;
+    if (a->rows % 16 != 0 || a->ld % 16 != 0 || b->ld % 16 != 0) return 15;
+    uint64_t es = type_bytes(dd->type);
+    if (is_fp8(dd->type) || dd->rows * es % 16 != 0 || (uint64_t)dd->ld * es % 16 != 0) return 15;
     return 0;
 }
 
@@ -336,7 +351,7 @@ st_t cublasLtMatmulAlgoGetHeuristic(void *h, struct desc *d, struct layout *a, s
     int n = env != NULL ? atoi(env) : 4;
     if (a->type != b->type) n = 0; /* mixed input types (e4m3 with e5m2 too): not supported */
     if (is_fp8(dd->type)) n = 0;   /* an fp8 D: not modelled */
-    st_t unfit = block_unfit(d, a, b);
+    st_t unfit = block_unfit(d, a, b, dd);
     if (unfit != 0) return unfit;
     if (n > requested) n = requested;
     for (int i = 0; i < n; i++) {
@@ -506,7 +521,11 @@ static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, s
     /* a vector or block mode without its scales (cuBLASLt's INVALID_VALUE) */
     for (int q = 0; q < 2; q++)
         if (d->scale_mode[q] != 0 && d->scale[q] == NULL) return 7;
-    if (block_unfit(d, la, lb) != 0) return 15;
+    if (block_unfit(d, la, lb, ld) != 0) return 15;
+    /* the block modes' scales start 16-byte aligned ("Scaling factors
+     * layouts"; taken here as INVALID_VALUE, an impossible configuration) */
+    for (int q = 0; q < 2; q++)
+        if (d->scale_mode[q] >= 4 && (uintptr_t)d->scale[q] % 16 != 0) return 7;
     last = *d;
     const struct layout *ls[4] = {la, lb, lc, ld};
     for (int q = 0; q < 4; q++) last_batch[q] = ls[q]->batch, last_stride[q] = ls[q]->stride;
@@ -553,7 +572,9 @@ static st_t matmul(void *h, struct desc *d, const float *alpha, const void *A, s
 /* cublasLtMatrixTransform: C = alpha A + beta B for f32 column-major
  * matrices of one shape, no transposes (the descriptor's defaults), host
  * scalars, computed as cublasLtMatmul does; counted for the tests
- * (cutec_mock_lt_last_scales). */
+ * (cutec_mock_lt_last_scales).  A B given with a zero beta is
+ * INVALID_VALUE, as the H100's cuBLASLt 13.1 answered (A = B, beta 0:
+ * status 7; the same copy with B and its layout NULL succeeded). */
 struct tdesc {
     int scale;
 };
@@ -587,7 +608,7 @@ st_t cublasLtMatrixTransform(void *h, struct tdesc *d, const float *alpha, const
     const struct layout *ls[2] = {la, lb};
     for (int q = 0; q < 2; q++)
         if (ls[q] != NULL && (ls[q]->type != 0 || ls[q]->rows != lc->rows || ls[q]->cols != lc->cols)) return 7;
-    if (lc->type != 0) return 7;
+    if (lc->type != 0 || (B != NULL && *beta == 0.0f)) return 7;
     pthread_mutex_lock(&mock_lt_mu);
     transforms++;
     for (uint64_t j = 0; j < lc->cols; j++)
