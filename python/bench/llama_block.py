@@ -8,9 +8,9 @@ markdown table (and writes llama_block.md / .json to $OUT when set).
           [gate; up] weight (2 x 14336 columns), then down
     attn: q, k, v = x Wq, x Wk, x Wv (4096 -> 4096, 1024, 1024), o = a Wo (4096 -> 4096)
 
-    python python/bench/llama_block.py [--tokens 4096,64,1] [--no-compile] [--budget-s 420] [--fp8]
+    python python/bench/llama_block.py [--tokens 4096,64,1] [--no-compile] [--budget-s 420] [--blocks bf16,fp8]
 
---fp8 adds the same blocks with e4m3 GEMMs and row-wise scales (activations
+--blocks fp8 runs the same blocks with e4m3 GEMMs and row-wise scales (activations
 quantized per token row by the same PyTorch code on both sides, weights per
 output channel): torch._scaled_mm against cutec.torch.scaled_mm.
 
@@ -144,8 +144,8 @@ def main():
     ap.add_argument("--tokens", default="4096,64,1", help="the goal's size first, while the compile budget lasts")
     ap.add_argument("--no-compile", action="store_true", help="leave out torch.compile(mode='max-autotune')")
     ap.add_argument("--budget-s", type=float, default=420, help="no new max-autotune compile after this many seconds")
-    ap.add_argument("--fp8", action="store_true", help="also the blocks with e4m3 GEMMs, row-wise scales "
-                    "(torch._scaled_mm against cutec.torch.scaled_mm)")
+    ap.add_argument("--blocks", default="bf16", help="bf16, fp8 or both (bf16,fp8): fp8 is the blocks with e4m3 "
+                    "GEMMs, row-wise scales (torch._scaled_mm against cutec.torch.scaled_mm)")
     args = ap.parse_args()
     t0 = time.time()
     dev, dt = "cuda", torch.bfloat16
@@ -153,8 +153,13 @@ def main():
     backends = os.environ["TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_BACKENDS"]
     head = machine() + [f"TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_BACKENDS={backends}"]
     rows, data = [], []
-    todo = blocks(W)
-    if args.fp8:
+    kinds = args.blocks.split(",")
+    if not kinds or set(kinds) - {"bf16", "fp8"}:
+        ap.error(f"--blocks: {args.blocks!r} is not a list of bf16 and fp8")
+    todo = {}
+    if "bf16" in kinds:
+        todo.update(blocks(W))
+    if "fp8" in kinds:
         todo.update(blocks_fp8(W))
     for name, (eager, cutec_fn, nargs) in todo.items():
         for t in [int(s) for s in args.tokens.split(",")]:
@@ -195,7 +200,7 @@ def main():
                         f"{r['cutec_vs_eager']:.3f} | {fmt(r['cutec_vs_compile'], '.3f')} | {r['cutec_tflops']:.1f} | "
                         f"{err_cutec:.1e} | {fmt(err_comp, '.1e')} | {tune_s:.1f} | {fmt(comp_s, '.1f')} |")
             print(rows[-1], flush=True)
-    lines = ["# Llama-3-8B-shaped block, bf16" + (" and fp8" if args.fp8 else ""), ""] + [f"- {h}" for h in head] + [
+    lines = [f"# Llama-3-8B-shaped block ({args.blocks})", ""] + [f"- {h}" for h in head] + [
         f"- total {time.time() - t0:.0f} s", "",
         "| block | tokens | eager ms | max-autotune ms | cutec ms | cutec graph ms | cutec vs eager | "
         "cutec vs max-autotune | cutec TFLOP/s | cutec err vs eager | max-autotune err vs eager | cutec first call s | "
