@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mock_calls.h"
+
 #define EXPORT __attribute__((visibility("default")))
 
 typedef int st_t;
@@ -106,56 +108,15 @@ void cutec_mock_lt_last_batch(long long batch[4], long long stride[4])
 EXPORT long long cutec_mock_lt_calls(const char *name);
 EXPORT void cutec_mock_lt_calls_reset(void);
 EXPORT void cutec_mock_lt_calls_text(char *buf, size_t len);
-static pthread_mutex_t lt_calls_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    const char *name;
-    long long n;
-} lt_calls[32];
-static void lt_count(const char *fn)
-{
-    pthread_mutex_lock(&lt_calls_mu);
-    for (size_t i = 0; i < sizeof lt_calls / sizeof lt_calls[0]; i++) {
-        if (lt_calls[i].name == NULL) lt_calls[i].name = fn;
-        if (lt_calls[i].name == fn) {
-            lt_calls[i].n++;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&lt_calls_mu);
-}
-/* Every cuBLASLt entry point starts with this (its own lock: cublasLtMatmul holds mock_lt_mu). */
-#define LT_ENTRY() lt_count(__func__)
+static mock_calls lt_calls = MOCK_CALLS_INIT;
+/* Every cuBLASLt entry point starts with this (the table's own lock: cublasLtMatmul holds mock_lt_mu). */
+#define LT_ENTRY() mock_calls_count(&lt_calls, __func__)
 
-long long cutec_mock_lt_calls(const char *name)
-{
-    pthread_mutex_lock(&lt_calls_mu);
-    long long n = 0;
-    for (size_t i = 0; i < sizeof lt_calls / sizeof lt_calls[0] && lt_calls[i].name != NULL; i++)
-        if (name == NULL || strcmp(lt_calls[i].name, name) == 0) n += lt_calls[i].n;
-    pthread_mutex_unlock(&lt_calls_mu);
-    return n;
-}
+long long cutec_mock_lt_calls(const char *name) { return mock_calls_of(&lt_calls, name); }
 
-void cutec_mock_lt_calls_reset(void)
-{
-    pthread_mutex_lock(&lt_calls_mu);
-    for (size_t i = 0; i < sizeof lt_calls / sizeof lt_calls[0]; i++) lt_calls[i].n = 0;
-    pthread_mutex_unlock(&lt_calls_mu);
-}
+void cutec_mock_lt_calls_reset(void) { mock_calls_reset(&lt_calls); }
 
-void cutec_mock_lt_calls_text(char *buf, size_t len)
-{
-    pthread_mutex_lock(&lt_calls_mu);
-    size_t used = 0;
-    if (len > 0) buf[0] = '\0';
-    for (size_t i = 0; i < sizeof lt_calls / sizeof lt_calls[0] && lt_calls[i].name != NULL && used < len; i++)
-        if (lt_calls[i].n > 0) {
-            int w = snprintf(buf + used, len - used, "%s%s %lld", used ? ", " : "", lt_calls[i].name, lt_calls[i].n);
-            if (w < 0) break;
-            used += (size_t)w;
-        }
-    pthread_mutex_unlock(&lt_calls_mu);
-}
+void cutec_mock_lt_calls_text(char *buf, size_t len) { mock_calls_text(&lt_calls, buf, len); }
 
 EXPORT st_t cublasLtCreate(void **h);
 EXPORT st_t cublasLtDestroy(void *h);

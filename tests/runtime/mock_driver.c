@@ -22,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "mock_calls.h"
+
 typedef int CUresult;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
@@ -134,27 +136,12 @@ static void mock_unlock(int *held)
 #define MOCK_LOCK() __attribute__((cleanup(mock_unlock), unused)) int mock_held_ = (pthread_mutex_lock(&mock_mu), 1)
 static long long launch_count, events_recorded;
 
-/* Calls per entry point since the last cutec_mock_calls_reset, by
- * __func__ (the same array for every call of one function). */
-static struct {
-    const char *name;
-    long long n;
-} calls[64];
-static void mock_count(const char *fn)
-{
-    MOCK_LOCK();
-    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-        if (calls[i].name == NULL) calls[i].name = fn;
-        if (calls[i].name == fn) {
-            calls[i].n++;
-            return;
-        }
-    }
-}
+/* Calls per entry point since the last cutec_mock_calls_reset (mock_calls.h). */
+static mock_calls calls = MOCK_CALLS_INIT;
 /* Every driver entry point starts with this: the lock, and its count. */
 #define MOCK_ENTRY()                                                                                                   \
     MOCK_LOCK();                                                                                                       \
-    mock_count(__func__)
+    mock_calls_count(&calls, __func__)
 
 static int initialised;
 static int ctx_refs;
@@ -578,7 +565,7 @@ CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
  * use); a copy takes virtual time like a kernel of its bytes. */
 CUresult cuMemcpy2DAsync_v2(const mock_memcpy2d *c, CUstream stream)
 {
-    mock_count(__func__);
+    mock_calls_count(&calls, __func__);
     (void)stream;
     {
         MOCK_LOCK();
@@ -1188,33 +1175,11 @@ CUresult cuStreamDestroy_v2(CUstream stream)
     return OK;
 }
 
-long long cutec_mock_calls(const char *name)
-{
-    MOCK_LOCK();
-    long long n = 0;
-    for (size_t i = 0; i < sizeof calls / sizeof calls[0] && calls[i].name != NULL; i++)
-        if (name == NULL || strcmp(calls[i].name, name) == 0) n += calls[i].n;
-    return n;
-}
+long long cutec_mock_calls(const char *name) { return mock_calls_of(&calls, name); }
 
-void cutec_mock_calls_reset(void)
-{
-    MOCK_LOCK();
-    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) calls[i].n = 0;
-}
+void cutec_mock_calls_reset(void) { mock_calls_reset(&calls); }
 
-void cutec_mock_calls_text(char *buf, size_t len)
-{
-    MOCK_LOCK();
-    size_t used = 0;
-    if (len > 0) buf[0] = '\0';
-    for (size_t i = 0; i < sizeof calls / sizeof calls[0] && calls[i].name != NULL && used < len; i++)
-        if (calls[i].n > 0) {
-            int w = snprintf(buf + used, len - used, "%s%s %lld", used ? ", " : "", calls[i].name, calls[i].n);
-            if (w < 0) break;
-            used += (size_t)w;
-        }
-}
+void cutec_mock_calls_text(char *buf, size_t len) { mock_calls_text(&calls, buf, len); }
 
 void cutec_mock_counts(long long *l, long long *e)
 {
