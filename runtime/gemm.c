@@ -1124,26 +1124,6 @@ cutec_status cutec_gemm_tune_ex(cutec_gemm_handle *g, const cutec_gemm_problem *
     return gemm_tune(g, "cutec_gemm_tune_ex", p, args, stream, report);
 }
 
-cutec_status cutec_gemm_run_candidate(cutec_gemm_handle *g, const cutec_gemm_problem *p, const cutec_gemm_args *args,
-                                      const char *name, void *stream)
-{
-    if (args == NULL) return args_null(g, "cutec_gemm_run_candidate");
-    if (g == NULL || g->rt == NULL) return CUTEC_ERR_INVALID_ARGUMENT;
-    if (name == NULL) return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_run_candidate: name is NULL");
-    cutec_gemm_problem np;
-    cutec_gemm_args io;
-    gemm_class cls;
-    cutec_status s = gemm_begin(g, "cutec_gemm_run_candidate", p, args, &np, &io, &cls);
-    if (s != CUTEC_OK) return s;
-    gemm_decision *d = NULL;
-    s = cutec_gemm_named_decision(g, &np, &cls, &io, name, &d);
-    if (s == CUTEC_OK) s = cutec_gemm_run_decision(g, d, &np, &io, stream);
-    /* the decision (its plan, an unfused baseline's intermediate) lives until the run is done */
-    if (s == CUTEC_OK) s = cutec_stream_synchronize(g->rt, stream);
-    cutec_gemm_decision_free(g, d);
-    return s;
-}
-
 void cutec_tune_report_free(cutec_tune_report *report)
 {
     if (report == NULL) return;

@@ -166,13 +166,16 @@ if [ -n "${LAYOUT_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
 fi
 # the four layouts in one process (LAYOUT_ONE=1): every layout pack a
 # candidate, tests/bench/layout_shapes.txt (each shape in each layout), so
-# the layouts' times compare without another process's clocks in between
+# the layouts' times compare without another process's clocks in between;
+# LAYOUT_ARGS: more options, e.g. "--layouts-h2h 20" (each shape's four
+# kernels timed in the same rounds: a line per shape, a summary)
 if [ -n "${LAYOUT_ONE:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
+  # shellcheck disable=SC2086
   timeout "${LAYOUT_TIMEOUT:-500}" build-gpu/runtime/cutec-tune bench prebuilt/gemm_sm90.pack \
     --pack prebuilt/gemm_sm90_lb1.pack --pack prebuilt/gemm_sm90_la1.pack --pack prebuilt/gemm_sm90_la1_lb1.pack \
-    --shapes "${LAYOUT_SHAPES:-tests/bench/layout_shapes.txt}" --no-cache > "$OUT/layout-one.log" 2>&1
+    --shapes "${LAYOUT_SHAPES:-tests/bench/layout_shapes.txt}" --no-cache ${LAYOUT_ARGS:-} > "$OUT/layout-one.log" 2>&1
   echo "== layouts in one process: exit $?"
-  tail -52 "$OUT/layout-one.log" | cut -c1-200
+  tail -70 "$OUT/layout-one.log" | cut -c1-300
 fi
 # strided batches against cuBLASLt's batched matmul (BATCH_BENCH=1): the
 # default pack over tests/bench/batched_shapes.txt (its batch=L column)

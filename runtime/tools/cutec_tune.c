@@ -12,6 +12,8 @@
  *   (tune, bench: --groups G [--skew S] for a grouped GEMM, its rows split
  *   by tune_groups.c; bench compares it with a loop of cuBLASLt calls, and
  *   with --list runs it as a list of problems, tune_list_bench.c)
+ *   (bench --layouts-h2h [R]: the lines of a shape in several layouts, their
+ *   fastest pack kernels timed in the same rounds, tune_layout_h2h.c)
  *
  * The command line is tune_args.c, the shapes file tune_shapes.c.  Exit
  * status: 0 ok, 1 failure, 2 usage, 77 no CUDA driver or device (so tests
@@ -38,6 +40,8 @@
 #include "tune_args.h"
 #include "tune_error.h"
 #include "tune_groups.h"
+#include "tune_json.h"
+#include "tune_layout_h2h.h"
 #include "tune_list_bench.h"
 #include "tune_shapes.h"
 
@@ -107,23 +111,6 @@ static int fail_runtime(failure *f, cutec_runtime *rt, const char *what, cutec_s
     return fail(f, s, "%s: %s: %s", what, cutec_status_string(s), cutec_runtime_message(rt));
 }
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c == '\n')
-            printf("\\n");
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 /* With --json, the members that end every object: "ok", and for a failure
  * its status and message; `opened`: the command already printed the
  * object's beginning (else this is the whole object). */
@@ -133,9 +120,9 @@ static void json_end(const opts *o, const failure *f, int opened)
     printf("%s\"ok\": %s", opened ? ", " : "{", f->status == CUTEC_OK ? "true" : "false");
     if (f->status != CUTEC_OK) {
         printf(", \"status\": \"%s\", \"code\": %d, \"status_text\": ", cutec_status_name(f->status), (int)f->status);
-        json_string(cutec_status_string(f->status));
+        tune_json_string(cutec_status_string(f->status));
         printf(", \"message\": ");
-        json_string(f->message);
+        tune_json_string(f->message);
     }
     printf("}\n");
 }
@@ -172,7 +159,7 @@ static int cmd_list(const opts *o, failure *f)
     (void)cutec_packfmt_parse(buf, len, &h, ents, why, sizeof why);
     if (o->json) {
         printf("{\"pack\": ");
-        json_string(o->pack);
+        tune_json_string(o->pack);
         printf(", \"arch\": \"%s\", \"cutec_version\": %u, \"source_hash\": \"%016llx\", \"entries\": [", h.arch,
                (unsigned)h.cutec_version, (unsigned long long)h.source_hash);
     } else {
@@ -244,7 +231,7 @@ typedef struct gpu {
     cutec_pack *pack;
     cutec_pack *more[TUNE_MORE_PACKS];
     double skew;        /* how grouped problems' rows are split (--skew, tune_groups.h) */
-    cutec_timer *timer; /* bench's head-to-head timings (bench_plain), made at the first */
+    cutec_timer *timer; /* bench's head-to-head timings (bench_plain, --layouts-h2h), made at the first */
 } gpu;
 
 static int gpu_open(const opts *o, gpu *g, failure *f)
@@ -564,7 +551,7 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
         return;
     }
     printf("{\"device\": ");
-    json_string(dev);
+    tune_json_string(dev);
     printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"batch\": %lld, ", p->m, p->n, p->k, p->batch > 1 ? p->batch : 1);
     if (p->groups > 0) printf("\"groups\": %lld, \"skew\": %g, ", p->groups, g->skew);
     printf("\"dtype\": \"%s\", \"out_dtype\": \"%s\", \"alpha\": %.9g, \"beta\": %.9g, \"epilogue\": \"%s\", "
@@ -578,7 +565,7 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
     for (int i = 0; i < rep->count; i++) {
         const cutec_tune_candidate *c = &rep->candidates[i];
         printf("%s\n  {\"rank\": %d, \"name\": ", i ? "," : "", i + 1);
-        json_string(c->name);
+        tune_json_string(c->name);
         if (isinf(c->ms))
             printf(", \"cublas\": %s, \"ms\": null, \"tflops\": null, \"ratio\": null, \"note\": ",
                    c->is_cublas ? "true" : "false");
@@ -586,7 +573,7 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
             printf(", \"cublas\": %s, \"ms\": %.6f, \"tflops\": %.3f, \"ratio\": %.4f, \"note\": ",
                    c->is_cublas ? "true" : "false", c->ms, c->tflops,
                    isinf(rep->cublas_ms) ? 0.0 : rep->cublas_ms / c->ms);
-        json_string(c->note);
+        tune_json_string(c->note);
         if (isinf(c->round_ms))
             printf(", \"round_ms\": null");
         else
@@ -594,7 +581,7 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
         printf(", \"algo_rank\": %d}", c->algo_rank);
     }
     printf("\n], \"winner\": ");
-    json_string(rep->candidates[rep->winner].name);
+    tune_json_string(rep->candidates[rep->winner].name);
 }
 
 static int cmd_tune(const opts *o, failure *f)
@@ -966,7 +953,7 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
     }
     if (o->json) {
         printf("%s\n  {\"shape\": ", first ? "" : ",");
-        json_string(sh->name);
+        tune_json_string(sh->name);
         printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"batch\": %lld, ", sh->m, sh->n, sh->k, batch);
         if (groups > 0) printf("\"groups\": %lld, \"skew\": %g, ", groups, o->skew);
         if (o->list)
@@ -976,22 +963,22 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
                    lr->check.limit);
         printf("\"cublas_tflops\": %.3f, \"dsl_tflops\": %.3f, \"ratio\": %.4f, \"ratio_vs_algo0\": %.4f, \"winner\": ",
                tc, td, ratio, ratio0);
-        json_string(win);
+        tune_json_string(win);
         printf(", \"best_dsl\": ");
         if (dsl_name != NULL)
-            json_string(dsl_name);
+            tune_json_string(dsl_name);
         else
             printf("null");
         if (epi) {
             printf(", \"ratio_vs_plain\": %.4f, \"ratio_vs_plain_head_to_head\": %.4f, \"ratio_vs_plain_tunings\": "
                    "%.4f, \"head_to_head_ms\": %.6f, \"head_to_head_plain_ms\": %.6f, \"plain_winner\": ",
                    vs_plain, pc->h2h, tunings_plain, pc->epi_ms, pc->plain_ms);
-            json_string(pc->winner);
+            tune_json_string(pc->winner);
         }
         printf(", \"tuning_seconds\": %.3f", rep->seconds);
         if (exh != NULL) {
             printf(", \"winner_ms\": %.6f, \"exhaustive_winner\": ", win_ms);
-            json_string(exh->candidates[exh->winner].name);
+            tune_json_string(exh->candidates[exh->winner].name);
             printf(", \"exhaustive_winner_ms\": %.6f, \"fast_vs_exhaustive\": %.4f, "
                    "\"fast_vs_exhaustive_same_rounds\": %.4f, \"exhaustive_tuning_seconds\": %.3f",
                    exh_ms, fast_vs_exh, same, exh->seconds);
@@ -1028,6 +1015,50 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
                    lr->check.limit);
     }
     fflush(stdout);
+}
+
+/* --layouts-h2h: a group of lines sharing a shape's name (tuned, their
+ * buffers kept) timed head to head (tune_layout_h2h.h) and logged for the
+ * summary and the JSON output; its text line now. */
+static int bench_layouts_h2h(const opts *o, gpu *g, const char *shape, tune_h2h_line *lines, int n, tune_h2h_log *log,
+                             failure *f)
+{
+    /* bench's one timer (its L2 flush buffer), shared with bench_plain */
+    cutec_status s = g->timer == NULL ? cutec_timer_create(g->rt, CUTEC_TIMER_FLUSH_L2, &g->timer) : CUTEC_OK;
+    if (s != CUTEC_OK) {
+        g->timer = NULL;
+        return fail_runtime(f, g->rt, "a timer for the layouts head to head", s);
+    }
+    /* flushed as the tuner flushes (CUTEC_OPT_FLUSH_L2, on unless turned off) */
+    long long flush = 1;
+    (void)cutec_gemm_get_option(g->gemm, CUTEC_OPT_FLUSH_L2, &flush);
+    int fault = -1;
+    s = tune_h2h_time(g->gemm, g->rt, g->timer, (int)flush, (int)o->layouts_h2h, lines, n, &fault);
+    if (s != CUTEC_OK) {
+        char what[320];
+        snprintf(what, sizeof what, "%s: the layouts head to head%s%.192s", shape, fault >= 0 ? ": " : "",
+                 fault >= 0 ? lines[fault].kernel : "");
+        return fail_runtime(f, g->rt, what, s);
+    }
+    if (tune_h2h_log_add(log, shape, lines, n) != 0)
+        return fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for the layouts head to head");
+    if (!o->json) {
+        tune_h2h_print_group(lines, n, (int)o->layouts_h2h);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+/* The most consecutive lines sharing a name: the largest group
+ * --layouts-h2h holds at once. */
+static int largest_group(const tune_shape *shapes, int nshapes)
+{
+    int most = 1;
+    for (int i = 0, run = 1; i + 1 < nshapes; i++) {
+        run = strcmp(shapes[i].name, shapes[i + 1].name) == 0 ? run + 1 : 1;
+        if (run > most) most = run;
+    }
+    return most;
 }
 
 static int cmd_bench(const opts *o, failure *f)
@@ -1068,7 +1099,7 @@ static int cmd_bench(const opts *o, failure *f)
     lay[3] = '\0';
     if (o->json) {
         printf("{\"device\": ");
-        json_string(dev);
+        tune_json_string(dev);
         printf(", \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"epilogue\": \"%s\", \"layout\": \"%s\", \"shapes\": [",
                dtype_name(o->in), dtype_name(o->out), epi, lay);
     } else {
@@ -1081,7 +1112,15 @@ static int cmd_bench(const opts *o, failure *f)
                o->compare_exhaustive ? "    exh s   fast ms    exh ms fast/exh same-rds     " : "", "winner");
     }
     bench_means gm = {0};
-    if (!o->no_warmup) rc = bench_warmup(o, &g, &shapes[0], f);
+    /* --layouts-h2h: the current group's lines and their buffers, freed
+     * once it is timed; the timed groups for the JSON output */
+    int hmax = o->layouts_h2h > 0 ? largest_group(shapes, nshapes) : 0, nh = 0;
+    tune_h2h_line *hl = hmax > 0 ? calloc((size_t)hmax, sizeof *hl) : NULL;
+    buffers *hb = hmax > 0 ? calloc((size_t)hmax, sizeof *hb) : NULL;
+    tune_h2h_log hlog = {0};
+    if (hmax > 0 && (hl == NULL || hb == NULL))
+        rc = fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for the layouts head to head");
+    if (rc == 0 && !o->no_warmup) rc = bench_warmup(o, &g, &shapes[0], f);
     for (int i = 0; rc == 0 && i < nshapes; i++) {
         const tune_shape *sh = &shapes[i];
         cutec_gemm_problem p;
@@ -1098,6 +1137,20 @@ static int cmd_bench(const opts *o, failure *f)
         double group_ms = INFINITY;
         plain_cmp pc = {.best_ms = INFINITY};
         if (rc == 0 && !o->list && strcmp(epi, "none") != 0) rc = bench_plain(o, &g, sh, &p, &b, &pc, f);
+        if (rc == 0 && hl != NULL) { /* the line kept for its group's head to head */
+            tune_h2h_line *l = &hl[nh];
+            memset(l, 0, sizeof *l);
+            l->p = p;
+            l->args = args_of(&b);
+            l->label[0] = p.a_layout == CUTEC_LAYOUT_ROW ? 'r' : 'c';
+            l->label[1] = p.b_layout == CUTEC_LAYOUT_ROW ? 'r' : 'c';
+            l->label[2] = p.c_layout == CUTEC_LAYOUT_ROW ? 'r' : 'c';
+            (void)tune_h2h_best_pack(rep, l->kernel, sizeof l->kernel);
+            l->line = sh->line;
+            l->flop = 2.0 * (double)(p.batch > 1 ? p.batch : 1) * (double)p.m * (double)p.n * (double)p.k;
+            hb[nh++] = b;
+            memset(&b, 0, sizeof b);
+        }
         free_problem(&g, &b);
         if (rc == 0 && p.groups > 0) rc = bench_group_loop(&g, &p, (uint64_t)sh->line, &group_ms, f);
         cutec_tune_report *exh = NULL;
@@ -1105,7 +1158,15 @@ static int cmd_bench(const opts *o, failure *f)
         if (rc == 0) bench_report(o, sh, rep, exh, &pc, group_ms, &lr, i == 0, &gm);
         cutec_tune_report_free(rep);
         cutec_tune_report_free(exh);
+        /* a group ends where the next line has another name (a group of
+         * one line has nothing to be compared with) */
+        if (nh > 0 && (i + 1 == nshapes || strcmp(shapes[i + 1].name, sh->name) != 0 || rc != 0)) {
+            if (rc == 0 && nh > 1) rc = bench_layouts_h2h(o, &g, sh->name, hl, nh, &hlog, f);
+            for (; nh > 0; nh--) free_problem(&g, &hb[nh - 1]);
+        }
     }
+    for (; nh > 0; nh--) free_problem(&g, &hb[nh - 1]);
+    free(hl), free(hb);
     double mean = gm.n ? exp(gm.log_sum / gm.n) : 0, mean0 = gm.n0 ? exp(gm.log_sum0 / gm.n0) : 0;
     double mean_plain = gm.nplain ? exp(gm.log_plain / gm.nplain) : 0;
     if (o->json) {
@@ -1117,6 +1178,10 @@ static int cmd_bench(const opts *o, failure *f)
                    "%.4f, \"fast_tuning_seconds\": %.3f, \"exhaustive_tuning_seconds\": %.3f",
                    gm.nexh ? exp(gm.log_exh / gm.nexh) : 0, gm.worst_exh, gm.nsame ? exp(gm.log_same / gm.nsame) : 0,
                    gm.worst_same, gm.fast_s, gm.exh_s);
+        if (o->layouts_h2h > 0) {
+            printf(", ");
+            tune_h2h_json(&hlog, (int)o->layouts_h2h);
+        }
     }
     int grouped = 0;
     for (int i = 0; i < nshapes; i++) grouped |= shape_groups(o, &shapes[i]) > 0;
@@ -1148,6 +1213,8 @@ static int cmd_bench(const opts *o, failure *f)
                    "tuned GEMM with it, their decisions head to head in the same rounds: 1 is a free epilogue)\n",
                    gm.nplain, mean_plain);
     }
+    if (!o->json && rc == 0 && o->layouts_h2h > 0) tune_h2h_print_summary(&hlog);
+    tune_h2h_log_free(&hlog);
     json_end(o, f, 1);
     free(shapes);
     gpu_close(&g);
@@ -1189,7 +1256,7 @@ static int cmd_overhead(const opts *o, failure *f)
             printf("{\"m\": %lld, \"n\": %lld, \"k\": %lld, \"calls\": %lld, \"us_per_call\": %.3f, "
                    "\"us_per_lookup\": %.3f, \"choice\": ",
                    p.m, p.n, p.k, done, us_call, us_lookup);
-            json_string(choice);
+            tune_json_string(choice);
         } else {
             printf("choice: %s\n", choice);
             printf("cutec_gemm host time per cached call (check + lookup + launch): %.3f us over %lld calls\n", us_call,
@@ -1477,14 +1544,14 @@ static int cmd_error(const opts *o, failure *f)
             if (rep->candidates[idx[c]].is_cublas && rep->candidates[idx[c]].algo_rank == 0) i0 = c;
         if (o->json) {
             printf("{\"device\": ");
-            json_string(dev);
+            tune_json_string(dev);
             printf(
                 ", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"scale\": \"%s\", "
                 "\"rows\": %d, \"seed\": %llu, \"sigma\": %g, \"tuning_seconds\": %.3f, \"best\": ",
                 p.m, p.n, p.k, dtype_name(p.a_type), dtype_name(p.c_type), mode, nrows, (unsigned long long)o->seed,
                 tune_err_sigma(p.a_type), rep->seconds);
             if (best >= 0)
-                json_string(rep->candidates[best].name);
+                tune_json_string(rep->candidates[best].name);
             else
                 printf("null");
             printf(", \"distributions\": [");
@@ -1496,12 +1563,12 @@ static int cmd_error(const opts *o, failure *f)
                 for (int c = 0; c < nc; c++) {
                     const cutec_tune_candidate *k = &rep->candidates[idx[c]];
                     printf("%s\n  {\"name\": ", c ? "," : "");
-                    json_string(k->name);
+                    tune_json_string(k->name);
                     printf(", \"cublas\": %s, \"best\": %s, ", k->is_cublas ? "true" : "false",
                            idx[c] == best ? "true" : "false");
                     json_stats(&st[d][c]);
                     printf(", \"note\": ");
-                    json_string(notes[c]);
+                    tune_json_string(notes[c]);
                     printf("}");
                 }
                 printf("\n ], \"ratio_vs_algo0\": ");

@@ -6,6 +6,7 @@
  */
 #include "tune_args.h"
 #include "tune_groups.h"
+#include "tune_layout_h2h.h"
 #include "tune_shapes.h"
 
 #include "dtype.h"
@@ -77,6 +78,7 @@ typedef enum opt_id {
     OPT_GROUPS,
     OPT_SKEW,
     OPT_LIST,
+    OPT_LAYOUTS_H2H,
     OPT_RUNS,
     OPT_DEVICE,
     OPT_PACK,
@@ -95,7 +97,10 @@ typedef enum opt_id {
     OPT_HELP,
 } opt_id;
 
-/* Adding an option is one row here and one case in store_option. */
+/* Adding an option is one row here and one case in store_option.  A
+ * value in brackets ("[R]") is optional: the next argument is taken as it
+ * when it looks like a number (a digit, or a sign and a digit), so that a
+ * pack file or another option can follow the option alone. */
 static const struct option {
     opt_id id;
     const char *name, *value; /* value: NULL for a flag */
@@ -129,6 +134,11 @@ static const struct option {
      "run each grouped shape as the general grouped GEMM, a list of G problems (args.group_list: one per group, m "
      "its rows, 0 for an empty one), over the same rows, Bs and split, with a list pack (GRP = 2); its result "
      "checked against float64; every shape must be grouped"},
+    {OPT_LAYOUTS_H2H, "--layouts-h2h", "[R]", CMD(TUNE_CMD_BENCH),
+     "after each group of consecutive lines sharing a name (a shape in several layouts) is tuned, time every line's "
+     "fastest pack kernel on its own problem and buffers, all lines' in the same R rounds (5 to 10000, default 20), "
+     "each run after an L2 flush: per line the median, TFLOP/s and its ratio to the group's first line (> 1 "
+     "faster), and per layout the geometric mean and worst over the groups"},
     {OPT_ALPHA, "--alpha", "X", CMDS_RUN, "alpha, a finite float (default 1; pack kernels need 1)"},
     {OPT_BETA, "--beta", "X", CMDS_RUN, "beta, a finite float (default 0; pack kernels need 0)"},
     {OPT_EPILOGUE, "--epilogue", "ACT", CMDS_RUN,
@@ -354,6 +364,12 @@ static int store_option(const struct option *opt, const char *v, tune_opts *o, i
     case OPT_SHORTLIST: o->shortlist_set = 1; return parse_integer(c, opt->name, v, 0, 10000, &o->shortlist);
     case OPT_HOST_BOUND: return parse_integer(c, opt->name, v, 0, 1000000, &o->host_bound_us);
     case OPT_LIST: o->list = 1; return 0;
+    case OPT_LAYOUTS_H2H:
+        if (v == NULL) {
+            o->layouts_h2h = TUNE_H2H_ROUNDS;
+            return 0;
+        }
+        return parse_integer(c, opt->name, v, TUNE_H2H_ROUNDS_MIN, TUNE_H2H_ROUNDS_MAX, &o->layouts_h2h);
     case OPT_COMPARE_EXHAUSTIVE: o->compare_exhaustive = 1; return 0;
     case OPT_HOST_CHECK: o->host_check = 1; return 0;
     case OPT_VERBOSE: o->verbose = 1; return 0;
@@ -428,7 +444,11 @@ int tune_args_parse(int argc, char **argv, tune_opts *o)
             return 0;
         }
         const char *v = NULL;
-        if (opt->value != NULL) {
+        if (opt->value != NULL && opt->value[0] == '[') {
+            const char *next = i + 1 < argc ? argv[i + 1] : "";
+            const char *d = next[0] == '-' || next[0] == '+' ? next + 1 : next;
+            if (isdigit((unsigned char)d[0])) v = argv[++i];
+        } else if (opt->value != NULL) {
             if (i + 1 == argc) return usage_error(o->cmd, "option '%s' needs a value (%s)", a, opt->value);
             v = argv[++i];
         }
@@ -445,6 +465,10 @@ int tune_args_parse(int argc, char **argv, tune_opts *o)
     /* the exhaustive tuning tunes the mixture-of-experts form, which a list pack does not serve */
     if (o->list && o->compare_exhaustive)
         return usage_error(o->cmd, "options '--list' and '--compare-exhaustive' exclude each other");
+    /* a list run frees its buffers inside (tune_list_bench.h), and its
+     * lines are grouped shapes, not layouts */
+    if (o->list && o->layouts_h2h > 0)
+        return usage_error(o->cmd, "options '--list' and '--layouts-h2h' exclude each other");
     /* bench's shapes file may have groups=G columns */
     if (o->skew_set && o->groups == 0 && o->cmd != TUNE_CMD_BENCH)
         return usage_error(o->cmd, "option '--skew' needs --groups");

@@ -43,6 +43,9 @@ typedef struct tune_opts {
     long long host_bound_us; /* CUTEC_OPT_HOST_BOUND_US (0: not set, the default) */
     int shortlist_set, compare_exhaustive, host_check;
     int list; /* bench --list: grouped shapes as lists of problems (tune_list_bench.h) */
+    /* bench --layouts-h2h [R]: the rounds in which each group of lines
+     * sharing a name is timed head to head (tune_layout_h2h.h); 0: off */
+    long long layouts_h2h;
     /* the epilogue (cutec_gemm_problem's fields): an activation of the
      * epilogue table ("": none), and the inputs present */
     char act[32];

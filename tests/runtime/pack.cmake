@@ -303,6 +303,37 @@ if(_user_pack)
                  tune ${_user_pack} --m 40 --n 24 --k 32 --epilogue foo)
   list(APPEND _pack_gpu_tests pack_gpu_user_kernels)
 endif()
+# bench --layouts-h2h over layout_h2h_shapes.txt: x in rcr (the test pack),
+# rrr (the user pack's user_gemm_brow) and ccr (no pack kernel), y in rcr
+# and rrr, z alone (no head to head).  With the test pack's BM = 128
+# kernels wrong, rcr's fastest pack kernel is a 64 x 256 tile, slower in
+# the mock's clock (1 + M N K 1e-6 (1 + 64/BM + 64/BN) us) than
+# user_gemm_brow's 128 x 128: x 1.5898 against 1.5243 us (1.0430), y
+# 1.2212 against 1.1966 us (1.0205); their geometric mean 1.0317.
+if(_test_pack AND _user_pack)
+  set(_h2h bench ${_test_pack} --pack ${_user_pack} --shapes ${_rt}/layout_h2h_shapes.txt --no-cache --no-warmup)
+  cutec_tune_cli(pack_mock_bench_layouts_h2h 0
+                 "^ +layouts head to head [(]5 rounds[)]: rcr 0[.]0016 ms 0[.]3 TF/s, rrr 0[.]0015 ms 0[.]3 TF/s [(]1[.]043[)], ccr skipped [(]no pack kernel[)]$"
+                 - ${_h2h} --layouts-h2h 5)
+  # the value left out: 20 rounds; the summary per layout over the groups
+  cutec_tune_cli(pack_mock_bench_layouts_h2h_default 0
+                 "^ +layouts head to head [(]20 rounds[)]: rcr 0[.]0012 ms 0[.]2 TF/s, rrr 0[.]0012 ms 0[.]2 TF/s [(]1[.]021[)]$"
+                 - ${_h2h} --layouts-h2h)
+  cutec_tune_cli(pack_mock_bench_layouts_h2h_summary 0
+                 "^layouts head to head over 2 groups [(].*[)]: rrr 1[.]032 [(]geometric mean[)], 1[.]021 [(]worst[)] of 2$"
+                 - ${_h2h} --layouts-h2h 5)
+  cutec_tune_cli(pack_mock_bench_layouts_h2h_json 0
+                 "^  [{]\"shape\": \"x\", \"reference\": \"rcr\", \"lines\": [[][{]\"line\": 3, \"layout\": \"rcr\", \"kernel\": \"gemm_sm80 T=bf16 TC=bf16 BM=(64 BN=256|256 BN=64) [^\"]*\", \"ms\": 0[.]001590, \"tflops\": 0[.]330, \"ratio\": 1[.]0000[}], [{]\"line\": 4, \"layout\": \"rrr\", \"kernel\": \"user_gemm_brow T=bf16 TC=bf16\", \"ms\": 0[.]001524, \"tflops\": 0[.]344, \"ratio\": 1[.]0430[}], [{]\"line\": 5, \"layout\": \"ccr\", \"kernel\": null, \"ms\": null, \"skipped\": \"no pack kernel\"[}]]},$"
+                 - ${_h2h} --layouts-h2h 5 --json)
+  cutec_tune_cli(pack_mock_bench_layouts_h2h_json_summary 0
+                 "^], \"summary\": [[][{]\"layout\": \"rrr\", \"groups\": 2, \"geomean_ratio\": 1[.]0317, \"worst_ratio\": 1[.]0205[}]], \"timed_groups\": 2[}], \"ok\": true[}]$"
+                 - ${_h2h} --layouts-h2h 5 --json)
+  set_property(TEST pack_mock_bench_layouts_h2h pack_mock_bench_layouts_h2h_default pack_mock_bench_layouts_h2h_summary
+               pack_mock_bench_layouts_h2h_json pack_mock_bench_layouts_h2h_json_summary
+               APPEND PROPERTY ENVIRONMENT "CUTEC_MOCK_WRONG=BM 128")
+  set_property(TEST pack_mock_bench_layouts_h2h_json pack_mock_bench_layouts_h2h_json_summary
+               APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
+endif()
 # The GEMV pack (stdlib/gemv.cute, a few points: the K split over 4 warps,
 # STAGES = 4, two k-steps per warp at once): a candidate for M up to its
 # BM, skipped above with its condition named; without cuBLASLt's
@@ -346,6 +377,16 @@ cutec_tune_cli(pack_cpu_tune_shortlist_range 2 EMPTY "^cutec-tune: error: option
                --shapes x --shortlist 10001)
 cutec_tune_cli(pack_cpu_tune_host_bound_range 2 EMPTY "^cutec-tune: error: option '--host-bound-us': '1000001' is out of range [(]0 to 1000000[)]$"
                bench ${_va} --shapes x --host-bound-us 1000001)
+# --layouts-h2h [R]: R rounds, 5 to 10000 (the value optional: a pack or an option may follow)
+cutec_tune_cli(pack_cpu_bench_layouts_h2h_range 2 EMPTY
+               "^cutec-tune: error: option '--layouts-h2h': '4' is out of range [(]5 to 10000[)]$"
+               bench ${_va} --shapes x --layouts-h2h 4)
+cutec_tune_cli(pack_cpu_bench_layouts_h2h_not_integer 2 EMPTY
+               "^cutec-tune: error: option '--layouts-h2h': '20x' is not an integer$"
+               bench ${_va} --shapes x --layouts-h2h 20x)
+cutec_tune_cli(pack_cpu_bench_layouts_h2h_list 2 EMPTY
+               "^cutec-tune: error: options '--list' and '--layouts-h2h' exclude each other$"
+               bench ${_va} --shapes x --list --layouts-h2h)
 cutec_tune_cli(pack_cpu_tune_compare_not_tune 2 EMPTY "^cutec-tune: error: option '--compare-exhaustive' does not apply to 'tune'$"
                tune ${_va} --compare-exhaustive)
 cutec_tune_cli(pack_cpu_tune_json_no_gpu 77 "^[{]\"ok\": false, \"status\": \"CUTEC_ERR_NO_DRIVER\""
@@ -395,6 +436,22 @@ if(_test_pack)
   add_test(NAME pack_mock_tune_col_major_no_cublas COMMAND test_tune_modes col_major ${_test_pack})
   set_tests_properties(pack_mock_tune_col_major_no_cublas PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 300
     ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=/nonexistent/libcublasLt.so;TEST_NO_CUBLAS=1")
+endif()
+
+# bench --layouts-h2h's seam (test_layout_h2h.c, runtime/tools/tune_layout_h2h.c):
+# each line's fastest pack kernel by name, launched warm-ups + R times on
+# its own buffers, a flush and two events per timed run, medians the mock's
+# times; a line without a kernel, or with a name no candidate has, noted
+if(_test_pack AND _user_pack)
+  add_executable(test_layout_h2h test_layout_h2h.c ${PROJECT_SOURCE_DIR}/runtime/tools/tune_layout_h2h.c
+                 ${PROJECT_SOURCE_DIR}/runtime/tools/tune_json.c)
+  target_include_directories(test_layout_h2h PRIVATE ${PROJECT_SOURCE_DIR}/runtime ${PROJECT_SOURCE_DIR}/runtime/tools
+                             ${PROJECT_SOURCE_DIR}/contract)
+  target_link_libraries(test_layout_h2h PRIVATE cutec_rt ${CMAKE_DL_LIBS} m)
+  target_compile_options(test_layout_h2h PRIVATE ${CUTEC_WARNINGS})
+  add_dependencies(test_layout_h2h cutec_mock_cublaslt cutec_mock_driver)
+  add_test(NAME pack_mock_bench_layouts_h2h_seam COMMAND test_layout_h2h ${_test_pack} ${_user_pack})
+  list(APPEND _pack_mock_tests pack_mock_bench_layouts_h2h_seam)
 endif()
 
 # The installed package: cmake --install into a temporary prefix, then a
