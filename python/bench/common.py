@@ -12,19 +12,7 @@ def gpu_time_ms(fn, iters, repeats=5, warmup=3):
     """Median over repeats of the mean time per call of fn, each repeat
     iters back-to-back calls between two CUDA events (host time included
     where the host is slower than the GPU, as in a model)."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(iters):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / iters)
-    return statistics.median(times)
+    return gpu_times_ms([fn], iters, repeats, warmup)[0]
 
 
 def gpu_times_ms(fns, iters, repeats=5, warmup=3):
