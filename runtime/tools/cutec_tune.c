@@ -863,6 +863,27 @@ static int bench_group_loop(gpu *g, const cutec_gemm_problem *gp, uint64_t seed,
     return rc;
 }
 
+/* The exhaustive tuning's winner as the fast tuning saw it: "the winner",
+ * "timed: X ms, N of M" (its place in the fast tuning's ranking), its
+ * note where it was left out (the cost model's rank, a failure), or "not
+ * a candidate". */
+static void exhaustive_winner_fate(const cutec_tune_report *fast, const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "not a candidate");
+    for (int i = 0; i < fast->count; i++) {
+        const cutec_tune_candidate *c = &fast->candidates[i];
+        if (strcmp(c->name, name) != 0) continue;
+        if (i == fast->winner)
+            snprintf(buf, len, "the winner");
+        else if (c->note[0] != '\0')
+            snprintf(buf, len, "%s", c->note);
+        else
+            snprintf(buf, len, "timed: %.6f ms, %d of %d%s", c->ms, i + 1, fast->count,
+                     c->screened ? " (screened only)" : "");
+        return;
+    }
+}
+
 /* One shape's line (or JSON object) from its tuning report (and, with
  * --compare-exhaustive, the exhaustive tuning's report: exh).  A grouped
  * shape's cuBLAS column is group_ms, the loop of bench_group_loop; with
@@ -982,6 +1003,13 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
             printf(", \"exhaustive_winner_ms\": %.6f, \"fast_vs_exhaustive\": %.4f, "
                    "\"fast_vs_exhaustive_same_rounds\": %.4f, \"exhaustive_tuning_seconds\": %.3f",
                    exh_ms, fast_vs_exh, same, exh->seconds);
+            /* what the fast tuning made of the exhaustive winner: where a
+             * fast pick falls behind, whether the cost model's shortlist
+             * or the screening left the better kernel out */
+            char fate[224];
+            exhaustive_winner_fate(rep, exh->candidates[exh->winner].name, fate, sizeof fate);
+            printf(", \"exhaustive_winner_in_fast\": ");
+            tune_json_string(fate);
         }
         printf("}");
     } else {

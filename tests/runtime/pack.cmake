@@ -146,8 +146,16 @@ if(_test_pack)
            COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache
                    --compare-exhaustive --json)
   set_tests_properties(pack_mock_bench_compare_exhaustive_json PROPERTIES
-    PASS_REGULAR_EXPRESSION "\"fast_vs_exhaustive\": [0-9.]+, \"fast_vs_exhaustive_same_rounds\": [0-9.]+, \"exhaustive_tuning_seconds\": [0-9.]+}")
-  list(APPEND _pack_mock_tests pack_mock_bench_compare_exhaustive pack_mock_bench_compare_exhaustive_json)
+    PASS_REGULAR_EXPRESSION "\"fast_vs_exhaustive\": [0-9.]+, \"fast_vs_exhaustive_same_rounds\": [0-9.]+, \"exhaustive_tuning_seconds\": [0-9.]+, \"exhaustive_winner_in_fast\": \"the winner\"}")
+  # the exhaustive winner's fate in the fast tuning: here the cost model's
+  # one-kernel shortlist leaves it out, and the JSON says so
+  add_test(NAME pack_mock_bench_compare_exhaustive_fate
+           COMMAND cutec-tune bench ${_test_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --no-cache
+                   --compare-exhaustive --json --shortlist 1)
+  set_tests_properties(pack_mock_bench_compare_exhaustive_fate PROPERTIES
+    PASS_REGULAR_EXPRESSION "\"exhaustive_winner_in_fast\": \"not timed: the cost model ranks it [0-9]+ of 12 \\(shortlist 1\\)\"}")
+  list(APPEND _pack_mock_tests pack_mock_bench_compare_exhaustive pack_mock_bench_compare_exhaustive_json
+       pack_mock_bench_compare_exhaustive_fate)
   add_test(NAME pack_mock_overhead_cli
            COMMAND cutec-tune overhead ${_test_pack} --m 64 --n 64 --k 64 --calls 256 --no-cache)
   set_tests_properties(pack_mock_overhead_cli PROPERTIES PASS_REGULAR_EXPRESSION "us over 256 calls")
