@@ -113,6 +113,21 @@ Value b_ceil_div(Eval *e, const Builtin *b, const Node *call, const Value *arg)
         return val_error();
     }
     if (x.kind == V_INT && y.kind == V_INT) return ceil_div_static(e, x.i, y.i, call->loc);
+    /* the rest is computed at run time: integers only, and only where there
+     * is code to emit (`cutec eval` has none: ceil_div(622, 2e312) reached
+     * the builder there) */
+    for (int i = 0; i < 2; i++) {
+        const Value *v = i == 0 ? &x : &y;
+        if (v->kind == V_ERROR) return val_error();
+        if (v->kind != V_INT && !(v->kind == V_DYN && type_is_int(v->ty))) {
+            diag_error(e->diag, call->list.items[i]->loc, "'ceil_div' expects integers, found %s", val_describe(e, v));
+            return val_error();
+        }
+    }
+    if (!e->cg) {
+        diag_error(e->diag, call->loc, "'ceil_div' is not evaluated at compile time");
+        return val_error();
+    }
     return ceil_div_runtime(e, x, y, call->loc);
 }
 
