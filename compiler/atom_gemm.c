@@ -137,7 +137,7 @@ bool wgmma_ss_emit(Eval *e, const MmaOperands *op, int64_t i, int64_t j, int64_t
     Value db = wgmma_desc(e, &b, op->bloc, "'gemm' (operand B)");
     if (db.kind == V_ERROR) return false;
     ScalarType ty[2] = {op->mma->ty, op->mma->tyb};
-    return wgmma_issue(e, &c, op->mma->shp[1] / 2, NULL, da.llvm, db.llvm, (int)da.i, (int)db.i, ty);
+    return wgmma_issue(e, &c, op->mma->shp[1] / 2, NULL, da.llvm, db.llvm, (int)da.i, (int)db.i, ty, false);
 }
 
 /* wgmma RS: the A fragment's values of block (i, k) as four registers, a
@@ -152,5 +152,5 @@ bool wgmma_rs_emit(Eval *e, const MmaOperands *op, int64_t i, int64_t j, int64_t
     Value db = wgmma_desc(e, &b, op->bloc, "'gemm' (operand B)");
     if (db.kind == V_ERROR) return false;
     ScalarType ty[2] = {op->mma->ty, op->mma->tyb};
-    return wgmma_issue(e, &c, op->mma->shp[1] / 2, regs, NULL, db.llvm, 0, (int)db.i, ty);
+    return wgmma_issue(e, &c, op->mma->shp[1] / 2, regs, NULL, db.llvm, 0, (int)db.i, ty, false);
 }

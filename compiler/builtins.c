@@ -92,8 +92,8 @@ static const Builtin table[] = {
     {"tma_prefetch", b_tma_prefetch, F_TMA, false, ARGS(BA_TMAP), K, 0},
     /* smem_desc(view, row, k): the coordinates index the view */
     {"smem_desc", b_smem_desc, F_WGMMA, P, ARGS(BA_EXPR, BA_NODE, BA_NODE), K, 0},
-    /* wgmma(acc, A, B, T[, TB]) */
-    {"wgmma", b_wgmma, F_WGMMA, false, ARGS(BA_EXPR, BA_EXPR, BA_RVALUE, BA_TYPE, OPT(BA_TYPE)), K, 0},
+    /* wgmma(acc, A, B, T[, TB[, ACCUMULATE]]) */
+    {"wgmma", b_wgmma, F_WGMMA, false, ARGS(BA_EXPR, BA_EXPR, BA_RVALUE, BA_TYPE, OPT(BA_TYPE), BA_RVALUE), K, 0},
     {"wgmma_fence", b_wgmma_fence_wait, F_WGMMA, false, ARGS(BA_EXPR, OPT(BA_EXPR)), K, BOP_FENCE},
     {"wgmma_commit", b_wgmma_commit, F_WGMMA, false, NOARGS, K, 0},
     {"wgmma_wait", b_wgmma_fence_wait, F_WGMMA, false, ARGS(BA_RVALUE, BA_EXPR, OPT(BA_EXPR)), K, BOP_WAIT},

@@ -247,8 +247,9 @@ bool wgmma_pack_a(Eval *e, const Value *frag, LLVMValueRef regs[4]);
 /* a group that the wgmmas issued until sm90_wgmma_group_end join (false:
  * one is open already, or no kernel) */
 bool wgmma_group_open(Eval *e);
+/* fresh: scale-d 0 (acc = A B) */
 bool wgmma_issue(Eval *e, const Value *acc, int64_t n, const LLVMValueRef *afrag, LLVMValueRef da, LLVMValueRef db,
-                 int ta, int tb, const ScalarType ty[2]);
+                 int ta, int tb, const ScalarType ty[2], bool fresh);
 
 /* Argument checks the builtin table cannot express (builtins.c checks
  * counts and kinds), shared by the families (eval_args.c); each reports a

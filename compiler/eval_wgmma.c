@@ -377,6 +377,7 @@ typedef struct WgmmaOp {
     int64_t n;
     int k;
     bool rs, fp8;
+    bool fresh; /* scale-d 0: D = A B, the accumulators' values ignored */
     int ta, tb;
     const char *tya, *tyb;
     LLVMValueRef a[4], b;
@@ -459,14 +460,16 @@ static void emit_group(Eval *e, WgmmaGroup *g)
             x += 2;
         }
         args[na++] = o->b;
-        /* scale-d = 1 (acc += A*B), no negation; transposes exist only for
-         * 16-bit types, and only for descriptor operands */
+        /* scale-d 1 (acc += A*B) or 0 (acc = A*B: a fresh sum), no
+         * negation; transposes exist only for 16-bit types, and only for
+         * descriptor operands */
+        int sd = o->fresh ? 0 : 1;
         if (o->fp8)
-            tl += (size_t)snprintf(text + tl, cap - tl, ", 1, 1, 1;");
+            tl += (size_t)snprintf(text + tl, cap - tl, ", %d, 1, 1;", sd);
         else if (o->rs)
-            tl += (size_t)snprintf(text + tl, cap - tl, ", 1, 1, 1, %d;", o->tb);
+            tl += (size_t)snprintf(text + tl, cap - tl, ", %d, 1, 1, %d;", sd, o->tb);
         else
-            tl += (size_t)snprintf(text + tl, cap - tl, ", 1, 1, 1, %d, %d;", o->ta, o->tb);
+            tl += (size_t)snprintf(text + tl, cap - tl, ", %d, 1, 1, %d, %d;", sd, o->ta, o->tb);
     }
     size_t cl = 0;
     for (int i = 0; i < S; i++) cl += (size_t)snprintf(cons + cl, ccap - cl, "%s=f", i ? "," : "");
@@ -644,7 +647,7 @@ void sm90_wgmma_group_end(Eval *e)
  * or the four registers afrag) times B (descriptor db); fused into the
  * group being built, if any. */
 bool wgmma_issue(Eval *e, const Value *acc, int64_t n, const LLVMValueRef *afrag, LLVMValueRef da, LLVMValueRef db,
-                 int ta, int tb, const ScalarType ty[2])
+                 int ta, int tb, const ScalarType ty[2], bool fresh)
 {
     bool rs = afrag != NULL, fp8 = type_is_fp8(ty[0]);
     LLVMValueRef aops[4] = {da};
@@ -653,6 +656,7 @@ bool wgmma_issue(Eval *e, const Value *acc, int64_t n, const LLVMValueRef *afrag
                   .k = fp8 ? 32 : 16,
                   .rs = rs,
                   .fp8 = fp8,
+                  .fresh = fresh,
                   .ta = ta,
                   .tb = tb,
                   .b = db,
@@ -686,7 +690,9 @@ bool wgmma_issue(Eval *e, const Value *acc, int64_t n, const LLVMValueRef *afrag
  * m64nNk16 (bf16, f16) or m64nNk32 (e4m3, e5m2; TA and TB may differ)
  * step, N = 2 * size(acc), f32 accumulation.  B is a descriptor; A is a
  * descriptor (SS) or a register fragment (RS).  MN-major descriptors set
- * the transpose immediates. */
+ * the transpose immediates.  wgmma(acc, A, B, TA, TB, ACCUMULATE): a
+ * compile-time ACCUMULATE of false (0) gives acc = A * B (scale-d 0),
+ * which starts a sum without first zeroing its registers. */
 Value b_wgmma(Eval *e, const Builtin *b, const Node *call, const Value *arg)
 {
     (void)b;
@@ -696,8 +702,8 @@ Value b_wgmma(Eval *e, const Builtin *b, const Node *call, const Value *arg)
     if (!acc_check(e, call->list.items[0], &acc, &n, false)) return val_error();
     ScalarType ty[2];
     for (int i = 0; i < 2; i++) {
-        const Node *tn = call->list.items[na == 5 ? 3 + i : 3];
-        Value tv = arg[na == 5 ? 3 + i : 3];
+        const Node *tn = call->list.items[na >= 5 ? 3 + i : 3];
+        Value tv = arg[na >= 5 ? 3 + i : 3];
         if (!(tv.ty == TY_BF16 || tv.ty == TY_F16 || type_is_fp8(tv.ty))) {
             diag_error(e->diag, tn->loc, "the input type of 'wgmma' must be bf16, f16, e4m3 or e5m2, found %s",
                        val_describe(e, &tv));
@@ -730,8 +736,16 @@ Value b_wgmma(Eval *e, const Builtin *b, const Node *call, const Value *arg)
         if (a.kind == V_ERROR || !desc_arg(e, an, a, ty[0], "A", &aops[0], &ta)) return val_error();
     }
     if (!desc_arg(e, call->list.items[2], arg[2], ty[1], "B", &db, &tb)) return val_error();
+    /* a static bool (kk != 0) or 0 / 1 */
+    Value accumulate = na == 6 ? arg[5] : (Value){.kind = V_INT, .i = 1};
+    if (accumulate.kind == V_BOOL) accumulate = (Value){.kind = V_INT, .i = accumulate.i ? 1 : 0};
+    if (na == 6 &&
+        !arg_static_range(e, call, "wgmma", 5, &accumulate, 0, 1, "the accumulate flag (0: acc = A B, 1: acc += A B)"))
+        return val_error();
 
-    return wgmma_issue(e, &acc, n, rs ? aops : NULL, aops[0], db, ta, tb, ty) ? (Value){.kind = V_VOID} : val_error();
+    return wgmma_issue(e, &acc, n, rs ? aops : NULL, aops[0], db, ta, tb, ty, accumulate.i == 0)
+               ? (Value){.kind = V_VOID}
+               : val_error();
 }
 
 /* wgmma_fence(acc[, afrag]), wgmma_wait(N, acc[, afrag]) (op BOP_WAIT) */

@@ -79,7 +79,10 @@ for extra in "-D T=e5m2" "-D T=e4m3 -D TB=e5m2" "-D T=e5m2 -D TB=e4m3 -D EPI=1 -
              "-D T=e4m3 -D TB=e5m2 -D SCALE=3 -D BM=128 -D BN=64 -D EPI=1" \
              "-D T=e4m3 -D TC=e4m3 -D BM=128 -D BN=128" "-D T=e4m3 -D TC=e5m2 -D SCALE=2 -D PROMO=4 -D BM=128 -D BN=192" \
              "-D T=e4m3 -D TC=e4m3 -D SCALE=3 -D ACT=gelu_tanh -D BIAS=1 -D BM=64 -D BN=128" \
-             "-D T=e4m3 -D SCALE=1 -D PROMO=4 -D BM=192 -D BN=64 -D EPI=1" "-D T=e4m3 -D SCALE=2 -D PROMO=1 -D PP=1 -D BM=64 -D BN=128 -D EPI=1"; do
+             "-D T=e4m3 -D SCALE=1 -D PROMO=4 -D BM=192 -D BN=64 -D EPI=1" "-D T=e4m3 -D SCALE=2 -D PROMO=1 -D PP=1 -D BM=64 -D BN=128 -D EPI=1" \
+             "-D T=e4m3 -D SCALE=3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1" \
+             "-D T=e4m3 -D SCALE=3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=0 -D CN=2 -D SK=1" \
+             "-D T=e4m3 -D SCALE=3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2 -D RASTER=1"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
   # shellcheck disable=SC2086
   "$B"/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm_fp8/gemm_sm90_${name}.ptx"
