@@ -558,6 +558,36 @@ if(TARGET cutec)
   set_tests_properties(pack_mock_tensor_maps PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
     ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
 endif()
+# The gated epilogue with a bias and aux through the runtime (test_epilogue
+# gated): a few points of each template, bound by their own descriptions;
+# the mock computes them from the descriptions, the GPU runs them
+if(TARGET cutec)
+  foreach(_t sm80 sm90)
+    set(_glu_pack ${CMAKE_CURRENT_BINARY_DIR}/${_t}_glu_aux.pack)
+    if(_t STREQUAL "sm80")
+      set(_glu_args -D ACT=swiglu -D BM=64 -D BK=32 -D STAGES=3 -D FRAGS=2)
+      set(_glu_act swiglu)
+    else()
+      set(_glu_args -D ACT=geglu -D BM=128 -D BN=128 -D STAGES=4 -D CM=1 -D CN=1 -D PP=0 -D SK=0 -D RASTER=0
+                    -D PROMO=0)
+      set(_glu_act geglu)
+    endif()
+    add_custom_command(OUTPUT ${_glu_pack}
+      COMMAND $<TARGET_FILE:cutec> pack ${PROJECT_SOURCE_DIR}/stdlib/${_t}/gemm.cute --arch=sm_90a --no-cubin
+              ${_glu_args} -D GLU=1 -D BIAS=1 -D AUX=1 -o ${_glu_pack}
+      DEPENDS cutec ${PROJECT_SOURCE_DIR}/stdlib/${_t}/gemm.cute ${PROJECT_SOURCE_DIR}/stdlib/std/epilogue.cute
+      COMMENT "cutec pack stdlib/${_t}/gemm.cute -> ${_t}_glu_aux.pack (gated, bias, aux; PTX)"
+      VERBATIM)
+    add_custom_target(${_t}_glu_aux_pack ALL DEPENDS ${_glu_pack})
+    add_dependencies(test_pack ${_t}_glu_aux_pack)
+    add_test(NAME pack_mock_epilogue_gated_${_t} COMMAND test_epilogue gated ${_glu_pack} ${_glu_act} "gemm_${_t} ")
+    set_tests_properties(pack_mock_epilogue_gated_${_t} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+      ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
+    add_test(NAME pack_gpu_epilogue_gated_${_t} COMMAND test_epilogue gated ${_glu_pack} ${_glu_act} "gemm_${_t} ")
+    set_tests_properties(pack_gpu_epilogue_gated_${_t} PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77
+                         TIMEOUT 300)
+  endforeach()
+endif()
 if(TEST pack_mock_calls_host_bound)
   set_tests_properties(pack_mock_calls_host_bound PROPERTIES ENVIRONMENT
     "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_LAUNCH_HOST_US=200")
