@@ -560,17 +560,18 @@ if(TARGET cutec)
 endif()
 # The gated epilogue with a bias and aux through the runtime (test_epilogue
 # gated): a few points of each template, bound by their own descriptions;
-# the mock computes them from the descriptions, the GPU runs them
-if(TARGET cutec)
-  foreach(_t sm80 sm90)
+# the mock computes them from the descriptions, the GPU runs them (on a
+# machine without the compiler, CUTEC_PREBUILT_PACK_DIR/sm80_glu_aux.pack
+# and sm90_glu_aux.pack: scripts/gpu-prepare.sh builds the same points)
+foreach(_t sm80 sm90)
+  set(_glu_pack "")
+  if(TARGET cutec)
     set(_glu_pack ${CMAKE_CURRENT_BINARY_DIR}/${_t}_glu_aux.pack)
     if(_t STREQUAL "sm80")
       set(_glu_args -D ACT=swiglu -D BM=64 -D BK=32 -D STAGES=3 -D FRAGS=2)
-      set(_glu_act swiglu)
     else()
       set(_glu_args -D ACT=geglu -D BM=128 -D BN=128 -D STAGES=4 -D CM=1 -D CN=1 -D PP=0 -D SK=0 -D RASTER=0
                     -D PROMO=0)
-      set(_glu_act geglu)
     endif()
     add_custom_command(OUTPUT ${_glu_pack}
       COMMAND $<TARGET_FILE:cutec> pack ${PROJECT_SOURCE_DIR}/stdlib/${_t}/gemm.cute --arch=sm_90a --no-cubin
@@ -580,14 +581,23 @@ if(TARGET cutec)
       VERBATIM)
     add_custom_target(${_t}_glu_aux_pack ALL DEPENDS ${_glu_pack})
     add_dependencies(test_pack ${_t}_glu_aux_pack)
+  elseif(CUTEC_PREBUILT_PACK_DIR AND EXISTS ${CUTEC_PREBUILT_PACK_DIR}/${_t}_glu_aux.pack)
+    set(_glu_pack ${CUTEC_PREBUILT_PACK_DIR}/${_t}_glu_aux.pack)
+  endif()
+  if(_glu_pack)
+    # (the sm80 points SwiGLU, the sm90 ones GeGLU)
+    set(_glu_act swiglu)
+    if(_t STREQUAL "sm90")
+      set(_glu_act geglu)
+    endif()
     add_test(NAME pack_mock_epilogue_gated_${_t} COMMAND test_epilogue gated ${_glu_pack} ${_glu_act} "gemm_${_t} ")
     set_tests_properties(pack_mock_epilogue_gated_${_t} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
       ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
     add_test(NAME pack_gpu_epilogue_gated_${_t} COMMAND test_epilogue gated ${_glu_pack} ${_glu_act} "gemm_${_t} ")
     set_tests_properties(pack_gpu_epilogue_gated_${_t} PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77
                          TIMEOUT 300)
-  endforeach()
-endif()
+  endif()
+endforeach()
 if(TEST pack_mock_calls_host_bound)
   set_tests_properties(pack_mock_calls_host_bound PROPERTIES ENVIRONMENT
     "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_LAUNCH_HOST_US=200")
