@@ -596,6 +596,20 @@ foreach(_t sm80 sm90)
     add_test(NAME pack_gpu_epilogue_gated_${_t} COMMAND test_epilogue gated ${_glu_pack} ${_glu_act} "gemm_${_t} ")
     set_tests_properties(pack_gpu_epilogue_gated_${_t} PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77
                          TIMEOUT 300)
+    # cutec-tune --epilogue ACT --bias --aux: a gated problem with the
+    # pre-activation, served by the pack's points (cuBLASLt has no form of it)
+    set(_cli_tests)
+    cutec_tune_cli(pack_mock_tune_epilogue_gated_aux_${_t} 0 "^winner: gemm_${_t} .* ACT=${_glu_act} BIAS=1 .*AUX=1 .*GLU=1"
+                   "cuBLASLt has no fused form of this epilogue: a gated activation"
+                   tune ${_glu_pack} --m 200 --n 272 --k 64 --epilogue ${_glu_act} --bias --aux --no-cache --verbose)
+    cutec_tune_cli(pack_mock_tune_epilogue_gated_aux_json_${_t} 0
+                   "\"epilogue\": \"${_glu_act}[+]bias[+]aux\"" -
+                   tune ${_glu_pack} --m 200 --n 272 --k 64 --epilogue ${_glu_act} --bias --aux --no-cache --json)
+    set_tests_properties(${_cli_tests} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 60)
+    foreach(_c ${_cli_tests})
+      set_property(TEST ${_c} APPEND PROPERTY ENVIRONMENT ${_mock_env})
+    endforeach()
+    set_property(TEST pack_mock_tune_epilogue_gated_aux_json_${_t} APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
   endif()
 endforeach()
 if(TEST pack_mock_calls_host_bound)
