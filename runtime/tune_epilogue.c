@@ -372,9 +372,12 @@ static int compare_samples(harness *h, char *why, size_t len)
         want *= h->sd, ev *= fabs(h->sd); /* 1 but for an fp8 output */
         double got = load_elem(h->host_c, p->c_type, elem_index(p->c_layout, r, j, p->ldc));
         if (close_to(got, want, 2 * eps * fabs(want) + slope * ev + 1e-30, "D", r, j, why, len) != 0) return -1;
-        if (p->aux) {
-            double ga = load_elem(h->host_aux, p->c_type, elem_index(p->c_layout, r, cg, p->ld_aux));
-            if (close_to(ga, vg, 2 * eps * fabs(vg) + ev + 1e-30, "aux", r, cg, why, len) != 0) return -1;
+        /* aux: the pre-activation, both the gate's and (gated) the up's */
+        for (int q = 0; p->aux && q < 1 + (p->act_gated != 0); q++) {
+            long long ca = q ? cu : cg;
+            double va = q ? vu : vg;
+            double ga = load_elem(h->host_aux, p->c_type, elem_index(p->c_layout, r, ca, p->ld_aux));
+            if (close_to(ga, va, 2 * eps * fabs(va) + ev + 1e-30, "aux", r, ca, why, len) != 0) return -1;
         }
     }
     return amax_check(h, most, why, len);

@@ -30,6 +30,12 @@ done
 # the one point of pack_gpu_grouped_list (tests/runtime/pack.cmake compiles it where the compiler is built)
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --no-cubin -D GRP=2 -D BM=128 -D BN=128 -D STAGES=5 \
   -D EPI=1 -D CM=1 -D CN=1 -D PP=0 -D SK=0 -D RASTER=0 -D PROMO=0 -o prebuilt/sm90_list.pack
+# the gated epilogue with a bias and aux through the runtime (pack_gpu_epilogue_gated_sm80
+# and _sm90, test_epilogue gated): the points tests/runtime/pack.cmake packs where the compiler is built
+"$B"/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_90a --no-cubin -D ACT=swiglu -D BM=64 -D BK=32 -D STAGES=3 \
+  -D FRAGS=2 -D GLU=1 -D BIAS=1 -D AUX=1 -o prebuilt/sm80_glu_aux.pack
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --no-cubin -D ACT=geglu -D BM=128 -D BN=128 -D STAGES=4 \
+  -D CM=1 -D CN=1 -D PP=0 -D SK=0 -D RASTER=0 -D PROMO=0 -D GLU=1 -D BIAS=1 -D AUX=1 -o prebuilt/sm90_glu_aux.pack
 # tensor maps patched on the device (tests/gpu/tmap_patch.c)
 for mode in 0 1 2; do
   "$B"/compiler/cutec tests/gpu/kernels/tmap_patch.cute --arch=sm_90a -D MODE=$mode -o "prebuilt/tmap_patch_$mode.ptx"
@@ -115,12 +121,20 @@ epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=64 -D BN=64 -D S
 -D BM=128 -D BN=256 -D STAGES=4 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=4 -D EPI=1;\
 -D BM=256 -D BN=128 -D STAGES=4 -D EPI=1 -D CN=2;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1 -D WGN=2;\
 -D BM=64 -D BN=256 -D STAGES=4 -D EPI=1 -D PP=1;-D BM=128 -D BN=128 -D STAGES=5 -D EPI=1 -D PP=1" \
-  "-D ACT=swiglu -D GLU=1;-D ACT=geglu -D GLU=1 -D BIAS=1 -D ALPHA=1"
+  "-D ACT=swiglu -D GLU=1;-D ACT=geglu -D GLU=1 -D BIAS=1 -D ALPHA=1;-D ACT=swiglu -D GLU=1 -D AUX=1;\
+-D ACT=geglu -D GLU=1 -D BIAS=1 -D AUX=1"
 epi_points sm90 "-D T=e4m3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1" \
   "-D ACT=gelu_tanh -D BIAS=1;-D SCALE=2;-D SCALE=1 -D ACT=silu -D BIAS=1 -D ALPHA=1"
 epi_points sm90 "-D T=e4m3 -D TC=f32 -D BM=128 -D BN=128 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1" "-D SCALE=2"
 epi_points sm90 "-D T=e4m3 -D BM=128 -D BN=128 -D EPI=0" "-D ACT=gelu_tanh -D BIAS=1;-D ACT=swiglu -D GLU=1"
 epi_points sm80 ";-D BM=64 -D BN=64 -D WM=2 -D WN=2;-D TC=f32" "$EPIS;-D SCALE=2 -D BIAS=1"
+# the sm80 template's gated forms (B's rows permuted into shared memory):
+# 2 and 4 warps along N, 64- to 256-column tiles, an f32 output, with and
+# without a bias, alpha and aux
+epi_points sm80 ";-D BM=64 -D BN=64 -D WM=2 -D WN=2;-D BM=128 -D BN=256 -D WM=2 -D WN=4 -D STAGES=3;\
+-D BM=256 -D BN=64 -D BK=64 -D WM=4 -D WN=2 -D STAGES=3;-D BM=64 -D BN=128 -D WM=2 -D WN=4 -D FRAGS=1;-D TC=f32" \
+  "-D ACT=swiglu -D GLU=1;-D ACT=geglu -D GLU=1 -D BIAS=1 -D ALPHA=1;-D ACT=swiglu -D GLU=1 -D AUX=1;\
+-D ACT=geglu -D GLU=1 -D BIAS=1 -D AUX=1"
 # the GEMM written with atoms only (examples/atom_gemm.cute), two instances
 for extra in "" "-D T=f16 -D TC=bf16 -D VEC=4 -D BK=64"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
@@ -252,6 +266,9 @@ tiled_rs_e5m2_e4m3_n64_sw64 -D TILED=1 -D RS=1 -D TA=e5m2 -D TB=e4m3 -D KSTEP=32
 POINTS
 # kernel packs for the runtime's GEMM entry point and its tests
 "$B"/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm80.pack
+# and its gated form (SwiGLU, the fast math builtins), for the runtime's sm80 path
+"$B"/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_90a --fast-math -D ACT=swiglu -D GLU=1 \
+  -o prebuilt/gemm_sm80_swiglu_fast.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -o prebuilt/gemm_sm90.pack
 "$B"/compiler/cutec pack stdlib/sm80/gemm.cute --arch=sm_80 --no-cubin -D BK=32 -D STAGES=3 -D WM=2 -D WN=2 \
   -o prebuilt/test_gemm.pack

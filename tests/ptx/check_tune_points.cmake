@@ -3,7 +3,8 @@
 # assembles with ptxas (the assembly is skipped where ptxas is absent);
 # with -DNOSPILL=1, ptxas -v must report no stack frame and no spills.
 # Run as: cmake -DCUTEC=... -DSRC=... -DARCH=... -DWORK=dir -DPTXAS=...
-#               "-DMUST=a;b" "-DMUSTNOT=c" [-DNOSPILL=1] -P check_tune_points.cmake
+#               "-DMUST=a;b" "-DMUSTNOT=c" [-DNOSPILL=1] ["-DDEFINES=-DX=1;-DY=2"] -P check_tune_points.cmake
+# (DEFINES: more cutec options for every point, after the point's own)
 execute_process(COMMAND ${CUTEC} ${SRC} --list-tune RESULT_VARIABLE rc OUTPUT_VARIABLE points ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR err)
   message(FATAL_ERROR "cutec --list-tune failed (${rc}):\n${err}")
@@ -19,7 +20,8 @@ foreach(line IN LISTS points)
   list(POP_FRONT args kernel)
   math(EXPR n "${n} + 1")
   set(out ${WORK}/point${n}.ptx)
-  execute_process(COMMAND ${CUTEC} ${SRC} --arch=${ARCH} ${args} -o ${out} RESULT_VARIABLE rc ERROR_VARIABLE err)
+  execute_process(COMMAND ${CUTEC} ${SRC} --arch=${ARCH} ${args} ${DEFINES} -o ${out} RESULT_VARIABLE rc
+                  ERROR_VARIABLE err)
   if(NOT rc EQUAL 0 OR err)
     message(FATAL_ERROR "point ${n} (${line}) failed to compile (${rc}):\n${err}")
   endif()

@@ -980,6 +980,20 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
     cutec_mock_advance_clock(1.0 + (double)batch * (ew ? (double)m * n * 1e-3 : (double)m * n * k * 1e-6 * 1.5));
 }
 
+/* Whether a gemm_sm80 kernel (the stdlib template) applies an epilogue
+ * (its ACT, BIAS, SRC, ALPHA, AUX or GLU parameter): then its arguments
+ * follow its roles, not mock_gemm's fixed order of M, N, K, A, B, C. */
+static int sm80_epilogue(const struct CUfunc_st *f)
+{
+    static const char *const sw[] = {"BIAS", "SRC", "ALPHA", "AUX", "GLU"};
+    char v[64];
+    if (f->module_text == NULL) return 0;
+    if (mock_param(f, "ACT", v, sizeof v) != NULL && strcmp(v, "identity") != 0) return 1;
+    for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++)
+        if (mock_param(f, sw[i], v, sizeof v) != NULL && strcmp(v, "0") != 0) return 1;
+    return 0;
+}
+
 /* Whether every tensor map a launch passes describes the memory of its
  * tensor: each "// cutec.arg I NAME tma T" line of the kernel's section of
  * its module, where argument I is a map as cuTensorMapEncodeTiled wrote it
@@ -1081,6 +1095,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
     } else if (strcmp(f->name, "gemm_sm80") == 0) {
         if (fault_requested(f))
             sticky = ILLEGAL_ADDRESS; /* as a kernel that ran off its memory */
+        else if (sm80_epilogue(f))
+            mock_role_gemm(f, params); /* its epilogue by its roles (a gated D is half as wide) */
         else
             mock_gemm(f, params, 0);
     } else if (strcmp(f->name, "user_gemm_brow") == 0) {

@@ -558,6 +558,60 @@ if(TARGET cutec)
   set_tests_properties(pack_mock_tensor_maps PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
     ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
 endif()
+# The gated epilogue with a bias and aux through the runtime (test_epilogue
+# gated): a few points of each template, bound by their own descriptions;
+# the mock computes them from the descriptions, the GPU runs them (on a
+# machine without the compiler, CUTEC_PREBUILT_PACK_DIR/sm80_glu_aux.pack
+# and sm90_glu_aux.pack: scripts/gpu-prepare.sh builds the same points)
+foreach(_t sm80 sm90)
+  set(_glu_pack "")
+  if(TARGET cutec)
+    set(_glu_pack ${CMAKE_CURRENT_BINARY_DIR}/${_t}_glu_aux.pack)
+    if(_t STREQUAL "sm80")
+      set(_glu_args -D ACT=swiglu -D BM=64 -D BK=32 -D STAGES=3 -D FRAGS=2)
+    else()
+      set(_glu_args -D ACT=geglu -D BM=128 -D BN=128 -D STAGES=4 -D CM=1 -D CN=1 -D PP=0 -D SK=0 -D RASTER=0
+                    -D PROMO=0)
+    endif()
+    add_custom_command(OUTPUT ${_glu_pack}
+      COMMAND $<TARGET_FILE:cutec> pack ${PROJECT_SOURCE_DIR}/stdlib/${_t}/gemm.cute --arch=sm_90a --no-cubin
+              ${_glu_args} -D GLU=1 -D BIAS=1 -D AUX=1 -o ${_glu_pack}
+      DEPENDS cutec ${PROJECT_SOURCE_DIR}/stdlib/${_t}/gemm.cute ${PROJECT_SOURCE_DIR}/stdlib/std/epilogue.cute
+      COMMENT "cutec pack stdlib/${_t}/gemm.cute -> ${_t}_glu_aux.pack (gated, bias, aux; PTX)"
+      VERBATIM)
+    add_custom_target(${_t}_glu_aux_pack ALL DEPENDS ${_glu_pack})
+    add_dependencies(test_pack ${_t}_glu_aux_pack)
+  elseif(CUTEC_PREBUILT_PACK_DIR AND EXISTS ${CUTEC_PREBUILT_PACK_DIR}/${_t}_glu_aux.pack)
+    set(_glu_pack ${CUTEC_PREBUILT_PACK_DIR}/${_t}_glu_aux.pack)
+  endif()
+  if(_glu_pack)
+    # (the sm80 points SwiGLU, the sm90 ones GeGLU)
+    set(_glu_act swiglu)
+    if(_t STREQUAL "sm90")
+      set(_glu_act geglu)
+    endif()
+    add_test(NAME pack_mock_epilogue_gated_${_t} COMMAND test_epilogue gated ${_glu_pack} ${_glu_act} "gemm_${_t} ")
+    set_tests_properties(pack_mock_epilogue_gated_${_t} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+      ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
+    add_test(NAME pack_gpu_epilogue_gated_${_t} COMMAND test_epilogue gated ${_glu_pack} ${_glu_act} "gemm_${_t} ")
+    set_tests_properties(pack_gpu_epilogue_gated_${_t} PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77
+                         TIMEOUT 300)
+    # cutec-tune --epilogue ACT --bias --aux: a gated problem with the
+    # pre-activation, served by the pack's points (cuBLASLt has no form of it)
+    set(_cli_tests)
+    cutec_tune_cli(pack_mock_tune_epilogue_gated_aux_${_t} 0 "^winner: gemm_${_t} .* ACT=${_glu_act} BIAS=1 .*AUX=1 .*GLU=1"
+                   "cuBLASLt has no fused form of this epilogue: a gated activation"
+                   tune ${_glu_pack} --m 200 --n 272 --k 64 --epilogue ${_glu_act} --bias --aux --no-cache --verbose)
+    cutec_tune_cli(pack_mock_tune_epilogue_gated_aux_json_${_t} 0
+                   "\"epilogue\": \"${_glu_act}[+]bias[+]aux\"" -
+                   tune ${_glu_pack} --m 200 --n 272 --k 64 --epilogue ${_glu_act} --bias --aux --no-cache --json)
+    set_tests_properties(${_cli_tests} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 60)
+    foreach(_c ${_cli_tests})
+      set_property(TEST ${_c} APPEND PROPERTY ENVIRONMENT ${_mock_env})
+    endforeach()
+    set_property(TEST pack_mock_tune_epilogue_gated_aux_json_${_t} APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
+  endif()
+endforeach()
 if(TEST pack_mock_calls_host_bound)
   set_tests_properties(pack_mock_calls_host_bound PROPERTIES ENVIRONMENT
     "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_LAUNCH_HOST_US=200")

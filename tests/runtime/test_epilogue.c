@@ -11,6 +11,9 @@
  *   cache    the epilogue in the class key on disk, read back            (mock or GPU)
  *   user PACK   tests/runtime/user_gemm.cute's act = relu kernel served for relu + bias only
  *   apply PACK  stdlib/epilogue_apply.cute's kernels after cuBLASLt: the unfused baseline
+ *   gated PACK  one compiled template point with a gated activation, a bias
+ *               and aux (the sm80 and the sm90 template): bound by its own
+ *               description, D and aux right on ragged shapes    (mock or GPU)
  * The kernels are descriptions written here (with `cutec.act` lines) and
  * packed in-process; the mock driver computes a GEMM kernel from its own
  * copy of the description (tests/runtime/mock_driver.c), so a kernel can
@@ -46,25 +49,30 @@ static const struct kern {
     const char *name;
     const char *act; /* in the manifest */
     int gated;
-    const char *args;     /* extra arguments, in order, space-separated */
-    const char *mock_act; /* what the mock computes, when it differs (a lying kernel) */
-    int ew;               /* an elementwise epilogue kernel (class epilogue) */
+    const char *args;      /* extra arguments, in order, space-separated */
+    const char *mock_act;  /* what the mock computes, when it differs (a lying kernel) */
+    int ew;                /* an elementwise epilogue kernel (class epilogue) */
+    const char *mock_args; /* the arguments the mock sees, when they differ (a lying kernel) */
 } kerns[] = {
-    {"epi_relu", "relu", 0, "", NULL, 0},
-    {"epi_relu_bias", "relu", 0, "bias", NULL, 0},
-    {"epi_gelu_aux_bias", "gelu_tanh", 0, "bias aux", NULL, 0},
-    {"epi_swiglu", "swiglu", 1, "", NULL, 0},
-    {"epi_cube", "cube", 0, "", NULL, 0},
-    {"epi_silu_all", "silu", 0, "alpha beta c bias_row", NULL, 0},
-    {"epi_sigmoid_lies", "sigmoid", 0, "", "silu", 0},
+    {"epi_relu", "relu", 0, "", NULL, 0, NULL},
+    {"epi_relu_bias", "relu", 0, "bias", NULL, 0, NULL},
+    {"epi_gelu_aux_bias", "gelu_tanh", 0, "bias aux", NULL, 0, NULL},
+    {"epi_swiglu", "swiglu", 1, "", NULL, 0, NULL},
+    {"epi_cube", "cube", 0, "", NULL, 0, NULL},
+    {"epi_silu_all", "silu", 0, "alpha beta c bias_row", NULL, 0, NULL},
+    {"epi_sigmoid_lies", "sigmoid", 0, "", "silu", 0, NULL},
     /* the elementwise halves of unfused baselines */
-    {"ew_silu", "silu", 0, "", NULL, 1},
-    {"ew_swiglu", "swiglu", 1, "", NULL, 1},
-    {"ew_gelu_erf_bias", "gelu_erf", 0, "bias", NULL, 1},
+    {"ew_silu", "silu", 0, "", NULL, 1, NULL},
+    {"ew_swiglu", "swiglu", 1, "", NULL, 1, NULL},
+    {"ew_gelu_erf_bias", "gelu_erf", 0, "bias", NULL, 1, NULL},
+    /* gated with the pre-activation: aux is M x N (the GEMM's width) */
+    {"epi_swiglu_bias_aux", "swiglu", 1, "bias aux", NULL, 0, NULL},
+    /* says it writes aux, never does */
+    {"epi_geglu_aux_lies", "geglu", 1, "aux", NULL, 0, ""},
 };
 
-/* A kernel's description, with activation act. */
-static char *describe(const struct kern *k, const char *act)
+/* A kernel's description, with activation act and extra arguments args. */
+static char *describe(const struct kern *k, const char *act, const char *args)
 {
     char *t = malloc(4096);
     CHECK(t != NULL);
@@ -88,7 +96,7 @@ static char *describe(const struct kern *k, const char *act)
                              k->name, dn, dn);
     int idx = k->ew ? 4 : 6;
     char words[128];
-    snprintf(words, sizeof words, "%s", k->args);
+    snprintf(words, sizeof words, "%s", args);
     for (char *save = NULL, *w = strtok_r(words, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save))
         for (size_t i = 0; i < sizeof arg_specs / sizeof arg_specs[0]; i++)
             if (strcmp(arg_specs[i].name, w) == 0)
@@ -106,8 +114,8 @@ static cutec_pack *load_pack(cutec_runtime *rt)
     char *texts[2 * NK];
     for (int i = 0; i < NK; i++) {
         const struct kern *k = &kerns[i];
-        texts[2 * i] = describe(k, k->act);
-        char *mock = describe(k, k->mock_act != NULL ? k->mock_act : k->act);
+        texts[2 * i] = describe(k, k->act, k->args);
+        char *mock = describe(k, k->mock_act != NULL ? k->mock_act : k->act, k->mock_args ? k->mock_args : k->args);
         texts[2 * i + 1] = malloc(strlen(mock) + 256);
         CHECK(texts[2 * i + 1] != NULL);
         sprintf(texts[2 * i + 1], "%s.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry %s(\n)\n{\n}\n",
@@ -420,6 +428,33 @@ static int test_bind(void)
                        "no cuBLASLt candidate: cuBLASLt has no fused form of this epilogue: a gated activation");
     cutec_tune_report_free(r);
 
+    /* SwiGLU with a bias and the pre-activation: aux is v at the GEMM's
+     * width, gates and ups interleaved as B's rows (check_result compares
+     * every element of it); cuBLASLt has no form of it either */
+    p = problem(40, 48, 24, "swiglu", 1);
+    p.bias = p.aux = 1;
+    r = tune_and_run(rt, h, &p, NULL);
+    CHECK(strcmp(best_dsl(r), "epi_swiglu_bias_aux T=bf16") == 0);
+    CHECK_CONTAINS(logbuf, "skipping epi_swiglu T=bf16: ");
+    if (have_lt)
+        CHECK_CONTAINS(logbuf,
+                       "no cuBLASLt candidate: cuBLASLt has no fused form of this epilogue: a gated activation");
+    cutec_tune_report_free(r);
+    /* a gated kernel that leaves aux unwritten scores +inf: the tuner checks
+     * aux against its float64 reference (every element, or at samples
+     * without cuBLASLt) */
+    {
+        cutec_gemm_problem q = problem(40, 48, 24, "geglu", 1);
+        q.aux = 1;
+        io y;
+        io_new(rt, &q, &y);
+        cutec_gemm_args b = args_of(&q, &y);
+        logbuf[0] = '\0';
+        CHECK_STATUS(rt, cutec_gemm_tune_ex(h, &q, &b, NULL, NULL), CUTEC_ERR_NO_CANDIDATE);
+        CHECK_CONTAINS(logbuf, "candidate epi_geglu_aux_lies T=bf16 scores +inf: wrong result: aux[");
+        io_free(rt, &y);
+    }
+
     /* no GEMM kernel applies plain SiLU, or GELU (erf) with a bias: cuBLASLt
      * unfused, its GEMM then an elementwise kernel, is the only candidate */
     static const struct {
@@ -650,6 +685,9 @@ static int test_apply(const char *pack_path)
         {"gelu_erf", 48, 0, 1, 1, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=gelu_erf GLU=0 BIAS=3 AUX=1 VEC=8"},
         {"relu", 48, 0, 0, 1, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=relu GLU=0 BIAS=2 AUX=0 VEC=8"},
         {"swiglu", 48, 1, 1, 0, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=swiglu GLU=1 BIAS=1 AUX=0 VEC=8"},
+        /* gated with aux: the pre-activation at the GEMM's width */
+        {"swiglu", 48, 1, 1, 0, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=swiglu GLU=1 BIAS=1 AUX=1 VEC=8"},
+        {"geglu", 32, 1, 0, 1, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=geglu GLU=1 BIAS=2 AUX=1 VEC=8"},
         {"sigmoid", 48, 0, 0, 0, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=sigmoid GLU=0 BIAS=0 AUX=1 VEC=8"},
         {"silu", 44, 0, 1, 0, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=silu GLU=0 BIAS=1 AUX=0 VEC=1"},
     };
@@ -697,6 +735,33 @@ static int test_maps(const char *pack_path)
     check_result(rt, &p, &y, NULL);
     io_free(rt, &x);
     io_free(rt, &y);
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
+/* A compiled template point with a gated activation (act, from the
+ * pack's description), a bias and aux (sm80 or sm90 by the pack): the
+ * runtime binds it by its description (D M x N/2, aux M x N, bias N), the
+ * tuner checks it against float64 (cuBLASLt refuses a gated activation, and
+ * the pack has no elementwise kernel for an unfused baseline), and D and
+ * aux are right element by element, on shapes ragged against its tiles. */
+static int test_gated(const char *pack_path, const char *act, const char *kernel)
+{
+    cutec_runtime *rt = gpu_runtime();
+    cutec_gemm_handle *h = file_handle(rt, pack_path);
+    static const long long shapes[][3] = {{200, 272, 64}, {64, 128, 40}, {1, 16, 8}, {129, 48, 136}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        cutec_gemm_problem p = problem(shapes[i][0], shapes[i][1], shapes[i][2], act, 1);
+        p.bias = p.aux = 1;
+        cutec_tune_report *r = tune_and_run(rt, h, &p, NULL);
+        CHECK(strncmp(best_dsl(r), kernel, strlen(kernel)) == 0);
+        CHECK(strstr(logbuf, "scores +inf") == NULL); /* every point of the pack agrees with float64 */
+        if (cutec_gemm_cublas_version(h) != 0)
+            CHECK_CONTAINS(logbuf,
+                           "no cuBLASLt candidate: cuBLASLt has no fused form of this epilogue: a gated activation");
+        cutec_tune_report_free(r);
+    }
     cutec_gemm_destroy(h);
     cutec_runtime_destroy(rt);
     return 0;
@@ -834,7 +899,9 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "user") == 0) return test_user(argv[2]);
     if (argc == 3 && strcmp(argv[1], "apply") == 0) return test_apply(argv[2]);
     if (argc == 3 && strcmp(argv[1], "maps") == 0) return test_maps(argv[2]);
+    if (argc == 5 && strcmp(argv[1], "gated") == 0) return test_gated(argv[2], argv[3], argv[4]);
     fprintf(stderr,
-            "usage: test_epilogue args|bind|cache | user USER_PACK | apply EPILOGUE_APPLY_PACK | maps SM90_PACK\n");
+            "usage: test_epilogue args|bind|cache | user USER_PACK | apply EPILOGUE_APPLY_PACK | maps SM90_PACK "
+            "| gated PACK ACT KERNEL\n");
     return 2;
 }
