@@ -97,7 +97,8 @@ fi
 if [ -n "${EPI_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   # EPI_FAST=1: the packs compiled with --fast-math; EPI_ONLY="swiglu ...": those epilogues alone;
   # EPI_SHAPES: another shapes file (tests/bench/swiglu_shapes.txt: issue 17's SwiGLU shapes)
-  for e in "gelu_bias --epilogue gelu_tanh --bias" "silu_bias --epilogue silu --bias" "swiglu --epilogue swiglu"; do
+  for e in "gelu_bias --epilogue gelu_tanh --bias" "silu_bias --epilogue silu --bias" "swiglu --epilogue swiglu" \
+           "gelu_bias_clamp --epilogue gelu_tanh --bias --clamp -4,4"; do
     set -- $e
     case " ${EPI_ONLY:-$1} " in *" $1 "*) ;; *) continue ;; esac
     name=$1${EPI_FAST:+_fast}; shift
