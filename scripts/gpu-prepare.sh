@@ -344,6 +344,21 @@ for m in "tensor 1" "row 2"; do
   done
 done
 rm -rf "$err_dir"
+# the user-epilogue example (examples/user_epilogue.c, example_user_epilogue):
+# examples/my_epilogue.cute's squared_relu with a bias over every sm90 tune
+# point, and epilogue_apply.cute's elementwise kernels with it for the
+# unfused baseline, from a copy whose tune clause lists squared_relu (a -D
+# of a tune variable only picks among the listed values)
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --import examples/my_epilogue.cute \
+  -D ACT=squared_relu -D BIAS=1 -o prebuilt/gemm_sm90_squared_relu_bias.pack
+ue_dir=$(mktemp -d)
+sed 's/^\( *ACT in \)\[identity, relu, relu6, gelu_tanh, gelu_erf, silu, sigmoid, swiglu, geglu\];/\1[squared_relu];/' \
+  stdlib/epilogue_apply.cute > "$ue_dir/epilogue_apply_squared_relu.cute"
+grep -q 'ACT in \[squared_relu\];' "$ue_dir/epilogue_apply_squared_relu.cute" ||
+  { echo "gpu-prepare: stdlib/epilogue_apply.cute's ACT list changed"; exit 1; }
+"$B"/compiler/cutec pack "$ue_dir/epilogue_apply_squared_relu.cute" --arch=sm_90a --import examples/my_epilogue.cute \
+  -D GLU=0 -o prebuilt/epilogue_apply_squared_relu.pack
+rm -rf "$ue_dir"
 # user kernels with roles (B row-major; a bias epilogue): served or skipped by the tuner
 "$B"/compiler/cutec pack tests/runtime/user_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/user_gemm.pack
 "$B"/compiler/cutec pack tests/runtime/user_gemm_grouped.cute --arch=sm_80 --no-cubin -o prebuilt/user_gemm_grouped.pack
