@@ -513,7 +513,13 @@ static cutec_status clamp_check(cutec_runtime *rt, const char *fn, const cutec_g
     size_t size = sizeof *io;
     if (user != NULL) memcpy(&size, user, sizeof size);
     /* args_read zeroed the bounds an older caller's args lack: [0, 0]
-     * would be a clamp no one asked for */
+     * would be a clamp no one asked for; cutec_gemm and cutec_gemm_tune
+     * pass args without them */
+    if (size < offsetof(cutec_gemm_args, clamp_hi) + sizeof io->clamp_hi && strstr(fn, "_ex") == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "%s: the problem asks for a clamp, whose bounds come in cutec_gemm_args (call "
+                             "cutec_gemm_ex)",
+                             fn);
     if (size < offsetof(cutec_gemm_args, clamp_hi) + sizeof io->clamp_hi)
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
                              "%s: the problem asks for a clamp; the args' struct_size %zu ends before clamp_lo and "
@@ -1111,6 +1117,7 @@ cutec_status cutec_gemm(cutec_gemm_handle *g, const cutec_gemm_problem *p, const
 {
     cutec_gemm_args args;
     cutec_gemm_args_init(&args, A, B, C);
+    args.struct_size = offsetof(cutec_gemm_args, clamp_lo); /* no bounds: a clamp needs cutec_gemm_ex */
     return gemm_run(g, "cutec_gemm", p, &args, stream);
 }
 
@@ -1152,6 +1159,7 @@ cutec_status cutec_gemm_tune(cutec_gemm_handle *g, const cutec_gemm_problem *p, 
 {
     cutec_gemm_args args;
     cutec_gemm_args_init(&args, A, B, (void *)(uintptr_t)C);
+    args.struct_size = offsetof(cutec_gemm_args, clamp_lo); /* no bounds: a clamp needs cutec_gemm_ex */
     return gemm_tune(g, "cutec_gemm_tune", p, &args, stream, report);
 }
 

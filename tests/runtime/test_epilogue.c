@@ -886,6 +886,12 @@ static int test_args(void)
            "its clamp field)");
     q.clamp = 2;
     expect(rt, h, &q, &b, CUTEC_ERR_INVALID_ARGUMENT, "clamp = 2; it is 0 or 1");
+    q.clamp = 1; /* cutec_gemm and cutec_gemm_tune have no args: no bounds */
+    CHECK_STATUS(rt, cutec_gemm(h, &q, mem, mem, mem, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "cutec_gemm: the problem asks for a clamp, whose bounds come in "
+                                              "cutec_gemm_args (call cutec_gemm_ex)");
+    CHECK_STATUS(rt, cutec_gemm_tune(h, &q, mem, mem, mem, NULL, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "cutec_gemm_tune: the problem asks for a clamp");
     q.clamp = 1, q.batch = 2, q.stride_d = 40 * 32;
     expect(rt, h, &q, &b, CUTEC_ERR_UNSUPPORTED, "a batch (batch 2) with an epilogue");
     /* references: not for a table name, at most 16 */

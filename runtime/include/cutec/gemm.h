@@ -146,7 +146,8 @@ typedef struct cutec_gemm_problem {
      * fp8 output, before its amax and scale_d): torch.clamp after the
      * activation, or an f16 or fp8 output's finite range, so that the
      * conversion never overflows to inf.  The bounds come with the call,
-     * as the pointers do.  0: not clamped. */
+     * as the pointers do (cutec_gemm_ex: cutec_gemm and cutec_gemm_tune
+     * refuse a clamp).  0: not clamped. */
     int clamp;
 } cutec_gemm_problem;
 
