@@ -14,13 +14,23 @@
 #define LN2   0x1.62e43p-1
 
 /* max/min as the min and max builtins pick (`a > b ? a : b`), so that
- * clamp(x, lo, hi) is min(max(x, lo), hi) exactly, statics folded */
+ * clamp(x, lo, hi) is min(max(x, lo), hi) exactly, statics folded.  Floats
+ * at run time take IEEE maxNum/minNum (PTX max.f32, min.f32): the same
+ * value for any x, a NaN x included (it gives lo), wherever the bounds are
+ * not NaN; a select over a bound known only at run time (the GEMM
+ * templates' CLAMP) would cost a compare and a select each, as LLVM cannot
+ * rule out a NaN bound. */
 static Value pick(Eval *e, int op, Value a, Value b, SrcLoc loc)
 {
     Value c = binop(e, op, a, b, loc);
     if (c.kind == V_ERROR) return c;
     if (c.kind == V_BOOL) return c.i ? a : b;
     if (!unify_operands(e, "'clamp'", &a, &b, loc)) return val_error();
+    if (type_is_float(a.ty)) {
+        LLVMValueRef args[2] = {a.llvm, b.llvm};
+        LLVMTypeRef t = cg_type(e->cg, a.ty);
+        return val_dyn(cg_intrinsic(e->cg, op == '>' ? "llvm.maxnum" : "llvm.minnum", &t, 1, args, 2), a.ty);
+    }
     return val_dyn(LLVMBuildSelect(e->cg->b, c.llvm, a.llvm, b.llvm, ""), a.ty);
 }
 

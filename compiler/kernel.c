@@ -588,14 +588,16 @@ bool kernel_emit(Program *p, CG *cg, const Node *k, cutec_kdesc *desc)
     int before = p->diag->errors;
     scope_push(e);
     cutec_kdesc_init(desc, k->name);
-    if (k->list.n > CUTEC_KD_MAX_ARGS) {
-        diag_error(e->diag, k->list.items[CUTEC_KD_MAX_ARGS]->name_loc, "a kernel has at most %d parameters",
-                   CUTEC_KD_MAX_ARGS);
-        return false;
-    }
     bool ok = bind_template_params(e, p, k, NULL, desc);
     ok = ok && check_requires(e, k, true);
     if (ok) k = present_params(e, k, &ok);
+    /* the limit is on the parameters an instance has: a template's
+     * conditional ones (`if SWITCH == 1`) may declare more in all */
+    if (ok && k->list.n > CUTEC_KD_MAX_ARGS) {
+        diag_error(e->diag, k->list.items[CUTEC_KD_MAX_ARGS]->name_loc,
+                   "a kernel has at most %d parameters (present in this instance)", CUTEC_KD_MAX_ARGS);
+        return false;
+    }
     TmaParam *tmas = ARENA_ARRAY(p->arena, TmaParam, k->list.n + 1);
     ok = eval_threads(e, k) && ok;
     int64_t cl[3] = {1, 1, 1};

@@ -100,7 +100,9 @@ typedef enum cutec_kd_value {
     X(GROUP_ENDS, "group_ends", CUTEC_KD_VALUE_TENSOR, "a grouped GEMM's row ends, one int32 per problem")             \
     X(FLAGS, "flags", CUTEC_KD_VALUE_TENSOR, "int32 scratch from the workspace, zeroed before each launch")            \
     X(GROUP_LIST, "group_list", CUTEC_KD_VALUE_TENSOR,                                                                 \
-      "a general grouped GEMM's problems, 16 int64 each: m, n, k, lda, ldb, ldd, the addresses of A, B and D")
+      "a general grouped GEMM's problems, 16 int64 each: m, n, k, lda, ldb, ldd, the addresses of A, B and D")         \
+    X(CLAMP_LO, "clamp_lo", CUTEC_KD_VALUE_FLOAT, "the lower bound the activation's value is clamped to")              \
+    X(CLAMP_HI, "clamp_hi", CUTEC_KD_VALUE_FLOAT, "the upper bound the activation's value is clamped to")
 
 typedef enum cutec_kd_role {
 #define CUTEC_KD_ROLE_ENUM(id, name, value, what) CUTEC_ROLE_##id,

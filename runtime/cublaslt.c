@@ -115,7 +115,8 @@ void cutec_lt_plan_destroy(cutec_cublaslt *lt, cutec_lt_plan *plan)
 const char *cutec_lt_epilogue_of(const cutec_gemm_problem *p, int *epi)
 {
     *epi = 0;
-    if (p->act[0] == '\0' && !p->bias && !p->bias_row && !p->aux && !p->act_gated) return NULL;
+    if (p->act[0] == '\0' && !p->bias && !p->bias_row && !p->aux && !p->act_gated && !p->clamp) return NULL;
+    if (p->clamp) return "a clamp (none of its epilogues clamps)";
     if (p->act_gated) return "a gated activation";
     if (p->bias_row) return "a bias per row";
     const cutec_act_info *a = cutec_act_find(p->act, strlen(p->act));

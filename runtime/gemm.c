@@ -274,7 +274,8 @@ static cutec_status epilogue_check(cutec_runtime *rt, const char *fn, cutec_gemm
         const char *name;
         int v;
     } flags[] = {{"act_gated", p->act_gated}, {"bias", p->bias}, {"bias_row", p->bias_row},
-                 {"c_source", p->c_source},   {"aux", p->aux},   {"scalars_on_device", p->scalars_on_device}};
+                 {"c_source", p->c_source},   {"aux", p->aux},   {"scalars_on_device", p->scalars_on_device},
+                 {"clamp", p->clamp}};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (flags[i].v != 0 && flags[i].v != 1)
             return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: %s = %d; it is 0 or 1", fn, flags[i].name,
@@ -377,7 +378,7 @@ static cutec_status batch_check(cutec_runtime *rt, const char *fn, cutec_gemm_pr
     if (epi)
         return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
                              "%s: a batch (batch %lld) with an epilogue (an activation, a bias, a C source, scalars "
-                             "on the device, scales or an fp8 output) is not supported yet",
+                             "on the device, scales, an fp8 output or a clamp) is not supported yet",
                              fn, p->batch);
     return CUTEC_OK;
 }
@@ -475,7 +476,7 @@ static cutec_status groups_check(cutec_runtime *rt, const char *fn, cutec_gemm_p
     if (epi)
         return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
                              "%s: a grouped problem (groups %lld) takes no epilogue (an activation, a bias, a C "
-                             "source, scalars on the device, scales or an fp8 output) yet",
+                             "source, scalars on the device, scales, an fp8 output or a clamp) yet",
                              fn, p->groups);
     if (io->group_list != NULL) return list_check(rt, fn, p, io);
     if (p->c_layout != CUTEC_LAYOUT_ROW)
@@ -493,6 +494,44 @@ static cutec_status groups_check(cutec_runtime *rt, const char *fn, cutec_gemm_p
     if ((uintptr_t)io->group_ends % sizeof(int) != 0)
         return cutec_rt_fail(rt, CUTEC_ERR_MISALIGNED, "%s: group_ends at %p is not aligned to its 4-byte int32 values",
                              fn, (const void *)io->group_ends);
+    return CUTEC_OK;
+}
+
+/* The clamp's bounds (problem.clamp): values of the call, not pointers,
+ * so not rows of ptr_rows; user: the caller's args (NULL: placeholders). */
+static cutec_status clamp_check(cutec_runtime *rt, const char *fn, const cutec_gemm_problem *p,
+                                const cutec_gemm_args *user, const cutec_gemm_args *io)
+{
+    if (!p->clamp) {
+        if (io->clamp_lo != 0.0f || io->clamp_hi != 0.0f)
+            return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                                 "%s: args give clamp bounds (clamp_lo %g, clamp_hi %g), which the problem does not "
+                                 "ask for (set its clamp field)",
+                                 fn, (double)io->clamp_lo, (double)io->clamp_hi);
+        return CUTEC_OK;
+    }
+    size_t size = sizeof *io;
+    if (user != NULL) memcpy(&size, user, sizeof size);
+    /* args_read zeroed the bounds an older caller's args lack: [0, 0]
+     * would be a clamp no one asked for; cutec_gemm and cutec_gemm_tune
+     * pass args without them */
+    if (size < offsetof(cutec_gemm_args, clamp_hi) + sizeof io->clamp_hi && strstr(fn, "_ex") == NULL)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "%s: the problem asks for a clamp, whose bounds come in cutec_gemm_args (call "
+                             "cutec_gemm_ex)",
+                             fn);
+    if (size < offsetof(cutec_gemm_args, clamp_hi) + sizeof io->clamp_hi)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "%s: the problem asks for a clamp; the args' struct_size %zu ends before clamp_lo and "
+                             "clamp_hi (initialise them with cutec_gemm_args_init of a header that has them)",
+                             fn, size);
+    if (isnan(io->clamp_lo) || isnan(io->clamp_hi))
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
+                             "%s: clamp_%s is NaN; the bounds are numbers (an infinite one leaves its side open)", fn,
+                             isnan(io->clamp_lo) ? "lo" : "hi");
+    if (io->clamp_lo > io->clamp_hi)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "%s: clamp_lo = %g is greater than clamp_hi = %g", fn,
+                             (double)io->clamp_lo, (double)io->clamp_hi);
     return CUTEC_OK;
 }
 
@@ -532,7 +571,7 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
      * the short path: the per-call cost of a plain GEMM stays what it was */
     int epi = p->act[0] != '\0' ||
               (p->act_gated | p->bias | p->bias_row | p->c_source | p->aux | p->scalars_on_device | (int)p->bias_type |
-               (int)p->scale_mode) != 0 ||
+               (int)p->scale_mode | p->clamp) != 0 ||
               cutec_dtype_is_fp8(p->c_type) || (p->ld_csrc | p->ld_aux) != 0;
     rs = epi ? epilogue_check(rt, fn, p) : CUTEC_OK;
     if (rs != CUTEC_OK) return rs;
@@ -559,7 +598,11 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
         io->scale_d = cutec_dtype_is_fp8(p->c_type) ? (const float *)(void *)dummy : NULL;
         io->amax = cutec_dtype_is_fp8(p->c_type) ? (float *)(void *)dummy : NULL;
         io->group_ends = p->groups > 0 ? (const int *)(void *)dummy : NULL;
+        io->clamp_lo = p->clamp ? -INFINITY : 0.0f;
+        io->clamp_hi = p->clamp ? INFINITY : 0.0f;
     }
+    rs = clamp_check(rt, fn, p, uargs, io);
+    if (rs != CUTEC_OK) return rs;
     if (io->group_list != NULL) {
         if (io->group_ends != NULL)
             return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
@@ -725,6 +768,7 @@ cutec_status cutec_gemm_check(cutec_runtime *rt, const char *fn, const cutec_gem
     cls->ld_csrc = out->ld_csrc;
     cls->ld_aux = out->ld_aux;
     cls->scale_mode = (int)p->scale_mode;
+    cls->clamp = p->clamp;
     const void *epi_ptrs[4] = {p->c_source ? io->C : NULL, io->bias, io->bias_row, io->aux};
     for (int i = 0; i < 4; i++) cls->align_epi[i] = epi_ptrs[i] != NULL ? cutec_gemm_ptr_align(epi_ptrs[i]) : 0;
     if (!gemm_class_has_epilogue(cls)) out->bias_type = 0; /* as a caller before the field */
@@ -809,7 +853,8 @@ static void epilogue_key(const gemm_class *c, char *buf, size_t len)
     if (c->scalars_on_device && n < len) n += (size_t)snprintf(buf + n, len - n, "+scalars:device");
     static const char *const modes[] = {"", "tensor", "row", "block"};
     if (c->scale_mode > 0 && c->scale_mode <= 3 && n < len)
-        snprintf(buf + n, len - n, "+scale:%s", modes[c->scale_mode]);
+        n += (size_t)snprintf(buf + n, len - n, "+scale:%s", modes[c->scale_mode]);
+    if (c->clamp && n < len) snprintf(buf + n, len - n, "+clamp");
 }
 
 /* The batch's part of a class key: "" for one problem (the key written
@@ -1072,6 +1117,7 @@ cutec_status cutec_gemm(cutec_gemm_handle *g, const cutec_gemm_problem *p, const
 {
     cutec_gemm_args args;
     cutec_gemm_args_init(&args, A, B, C);
+    args.struct_size = offsetof(cutec_gemm_args, clamp_lo); /* no bounds: a clamp needs cutec_gemm_ex */
     return gemm_run(g, "cutec_gemm", p, &args, stream);
 }
 
@@ -1113,6 +1159,7 @@ cutec_status cutec_gemm_tune(cutec_gemm_handle *g, const cutec_gemm_problem *p, 
 {
     cutec_gemm_args args;
     cutec_gemm_args_init(&args, A, B, (void *)(uintptr_t)C);
+    args.struct_size = offsetof(cutec_gemm_args, clamp_lo); /* no bounds: a clamp needs cutec_gemm_ex */
     return gemm_tune(g, "cutec_gemm_tune", p, &args, stream, report);
 }
 

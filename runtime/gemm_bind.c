@@ -421,6 +421,15 @@ static const char *bind_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, con
     if (want == CUTEC_KD_EPILOGUE && (has_alpha || has_beta))
         return unfit(why, len, "an elementwise epilogue kernel with alpha or beta (the GEMM before it scales)");
     if (!has_alpha && !cls->alpha_one) return unfit(why, len, "computes alpha = 1 only (no argument of role alpha)");
+    /* the clamp: both bounds, where the problem clamps and only there */
+    int bounds = has[CUTEC_ROLE_CLAMP_LO] + has[CUTEC_ROLE_CLAMP_HI];
+    if (bounds == 1) return unfit(why, len, "has one bound of a clamp (roles clamp_lo and clamp_hi come together)");
+    if (p->clamp && bounds == 0)
+        return unfit(why, len,
+                     "applies no clamp (no arguments of roles clamp_lo and clamp_hi); the problem has a clamp");
+    if (!p->clamp && bounds == 2)
+        return unfit(why, len,
+                     "clamps its output (arguments of roles clamp_lo and clamp_hi); the problem has no clamp");
     if ((!has_beta || !has_c) && !cls->beta_zero)
         return unfit(why, len, "computes beta = 0 only (no arguments of roles beta and c)");
     /* every input of the problem's epilogue is one the kernel reads (a
@@ -496,7 +505,7 @@ void cutec_gemm_ew_split(const cutec_gemm_problem *p, const gemm_class *cls, cut
     int reads_c = p->c_source || p->scalars_on_device || p->beta != 0.0f;
     *gemm = *p;
     memset(gemm->act, 0, sizeof gemm->act);
-    gemm->act_gated = gemm->bias = gemm->bias_row = gemm->aux = 0;
+    gemm->act_gated = gemm->bias = gemm->bias_row = gemm->aux = gemm->clamp = 0; /* the elementwise kernel's */
     gemm->ldc = ld_x;
     gemm->c_source = reads_c;
     gemm->ld_csrc = p->c_source ? p->ld_csrc : reads_c ? p->ldc : 0;
@@ -525,6 +534,18 @@ const char *cutec_gemm_ew_unfit(cutec_gemm_handle *g, cutec_pack *pack, int i, c
     gemm_class ec;
     cutec_gemm_ew_split(p, cls, &gp, &ep, &ec);
     return bind_unfit(g, pack, i, &ep, &ec, CUTEC_KD_EPILOGUE, dec, why, len);
+}
+
+/* The call's value of a float role (alpha, beta: the problem's; the
+ * clamp's bounds: the call's). */
+static double role_float(const cutec_gemm_problem *p, const cutec_gemm_args *io, cutec_kd_role r)
+{
+    switch (r) {
+    case CUTEC_ROLE_ALPHA: return p->alpha;
+    case CUTEC_ROLE_CLAMP_LO: return io->clamp_lo;
+    case CUTEC_ROLE_CLAMP_HI: return io->clamp_hi;
+    default: return p->beta;
+    }
 }
 
 /* A scalar argument's bytes from a float role. */
@@ -574,8 +595,7 @@ cutec_status cutec_gemm_dsl_launch(cutec_runtime *rt, gemm_decision *dec, const 
             if (cutec_kd_role_value(arg->role) == CUTEC_KD_VALUE_INT)
                 store_int(cutec_dtype_info_of(arg->dtype), &dec->argv[a], vals.v[a]);
             else
-                store_float(arg->dtype, &dec->argv[a],
-                            arg->role == CUTEC_ROLE_ALPHA ? (double)p->alpha : (double)p->beta);
+                store_float(arg->dtype, &dec->argv[a], role_float(p, io, arg->role));
         } else if (arg->role == CUTEC_ROLE_FLAGS) {
             dec->argv[a] = workspace;
         } else if (arg->role == CUTEC_ROLE_WORKSPACE) {

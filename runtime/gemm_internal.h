@@ -49,13 +49,14 @@ typedef struct gemm_class {
     long long ld_csrc, ld_aux;
     int align_epi[4]; /* of the C source, bias, bias_row and aux (0: absent) */
     int scale_mode;   /* cutec_scale_mode */
+    int clamp;        /* D clamped to the call's bounds (their values are the call's, not the class's) */
 } gemm_class;
 
 /* Whether a class has an epilogue beyond D = alpha A B + beta D. */
 static inline int gemm_class_has_epilogue(const gemm_class *c)
 {
     return c->act[0] != '\0' || c->gated || c->bias || c->bias_row || c->c_source || c->aux || c->scalars_on_device ||
-           c->scale_mode || cutec_ct_is_fp8((cutec_ct)c->c_type);
+           c->scale_mode || c->clamp || cutec_ct_is_fp8((cutec_ct)c->c_type);
 }
 
 /* A user's activation reference (cutec_gemm_set_activation_ref). */

@@ -4,6 +4,8 @@
  *
  *   v(m, n) = alpha sa sb acc(m, n) + beta C(m, n) + bias(n) + bias_row(m),  aux = v,  D = act(v)
  *
+ * (with a clamp, D = min(max(act(v), clamp_lo), clamp_hi), the call's bounds)
+ *
  * (sa, sb: the scales of cutec_scale_mode; block-wise ones sit inside the
  * sum, which cuBLASLt's plain GEMM cannot give: those problems are checked
  * at float64 samples; an fp8 output is scale_d act(v), its amax max |act(v)|).
@@ -133,6 +135,13 @@ static double epi_v(const harness *h, long long r, long long c, double x)
     if (h->hbias != NULL) v += h->hbias[c];
     if (h->hbias_row != NULL) v += h->hbias_row[r];
     return v;
+}
+
+/* The clamp after the activation (problem.clamp), as the kernels' PTX
+ * max and min: a NaN gives clamp_lo. */
+static double clamp_out(const harness *h, double d)
+{
+    return h->p->clamp ? fmin(fmax(d, (double)h->io.clamp_lo), (double)h->io.clamp_hi) : d;
 }
 
 /* The float64 dot product of row r of A and column c of B, and the sum of
@@ -269,6 +278,7 @@ cutec_status tune_epi_reference(harness *h)
         for (long long j = 0; j < dn; j++) {
             const float *vr = h->ref_aux + (size_t)r * (size_t)p->n;
             double d = p->act_gated ? h->act(vr[cutec_act_gate_col(j)], vr[cutec_act_up_col(j)]) : h->act(vr[j], 0);
+            d = clamp_out(h, d);
             if (fabs(d) > h->ref_amax) h->ref_amax = fabs(d);
             d *= h->sd; /* 1 but for an fp8 output */
             h->ref_d[(size_t)r * (size_t)dn + (size_t)j] = (float)d;
@@ -367,7 +377,7 @@ static int compare_samples(harness *h, char *why, size_t len)
         if (cutec_dtype_is_fp8(p->a_type) || cutec_dtype_is_fp8(p->b_type))
             ev = fmax(ev, FP8_SUM_UNIT * fabs(h->alpha * scale_of(h, r, cg)) * (mg + mu));
         double slope = p->act_gated ? 1.2 * (fabs(vg) + fabs(vu) + 1) : 1.2;
-        double want = h->act(vg, vu);
+        double want = clamp_out(h, h->act(vg, vu));
         if (fabs(want) > most) most = fabs(want);
         want *= h->sd, ev *= fabs(h->sd); /* 1 but for an fp8 output */
         double got = load_elem(h->host_c, p->c_type, elem_index(p->c_layout, r, j, p->ldc));

@@ -88,7 +88,8 @@ for extra in "-D T=e5m2" "-D T=e4m3 -D TB=e5m2" "-D T=e5m2 -D TB=e4m3 -D EPI=1 -
              "-D T=e4m3 -D SCALE=1 -D PROMO=4 -D BM=192 -D BN=64 -D EPI=1" "-D T=e4m3 -D SCALE=2 -D PROMO=1 -D PP=1 -D BM=64 -D BN=128 -D EPI=1" \
              "-D T=e4m3 -D SCALE=3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1" \
              "-D T=e4m3 -D SCALE=3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=0 -D CN=2 -D SK=1" \
-             "-D T=e4m3 -D SCALE=3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2 -D RASTER=1"; do
+             "-D T=e4m3 -D SCALE=3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2 -D RASTER=1" \
+             "-D T=e4m3 -D TC=e4m3 -D SCALE=1 -D ACT=gelu_tanh -D CLAMP=1 -D BM=128 -D BN=128"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
   # shellcheck disable=SC2086
   "$B"/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm_fp8/gemm_sm90_${name}.ptx"
@@ -135,6 +136,16 @@ epi_points sm80 ";-D BM=64 -D BN=64 -D WM=2 -D WN=2;-D BM=128 -D BN=256 -D WM=2 
 -D BM=256 -D BN=64 -D BK=64 -D WM=4 -D WN=2 -D STAGES=3;-D BM=64 -D BN=128 -D WM=2 -D WN=4 -D FRAGS=1;-D TC=f32" \
   "-D ACT=swiglu -D GLU=1;-D ACT=geglu -D GLU=1 -D BIAS=1 -D ALPHA=1;-D ACT=swiglu -D GLU=1 -D AUX=1;\
 -D ACT=geglu -D GLU=1 -D BIAS=1 -D AUX=1"
+# clamp and cast (CLAMP = 1: the activation's value clamped to gemm_check's
+# bounds, -0.125 and 0.25): every store path of the sm90 template (the
+# staged bias of the TMA stores with gelu + bias), the gated forms, and sm80
+CLAMPS="-D CLAMP=1;-D ACT=gelu_tanh -D BIAS=1 -D CLAMP=1;-D ACT=silu -D BIAS=3 -D SRC=1 -D ALPHA=1 -D AUX=1 -D CLAMP=1"
+epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1;\
+-D BM=128 -D BN=256 -D STAGES=4 -D EPI=2;-D BM=64 -D BN=128 -D STAGES=6 -D EPI=1 -D PP=1;-D BM=192 -D BN=192 -D STAGES=4 -D EPI=2" \
+  "$CLAMPS"
+epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=4 -D EPI=1" \
+  "-D ACT=swiglu -D GLU=1 -D CLAMP=1;-D ACT=geglu -D GLU=1 -D BIAS=1 -D CLAMP=1"
+epi_points sm80 ";-D BM=64 -D BN=64 -D WM=2 -D WN=2" "$CLAMPS;-D ACT=swiglu -D GLU=1 -D AUX=1 -D CLAMP=1"
 # the GEMM written with atoms only (examples/atom_gemm.cute), two instances
 for extra in "" "-D T=f16 -D TC=bf16 -D VEC=4 -D BK=64"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
@@ -296,6 +307,10 @@ POINTS
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=gelu_tanh -D BIAS=1 -o prebuilt/gemm_sm90_gelu_bias.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=silu -D BIAS=1 -o prebuilt/gemm_sm90_silu_bias.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=swiglu -D GLU=1 -o prebuilt/gemm_sm90_swiglu.pack
+# bias + GELU clamped (CLAMP = 1; gpu-run.sh EPI_BENCH's gelu_bias_clamp,
+# against cuBLASLt's GEMM and epilogue_apply's clamping kernel)
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=gelu_tanh -D BIAS=1 -D CLAMP=1 \
+  -o prebuilt/gemm_sm90_gelu_bias_clamp.pack
 "$B"/compiler/cutec pack stdlib/epilogue_apply.cute --arch=sm_90a -o prebuilt/epilogue_apply.pack
 # and for f16 (the Python package's f16 epilogues without a fused pack kernel)
 "$B"/compiler/cutec pack stdlib/epilogue_apply.cute --arch=sm_90a -D T=f16 -o prebuilt/epilogue_apply_f16.pack
@@ -307,6 +322,8 @@ POINTS
   -o prebuilt/gemm_sm90_silu_bias_fast.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --fast-math -D ACT=swiglu -D GLU=1 \
   -o prebuilt/gemm_sm90_swiglu_fast.pack
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --fast-math -D ACT=gelu_tanh -D BIAS=1 -D CLAMP=1 \
+  -o prebuilt/gemm_sm90_gelu_bias_clamp_fast.pack
 # fp8 packs for the fp8 benchmark (gpu-run.sh FP8_BENCH=1), one per scale
 # mode; PTX only (the driver JITs each kernel the tuner loads)
 for m in "tensor 1" "row 2" "block 3"; do
@@ -347,6 +364,21 @@ for m in "tensor 1" "row 2"; do
   done
 done
 rm -rf "$err_dir"
+# the user-epilogue example (examples/user_epilogue.c, example_user_epilogue):
+# examples/my_epilogue.cute's squared_relu with a bias over every sm90 tune
+# point, and epilogue_apply.cute's elementwise kernels with it for the
+# unfused baseline, from a copy whose tune clause lists squared_relu (a -D
+# of a tune variable only picks among the listed values)
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --import examples/my_epilogue.cute \
+  -D ACT=squared_relu -D BIAS=1 -o prebuilt/gemm_sm90_squared_relu_bias.pack
+ue_dir=$(mktemp -d)
+sed 's/^\( *ACT in \)\[identity, relu, relu6, gelu_tanh, gelu_erf, silu, sigmoid, swiglu, geglu\];/\1[squared_relu];/' \
+  stdlib/epilogue_apply.cute > "$ue_dir/epilogue_apply_squared_relu.cute"
+grep -q 'ACT in \[squared_relu\];' "$ue_dir/epilogue_apply_squared_relu.cute" ||
+  { echo "gpu-prepare: stdlib/epilogue_apply.cute's ACT list changed"; exit 1; }
+"$B"/compiler/cutec pack "$ue_dir/epilogue_apply_squared_relu.cute" --arch=sm_90a --import examples/my_epilogue.cute \
+  -D GLU=0 -o prebuilt/epilogue_apply_squared_relu.pack
+rm -rf "$ue_dir"
 # user kernels with roles (B row-major; a bias epilogue): served or skipped by the tuner
 "$B"/compiler/cutec pack tests/runtime/user_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/user_gemm.pack
 "$B"/compiler/cutec pack tests/runtime/user_gemm_grouped.cute --arch=sm_80 --no-cubin -o prebuilt/user_gemm_grouped.pack

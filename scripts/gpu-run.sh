@@ -21,7 +21,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCUTEC_BUILD_COMPILER=OFF \
       -DCUTEC_PREBUILT_PTX_DIR="$PWD/prebuilt" -DCUTEC_GEMM_PTX_DIR="$PWD/prebuilt/gemm" \
       -DCUTEC_PREBUILT_PACK_DIR="$PWD/prebuilt" >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
 # the GPU programs first, so that a broken CPU-only target cannot stop them
-cmake --build build-gpu -j"$(nproc)" --target cutec_rt run_examples gemm_check gemm_bench cutec-tune \
+cmake --build build-gpu -j"$(nproc)" --target cutec_rt run_examples user_epilogue gemm_check gemm_bench cutec-tune \
   >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
 cmake --build build-gpu -j"$(nproc)" -- -k >>"$log" 2>&1 || echo "gpu-run: some other targets failed to build (see gpu-run.log)"
 # TESTS=none skips the GPU tests (a benchmark-only run); TESTS=REGEX runs the
@@ -97,7 +97,8 @@ fi
 if [ -n "${EPI_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   # EPI_FAST=1: the packs compiled with --fast-math; EPI_ONLY="swiglu ...": those epilogues alone;
   # EPI_SHAPES: another shapes file (tests/bench/swiglu_shapes.txt: issue 17's SwiGLU shapes)
-  for e in "gelu_bias --epilogue gelu_tanh --bias" "silu_bias --epilogue silu --bias" "swiglu --epilogue swiglu"; do
+  for e in "gelu_bias --epilogue gelu_tanh --bias" "silu_bias --epilogue silu --bias" "swiglu --epilogue swiglu" \
+           "gelu_bias_clamp --epilogue gelu_tanh --bias --clamp -4,4"; do
     set -- $e
     case " ${EPI_ONLY:-$1} " in *" $1 "*) ;; *) continue ;; esac
     name=$1${EPI_FAST:+_fast}; shift

@@ -59,6 +59,7 @@ class GemmProblem(ctypes.Structure):
         ("stride_c", c_longlong),
         ("stride_d", c_longlong),
         ("groups", c_longlong),
+        ("clamp", c_int),  # D clamped to GemmArgs' clamp_lo, clamp_hi
     ]
 
     def __init__(self, **fields):
@@ -85,6 +86,8 @@ class GemmArgs(ctypes.Structure):
         ("amax", c_void_p),
         ("group_ends", c_void_p),
         ("group_list", c_void_p),  # the general grouped GEMM's rows (cutec_gemm_list_row)
+        ("clamp_lo", c_float),  # with GemmProblem.clamp: the bounds, by value
+        ("clamp_hi", c_float),
     ]
 
     def __init__(self):

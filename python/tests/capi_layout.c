@@ -49,6 +49,7 @@ int main(void)
     FIELD(cutec_gemm_problem, "GemmProblem", stride_c);
     FIELD(cutec_gemm_problem, "GemmProblem", stride_d);
     FIELD(cutec_gemm_problem, "GemmProblem", groups);
+    FIELD(cutec_gemm_problem, "GemmProblem", clamp);
 
     SIZE(cutec_gemm_args, "GemmArgs");
     FIELD(cutec_gemm_args, "GemmArgs", struct_size);
@@ -67,6 +68,8 @@ int main(void)
     FIELD(cutec_gemm_args, "GemmArgs", amax);
     FIELD(cutec_gemm_args, "GemmArgs", group_ends);
     FIELD(cutec_gemm_args, "GemmArgs", group_list);
+    FIELD(cutec_gemm_args, "GemmArgs", clamp_lo);
+    FIELD(cutec_gemm_args, "GemmArgs", clamp_hi);
 
     SIZE(cutec_tune_candidate, "TuneCandidate");
     FIELD(cutec_tune_candidate, "TuneCandidate", name);

@@ -231,6 +231,7 @@ typedef struct gpu {
     cutec_pack *pack;
     cutec_pack *more[TUNE_MORE_PACKS];
     double skew;        /* how grouped problems' rows are split (--skew, tune_groups.h) */
+    float clamp[2];     /* the bounds of a clamped problem (--clamp) */
     cutec_timer *timer; /* bench's head-to-head timings (bench_plain, --layouts-h2h), made at the first */
 } gpu;
 
@@ -238,6 +239,7 @@ static int gpu_open(const opts *o, gpu *g, failure *f)
 {
     memset(g, 0, sizeof *g);
     g->skew = o->skew;
+    memcpy(g->clamp, o->clamp_bounds, sizeof g->clamp);
     cutec_status s = cutec_runtime_create(&g->rt, (int)o->device);
     if (s != CUTEC_OK) return fail_runtime(f, g->rt, "no GPU", s);
     cutec_runtime_set_log(g->rt, on_log, (void *)o);
@@ -297,6 +299,7 @@ static void problem_init(const opts *o, cutec_gemm_problem *p, long long m, long
     p->bias_row = o->bias_row;
     p->c_source = o->c_source;
     p->aux = o->aux;
+    p->clamp = o->clamp;
     p->scale_mode = o->scale_mode;
     p->a_layout = o->layout[0];
     p->b_layout = o->layout[1];
@@ -329,9 +332,9 @@ static void shape_problem(const opts *o, cutec_gemm_problem *p, const tune_shape
 static void epilogue_name(const opts *o, char *buf, size_t len)
 {
     static const char *const modes[] = {"", "+scale:tensor", "+scale:row", "+scale:block"};
-    snprintf(buf, len, "%s%s%s%s%s%s%s", o->act[0] ? o->act : "identity", o->bias ? "+bias" : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s", o->act[0] ? o->act : "identity", o->bias ? "+bias" : "",
              o->bias_row ? "+bias_row" : "", o->c_source ? "+c" : "", o->aux ? "+aux" : "", modes[o->scale_mode],
-             is_fp8(o->out) ? "+scale_d+amax" : "");
+             is_fp8(o->out) ? "+scale_d+amax" : "", o->clamp ? "+clamp" : "");
     if (strcmp(buf, "identity") == 0) snprintf(buf, len, "none");
 }
 
@@ -370,6 +373,8 @@ static void *random_scales(size_t n, uint64_t seed)
 }
 typedef struct buffers {
     unsigned long long d[BUF_COUNT];
+    int clamp; /* the problem's, and its bounds */
+    float clamp_lo, clamp_hi;
 } buffers;
 
 /* A grouped problem's Bs: random, but from two matrices' worth of host
@@ -407,6 +412,8 @@ static int upload_group_ends(gpu *g, const cutec_gemm_problem *p, unsigned long 
 static int alloc_problem(gpu *g, const cutec_gemm_problem *p, buffers *bufs, uint64_t seed, failure *f)
 {
     memset(bufs, 0, sizeof *bufs);
+    bufs->clamp = p->clamp;
+    bufs->clamp_lo = g->clamp[0], bufs->clamp_hi = g->clamp[1];
     long long dn = p->act_gated ? p->n / 2 : p->n, kb = (p->k + 127) / 128;
     long long sa_n = p->scale_mode == CUTEC_SCALE_TENSOR ? 1 : p->scale_mode == CUTEC_SCALE_BLOCK ? p->m * kb : p->m;
     long long sb_n = p->scale_mode == CUTEC_SCALE_TENSOR  ? 1
@@ -487,6 +494,7 @@ static cutec_gemm_args args_of(const buffers *b)
     a.scale_d = PTR(b->d[BUF_SD]);
     a.amax = PTR(b->d[BUF_AMAX]);
     a.group_ends = (const int *)PTR(b->d[BUF_ENDS]);
+    if (b->clamp) a.clamp_lo = b->clamp_lo, a.clamp_hi = b->clamp_hi;
     return a;
 }
 
@@ -746,7 +754,7 @@ static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, const cutec_
 {
     opts plain = *o;
     memset(plain.act, 0, sizeof plain.act);
-    plain.gated = plain.bias = plain.bias_row = plain.c_source = plain.aux = 0;
+    plain.gated = plain.bias = plain.bias_row = plain.c_source = plain.aux = plain.clamp = 0;
     plain.scale_mode = CUTEC_SCALE_NONE;
     cutec_gemm_problem p;
     shape_problem(&plain, &p, sh);
@@ -932,7 +940,7 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         gm->log_sum0 += log(ratio0);
         gm->n0++;
     }
-    int epi = o->act[0] || o->bias || o->bias_row || o->c_source || o->aux || o->scale_mode;
+    int epi = o->act[0] || o->bias || o->bias_row || o->c_source || o->aux || o->scale_mode || o->clamp;
     /* vs plain: the two decisions head to head (h2h) where measured, else
      * the fastest pack kernels of the two tunings */
     double tunings_plain = !isinf(pc->best_ms) && !isinf(best_dsl) ? pc->best_ms / best_dsl : 0;

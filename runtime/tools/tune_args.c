@@ -72,6 +72,7 @@ typedef enum opt_id {
     OPT_BIAS_ROW,
     OPT_C_SOURCE,
     OPT_AUX,
+    OPT_CLAMP,
     OPT_SCALE,
     OPT_LAYOUT,
     OPT_BATCH,
@@ -148,6 +149,9 @@ static const struct option {
     {OPT_BIAS_ROW, "--bias-row", NULL, CMDS_RUN, "add a random bias per row"},
     {OPT_C_SOURCE, "--c-source", NULL, CMDS_RUN, "read beta * C from a random C and write D out of place"},
     {OPT_AUX, "--aux", NULL, CMDS_RUN, "also write the pre-activation (an aux output)"},
+    {OPT_CLAMP, "--clamp", "LO,HI", CMDS_RUN,
+     "clamp the activation's value into [LO, HI] before the conversion to the output type (numbers, LO <= HI; inf "
+     "or -inf leaves a side open); cuBLASLt's baseline is then its GEMM and a --pack's elementwise kernel"},
     {OPT_LAYOUT, "--layout", "ABC", CMDS_RUN,
      "the layouts of A, B (as the K x N matrix) and C, a letter each: r row-major, c column-major (default "
      "rcr: B stored N x K; `x @ W` with W stored K x N is rrr); leading dimensions packed"},
@@ -317,6 +321,27 @@ static int parse_real(tune_cmd c, const char *opt, const char *v, double lo, dou
     return 0;
 }
 
+/* --clamp LO,HI: two numbers a float holds (an infinity leaves its side
+ * open), neither NaN, LO <= HI; the runtime would refuse the rest later,
+ * after the buffers are made. */
+static int parse_clamp(tune_cmd c, const char *opt, const char *v, float bounds[2])
+{
+    const char *comma = strchr(v, ',');
+    double x[2];
+    for (int i = 0; i < 2; i++) {
+        const char *s = i == 0 ? v : comma + 1;
+        char *end;
+        x[i] = comma != NULL ? strtod(s, &end) : 0;
+        if (comma == NULL || end == s || isspace((unsigned char)s[0]) || end != (i == 0 ? comma : s + strlen(s)))
+            return usage_error(c, "option '%s': '%s' is not two numbers LO,HI", opt, v);
+        if (isnan(x[i]) || (isfinite(x[i]) && fabs(x[i]) > FLT_MAX))
+            return usage_error(c, "option '%s': '%s': %s is not a float or an infinity", opt, v, i ? "HI" : "LO");
+    }
+    if (x[0] > x[1]) return usage_error(c, "option '%s': '%s': LO is greater than HI", opt, v);
+    bounds[0] = (float)x[0], bounds[1] = (float)x[1];
+    return 0;
+}
+
 /* Stores one option's value; 0, or 2 after a usage error. */
 static int store_option(const struct option *opt, const char *v, tune_opts *o, int *out_set)
 {
@@ -351,6 +376,7 @@ static int store_option(const struct option *opt, const char *v, tune_opts *o, i
     case OPT_BIAS_ROW: o->bias_row = 1; return 0;
     case OPT_C_SOURCE: o->c_source = 1; return 0;
     case OPT_AUX: o->aux = 1; return 0;
+    case OPT_CLAMP: o->clamp = 1; return parse_clamp(c, opt->name, v, o->clamp_bounds);
     case OPT_SCALE: return parse_scale_mode(c, opt->name, v, &o->scale_mode);
     case OPT_LAYOUT: return parse_layouts(c, opt->name, v, o->layout);
     case OPT_RUNS: return parse_integer(c, opt->name, v, 20, 10000, &o->runs);

@@ -50,6 +50,8 @@ typedef struct tune_opts {
      * epilogue table ("": none), and the inputs present */
     char act[32];
     int gated, bias, bias_row, c_source, aux;
+    int clamp; /* --clamp LO,HI: the output clamped to clamp_bounds */
+    float clamp_bounds[2];
     cutec_scale_mode scale_mode; /* --scale */
     cutec_layout layout[3];      /* --layout: A, B (K x N), C; default row, column, row */
     /* error: the inputs' seed, the rows of D compared with float64, and

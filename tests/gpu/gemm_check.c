@@ -985,6 +985,8 @@ static run_status run_case(session *s, point *p, const shape_data *d, int nprob,
         }
         gargs.alpha = (float)e->alpha_v;
         gargs.beta = (float)e->beta_v;
+        gargs.clamp_lo = (float)e->clamp_lo_v;
+        gargs.clamp_hi = (float)e->clamp_hi_v;
         gargs.s = ds + GUARD;
         gargs.bias = dbias + GUARD;
         gargs.bias_row = dbr + GUARD;
@@ -1393,6 +1395,26 @@ static void self_test_epilogue(void)
         }
         /* a plain check of the epilogue's output fails: the epilogue matters */
         ST_CHECK(!check_result_of(&d, NULL, 0, cols, c, GT_BF16).pass || gated);
+        /* a clamp: the unclamped output fails, the clamped one passes (c
+         * above is the output without the bias: made afresh here) */
+        uint16_t *cu = malloc((size_t)d.m * (size_t)cols * 2), *cc = malloc((size_t)d.m * (size_t)cols * 2);
+        ST_CHECK(cu != NULL && cc != NULL);
+        for (int clamp = 0; cu != NULL && cc != NULL && clamp < 2; clamp++) {
+            e.clamp = clamp, e.clamp_lo_v = -0.125, e.clamp_hi_v = 0.25;
+            for (long i = 0; i < d.m; i++)
+                for (long j = 0; j < cols; j++) {
+                    double ref, bound;
+                    expect(&d, &e, 0, i, j, GT_BF16, &ref, &bound);
+                    (clamp ? cc : cu)[i * cols + j] = gemm_f32_to_bf16((float)ref);
+                }
+        }
+        if (cu != NULL && cc != NULL) {
+            ST_CHECK(check_result_of(&d, &e, 0, cols, cc, GT_BF16).pass);
+            ST_CHECK(!check_result_of(&d, &e, 0, cols, cu, GT_BF16).pass);
+        }
+        free(cu);
+        free(cc);
+        e.clamp = 0;
         double ref, bound;
         expect(&d, &e, 0, 5, 7, GT_BF16, &ref, &bound);
         c[5 * cols + 7] = gemm_f32_to_bf16((float)(ref + 3 * bound + 0.05));

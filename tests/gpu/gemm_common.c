@@ -346,6 +346,8 @@ int gemm_build_args(cutec_runtime *rt, const gemm_kernel_meta *meta, gemm_args *
         case CUTEC_ROLE_D: ga->args[i] = &ga->c; break;
         case CUTEC_ROLE_ALPHA: ga->args[i] = &ga->alpha; break;
         case CUTEC_ROLE_BETA: ga->args[i] = &ga->beta; break;
+        case CUTEC_ROLE_CLAMP_LO: ga->args[i] = &ga->clamp_lo; break;
+        case CUTEC_ROLE_CLAMP_HI: ga->args[i] = &ga->clamp_hi; break;
         case CUTEC_ROLE_C: ga->args[i] = &ga->s; break;
         case CUTEC_ROLE_BIAS: ga->args[i] = &ga->bias; break;
         case CUTEC_ROLE_BIAS_ROW: ga->args[i] = &ga->bias_row; break;

@@ -113,6 +113,7 @@ typedef struct gemm_args {
     /* the epilogue's inputs, for the roles alpha, beta, c (s), bias,
      * bias_row and aux where the kernel has them */
     float alpha, beta;
+    float clamp_lo, clamp_hi; /* roles clamp_lo and clamp_hi */
     unsigned long long s, bias, bias_row, aux, scale_a, scale_b, scale_d, amax;
     /* scratch for the roles workspace and flags (stream-K); the caller
      * zeroes the flags before each launch, as the runtime does */

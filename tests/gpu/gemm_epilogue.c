@@ -24,6 +24,12 @@ int gemm_epi_from_point(const gemm_point *p, gemm_epi *e, char *err, size_t errl
     e->bias_row = cutec_kdesc_role_arg(m, CUTEC_ROLE_BIAS_ROW) >= 0;
     e->aux = cutec_kdesc_role_arg(m, CUTEC_ROLE_AUX) >= 0;
     e->gated = m->gated;
+    e->clamp = cutec_kdesc_role_arg(m, CUTEC_ROLE_CLAMP_LO) >= 0 && cutec_kdesc_role_arg(m, CUTEC_ROLE_CLAMP_HI) >= 0;
+    /* inside the outputs' range at both ends for most activations (GELU's
+     * and SiLU's minima are -0.17 and -0.28), so that a kernel that ignores
+     * either bound fails; exact in f32 */
+    e->clamp_lo_v = -0.125;
+    e->clamp_hi_v = 0.25;
     int sa = cutec_kdesc_role_arg(m, CUTEC_ROLE_SCALE_A);
     if (sa >= 0) { /* (1, 1): per tensor, (m, 1): per row, (m, kb): block-wise (docs/contract.md) */
         const cutec_kd_arg *x = &m->args[sa];
@@ -49,7 +55,7 @@ int gemm_epi_from_point(const gemm_point *p, gemm_epi *e, char *err, size_t errl
 
 int gemm_epi_any(const gemm_epi *e)
 {
-    return e->scale || e->fp8_out || e->alpha || e->src || e->bias || e->bias_row || e->aux || e->gated ||
+    return e->scale || e->fp8_out || e->alpha || e->src || e->bias || e->bias_row || e->aux || e->gated || e->clamp ||
            (e->act && strcmp(e->act->name, "identity") != 0);
 }
 
@@ -141,15 +147,24 @@ void gemm_epi_pre(const gemm_epi *e, long i, long j, double acc, double absacc, 
     *bound = fabs(f) * (1.0 + ldexp(1.0, -24)) * gamma * absacc + ldexp(1.0, -21) * sz;
 }
 
+/* The clamp (PTX max, then min): it moves no two values further apart, so
+ * the activation's bound holds for the clamped value too. */
+static double clamp_of(const gemm_epi *e, double x)
+{
+    return e->clamp ? fmin(fmax(x, e->clamp_lo_v), e->clamp_hi_v) : x;
+}
+
 void gemm_epi_out(const gemm_epi *e, double g, double bg, double u, double bu, double *out, double *bound)
 {
     if (!e->gated) {
         *out = e->act->ref(g, 0);
         *bound = LIP * bg + ACT_ERR * (fabs(g) + fabs(*out));
+        *out = clamp_of(e, *out);
         return;
     }
     double f = e->act->ref(g, 1.0); /* act(gate, up) = f(gate) * up */
     *out = e->act->ref(g, u);
     *bound = LIP * bg * fabs(u) + fabs(f) * bu + LIP * bg * bu + ACT_ERR * (fabs(g) + fabs(f)) * fabs(u) +
              ldexp(1.0, -23) * fabs(*out);
+    *out = clamp_of(e, *out);
 }

@@ -1,7 +1,8 @@
 /*
  * gemm_epilogue.h - the epilogue side of the GEMM GPU check: which inputs a
  * kernel point's description asks for (roles alpha, c with beta, bias,
- * bias_row, aux, and its cutec.act function), random values for them, and
+ * bias_row, aux, clamp_lo and clamp_hi, and its cutec.act function), random
+ * values for them, and
  * the float64 expected value and error bound of each output element, from
  * the plain GEMM's reference (docs/contract.md, "What a GEMM kernel
  * computes").  The activations' float64 forms are the contract's table
@@ -16,6 +17,8 @@
 typedef struct gemm_epi {
     /* what the point computes */
     int alpha, src, bias, bias_row, aux, gated;
+    int clamp; /* the activation's value clamped to [clamp_lo_v, clamp_hi_v] (roles clamp_lo, clamp_hi) */
+    double clamp_lo_v, clamp_hi_v;
     int scale;        /* 0: none, 1: scale_a and scale_b one each (per tensor), 2: per row of A and column of B,
                   3: block-wise (1 x 128 of A, 128 x 128 of B; applied inside the sum: the
                   caller's reference is of the scaled A and B, gemm_epi_scale_inputs) */

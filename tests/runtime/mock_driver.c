@@ -738,8 +738,8 @@ static void mock_gemm(const struct CUfunc_st *f, void **params, int b_row)
 /* ---- any GEMM kernel, by the roles of its description ---- */
 
 /* The mock's own activations (by name, as in stdlib/std/epilogue.cute;
- * "cube" is the tests' user activation): 1 and *out, or 0 for a name it
- * does not know. */
+ * "cube" is the tests' user activation, "squared_relu" examples/my_epilogue.cute's):
+ * 1 and *out, or 0 for a name it does not know. */
 static int mock_act(const char *name, double x, double up, double *out)
 {
     double sig = 1.0 / (1.0 + exp(-x)), gt = 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
@@ -761,6 +761,8 @@ static int mock_act(const char *name, double x, double up, double *out)
         *out = gt * up;
     else if (strcmp(name, "cube") == 0)
         *out = x * x * x;
+    else if (strcmp(name, "squared_relu") == 0)
+        *out = x > 0 ? x * x : 0;
     else
         return 0;
     return 1;
@@ -788,6 +790,8 @@ enum {
     MR_WS,
     MR_FLAGS,
     MR_LIST,
+    MR_CLAMP_LO,
+    MR_CLAMP_HI,
     MR_COUNT
 };
 
@@ -854,7 +858,8 @@ static void mock_list_gemm(const long long *list, long long groups, const char *
  * contract's meaning, every tensor packed (A M x K, B N x K, C, D and aux
  * row-major): D = act(alpha A B^T + beta C + bias + bias_row); for an
  * elementwise epilogue kernel (class epilogue), D = act(C + bias +
- * bias_row).  With a batch role, each of the batch's problems in turn, its
+ * bias_row); with roles clamp_lo and clamp_hi, act's value clamped to them
+ * (fmin and fmax: PTX's min and max).  With a batch role, each of the batch's problems in turn, its
  * matrices at the roles' strides (stride_c absent: C is D); with a
  * group_ends role (grouped), problem l is the rows group_ends[l-1] ..
  * group_ends[l] - 1 of the one A and D (clamped as the kernel clamps
@@ -864,9 +869,9 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
     int idx[MR_COUNT];
     char type[MR_COUNT][8];
     static const char *const roles[MR_COUNT] = {
-        "m",        "n",        "k",        "a",          "b",         "c",     "d",
-        "bias",     "bias_row", "aux",      "alpha",      "beta",      "batch", "stride_a",
-        "stride_b", "stride_c", "stride_d", "group_ends", "workspace", "flags", "group_list"};
+        "m",        "n",          "k",         "a",     "b",          "c",        "d",        "bias",
+        "bias_row", "aux",        "alpha",     "beta",  "batch",      "stride_a", "stride_b", "stride_c",
+        "stride_d", "group_ends", "workspace", "flags", "group_list", "clamp_lo", "clamp_hi"};
     for (int r = 0; r < MR_COUNT; r++) idx[r] = -1, type[r][0] = '\0';
     /* the kernel's own description: from its cutec.kernel line to the next */
     char head[96];
@@ -909,6 +914,8 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
     int m = *(int *)params[idx[MR_M]], n = *(int *)params[idx[MR_N]], k = ew ? 0 : *(int *)params[idx[MR_K]];
     double alpha = idx[MR_ALPHA] >= 0 ? *(float *)params[idx[MR_ALPHA]] : 1.0;
     double beta = idx[MR_BETA] >= 0 ? *(float *)params[idx[MR_BETA]] : 0.0;
+    double lo = idx[MR_CLAMP_LO] >= 0 ? *(float *)params[idx[MR_CLAMP_LO]] : -INFINITY;
+    double hi = idx[MR_CLAMP_HI] >= 0 ? *(float *)params[idx[MR_CLAMP_HI]] : INFINITY;
     long long batch = idx[MR_BATCH] >= 0 ? mock_int(params[idx[MR_BATCH]], type[MR_BATCH]) : 1;
     int dn = gated ? n / 2 : n;
     /* scratch (roles workspace and flags): a kernel counting on its flags
@@ -972,6 +979,7 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
                 double g = v[i * (size_t)n + (gated ? j / 8 * 16 + j % 8 : j)], out = NAN;
                 double up = gated ? v[i * (size_t)n + j / 8 * 16 + 8 + j % 8] : 0;
                 if (!mock_act(act, g, up, &out)) out = NAN; /* an activation the mock cannot run: a wrong result */
+                if (idx[MR_CLAMP_LO] >= 0 || idx[MR_CLAMP_HI] >= 0) out = fmin(fmax(out, lo), hi);
                 mock_store(ARG(MR_D), type[MR_D], i * (size_t)dn + j, out);
             }
     }

@@ -513,7 +513,7 @@ add_test(NAME pack_cpu_epilogue_args COMMAND test_epilogue args)
 set_tests_properties(pack_cpu_epilogue_args PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 60)
 # (mock only: their kernels are descriptions over empty PTX bodies, which
 # the mock computes from the descriptions; the GPU runs the compiled ones below)
-foreach(_case bind cache)
+foreach(_case bind cache clamp)
   add_test(NAME pack_mock_epilogue_${_case} COMMAND test_epilogue ${_case})
   set_tests_properties(pack_mock_epilogue_${_case} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
     ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
@@ -524,7 +524,7 @@ set_tests_properties(pack_mock_epilogue_bind_no_cublas PROPERTIES LABELS "cpu;ru
   ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=/nonexistent/libcublasLt.so;TEST_NO_CUBLAS=1")
 # the compiler's descriptions: a user's act = relu kernel, and the stdlib's
 # elementwise kernels (stdlib/epilogue_apply.cute) after cuBLASLt
-cutec_test_pack(_ea_pack epilogue_apply ${PROJECT_SOURCE_DIR}/stdlib/epilogue_apply.cute "142 points")
+cutec_test_pack(_ea_pack epilogue_apply ${PROJECT_SOURCE_DIR}/stdlib/epilogue_apply.cute "286 points")
 foreach(_c user apply)
   set(_p ${_user_pack})
   if(_c STREQUAL "apply")
@@ -538,6 +538,40 @@ foreach(_c user apply)
     set_tests_properties(pack_gpu_epilogue_${_c} PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77 TIMEOUT 300)
   endif()
 endforeach()
+# cutec-tune --clamp LO,HI: the user pack has no clamping kernel and
+# cuBLASLt no clamp, so its plain GEMM and epilogue_apply's clamping kernel
+# (--pack) win; without that pack, no candidate; the usage errors (no GPU)
+if(_user_pack AND _ea_pack)
+  set(_cli_tests)
+  cutec_tune_cli(pack_mock_tune_clamp 0
+                 "^winner: cublasLt algo #0 [+] epilogue_apply T=bf16 ACT=relu GLU=0 BIAS=0 AUX=0 VEC=8 CLAMP=1$" -
+                 tune ${_user_pack} --pack ${_ea_pack} --m 40 --n 24 --k 32 --epilogue relu --clamp -0.5,0.5 --no-cache)
+  cutec_tune_cli(pack_mock_tune_clamp_json 0 "\"epilogue\": \"relu[+]clamp\"" -
+                 tune ${_user_pack} --pack ${_ea_pack} --m 40 --n 24 --k 32 --epilogue relu --clamp -inf,0.5 --no-cache
+                 --json)
+  cutec_tune_cli(pack_mock_tune_clamp_no_ew 1 EMPTY
+                 "epilogue=relu[+]clamp align=16:16:16: pack kernels: .* cuBLASLt has no fused form of this epilogue: a clamp"
+                 tune ${_user_pack} --m 40 --n 24 --k 32 --epilogue relu --clamp -0.5,0.5 --no-cache)
+  cutec_tune_cli(pack_mock_bench_clamp 0 "^tiny +64 +64 +64 .* epilogue_apply T=bf16 ACT=silu GLU=0 BIAS=0 AUX=0 VEC=8 CLAMP=1 " -
+                 bench ${_user_pack} --pack ${_ea_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --epilogue silu
+                 --clamp -1,1 --no-cache --no-warmup)
+  set_tests_properties(${_cli_tests} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 60 ENVIRONMENT "${_mock_env}")
+  set_property(TEST pack_mock_tune_clamp_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
+endif()
+set(_cli_tests)
+foreach(_bad "one|1|'1' is not two numbers LO,HI" "no_lo|,1|',1' is not two numbers LO,HI"
+             "lo_over_hi|2,1|'2,1': LO is greater than HI" "nan|nan,1|'nan,1': LO is not a float or an infinity"
+             "past_float|0,1e39|'0,1e39': HI is not a float or an infinity")
+  string(REPLACE "|" ";" _parts "${_bad}")
+  list(GET _parts 0 _id)
+  list(GET _parts 1 _v)
+  list(GET _parts 2 _msg)
+  cutec_tune_cli(pack_cpu_tune_clamp_${_id} 2 EMPTY "^cutec-tune: error: option '--clamp': ${_msg}$"
+                 tune ${_va} --m 8 --n 8 --k 8 --clamp ${_v})
+endforeach()
+cutec_tune_cli(pack_cpu_tune_clamp_error 2 EMPTY "^cutec-tune: error: option '--clamp' does not apply to 'error'$"
+               error ${_va} --m 8 --n 8 --k 64 --clamp 0,1)
+set_tests_properties(${_cli_tests} PROPERTIES LABELS "cpu;runtime;pack" TIMEOUT 60)
 
 # Tensor maps that follow the pointers (test_epilogue maps): one sm90
 # template point (TMA maps for A, B and D; relu with a bias), its class

@@ -9,6 +9,9 @@
  *            with TEST_NO_CUBLAS set, cuBLASLt is absent and the tuner checks
  *            at float64 samples)
  *   cache    the epilogue in the class key on disk, read back            (mock or GPU)
+ *   clamp    a clamped output (problem.clamp, the call's bounds): bound only to
+ *            kernels with both bounds, checked against float64, and
+ *            cuBLASLt + an elementwise kernel with the clamp as its baseline (mock)
  *   user PACK   tests/runtime/user_gemm.cute's act = relu kernel served for relu + bias only
  *   apply PACK  stdlib/epilogue_apply.cute's kernels after cuBLASLt: the unfused baseline
  *   gated PACK  one compiled template point with a gated activation, a bias
@@ -43,6 +46,8 @@ static const struct {
     {"c", "C tensor bf16 rank 2 shape M N stride N 1 align 2 role c"},
     {"alpha", "alpha scalar f32 role alpha"},
     {"beta", "beta scalar f32 role beta"},
+    {"clamp_lo", "lo scalar f32 role clamp_lo"},
+    {"clamp_hi", "hi scalar f32 role clamp_hi"},
 };
 
 static const struct kern {
@@ -69,6 +74,10 @@ static const struct kern {
     {"epi_swiglu_bias_aux", "swiglu", 1, "bias aux", NULL, 0, NULL},
     /* says it writes aux, never does */
     {"epi_geglu_aux_lies", "geglu", 1, "aux", NULL, 0, ""},
+    /* clamped outputs: both bounds, one (never served), the elementwise half */
+    {"epi_relu_clamp", "relu", 0, "clamp_lo clamp_hi", NULL, 0, NULL},
+    {"epi_relu_lo", "relu", 0, "clamp_lo", NULL, 0, NULL},
+    {"ew_silu_clamp", "silu", 0, "clamp_lo clamp_hi", NULL, 1, NULL},
 };
 
 /* A kernel's description, with activation act and extra arguments args. */
@@ -204,9 +213,11 @@ static void buf_free(cutec_runtime *rt, buf *b)
 static double at(const buf *b, size_t i) { return cutec_bf16_to_float(b->h[i]); }
 
 /* The inputs and outputs of one problem (row-major A, B as N rows of K,
- * row-major D), every optional one allocated. */
+ * row-major D), every optional one allocated; the clamp's bounds (inside
+ * the range of D's values, so that both bind). */
 typedef struct io {
     buf a, b, d, c, bias, bias_row, aux;
+    float lo, hi;
 } io;
 
 static void io_new(cutec_runtime *rt, const cutec_gemm_problem *p, io *x)
@@ -219,6 +230,7 @@ static void io_new(cutec_runtime *rt, const cutec_gemm_problem *p, io *x)
     x->bias = buf_new(rt, n, 1);
     x->bias_row = buf_new(rt, m, 1);
     x->aux = buf_new(rt, m * n, 0);
+    x->lo = -0.125f, x->hi = 0.5f;
 }
 
 static void io_free(cutec_runtime *rt, io *x)
@@ -238,12 +250,13 @@ static cutec_gemm_args args_of(const cutec_gemm_problem *p, const io *x)
     if (p->bias) a.bias = dp(&x->bias);
     if (p->bias_row) a.bias_row = dp(&x->bias_row);
     if (p->aux) a.aux = dp(&x->aux);
+    if (p->clamp) a.clamp_lo = x->lo, a.clamp_hi = x->hi;
     return a;
 }
 
 /* D (and aux) copied back and compared with float64: v = alpha A B^T +
- * beta C + bias + bias_row, D = act(v), through the epilogue table's
- * reference or ref. */
+ * beta C + bias + bias_row, D = act(v) (clamped to x's bounds with a
+ * clamp), through the epilogue table's reference or ref. */
 static void check_result(cutec_runtime *rt, const cutec_gemm_problem *p, io *x, cutec_gemm_act_fn ref)
 {
     size_t m = (size_t)p->m, n = (size_t)p->n, k = (size_t)p->k, dn = p->act_gated ? n / 2 : n;
@@ -276,6 +289,7 @@ static void check_result(cutec_runtime *rt, const cutec_gemm_problem *p, io *x, 
             double want = p->act_gated ? act(v[i * n + (size_t)cutec_act_gate_col((long long)j)],
                                              v[i * n + (size_t)cutec_act_up_col((long long)j)])
                                        : act(v[i * n + j], 0);
+            if (p->clamp) want = fmin(fmax(want, x->lo), x->hi);
             double got = at(&x->d, AT_MN(i, j, dn));
             if (!(fabs(got - want) <= fabs(want) / 64 + 2e-2)) {
                 fprintf(stderr, "%s: D[%zu,%zu] = %g, want %g\n", p->act, i, j, got, want);
@@ -576,15 +590,17 @@ static int test_cache(void)
     CHECK(mkdtemp(dir) != NULL);
     static const struct {
         const char *act, *choice, *cached, *key;
-        int bias;
+        int bias, clamp;
     } cases[] = {
-        {"relu", "epi_relu_bias T=bf16", "epi_relu_bias T=bf16", "epilogue=relu+bias:bf16:16 align=16:16:16", 1},
+        {"relu", "epi_relu_bias T=bf16", "epi_relu_bias T=bf16", "epilogue=relu+bias:bf16:16 align=16:16:16", 1, 0},
         {"silu", "cublasLt algo #0 + ew_silu T=bf16", "cublasLt algo (cached) + ew_silu T=bf16",
-         "epilogue=silu align=16:16:16", 0},
+         "epilogue=silu align=16:16:16", 0, 0},
+        {"relu", "epi_relu_clamp T=bf16", "epi_relu_clamp T=bf16", "epilogue=relu+clamp align=16:16:16", 0, 1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cutec_gemm_problem p = problem(40, 32, 24, cases[c].act, 0);
         p.bias = cases[c].bias;
+        p.clamp = cases[c].clamp;
         for (int round = 0; round < 2; round++) {
             cutec_runtime *rt = gpu_runtime();
             cutec_gemm_handle *h;
@@ -618,6 +634,65 @@ static int test_cache(void)
     CHECK(system(cmd) == 0);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
+    return 0;
+}
+
+/* A clamped output: served by the kernel with both bounds only, its D
+ * checked element by element against float64 (the bounds cut both ends:
+ * relu's values reach 0.5, silu's -0.125); without a clamp that kernel is
+ * skipped; cuBLASLt has no clamp, so for silu + clamp, which no GEMM
+ * kernel applies, its plain GEMM and the elementwise kernel with the clamp
+ * win. */
+static int test_clamp(void)
+{
+    cutec_runtime *rt = gpu_runtime();
+    cutec_gemm_handle *h;
+    CHECK_OK(rt, cutec_gemm_create(rt, &h));
+    cutec_pack *pack = load_pack(rt);
+    CHECK_OK(rt, cutec_gemm_use_pack(h, pack));
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    cutec_gemm_problem p = problem(40, 32, 24, "relu", 0);
+    p.clamp = 1;
+    cutec_tune_report *r = tune_and_run(rt, h, &p, NULL);
+    CHECK(strcmp(best_dsl(r), "epi_relu_clamp T=bf16") == 0);
+    CHECK_CONTAINS(logbuf, "skipping epi_relu T=bf16: applies no clamp (no arguments of roles clamp_lo and clamp_hi); "
+                           "the problem has a clamp");
+    CHECK_CONTAINS(logbuf, "skipping epi_relu_lo T=bf16: has one bound of a clamp (roles clamp_lo and clamp_hi come "
+                           "together)");
+    CHECK_CONTAINS(logbuf, "no cuBLASLt candidate: cuBLASLt has no fused form of this epilogue: a clamp (none of its "
+                           "epilogues clamps)");
+    cutec_tune_report_free(r);
+
+    /* the bounds are the call's: other values, same class, same kernel */
+    io x;
+    io_new(rt, &p, &x);
+    x.lo = -1.0f, x.hi = 0.25f;
+    cutec_gemm_args a = args_of(&p, &x);
+    CHECK_OK(rt, cutec_gemm_ex(h, &p, &a, NULL));
+    CHECK_OK(rt, cutec_synchronize(rt));
+    check_result(rt, &p, &x, NULL);
+    int at_hi = 0;
+    for (size_t i = 0; i < x.d.n; i++) at_hi += cutec_bf16_to_float(x.d.h[i]) == 0.25f;
+    CHECK(at_hi > 0); /* the bound cut something */
+    io_free(rt, &x);
+
+    /* no clamp: the clamping kernel is not served */
+    p.clamp = 0;
+    r = tune_and_run(rt, h, &p, NULL);
+    CHECK(strcmp(best_dsl(r), "epi_relu T=bf16") == 0);
+    CHECK_CONTAINS(logbuf, "skipping epi_relu_clamp T=bf16: clamps its output (arguments of roles clamp_lo and "
+                           "clamp_hi); the problem has no clamp");
+    cutec_tune_report_free(r);
+
+    /* silu + clamp: the unfused baseline, its elementwise half clamping */
+    p = problem(40, 32, 24, "silu", 0);
+    p.clamp = 1;
+    r = tune_and_run(rt, h, &p, NULL);
+    CHECK(strcmp(r->candidates[0].name, "cublasLt algo #0 + ew_silu_clamp T=bf16") == 0 && r->candidates[0].is_cublas);
+    CHECK_CONTAINS(logbuf, "skipping ew_silu T=bf16 for the unfused baseline: applies no clamp");
+    cutec_tune_report_free(r);
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
     return 0;
 }
 
@@ -678,22 +753,35 @@ static int test_apply(const char *pack_path)
      * (gated always: N % 16 == 0), the scalar one elsewhere */
     static const struct {
         const char *act;
-        int n, gated, bias, bias_row, aux;
+        int n, gated, bias, bias_row, aux, clamp;
         const char *winner;
     } cases[] = {
-        {"silu", 48, 0, 0, 0, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=silu GLU=0 BIAS=0 AUX=0 VEC=8"},
-        {"gelu_erf", 48, 0, 1, 1, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=gelu_erf GLU=0 BIAS=3 AUX=1 VEC=8"},
-        {"relu", 48, 0, 0, 1, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=relu GLU=0 BIAS=2 AUX=0 VEC=8"},
-        {"swiglu", 48, 1, 1, 0, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=swiglu GLU=1 BIAS=1 AUX=0 VEC=8"},
+        {"silu", 48, 0, 0, 0, 0, 0,
+         "cublasLt algo #0 + epilogue_apply T=bf16 ACT=silu GLU=0 BIAS=0 AUX=0 VEC=8 CLAMP=0"},
+        {"gelu_erf", 48, 0, 1, 1, 1, 0,
+         "cublasLt algo #0 + epilogue_apply T=bf16 ACT=gelu_erf GLU=0 BIAS=3 AUX=1 VEC=8 CLAMP=0"},
+        {"relu", 48, 0, 0, 1, 0, 0,
+         "cublasLt algo #0 + epilogue_apply T=bf16 ACT=relu GLU=0 BIAS=2 AUX=0 VEC=8 CLAMP=0"},
+        {"swiglu", 48, 1, 1, 0, 0, 0,
+         "cublasLt algo #0 + epilogue_apply T=bf16 ACT=swiglu GLU=1 BIAS=1 AUX=0 VEC=8 CLAMP=0"},
         /* gated with aux: the pre-activation at the GEMM's width */
-        {"swiglu", 48, 1, 1, 0, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=swiglu GLU=1 BIAS=1 AUX=1 VEC=8"},
-        {"geglu", 32, 1, 0, 1, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=geglu GLU=1 BIAS=2 AUX=1 VEC=8"},
-        {"sigmoid", 48, 0, 0, 0, 1, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=sigmoid GLU=0 BIAS=0 AUX=1 VEC=8"},
-        {"silu", 44, 0, 1, 0, 0, "cublasLt algo #0 + epilogue_apply T=bf16 ACT=silu GLU=0 BIAS=1 AUX=0 VEC=1"},
+        {"swiglu", 48, 1, 1, 0, 1, 0,
+         "cublasLt algo #0 + epilogue_apply T=bf16 ACT=swiglu GLU=1 BIAS=1 AUX=1 VEC=8 CLAMP=0"},
+        {"geglu", 32, 1, 0, 1, 1, 0,
+         "cublasLt algo #0 + epilogue_apply T=bf16 ACT=geglu GLU=1 BIAS=2 AUX=1 VEC=8 CLAMP=0"},
+        {"sigmoid", 48, 0, 0, 0, 1, 0,
+         "cublasLt algo #0 + epilogue_apply T=bf16 ACT=sigmoid GLU=0 BIAS=0 AUX=1 VEC=8 CLAMP=0"},
+        {"silu", 44, 0, 1, 0, 0, 0,
+         "cublasLt algo #0 + epilogue_apply T=bf16 ACT=silu GLU=0 BIAS=1 AUX=0 VEC=1 CLAMP=0"},
+        /* clamped (cuBLASLt has no clamp): gated, and the clamp alone */
+        {"swiglu", 48, 1, 1, 0, 1, 1,
+         "cublasLt algo #0 + epilogue_apply T=bf16 ACT=swiglu GLU=1 BIAS=1 AUX=1 VEC=8 CLAMP=1"},
+        {"", 44, 0, 0, 0, 0, 1,
+         "cublasLt algo #0 + epilogue_apply T=bf16 ACT=identity GLU=0 BIAS=0 AUX=0 VEC=1 CLAMP=1"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cutec_gemm_problem p = problem(40, cases[c].n, 24, cases[c].act, cases[c].gated);
-        p.bias = cases[c].bias, p.bias_row = cases[c].bias_row, p.aux = cases[c].aux;
+        p.bias = cases[c].bias, p.bias_row = cases[c].bias_row, p.aux = cases[c].aux, p.clamp = cases[c].clamp;
         cutec_tune_report *r = tune_and_run(rt, h, &p, NULL);
         /* the winner is the baseline with the first of cuBLASLt's algorithms on the mock; on a GPU any of them */
         CHECK(r->candidates[0].is_cublas && strstr(r->candidates[0].name, cases[c].winner + 16) != NULL);
@@ -839,6 +927,40 @@ static int test_args(void)
     q = problem(40, 32, 24, "identity", 0);
     b = a, b.bias = NULL;
     expect(rt, h, &q, &b, CUTEC_ERR_NO_DRIVER, NULL);
+    /* a clamp: both bounds numbers, lo <= hi (infinite ones leave a side
+     * open); bounds without it refused; args from before the bounds keep
+     * working without a clamp and cannot ask for one */
+    q = problem(40, 32, 24, "relu", 0), q.clamp = 1;
+    b = a, b.bias = NULL, b.clamp_lo = -INFINITY, b.clamp_hi = 1.0f;
+    expect(rt, h, &q, &b, CUTEC_ERR_NO_DRIVER, NULL);
+    b.clamp_lo = NAN;
+    expect(rt, h, &q, &b, CUTEC_ERR_INVALID_ARGUMENT,
+           "cutec_gemm_ex: clamp_lo is NaN; the bounds are numbers (an infinite one leaves its side open)");
+    b.clamp_lo = 0.0f, b.clamp_hi = NAN;
+    expect(rt, h, &q, &b, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_ex: clamp_hi is NaN");
+    b.clamp_lo = 2.0f, b.clamp_hi = 1.0f;
+    expect(rt, h, &q, &b, CUTEC_ERR_INVALID_ARGUMENT, "cutec_gemm_ex: clamp_lo = 2 is greater than clamp_hi = 1");
+    b.clamp_lo = b.clamp_hi = 1.0f; /* a constant output is a clamp too */
+    expect(rt, h, &q, &b, CUTEC_ERR_NO_DRIVER, NULL);
+    b.struct_size = offsetof(cutec_gemm_args, clamp_lo);
+    expect(rt, h, &q, &b, CUTEC_ERR_INVALID_ARGUMENT,
+           "the problem asks for a clamp; the args' struct_size 128 ends before clamp_lo and clamp_hi");
+    q.clamp = 0;
+    expect(rt, h, &q, &b, CUTEC_ERR_NO_DRIVER, NULL); /* an older caller */
+    b.struct_size = sizeof b;
+    expect(rt, h, &q, &b, CUTEC_ERR_INVALID_ARGUMENT,
+           "cutec_gemm_ex: args give clamp bounds (clamp_lo 1, clamp_hi 1), which the problem does not ask for (set "
+           "its clamp field)");
+    q.clamp = 2;
+    expect(rt, h, &q, &b, CUTEC_ERR_INVALID_ARGUMENT, "clamp = 2; it is 0 or 1");
+    q.clamp = 1; /* cutec_gemm and cutec_gemm_tune have no args: no bounds */
+    CHECK_STATUS(rt, cutec_gemm(h, &q, mem, mem, mem, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "cutec_gemm: the problem asks for a clamp, whose bounds come in "
+                                              "cutec_gemm_args (call cutec_gemm_ex)");
+    CHECK_STATUS(rt, cutec_gemm_tune(h, &q, mem, mem, mem, NULL, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "cutec_gemm_tune: the problem asks for a clamp");
+    q.clamp = 1, q.batch = 2, q.stride_d = 40 * 32;
+    expect(rt, h, &q, &b, CUTEC_ERR_UNSUPPORTED, "a batch (batch 2) with an epilogue");
     /* references: not for a table name, at most 16 */
     CHECK_STATUS(rt, cutec_gemm_set_activation_ref(h, "relu", cube, 0), CUTEC_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cutec_runtime_message(rt), "'relu' is in the epilogue table");
@@ -893,7 +1015,7 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(void);
-    } cases[] = {{"args", test_args}, {"bind", test_bind}, {"cache", test_cache}};
+    } cases[] = {{"args", test_args}, {"bind", test_bind}, {"cache", test_cache}, {"clamp", test_clamp}};
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
         if (strcmp(argv[1], cases[i].name) == 0) return cases[i].fn();
     if (argc == 3 && strcmp(argv[1], "user") == 0) return test_user(argv[2]);
@@ -901,7 +1023,7 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "maps") == 0) return test_maps(argv[2]);
     if (argc == 5 && strcmp(argv[1], "gated") == 0) return test_gated(argv[2], argv[3], argv[4]);
     fprintf(stderr,
-            "usage: test_epilogue args|bind|cache | user USER_PACK | apply EPILOGUE_APPLY_PACK | maps SM90_PACK "
+            "usage: test_epilogue args|bind|cache|clamp | user USER_PACK | apply EPILOGUE_APPLY_PACK | maps SM90_PACK "
             "| gated PACK ACT KERNEL\n");
     return 2;
 }

@@ -141,6 +141,14 @@ typedef struct cutec_gemm_problem {
      * `groups` problems, each its own sizes and matrices (cutec_gemm_list_row
      * below); m, n and k are then upper bounds over them. */
     long long groups;
+    /* 1: the epilogue's value clamped, D = min(max(act(v), args->clamp_lo),
+     * args->clamp_hi), in f32 before the conversion to c_type (and, for an
+     * fp8 output, before its amax and scale_d): torch.clamp after the
+     * activation, or an f16 or fp8 output's finite range, so that the
+     * conversion never overflows to inf.  The bounds come with the call,
+     * as the pointers do (cutec_gemm_ex: cutec_gemm and cutec_gemm_tune
+     * refuse a clamp).  0: not clamped. */
+    int clamp;
 } cutec_gemm_problem;
 
 /* The largest struct_size accepted (the bytes past this library's fields are read, to check they are zero). */
@@ -203,6 +211,11 @@ typedef struct cutec_gemm_args {
      * as it runs (no copy, no synchronisation).  With it, A, B and D above
      * are not read (NULL allowed): each problem's are in its row. */
     const void *group_list;
+    /* With the problem's clamp: the bounds, host values passed to the
+     * kernel by value (neither NaN, clamp_lo <= clamp_hi; an infinite one
+     * leaves its side open).  A caller whose args end before them (an older
+     * header) cannot ask for a clamp; without one they must be 0. */
+    float clamp_lo, clamp_hi;
 } cutec_gemm_args;
 
 /* One row of args->group_list: exactly what the kernel reads (the sm90
@@ -304,7 +317,12 @@ cutec_status cutec_gemm(cutec_gemm_handle *h, const cutec_gemm_problem *p, const
  * message names it); CUTEC_ERR_BAD_LEADING_DIM for ld_csrc or ld_aux;
  * CUTEC_ERR_MISALIGNED for a pointer not aligned to its element;
  * CUTEC_ERR_UNSUPPORTED when no pack kernel has this epilogue and cuBLASLt
- * has no fused form of it (the message says which).
+ * has no fused form of it (the message says which).  A clamp
+ * (problem.clamp): CUTEC_ERR_INVALID_ARGUMENT for a NaN bound, clamp_lo >
+ * clamp_hi, args too short to hold the bounds, or bounds given (nonzero)
+ * without the clamp; cuBLASLt has no clamp in any fused epilogue, so its
+ * candidates are its plain GEMM then a pack's elementwise kernel with the
+ * clamp (the unfused baseline).
  */
 cutec_status cutec_gemm_ex(cutec_gemm_handle *h, const cutec_gemm_problem *p, const cutec_gemm_args *args,
                            void *stream);
