@@ -112,7 +112,13 @@ double tune_model_cost(const tune_point *pt, const tune_gemm *g, const tune_devi
     double dram = (((double)m * (g->a_once ? 1.0 : batch) + (double)n * (g->b_once ? 1.0 : batch)) * (double)k * ab +
                    (double)m * (double)n * cb * batch) /
                   DRAM_B_PER_US;
-    double cost = fmax(work, fmax(l2, dram)) + LAUNCH_US;
+    /* a shape bound by DRAM (decode, skinny M) ties every point whose
+     * tiles and L2 traffic fit under its bytes; the tie goes to the point
+     * with the least tile time and L2 traffic (fewer, larger tiles that
+     * read the weight once: the exhaustive tuning's winner on
+     * dec_m128_gateup, 2026-11-27, which the bare maximum ranked 73rd of
+     * 319), a term too small to reorder points that do not tie */
+    double cost = fmax(work, fmax(l2, dram)) + LAUNCH_US + 1e-3 * (work + l2);
     for (size_t i = 0; i < sizeof priors / sizeof priors[0]; i++)
         if (has_token(pt->params, priors[i].token)) cost *= priors[i].factor;
     if (cluster >= 4) cost *= 1.03; /* 2x2 clusters measured slower on the H100 (stdlib/sm90/gemm.cute) */

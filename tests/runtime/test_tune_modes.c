@@ -55,6 +55,16 @@ static int test_model(int argc, char **argv)
     /* a large square: the large tile first (less traffic from L2 per multiply) */
     CHECK(cost(128, 256, 4, 1, 1, 8192, 8192, 8192, "") < cost(64, 64, 4, 1, 1, 8192, 8192, 8192, ""));
     CHECK(cost(128, 256, 4, 2, 1, 8192, 8192, 8192, "") < cost(64, 128, 4, 1, 1, 8192, 8192, 8192, ""));
+    /* bound by DRAM (dec_m128_gateup: 128 x 28672 x 8192), the points tie on
+     * the weight's bytes; fewer, larger tiles (one tile row, the weight
+     * read once from L2 too) break the tie: 128 x 256 before 128 x 128 and
+     * 64 x 256, a 1 x 2 cluster sharing the A tile before it */
+    double dec = cost(128, 256, 3, 1, 1, 128, 28672, 8192, "EPI=1");
+    CHECK(dec < cost(128, 128, 4, 1, 1, 128, 28672, 8192, "EPI=1"));
+    CHECK(dec < cost(64, 256, 4, 1, 1, 128, 28672, 8192, "EPI=1"));
+    CHECK(cost(128, 256, 3, 1, 2, 128, 28672, 8192, "EPI=1") < dec);
+    /* ... by a hair: the DRAM bound is the cost */
+    CHECK(cost(128, 128, 4, 1, 1, 128, 28672, 8192, "EPI=1") < 1.002 * dec);
     /* one tile over a whole wave costs a second wave */
     double one = cost(128, 128, 4, 1, 1, 128 * 12, 128 * 11, 4096, ""); /* 132 tiles */
     double over = cost(128, 128, 4, 1, 1, 128 * 12, 128 * 11 + 1, 4096, "");
