@@ -259,6 +259,9 @@ ss_f16_mnB_sw32_n64 -D TA=f16 -D BMN=1 -D SWB=1 -D N=64
 ss_bf16_mnB_n256_k32 -D BMN=1 -D N=256 -D K=32 -D SWA=1
 ss_bf16_mnA_mnB_sw64_ord1 -D AMN=1 -D BMN=1 -D SWA=2 -D ORD=1
 ss_bf16_mnA_sw32 -D AMN=1 -D SWA=1
+ss_bf16_fresh -D FRESH=1
+rs_e4m3_fresh -D TA=e4m3 -D KSTEP=32 -D K=128 -D RS=1 -D FRESH=1
+ss_e4m3_e5m2_fresh -D TA=e4m3 -D TB=e5m2 -D KSTEP=32 -D K=128 -D FRESH=1
 rs_f16_mnB_sw128 -D RS=1 -D TA=f16 -D BMN=1
 tiled_bf16 -D TILED=1
 tiled_f16_n256_k128 -D TILED=1 -D TA=f16 -D N=256 -D K=128
