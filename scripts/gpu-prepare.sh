@@ -89,6 +89,11 @@ for extra in "-D T=e5m2" "-D T=e4m3 -D TB=e5m2" "-D T=e5m2 -D TB=e4m3 -D EPI=1 -
              "-D T=e4m3 -D SCALE=3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1" \
              "-D T=e4m3 -D SCALE=3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=0 -D CN=2 -D SK=1" \
              "-D T=e4m3 -D SCALE=3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2 -D RASTER=1" \
+             "-D T=e4m3 -D SCALE=3 -D BM=192 -D BN=64 -D STAGES=4 -D EPI=1" \
+             "-D T=e4m3 -D SCALE=3 -D BM=64 -D BN=128 -D STAGES=6 -D EPI=1 -D PP=1" \
+             "-D T=e4m3 -D SCALE=3 -D BM=128 -D BN=128 -D STAGES=4 -D EPI=0 -D SK=1" \
+             "-D T=e4m3 -D SCALE=3 -D BM=128 -D BN=128 -D STAGES=4 -D EPI=1 -D CM=2 -D CN=2" \
+             "-D T=e4m3 -D TC=f32 -D SCALE=3 -D BM=64 -D BN=128 -D STAGES=6 -D EPI=0" \
              "-D T=e4m3 -D TC=e4m3 -D SCALE=1 -D ACT=gelu_tanh -D CLAMP=1 -D BM=128 -D BN=128"; do
   name=$(echo "$extra" | sed 's/-D //g; s/ /_/g; s/=//g')
   # shellcheck disable=SC2086
