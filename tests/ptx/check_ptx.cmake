@@ -2,6 +2,7 @@
 # contains (and lacks) given instructions, and assemble it with ptxas.
 # Run as: cmake -DCUTEC=... -DSRC=... -DARCH=... -DOUT=... -DPTXAS=...
 #               "-DMUST=a;b" "-DMUSTNOT=c" "-DDEFINES=-DX=1;-DY=2" -P check_ptx.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/ptx_match.cmake)
 execute_process(COMMAND ${CUTEC} ${SRC} --arch=${ARCH} ${DEFINES} -o ${OUT}
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -12,14 +13,14 @@ if(err)
 endif()
 file(READ ${OUT} ptx)
 foreach(m IN LISTS MUST)
-  string(FIND "${ptx}" "${m}" pos)
-  if(pos EQUAL -1)
+  ptx_match("${ptx}" "${m}" found)
+  if(NOT found)
     message(FATAL_ERROR "PTX of ${SRC} (${ARCH}) lacks '${m}'")
   endif()
 endforeach()
 foreach(m IN LISTS MUSTNOT)
-  string(FIND "${ptx}" "${m}" pos)
-  if(NOT pos EQUAL -1)
+  ptx_match("${ptx}" "${m}" found)
+  if(found)
     message(FATAL_ERROR "PTX of ${SRC} (${ARCH}) contains '${m}'")
   endif()
 endforeach()
