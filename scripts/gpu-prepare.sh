@@ -130,7 +130,11 @@ epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=64 -D BN=64 -D S
   "-D ACT=swiglu -D GLU=1;-D ACT=geglu -D GLU=1 -D BIAS=1 -D ALPHA=1;-D ACT=swiglu -D GLU=1 -D AUX=1;\
 -D ACT=geglu -D GLU=1 -D BIAS=1 -D AUX=1"
 epi_points sm90 "-D T=e4m3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1" \
-  "-D ACT=gelu_tanh -D BIAS=1;-D SCALE=2;-D SCALE=1 -D ACT=silu -D BIAS=1 -D ALPHA=1"
+  "-D ACT=gelu_tanh -D BIAS=1;-D SCALE=2;-D SCALE=1 -D ACT=silu -D BIAS=1 -D ALPHA=1;\
+-D SCALE=2 -D ACT=gelu_tanh -D BIAS=1;-D SCALE=1 -D BIAS=1"
+# scales with a bias on three consumers, stream-K and the boxed store
+epi_points sm90 "-D T=e4m3 -D BM=192 -D BN=128 -D STAGES=4 -D EPI=1;-D T=e4m3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D SK=1;\
+-D T=e4m3 -D BM=128 -D BN=128 -D STAGES=4 -D EPI=0 -D SK=1" "-D SCALE=2 -D BIAS=1;-D SCALE=1 -D ACT=gelu_tanh -D BIAS=1"
 epi_points sm90 "-D T=e4m3 -D TC=f32 -D BM=128 -D BN=128 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1" "-D SCALE=2"
 epi_points sm90 "-D T=e4m3 -D BM=128 -D BN=128 -D EPI=0" "-D ACT=gelu_tanh -D BIAS=1;-D ACT=swiglu -D GLU=1"
 epi_points sm80 ";-D BM=64 -D BN=64 -D WM=2 -D WN=2;-D TC=f32" "$EPIS;-D SCALE=2 -D BIAS=1"
