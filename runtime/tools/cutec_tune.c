@@ -545,16 +545,26 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
         printf("problem: M=%lld N=%lld K=%lld%s %s -> %s%s%s, tuned in %.2f s\n", p->m, p->n, p->k, batch,
                dtype_name(p->a_type), dtype_name(p->c_type), strcmp(epi, "none") ? ", epilogue " : "",
                strcmp(epi, "none") ? epi : "", rep->seconds);
-        printf("%5s  %10s  %9s  %8s  %s\n", "rank", "ms", "TFLOP/s", "vs cuBLAS", "candidate");
+        /* rounds ms: the candidates' medians in the rounds that timed
+         * every checked candidate together, the column to compare two
+         * candidates by; ms is what the decision used, for the head-to-head
+         * pair its own alternation (an A/A pair of one kernel under two
+         * names read 4.4% apart in ms, docs/performance.md "Method") */
+        printf("%5s  %10s  %10s  %9s  %8s  %s\n", "rank", "ms", "rounds ms", "TFLOP/s", "vs cuBLAS", "candidate");
         for (int i = 0; i < rep->count; i++) {
             const cutec_tune_candidate *c = &rep->candidates[i];
+            char rounds[32] = "-";
+            if (!isinf(c->round_ms)) snprintf(rounds, sizeof rounds, "%.4f", c->round_ms);
             if (isinf(c->ms))
-                printf("%5d  %10s  %9s  %8s  %s  (%s)\n", i + 1, "inf", "-", "-", c->name, c->note);
+                printf("%5d  %10s  %10s  %9s  %8s  %s  (%s)\n", i + 1, "inf", "-", "-", "-", c->name, c->note);
             else if (isinf(rep->cublas_ms))
-                printf("%5d  %10.4f  %9.1f  %8s  %s\n", i + 1, c->ms, c->tflops, "-", c->name);
+                printf("%5d  %10.4f  %10s  %9.1f  %8s  %s\n", i + 1, c->ms, rounds, c->tflops, "-", c->name);
             else
-                printf("%5d  %10.4f  %9.1f  %8.3f  %s\n", i + 1, c->ms, c->tflops, rep->cublas_ms / c->ms, c->name);
+                printf("%5d  %10.4f  %10s  %9.1f  %8.3f  %s\n", i + 1, c->ms, rounds, c->tflops, rep->cublas_ms / c->ms,
+                       c->name);
         }
+        printf("(ms: the head-to-head pair's own alternation where it differs from rounds ms, the median of every\n"
+               " checked candidate in the same rounds: compare candidates by rounds ms)\n");
         printf("winner: %s\n", rep->candidates[rep->winner].name);
         return;
     }

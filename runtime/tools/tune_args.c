@@ -37,7 +37,9 @@ static const struct command {
                        "Lists the entries of a kernel pack (from `cutec pack`); needs no GPU.\n"},
     [TUNE_CMD_TUNE] = {"tune", "PACK --m M --n N --k K [options]",
                        "Tunes one GEMM problem (ignoring the caches) and prints the ranked candidates\n"
-                       "(median ms, TFLOP/s, ratio to the best cuBLASLt algorithm) and the winner.\n"},
+                       "(median ms, the median in the rounds that timed every checked candidate together:\n"
+                       "compare candidates by that; TFLOP/s, ratio to the best cuBLASLt algorithm) and\n"
+                       "the winner.\n"},
     [TUNE_CMD_BENCH] = {"bench", "PACK --shapes FILE [options]",
                         "Tunes every shape of FILE (one 'NAME M N K' per line, '#' starts a comment;\n"
                         "a line that is neither is skipped with a warning) and prints per shape\n"

@@ -262,6 +262,10 @@ if(_test_pack)
   cutec_tune_cli(pack_mock_tune_json_bad_pack 1 "^[{]\"ok\": false, \"status\": \"CUTEC_ERR_PACK_FORMAT\""
                  "not a cutec kernel pack" tune ${_va} --m 8 --n 8 --k 8 --json)
   cutec_tune_cli(pack_mock_tune_json_ok 0 "\"ok\": true[}]$" - tune ${_test_pack} --m 64 --n 64 --k 64 --no-cache --json)
+  # the listing shows each candidate's median in the common rounds beside
+  # the one the decision used (the head-to-head pair's own)
+  cutec_tune_cli(pack_mock_tune_rounds_column 0 "^ +rank +ms +rounds ms +TFLOP/s +vs cuBLAS +candidate$" -
+                 tune ${_test_pack} --m 64 --n 64 --k 64 --no-cache)
   set_property(TEST pack_mock_tune_json_failure pack_mock_tune_json_bad_pack pack_mock_tune_json_ok
                pack_mock_tune_alpha_beta pack_mock_bench_shapes_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
 
