@@ -211,15 +211,18 @@ done
 # grouped cases: 8 ragged groups per shape, clamped row ends): the grouped
 # user kernel and sm90 template points with GRP = 1 (the grouped pack's tile
 # shapes and clusters along N, f32 out, B stored K x N, the TMA-store
-# epilogues for tiles inside their group); SM90_GROUPED_POINTS adds
-# ';'-separated -D lists
+# epilogues, whose tiles past their group's end are staged and copied out
+# by the threads: one to three consumers, two along N, a cluster, f16);
+# SM90_GROUPED_POINTS adds ';'-separated -D lists
 rm -rf prebuilt/gemm_grouped && mkdir -p prebuilt/gemm_grouped
 "$B"/compiler/cutec tests/runtime/user_gemm_grouped.cute -o prebuilt/gemm_grouped/user_gemm_grouped_bf16.ptx
 IFS=';' read -r -a grouped_points <<< "-D BM=128 -D BN=256 -D STAGES=4;-D BM=128 -D BN=128 -D STAGES=6 -D CN=2;\
 -D BM=64 -D BN=128 -D STAGES=6;-D BM=64 -D BN=64 -D STAGES=8 -D CN=2;-D BM=128 -D BN=192 -D STAGES=4;\
 -D TC=f32 -D BM=128 -D BN=128 -D STAGES=5;-D LB=1 -D BM=128 -D BN=256 -D STAGES=3;-D LB=1 -D BM=64 -D BN=128 -D STAGES=4 -D CN=2;\
 -D EPI=1 -D BM=128 -D BN=256 -D STAGES=3;-D EPI=2 -D BM=256 -D BN=128 -D STAGES=4;-D EPI=2 -D BM=192 -D BN=192 -D STAGES=4;\
--D EPI=2 -D LB=1 -D BM=128 -D BN=256 -D STAGES=4 -D CN=2;${SM90_GROUPED_POINTS:-}"
+-D EPI=2 -D LB=1 -D BM=128 -D BN=256 -D STAGES=4 -D CN=2;-D EPI=1 -D WGN=2 -D BM=128 -D BN=256 -D STAGES=3;\
+-D EPI=1 -D BM=64 -D BN=128 -D STAGES=6;-D EPI=1 -D BM=128 -D BN=128 -D STAGES=4 -D CN=2;-D EPI=1 -D BM=64 -D BN=64 -D STAGES=8;\
+-D EPI=2 -D T=f16 -D TC=f16 -D BM=128 -D BN=256 -D STAGES=4;${SM90_GROUPED_POINTS:-}"
 for pt in "${grouped_points[@]}"; do
   [ -n "${pt// /}" ] || continue
   name=$(echo "$pt" | sed 's/-D //g; s/  */_/g; s/=//g; s/^_//; s/_$//')
