@@ -97,7 +97,9 @@ bool cubin_from_ptx(const char *ptx, size_t len, const char *arch, char **out, s
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_addopen(&fa, 1, errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         posix_spawn_file_actions_adddup2(&fa, 1, 2);
-        char *argv[] = {(char *)ptxas, archopt, "-O3", in, "-o", obj, NULL};
+        /* -warn-spills: a spill is worth a word even where it assembles
+         * (cutec pack reports the point's messages) */
+        char *argv[] = {(char *)ptxas, archopt, "-O3", "-warn-spills", in, "-o", obj, NULL};
         pid_t pid;
         int st = 0;
         ok = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ) == 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
@@ -105,10 +107,12 @@ bool cubin_from_ptx(const char *ptx, size_t len, const char *arch, char **out, s
         posix_spawn_file_actions_destroy(&fa);
         if (ok) *out = file_read_all(obj, out_len);
         ok = ok && *out;
-        if (!ok) {
-            size_t n;
-            *log = file_read_all(errf, &n);
-            if (!*log) *log = strdup("ptxas failed");
+        size_t n = 0;
+        *log = file_read_all(errf, &n);
+        if (!ok && !*log) *log = strdup("ptxas failed");
+        if (ok && *log && n == 0) { /* assembled without a word */
+            free(*log);
+            *log = NULL;
         }
     } else {
         char msg[PATH_MAX + 128];

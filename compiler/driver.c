@@ -217,6 +217,8 @@ static cutec_result generate(Program *prog, Diag *diag, const char *path, const 
             if (!assembled) {
                 diag_plain(diag, DIAG_ERROR, "ptxas failed:\n%s", log ? log : "");
                 rc = cubin_find_ptxas() ? CUTEC_COMPILE_INTERNAL : CUTEC_COMPILE_USAGE;
+            } else if (log) {
+                diag_plain(diag, DIAG_WARNING, "ptxas:\n%s", log);
             }
             free(log);
             free(text);

@@ -60,7 +60,8 @@ static const char pack_usage[] =
     "  --fast-math  approximate math builtins (as for cutec), e.g. tanh.approx in a GELU epilogue\n"
     "  --no-cubin   PTX only (the runtime JIT-compiles it); cubins need ptxas\n"
     "  --json       a summary object on standard output: input, output, arch, points,\n"
-    "               failed, seconds\n"
+    "               failed, warned (points ptxas assembled with warnings: a serialized\n"
+    "               wgmma, a spill; each printed on stderr), seconds\n"
     "  -h, --help   this text\n"
     "Work files go to a directory under $TMPDIR (default /tmp), removed at the end and\n"
     "on SIGINT or SIGTERM.\n";
@@ -70,6 +71,7 @@ static const char pack_usage[] =
 typedef struct point {
     const cutec_tune_point *tp;
     int failed;
+    int warned; /* assembled, with ptxas's messages in its log */
 } point;
 
 typedef struct pack_job {
@@ -187,7 +189,10 @@ static int write_kdesc(const char *path, const cutec_output *out, const char *ke
 
 /* Runs in the worker process: compile one point, write i.ptx, i.kdesc
  * (+ i.cubin), diagnostics to i.log.  Exit status: 0 ok, 1..3 the
- * compiler's, 10 ptxas. */
+ * compiler's, 10 ptxas; PACK_WARNED: assembled, and what ptxas said of it
+ * (a serialized wgmma, a spill) is in i.log. */
+#define PACK_WARNED 20
+
 static int compile_point(const pack_job *job, const cutec_tune_point *pt, int idx)
 {
     char path[PACK_PATH_MAX];
@@ -238,6 +243,10 @@ static int compile_point(const pack_job *job, const cutec_tune_point *pt, int id
         } else {
             snprintf(path, sizeof path, "%s/%d.cubin", job->tmpdir, idx);
             if (write_file(path, cubin.data, cubin.size) != 0) status = 3;
+            if (status == 0 && clog) {
+                fputs(clog, log);
+                status = PACK_WARNED;
+            }
         }
         cutec_output_free(&cubin);
         free(clog);
@@ -356,6 +365,10 @@ static int run_workers(const pack_job *job, point *pts, int n, int jobs)
         running--;
         done++;
         int code = WIFEXITED(st) ? WEXITSTATUS(st) : 3;
+        if (code == PACK_WARNED) {
+            pts[idx].warned = 1;
+            code = 0;
+        }
         if (code != 0) {
             pts[idx].failed = code;
             failures++;
@@ -549,9 +562,10 @@ static int parse_args(int argc, char **argv, pack_job *job, const char **defs, c
 
 /* The end of a run: a line on stderr, or with --json an object on stdout
  * ("output": null when no pack was written). */
-static void summary(const pack_job *job, const char *output, int n, int failed, double seconds)
+static void summary(const pack_job *job, const char *output, int n, int failed, int warned, double seconds)
 {
     if (!job->json) {
+        if (warned && !failed) fprintf(stderr, "cutec pack: %d of %d points with ptxas warnings (above)\n", warned, n);
         if (failed)
             fprintf(stderr, "cutec pack: %d of %d points failed (%.1f s); no pack written\n", failed, n, seconds);
         else if (!output)
@@ -567,7 +581,7 @@ static void summary(const pack_job *job, const char *output, int n, int failed, 
     json_string(stdout, output);
     fputs(", \"arch\": ", stdout);
     json_string(stdout, job->arch);
-    printf(", \"points\": %d, \"failed\": %d, \"seconds\": %.3f}\n", n, failed, seconds);
+    printf(", \"points\": %d, \"failed\": %d, \"warned\": %d, \"seconds\": %.3f}\n", n, failed, warned, seconds);
     fflush(stdout);
 }
 
@@ -586,22 +600,43 @@ static int make_workdir(pack_job *job)
     return 3;
 }
 
+/* "cutec pack: LEVEL: point i (kernel -D N=V ...)" on stderr, and point i's
+ * log after what (its worker's diagnostics, or ptxas's messages). */
+static void report_point(const pack_job *job, const point *pts, int i, const char *level, const char *what)
+{
+    const cutec_tune_point *tp = pts[i].tp;
+    fprintf(stderr, "cutec pack: %s: point %d (%s", level, i, tp->kernel);
+    for (int j = 0; j < tp->ndefines; j++) fprintf(stderr, " -D %s=%s", tp->defines[j].name, tp->defines[j].value);
+    fprintf(stderr, ")%s:\n", what);
+    char path[PACK_PATH_MAX];
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/%d.log", job->tmpdir, i);
+    char *log = cli_read_file(path, &len);
+    if (log) fputs(log, stderr);
+    free(log);
+}
+
+/* What ptxas said of the points it assembled with a word (a serialized
+ * wgmma costs a kernel a large part of its speed, a spill some): each
+ * point and its log, on stderr; the number of such points. */
+static int report_warnings(const pack_job *job, const point *pts, int n)
+{
+    int warned = 0;
+    for (int i = 0; i < n; i++) {
+        if (!pts[i].warned) continue;
+        warned++;
+        report_point(job, pts, i, "warning", ": ptxas");
+    }
+    return warned;
+}
+
 /* Why each failed point failed, from its log; the exit status. */
 static int report_failures(const pack_job *job, const point *pts, int n)
 {
     int rc = 0;
     for (int i = 0; i < n; i++) {
         if (!pts[i].failed) continue;
-        const cutec_tune_point *tp = pts[i].tp;
-        fprintf(stderr, "cutec pack: error: point %d (%s", i, tp->kernel);
-        for (int j = 0; j < tp->ndefines; j++) fprintf(stderr, " -D %s=%s", tp->defines[j].name, tp->defines[j].value);
-        fprintf(stderr, ") failed%s:\n", pts[i].failed == 10 ? " in ptxas" : "");
-        char path[PACK_PATH_MAX];
-        size_t len = 0;
-        snprintf(path, sizeof path, "%s/%d.log", job->tmpdir, i);
-        char *log = cli_read_file(path, &len);
-        if (log) fputs(log, stderr);
-        free(log);
+        report_point(job, pts, i, "error", pts[i].failed == 10 ? " failed in ptxas" : " failed");
         rc = pts[i].failed == 10 ? 3 : pts[i].failed;
     }
     return rc ? rc : 3;
@@ -678,6 +713,7 @@ int cmd_pack(int argc, char **argv)
         goto done;
     }
     int failures = run_workers(&job, pts, n, (int)(jobs < n ? jobs : n));
+    int warned = failures == 0 ? report_warnings(&job, pts, n) : 0;
     if (failures > 0)
         rc = report_failures(&job, pts, n);
     else if (failures == 0)
@@ -689,7 +725,7 @@ int cmd_pack(int argc, char **argv)
         cli_signal_reraise();
     }
     cli_signals_default();
-    summary(&job, rc ? NULL : output, n, failures > 0 ? failures : 0, now() - t0);
+    summary(&job, rc ? NULL : output, n, failures > 0 ? failures : 0, warned, now() - t0);
 done:
     free(pts);
     cutec_tune_point_list_free(&list);

@@ -144,7 +144,7 @@ pack_progress)
 pack_json)
     # --json: one summary object on stdout
     pack t.pack --json || fail "cutec pack --json exited $?: $(cat err.txt)"
-    grep -q '^{"input": "tune.cute", "output": "t.pack", "arch": "sm_90a", "points": 20, "failed": 0, "seconds": [0-9.]*}$' \
+    grep -q '^{"input": "tune.cute", "output": "t.pack", "arch": "sm_90a", "points": 20, "failed": 0, "warned": 0, "seconds": [0-9.]*}$' \
         out.txt || fail "unexpected summary: $(cat out.txt)"
     [ "$(wc -l < out.txt)" -eq 1 ] || fail "stdout is not one line: $(cat out.txt)"
     ;;

@@ -145,7 +145,9 @@ const char *cutec_ptxas_path(void);
 /* PTX text to a cubin for arch in out->data (what CUTEC_EMIT_CUBIN does
  * after code generation, for a PTX text at hand).  On failure *log
  * (malloc'ed, may be NULL) holds ptxas's messages, and the result is
- * CUTEC_COMPILE_USAGE without a ptxas, else CUTEC_COMPILE_INTERNAL. */
+ * CUTEC_COMPILE_USAGE without a ptxas, else CUTEC_COMPILE_INTERNAL; on
+ * success *log holds what ptxas said of a program it assembled (a
+ * serialized wgmma, a spill: ptxas runs with -warn-spills), or is NULL. */
 cutec_result cutec_assemble(const char *ptx, size_t len, const char *arch, cutec_output *out, char **log);
 
 typedef enum cutec_eval_render {
