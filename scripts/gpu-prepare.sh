@@ -129,6 +129,12 @@ epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=64 -D BN=64 -D S
 -D BM=64 -D BN=256 -D STAGES=4 -D EPI=1 -D PP=1;-D BM=128 -D BN=128 -D STAGES=5 -D EPI=1 -D PP=1" \
   "-D ACT=swiglu -D GLU=1;-D ACT=geglu -D GLU=1 -D BIAS=1 -D ALPHA=1;-D ACT=swiglu -D GLU=1 -D AUX=1;\
 -D ACT=geglu -D GLU=1 -D BIAS=1 -D AUX=1"
+# the residual add's source C staged by TMA and read with ldmatrix (EPI =
+# 1, SRC = 1 without alpha): two and three consumers, one, a cluster,
+# stream-K, f16; alone, with an aux output, with a bias and GELU
+epi_points sm90 "-D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2;-D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2 -D SK=1;\
+-D BM=192 -D BN=192 -D STAGES=3 -D EPI=1;-D BM=64 -D BN=128 -D STAGES=5 -D EPI=1;-D BM=256 -D BN=128 -D STAGES=3 -D EPI=1 -D SK=1;\
+-D T=f16 -D TC=f16 -D BM=128 -D BN=256 -D STAGES=3 -D EPI=1" "-D SRC=1;-D SRC=1 -D ACT=silu -D AUX=1;-D SRC=1 -D BIAS=1 -D ACT=gelu_tanh"
 epi_points sm90 "-D T=e4m3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1" \
   "-D ACT=gelu_tanh -D BIAS=1;-D SCALE=2;-D SCALE=1 -D ACT=silu -D BIAS=1 -D ALPHA=1;\
 -D SCALE=2 -D ACT=gelu_tanh -D BIAS=1;-D SCALE=1 -D BIAS=1"
@@ -326,6 +332,9 @@ POINTS
 # against cuBLASLt's GEMM and epilogue_apply's clamping kernel)
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D ACT=gelu_tanh -D BIAS=1 -D CLAMP=1 \
   -o prebuilt/gemm_sm90_gelu_bias_clamp.pack
+# the residual add (D = A B + beta C out of place; gpu-run.sh EPI_BENCH's
+# residual, against cuBLASLt's own beta C)
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D SRC=1 -o prebuilt/gemm_sm90_residual.pack
 "$B"/compiler/cutec pack stdlib/epilogue_apply.cute --arch=sm_90a -o prebuilt/epilogue_apply.pack
 # and for f16 (the Python package's f16 epilogues without a fused pack kernel)
 "$B"/compiler/cutec pack stdlib/epilogue_apply.cute --arch=sm_90a -D T=f16 -o prebuilt/epilogue_apply_f16.pack

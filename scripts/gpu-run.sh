@@ -96,12 +96,14 @@ fi
 # the elementwise kernel) and against the plain GEMM (EPI_BENCH=1)
 if [ -n "${EPI_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   # EPI_FAST=1: the packs compiled with --fast-math; EPI_ONLY="swiglu ...": those epilogues alone;
+  # residual: D = A B + C out of place, against cuBLASLt's own beta = 1 with C;
   # EPI_SHAPES: another shapes file (tests/bench/swiglu_shapes.txt: issue 17's SwiGLU shapes)
   for e in "gelu_bias --epilogue gelu_tanh --bias" "silu_bias --epilogue silu --bias" "swiglu --epilogue swiglu" \
-           "gelu_bias_clamp --epilogue gelu_tanh --bias --clamp -4,4"; do
+           "gelu_bias_clamp --epilogue gelu_tanh --bias --clamp -4,4" "residual --c-source --beta 1"; do
     set -- $e
     case " ${EPI_ONLY:-$1} " in *" $1 "*) ;; *) continue ;; esac
-    name=$1${EPI_FAST:+_fast}; shift
+    # (the residual add has no math for --fast-math to change: one pack)
+    name=$1${EPI_FAST:+_fast}; [ -f "prebuilt/gemm_sm90_$name.pack" ] || name=$1; shift
     timeout "${EPI_TIMEOUT:-200}" build-gpu/runtime/cutec-tune bench "prebuilt/gemm_sm90_${name}.pack" \
       --pack prebuilt/gemm_sm90.pack --pack prebuilt/epilogue_apply.pack \
       --shapes "${EPI_SHAPES:-tests/bench/epilogue_shapes.txt}" --no-cache "$@" > "$OUT/epi-bench-$name.log" 2>&1
@@ -294,7 +296,7 @@ if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" =
   cmake --build build-gpu -j"$(nproc)" --target cutec_rt_shared cutec-tune >>"$log" 2>&1 ||
     echo "gpu-run: libcutec_rt.so failed to build (see gpu-run.log)"
   packs=()
-  for p in ${TORCH_PACKS:-gemm_sm90 gemm_sm90_swiglu_fast gemm_sm90_gelu_bias_fast gemm_sm90_silu_bias_fast epilogue_apply epilogue_apply_f16 gemm_sm90_grouped gemm_sm90_grouped_f32 gemm_sm90_grouped_lb1 gemm_sm90_grouped_lb1_f32 gemm_sm90_grouped_f16 gemm_sm90_e4m3_tensor gemm_sm90_e4m3_row gemm_sm90_e4m3_block gemm_sm90_e4m3_tensor_e4m3}; do
+  for p in ${TORCH_PACKS:-gemm_sm90 gemm_sm90_swiglu_fast gemm_sm90_gelu_bias_fast gemm_sm90_silu_bias_fast gemm_sm90_residual epilogue_apply epilogue_apply_f16 gemm_sm90_grouped gemm_sm90_grouped_f32 gemm_sm90_grouped_lb1 gemm_sm90_grouped_lb1_f32 gemm_sm90_grouped_f16 gemm_sm90_e4m3_tensor gemm_sm90_e4m3_row gemm_sm90_e4m3_block gemm_sm90_e4m3_tensor_e4m3}; do
     packs+=(--pack "prebuilt/$p.pack")
   done
   "$py" python/scripts/stage.py --clean --lib build-gpu/runtime/libcutec_rt.so --bin build-gpu/runtime/cutec-tune \

@@ -766,6 +766,10 @@ static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, const cutec_
     memset(plain.act, 0, sizeof plain.act);
     plain.gated = plain.bias = plain.bias_row = plain.c_source = plain.aux = plain.clamp = 0;
     plain.scale_mode = CUTEC_SCALE_NONE;
+    /* D = A B: with --c-source --beta 1 (a residual add) the plain problem
+     * is not C += A B, which no pack kernel serves */
+    plain.alpha = 1.0;
+    plain.beta = 0.0;
     cutec_gemm_problem p;
     shape_problem(&plain, &p, sh);
     buffers b;
