@@ -135,6 +135,14 @@ epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=64 -D BN=64 -D S
 epi_points sm90 "-D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2;-D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2 -D SK=1;\
 -D BM=192 -D BN=192 -D STAGES=3 -D EPI=1;-D BM=64 -D BN=128 -D STAGES=5 -D EPI=1;-D BM=256 -D BN=128 -D STAGES=3 -D EPI=1 -D SK=1;\
 -D T=f16 -D TC=f16 -D BM=128 -D BN=256 -D STAGES=3 -D EPI=1" "-D SRC=1;-D SRC=1 -D ACT=silu -D AUX=1;-D SRC=1 -D BIAS=1 -D ACT=gelu_tanh"
+# the aux output through the C tile and TMA (EPI = 1, AUX = 1): with the
+# staged bias, the staged source C, a row bias, alpha, a clamp; stream-K,
+# one and three consumers, f16
+epi_points sm90 "-D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2" \
+  "-D ACT=gelu_tanh -D BIAS=1 -D AUX=1;-D ACT=silu -D SRC=1 -D AUX=1;-D ACT=gelu_erf -D BIAS=3 -D AUX=1 -D CLAMP=1"
+epi_points sm90 "-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1 -D SK=1;-D BM=64 -D BN=128 -D STAGES=5 -D EPI=1;\
+-D BM=192 -D BN=192 -D STAGES=3 -D EPI=1;-D T=f16 -D TC=f16 -D BM=128 -D BN=256 -D STAGES=3 -D EPI=1" \
+  "-D ACT=gelu_tanh -D BIAS=1 -D AUX=1;-D ACT=relu -D BIAS=2 -D ALPHA=1 -D AUX=1;-D ACT=silu -D SRC=1 -D AUX=1"
 epi_points sm90 "-D T=e4m3 -D BM=128 -D BN=192 -D STAGES=4 -D EPI=1" \
   "-D ACT=gelu_tanh -D BIAS=1;-D SCALE=2;-D SCALE=1 -D ACT=silu -D BIAS=1 -D ALPHA=1;\
 -D SCALE=2 -D ACT=gelu_tanh -D BIAS=1;-D SCALE=1 -D BIAS=1"
@@ -348,6 +356,9 @@ POINTS
   -o prebuilt/gemm_sm90_swiglu_fast.pack
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --fast-math -D ACT=gelu_tanh -D BIAS=1 -D CLAMP=1 \
   -o prebuilt/gemm_sm90_gelu_bias_clamp_fast.pack
+# and with the pre-activation as an aux output (EPI_BENCH's gelu_bias_aux)
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --fast-math -D ACT=gelu_tanh -D BIAS=1 -D AUX=1 \
+  -o prebuilt/gemm_sm90_gelu_bias_aux_fast.pack
 # fp8 packs for the fp8 benchmark (gpu-run.sh FP8_BENCH=1), one per scale
 # mode; PTX only (the driver JITs each kernel the tuner loads)
 for m in "tensor 1" "row 2" "block 3"; do

@@ -97,9 +97,11 @@ fi
 if [ -n "${EPI_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   # EPI_FAST=1: the packs compiled with --fast-math; EPI_ONLY="swiglu ...": those epilogues alone;
   # residual: D = A B + C out of place, against cuBLASLt's own beta = 1 with C;
+  # gelu_bias_aux: the pre-activation written too, against cuBLASLt's GELU_AUX_BIAS;
   # EPI_SHAPES: another shapes file (tests/bench/swiglu_shapes.txt: issue 17's SwiGLU shapes)
   for e in "gelu_bias --epilogue gelu_tanh --bias" "silu_bias --epilogue silu --bias" "swiglu --epilogue swiglu" \
-           "gelu_bias_clamp --epilogue gelu_tanh --bias --clamp -4,4" "residual --c-source --beta 1"; do
+           "gelu_bias_clamp --epilogue gelu_tanh --bias --clamp -4,4" "residual --c-source --beta 1" \
+           "gelu_bias_aux --epilogue gelu_tanh --bias --aux"; do
     set -- $e
     case " ${EPI_ONLY:-$1} " in *" $1 "*) ;; *) continue ;; esac
     # (the residual add has no math for --fast-math to change: one pack)
