@@ -299,7 +299,8 @@ if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" =
     echo "gpu-run: libcutec_rt.so failed to build (see gpu-run.log)"
   packs=()
   for p in ${TORCH_PACKS:-gemm_sm90 gemm_sm90_swiglu_fast gemm_sm90_gelu_bias_fast gemm_sm90_silu_bias_fast gemm_sm90_residual epilogue_apply epilogue_apply_f16 gemm_sm90_grouped gemm_sm90_grouped_f32 gemm_sm90_grouped_lb1 gemm_sm90_grouped_lb1_f32 gemm_sm90_grouped_f16 gemm_sm90_e4m3_tensor gemm_sm90_e4m3_row gemm_sm90_e4m3_block gemm_sm90_e4m3_tensor_e4m3}; do
-    packs+=(--pack "prebuilt/$p.pack")
+    # (a prebuilt/ from before a pack was added lacks it: staged without it)
+    if [ -f "prebuilt/$p.pack" ]; then packs+=(--pack "prebuilt/$p.pack"); else echo "gpu-run: no prebuilt/$p.pack (not staged)"; fi
   done
   "$py" python/scripts/stage.py --clean --lib build-gpu/runtime/libcutec_rt.so --bin build-gpu/runtime/cutec-tune \
     "${packs[@]}" >>"$log" 2>&1 || echo "gpu-run: staging the Python package failed (see gpu-run.log)"
