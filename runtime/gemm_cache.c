@@ -96,7 +96,7 @@ void cutec_gemm_choice_line(const gemm_decision *d, char *buf, size_t len)
 {
     char hex[2 * sizeof d->algo + 1];
     if (d->kind != DECISION_DSL) hex_encode(&d->algo, sizeof d->algo, hex);
-    char desc[192];
+    char desc[CUTEC_CANDIDATE_NAME_LEN];
     if (d->kind == DECISION_DSL && d->stage_mask != 0) /* the entry's own description, not the "staged" name */
         cutec_pack_entry_describe(d->pack, d->entry, desc, sizeof desc);
     if (d->kind == DECISION_DSL && d->stage_mask != 0)
@@ -145,7 +145,7 @@ const char *cutec_gemm_resolve_choice(cutec_gemm_handle *g, const char *choice, 
         for (int i = 0; i < g->npacks; i++)
             if (g->packs[i]->h.source_hash == hash) pack = g->packs[i];
         if (pack == NULL || entry < 0 || entry >= pack->count) return "its elementwise kernel's pack entry is gone";
-        char desc[192];
+        char desc[CUTEC_CANDIDATE_NAME_LEN];
         cutec_pack_entry_describe(pack, entry, desc, sizeof desc);
         if (strcmp(desc, rest + hn + 1 + off) != 0) return "its elementwise kernel's pack entry changed";
         d->ew = calloc(1, sizeof *d->ew);
@@ -183,7 +183,7 @@ const char *cutec_gemm_resolve_choice(cutec_gemm_handle *g, const char *choice, 
     for (int i = 0; i < g->npacks; i++)
         if (g->packs[i]->h.source_hash == hash) pack = g->packs[i];
     if (pack == NULL || entry < 0 || entry >= pack->count) return "its pack entry is gone";
-    char desc[192];
+    char desc[CUTEC_CANDIDATE_NAME_LEN];
     cutec_pack_entry_describe(pack, entry, desc, sizeof desc);
     if (strcmp(desc, choice + off) != 0) return "its pack entry changed";
     if (staged && (mask < 1 || mask > 7 || (mask & cutec_gemm_stage_mask(p, cls)) != mask))
@@ -196,7 +196,7 @@ const char *cutec_gemm_resolve_choice(cutec_gemm_handle *g, const char *choice, 
     if (staged) {
         d->cls = *cls;
         d->stage_mask = mask;
-        snprintf(d->name, sizeof d->name, "staged %.184s", desc);
+        snprintf(d->name, sizeof d->name, "staged %.300s", desc);
     }
     if (cutec_rt_pack_kernel(pack, entry, &d->kernel) != CUTEC_OK) return "its kernel no longer loads";
     return NULL;
@@ -254,7 +254,7 @@ int cutec_gemm_quarantined(const char *list, const gemm_decision *d)
 int cutec_gemm_quarantine(cutec_gemm_handle *g, const gemm_decision *d, char *path, size_t len)
 {
     if (d->kind != DECISION_DSL || !g->disk_cache) return -1;
-    char line[300];
+    char line[64 + CUTEC_CANDIDATE_NAME_LEN];
     quarantine_prefix(d, line, sizeof line);
     size_t n = strlen(line);
     snprintf(line + n, sizeof line - n, "%s", d->name);

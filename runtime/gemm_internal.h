@@ -90,7 +90,7 @@ typedef struct gemm_decision {
     int x_owned;
     double ms;
     int modelled; /* chosen without timing (CUTEC_TUNE_DEFERRED / _BACKGROUND) until tuned */
-    char name[192];
+    char name[CUTEC_CANDIDATE_NAME_LEN];
     /* the kernel's arguments (gemm_bind.c): scalars' and pointers' bytes, and
    * the tensor maps by TMA argument (in argument order) and pointer (n ways
    * filled; next: the one to replace when all are), all kept while the sizes

@@ -130,9 +130,9 @@ static void pack_candidates(tuning *t)
                 /* the class is the problem's (the decision's key); the run stages */
                 d->cls = *t->cls;
                 d->stage_mask = mask;
-                char desc[192];
+                char desc[CUTEC_CANDIDATE_NAME_LEN];
                 snprintf(desc, sizeof desc, "%s", d->name);
-                snprintf(d->name, sizeof d->name, "staged %.184s", desc);
+                snprintf(d->name, sizeof d->name, "staged %.300s", desc);
                 unfit = NULL;
                 staged++;
             }
@@ -145,7 +145,7 @@ static void pack_candidates(tuning *t)
             } else if (unfit == NULL) {
                 t->ndsl++;
             } else {
-                char name[192];
+                char name[CUTEC_CANDIDATE_NAME_LEN];
                 cutec_pack_entry_describe(g->packs[pi], i, name, sizeof name);
                 /* staged copies' reason too, where it is another */
                 int other = swhy[0] != '\0' && strcmp(swhy, unfit) != 0;
@@ -177,7 +177,7 @@ static double model_cost(cutec_gemm_handle *g, const gemm_decision *d, const cut
 {
     const cutec_kdesc *kd = &d->pack->entries[d->entry].desc;
     const char *v;
-    char params[192];
+    char params[CUTEC_CANDIDATE_NAME_LEN];
     cutec_kdesc_describe(kd, params, sizeof params);
     tune_point pt = {.params = params};
     pt.bm = (v = cutec_kdesc_param(kd, "BM")) != NULL ? atoll(v) : 0;
@@ -315,7 +315,7 @@ static int find_ew(cutec_gemm_handle *g, const cutec_gemm_problem *p, const gemm
             const char *unfit = cutec_gemm_ew_unfit(g, g->packs[pi], i, p, cls, ew, why, sizeof why);
             if (unfit == NULL) return 1;
             if (!log) continue;
-            char name[192];
+            char name[CUTEC_CANDIDATE_NAME_LEN];
             cutec_pack_entry_describe(g->packs[pi], i, name, sizeof name);
             cutec_rt_log(g->rt, CUTEC_LOG_INFO, "tuning: skipping %s for the unfused baseline: %s", name, unfit);
         }

@@ -94,11 +94,15 @@ class GemmArgs(ctypes.Structure):
         super().__init__(struct_size=ctypes.sizeof(GemmArgs))
 
 
+# cutec/gemm.h's CUTEC_CANDIDATE_NAME_LEN: the longest candidate name with its zero
+CANDIDATE_NAME_LEN = 320
+
+
 class TuneCandidate(ctypes.Structure):
     """cutec_tune_candidate."""
 
     _fields_ = [
-        ("name", c_char * 192),
+        ("name", c_char * CANDIDATE_NAME_LEN),
         ("is_cublas", c_int),
         ("ms", c_double),
         ("tflops", c_double),

@@ -750,7 +750,7 @@ static cutec_status decided_launch(void *user, int run, void *stream)
  * epi_ms; 0: not measured). */
 typedef struct plain_cmp {
     double best_ms, h2h, plain_ms, epi_ms;
-    char winner[192];
+    char winner[CUTEC_CANDIDATE_NAME_LEN];
 } plain_cmp;
 
 /* The plain GEMM of the same shape tuned, then the two decisions (the
@@ -1286,7 +1286,7 @@ static int cmd_overhead(const opts *o, failure *f)
     if (rc == 0 && s == CUTEC_OK) s = cutec_synchronize(g.rt);
     double t_call = 0, t_lookup = 0;
     long long done = 0;
-    char choice[192] = "";
+    char choice[CUTEC_CANDIDATE_NAME_LEN] = "";
     /* Batches of 64 calls, synchronised between batches so that the launch
    * queue never fills and blocks the host: only the calls are timed. */
     while (rc == 0 && s == CUTEC_OK && done < o->calls) {
@@ -1651,7 +1651,7 @@ static int cmd_error(const opts *o, failure *f)
                 printf("  %-52s %11s %11s %11s\n", "candidate", "max abs", "RMS", "max/bound");
                 for (int c = 0; c < nc; c++) {
                     const cutec_tune_candidate *k = &rep->candidates[idx[c]];
-                    char label[200];
+                    char label[CUTEC_CANDIDATE_NAME_LEN];
                     if (k->is_cublas)
                         snprintf(label, sizeof label, "%s", k->name);
                     else

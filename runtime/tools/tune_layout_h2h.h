@@ -30,7 +30,7 @@ typedef struct tune_h2h_line {
     cutec_gemm_problem p; /* the line's problem, over args' buffers */
     cutec_gemm_args args;
     char label[8];    /* its layouts ("rcr": A, B as K x N, C) */
-    char kernel[192]; /* its tuning's fastest pack kernel; "": none */
+    char kernel[CUTEC_CANDIDATE_NAME_LEN]; /* its tuning's fastest pack kernel; "": none */
     int line;         /* in the shapes file */
     double flop;      /* per run */
     double ms;        /* the median of its timed runs; +inf: not timed */

@@ -89,7 +89,7 @@ int main(int argc, char **argv)
     tune_h2h_line lines[LINES];
     unsigned long long buf[LINES][3]; /* A, B, D */
     uint16_t host[M * K];
-    char fastest_rcr_64[192] = ""; /* a slower kernel of the rcr line: BM = BN = 64 */
+    char fastest_rcr_64[CUTEC_CANDIDATE_NAME_LEN] = ""; /* a slower kernel of the rcr line: BM = BN = 64 */
     for (int l = 0; l < LINES; l++) {
         tune_h2h_line *x = &lines[l];
         memset(x, 0, sizeof *x);

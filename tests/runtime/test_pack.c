@@ -1231,6 +1231,30 @@ static int test_gemm_handles(int argc, char **argv)
     return 0;
 }
 
+/* A candidate's name (the tuner's, the cache's, cutec_gemm_choice's) holds
+ * every template parameter of the sm90 template, the longest: argv[0] is a
+ * one-point pack of it, whose described entry ends with its last parameter
+ * (GRP) whole, within CUTEC_CANDIDATE_NAME_LEN. */
+static int test_entry_names(int argc, char **argv)
+{
+    CHECK(argc >= 1);
+    cutec_runtime *rt = NULL; /* the mock driver's 9.0 device loads an sm_90a pack */
+    CHECK_OK(rt, cutec_runtime_create(&rt, 0));
+    cutec_pack *p = NULL;
+    CHECK_OK(rt, cutec_pack_load_file(rt, argv[0], &p));
+    CHECK(cutec_pack_entry_count(p) == 1 && cutec_pack_entry_param(p, 0, "GRP") != NULL);
+    char name[CUTEC_CANDIDATE_NAME_LEN], last[32];
+    cutec_pack_entry_describe(p, 0, name, sizeof name);
+    snprintf(last, sizeof last, " GRP=%s", cutec_pack_entry_param(p, 0, "GRP"));
+    size_t n = strlen(name), nl = strlen(last);
+    printf("%s (%zu characters)\n", name, n);
+    CHECK(strncmp(name, "gemm_sm90 T=bf16 ", 17) == 0);
+    CHECK(n + 1 < sizeof name && n > nl && strcmp(name + n - nl, last) == 0);
+    cutec_pack_unload(p);
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
 static const check_case cases[] = {
     {"user", test_user},
     {"format", test_format},
@@ -1247,6 +1271,7 @@ static const check_case cases[] = {
     {"gemm_nonfinite", test_gemm_nonfinite},
     {"gemm_problem_size", test_gemm_problem_size},
     {"cache_keys", test_cache_keys},
+    {"entry_names", test_entry_names},
     {"gemm_handles", test_gemm_handles},
 };
 

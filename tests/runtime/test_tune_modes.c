@@ -539,7 +539,7 @@ static int test_staged(int argc, char **argv)
     CHECK_OK(rt, ts);
     CHECK_CONTAINS(log_text, "fit once operands are staged (A D or some of them, copied with 16-byte aligned rows");
     CHECK(strncmp(rep->candidates[0].name, "staged gemm_sm80 ", 17) == 0 && !isinf(rep->candidates[0].ms));
-    char name[192];
+    char name[CUTEC_CANDIDATE_NAME_LEN];
     snprintf(name, sizeof name, "%s", rep->candidates[0].name);
     printf("staged winner: %s (%.4f ms)\n", name, rep->candidates[0].ms);
     cutec_tune_report_free(rep);

@@ -171,7 +171,7 @@ class DeviceGemm:
     def choice(self, plan):
         """The candidate the handle chose for the plan's class (its operands
         16-byte aligned), or None when the class has not been tuned here."""
-        buf = ctypes.create_string_buffer(192)
+        buf = ctypes.create_string_buffer(capi.CANDIDATE_NAME_LEN)
         st = self.lib.cutec_gemm_choice(self._h, plan.problem_ref(), buf, len(buf))
         return buf.value.decode() if st == capi.OK else None
 

@@ -337,9 +337,13 @@ cutec_status cutec_gemm_ex(cutec_gemm_handle *h, const cutec_gemm_problem *p, co
  */
 cutec_status cutec_gemm_set_activation_ref(cutec_gemm_handle *h, const char *name, cutec_gemm_act_fn fn, int gated);
 
+/* The longest candidate name with its terminating zero: a pack kernel's
+ * name and every template parameter (the sm90 template's 30 fit). */
+#define CUTEC_CANDIDATE_NAME_LEN 320
+
 /* One timed candidate of a tuning run. */
 typedef struct cutec_tune_candidate {
-    char name[192];  /* "gemm_sm80 T=bf16 ... BM=128 ..." or "cublasLt algo #3" */
+    char name[CUTEC_CANDIDATE_NAME_LEN]; /* "gemm_sm80 T=bf16 ... BM=128 ..." or "cublasLt algo #3" */
     int is_cublas;   /* 1 for a cuBLASLt algorithm */
     double ms;       /* median time per call; +inf when it failed */
     double tflops;   /* 2*M*N*K / time; 0 when it failed */
@@ -399,7 +403,8 @@ cutec_status cutec_gemm_run_candidate(cutec_gemm_handle *h, const cutec_gemm_pro
                                       const char *name, void *stream);
 
 /* The name of the candidate chosen for the problem's class ("" and
- * CUTEC_ERR_KERNEL_NOT_FOUND when it has not been tuned by this handle). */
+ * CUTEC_ERR_KERNEL_NOT_FOUND when it has not been tuned by this handle);
+ * name_len CUTEC_CANDIDATE_NAME_LEN holds any name whole. */
 cutec_status cutec_gemm_choice(cutec_gemm_handle *h, const cutec_gemm_problem *p, char *name, size_t name_len);
 
 /* Options of a handle, set through one setter (values in brackets are the
