@@ -29,12 +29,13 @@
 typedef struct tune_h2h_line {
     cutec_gemm_problem p; /* the line's problem, over args' buffers */
     cutec_gemm_args args;
-    char label[8];    /* its layouts ("rcr": A, B as K x N, C) */
-    char kernel[CUTEC_CANDIDATE_NAME_LEN]; /* its tuning's fastest pack kernel; "": none */
-    int line;         /* in the shapes file */
-    double flop;      /* per run */
-    double ms;        /* the median of its timed runs; +inf: not timed */
-    char note[160];   /* why not timed */
+    char label[8]; /* its layouts ("rcr": A, B as K x N, C) */
+    /* its tuning's fastest pack kernel; "": none */
+    char kernel[CUTEC_CANDIDATE_NAME_LEN];
+    int line;       /* in the shapes file */
+    double flop;    /* per run */
+    double ms;      /* the median of its timed runs; +inf: not timed */
+    char note[160]; /* why not timed */
 } tune_h2h_line;
 
 /* The fastest pack kernel of a tuning report: its first candidate that is

@@ -343,7 +343,8 @@ cutec_status cutec_gemm_set_activation_ref(cutec_gemm_handle *h, const char *nam
 
 /* One timed candidate of a tuning run. */
 typedef struct cutec_tune_candidate {
-    char name[CUTEC_CANDIDATE_NAME_LEN]; /* "gemm_sm80 T=bf16 ... BM=128 ..." or "cublasLt algo #3" */
+    /* "gemm_sm80 T=bf16 ... BM=128 ..." or "cublasLt algo #3" */
+    char name[CUTEC_CANDIDATE_NAME_LEN];
     int is_cublas;   /* 1 for a cuBLASLt algorithm */
     double ms;       /* median time per call; +inf when it failed */
     double tflops;   /* 2*M*N*K / time; 0 when it failed */
