@@ -809,6 +809,9 @@ static void make_report(tuning *t, cutec_tune_report **report)
         rc[i].screened = c->screened;
         rc[i].round_ms = c->round_ms;
         rc[i].algo_rank = rc[i].is_cublas ? c->algo_rank : -1;
+        rc[i].pack = -1;
+        for (int j = 0; !rc[i].is_cublas && j < t->g->npacks; j++)
+            if (t->g->packs[j] == c->d.pack) rc[i].pack = j;
         rc[i].ms = c->ms;
         rc[i].tflops = isinf(c->ms) ? 0 : flop / (c->ms * 1e9);
         snprintf(rc[i].note, sizeof rc[i].note, "%s", c->note);

@@ -110,6 +110,7 @@ class TuneCandidate(ctypes.Structure):
         ("screened", c_int),
         ("round_ms", c_double),
         ("algo_rank", c_int),
+        ("pack", c_int),
     ]
 
 

@@ -80,6 +80,7 @@ int main(void)
     FIELD(cutec_tune_candidate, "TuneCandidate", screened);
     FIELD(cutec_tune_candidate, "TuneCandidate", round_ms);
     FIELD(cutec_tune_candidate, "TuneCandidate", algo_rank);
+    FIELD(cutec_tune_candidate, "TuneCandidate", pack);
 
     SIZE(cutec_tune_report, "TuneReport");
     FIELD(cutec_tune_report, "TuneReport", count);

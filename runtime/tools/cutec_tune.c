@@ -532,6 +532,18 @@ static void groups_text(const gpu *g, const cutec_gemm_problem *p, char *buf, si
     free(ends);
 }
 
+/* With more than one pack, a pack kernel's pack ("  [pack 2: b.pack]", as
+ * the command line gave them, the first 1), so that the same kernel of two
+ * packs (two builds of one template, timed in the same rounds) reads apart. */
+static void pack_label(const opts *o, const cutec_tune_candidate *c, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (o->nmore_packs == 0 || c->pack < 0 || c->pack > o->nmore_packs) return;
+    const char *path = c->pack == 0 ? o->pack : o->more_packs[c->pack - 1];
+    const char *base = strrchr(path, '/');
+    snprintf(buf, len, "  [pack %d: %s]", c->pack + 1, base != NULL ? base + 1 : path);
+}
+
 static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p, const cutec_tune_report *rep)
 {
     char dev[256], epi[96];
@@ -553,15 +565,16 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
         printf("%5s  %10s  %10s  %9s  %8s  %s\n", "rank", "ms", "rounds ms", "TFLOP/s", "vs cuBLAS", "candidate");
         for (int i = 0; i < rep->count; i++) {
             const cutec_tune_candidate *c = &rep->candidates[i];
-            char rounds[32] = "-";
+            char rounds[32] = "-", label[96];
             if (!isinf(c->round_ms)) snprintf(rounds, sizeof rounds, "%.4f", c->round_ms);
+            pack_label(o, c, label, sizeof label);
             if (isinf(c->ms))
-                printf("%5d  %10s  %10s  %9s  %8s  %s  (%s)\n", i + 1, "inf", "-", "-", "-", c->name, c->note);
+                printf("%5d  %10s  %10s  %9s  %8s  %s%s  (%s)\n", i + 1, "inf", "-", "-", "-", c->name, label, c->note);
             else if (isinf(rep->cublas_ms))
-                printf("%5d  %10.4f  %10s  %9.1f  %8s  %s\n", i + 1, c->ms, rounds, c->tflops, "-", c->name);
+                printf("%5d  %10.4f  %10s  %9.1f  %8s  %s%s\n", i + 1, c->ms, rounds, c->tflops, "-", c->name, label);
             else
-                printf("%5d  %10.4f  %10s  %9.1f  %8.3f  %s\n", i + 1, c->ms, rounds, c->tflops, rep->cublas_ms / c->ms,
-                       c->name);
+                printf("%5d  %10.4f  %10s  %9.1f  %8.3f  %s%s\n", i + 1, c->ms, rounds, c->tflops,
+                       rep->cublas_ms / c->ms, c->name, label);
         }
         printf("(ms: the head-to-head pair's own alternation where it differs from rounds ms, the median of every\n"
                " checked candidate in the same rounds: compare candidates by rounds ms)\n");
@@ -596,7 +609,7 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
             printf(", \"round_ms\": null");
         else
             printf(", \"round_ms\": %.6f", c->round_ms);
-        printf(", \"algo_rank\": %d}", c->algo_rank);
+        printf(", \"algo_rank\": %d, \"pack\": %d}", c->algo_rank, c->pack);
     }
     printf("\n], \"winner\": ");
     tune_json_string(rep->candidates[rep->winner].name);

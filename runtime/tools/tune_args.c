@@ -161,7 +161,8 @@ static const struct option {
     {OPT_DEVICE, "--device", "D", CMDS_GPU, "CUDA device, 0 to 2^31-1 (default 0)"},
     {OPT_PACK, "--pack", "FILE", CMDS_GPU,
      "another pack whose kernels are candidates too, up to 8 (e.g. the plain GEMM's pack beside an epilogue's, "
-     "stdlib/epilogue_apply.cute's for the unfused baseline)"},
+     "stdlib/epilogue_apply.cute's for the unfused baseline, or a second build of the same template: tune then "
+     "ends each pack kernel's line with its pack, \"[pack 2: FILE]\")"},
     {OPT_CACHE_DIR, "--cache-dir", "DIR", CMDS_GPU,
      "tuning cache directory (default: $CUTEC_CACHE_DIR, $XDG_CACHE_HOME/cutec)"},
     {OPT_NO_CACHE, "--no-cache", NULL, CMDS_GPU, "neither read nor write the disk cache"},

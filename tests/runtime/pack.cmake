@@ -308,6 +308,12 @@ if(_user_pack)
                  tune ${_test_pack} --pack ${_user_pack} --m 40 --n 24 --k 32 --bias --no-cache)
   cutec_tune_cli(pack_mock_tune_more_packs_missing 1 EMPTY "/nonexistent.pack"
                  tune ${_user_pack} --pack /nonexistent.pack --m 40 --n 24 --k 32 --no-cache)
+  # the same pack twice (two builds of one template, in one process): each
+  # pack kernel's line names its pack, and --json gives its index
+  cutec_tune_cli(pack_mock_tune_pack_label 0 "^ +[0-9]+ .* gemm_sm80 T=bf16 .*  [[]pack 2: test_gemm.pack[]]$" -
+                 tune ${_test_pack} --pack ${_test_pack} --m 40 --n 24 --k 32 --no-cache --shortlist 0)
+  cutec_tune_cli(pack_mock_tune_pack_label_json 0 "\"algo_rank\": -1, \"pack\": 1[}]" -
+                 tune ${_test_pack} --pack ${_test_pack} --m 40 --n 24 --k 32 --no-cache --shortlist 0 --json)
   cutec_tune_cli(pack_mock_tune_epilogue_bias 0 "^winner: user_gemm_bias T=bf16 TC=bf16$" -
                  tune ${_user_pack} --m 40 --n 24 --k 32 --bias --no-cache)
   cutec_tune_cli(pack_mock_tune_epilogue_relu 0 "^winner: user_gemm_relu_bias T=bf16 TC=bf16$"

@@ -631,6 +631,8 @@ static int test_gemm(int argc, char **argv)
         /* cuBLASLt's heuristic ranks 0 .. lt - 1, each once; pack kernels -1 */
         CHECK(c->is_cublas ? c->algo_rank >= 0 && c->algo_rank < 32 : c->algo_rank == -1);
         if (c->is_cublas) ranks |= 1 << c->algo_rank;
+        /* the handle's one pack: index 0; cuBLASLt -1 */
+        CHECK(c->pack == (c->is_cublas ? -1 : 0));
     }
     CHECK(ranks == (1 << lt) - 1);
     printf("report: %d DSL candidates, %d cuBLASLt algorithms, winner %s, %.3f s\n", dsl, lt, rep->candidates[0].name,

@@ -358,6 +358,10 @@ typedef struct cutec_tune_candidate {
     int algo_rank;   /* rank in cuBLASLt's heuristic for this problem and the
                        tuner's workspace (0: its first choice, what an
                        untuned caller gets), -1 for a pack kernel */
+    int pack;        /* a pack kernel's pack, by the order in which
+                       cutec_gemm_use_pack took the handle's packs (0: the
+                       first), telling apart the same kernel of two packs
+                       (two builds of one template); -1 for cuBLASLt */
 } cutec_tune_candidate;
 
 typedef struct cutec_tune_report {
