@@ -1002,6 +1002,21 @@ static int sm80_epilogue(const struct CUfunc_st *f)
     return 0;
 }
 
+/* Whether argument i of the kernel's manifest is a tensor of that role
+ * (its "// cutec.arg I ... tensor ... role ROLE" line). */
+static int arg_tensor_role(const struct CUfunc_st *f, int i, const char *role)
+{
+    char key[32], tail[32];
+    snprintf(key, sizeof key, "// cutec.arg %d ", i);
+    snprintf(tail, sizeof tail, " role %s", role);
+    const char *p = f->module_text != NULL ? strstr(f->module_text, key) : NULL;
+    if (p == NULL) return 0;
+    const char *e = strchr(p, '\n');
+    size_t n = e != NULL ? (size_t)(e - p) : strlen(p), nt = strlen(tail);
+    const char *t = strstr(p, " tensor ");
+    return t != NULL && t < p + n && n > nt && memcmp(p + n - nt, tail, nt) == 0;
+}
+
 /* Whether every tensor map a launch passes describes the memory of its
  * tensor: each "// cutec.arg I NAME tma T" line of the kernel's section of
  * its module, where argument I is a map as cuTensorMapEncodeTiled wrote it
@@ -1105,8 +1120,10 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
             sticky = ILLEGAL_ADDRESS; /* as a kernel that ran off its memory */
         else if (sm80_epilogue(f))
             mock_role_gemm(f, params); /* its epilogue by its roles (a gated D is half as wide) */
+        else if (arg_tensor_role(f, 3, "a") && arg_tensor_role(f, 4, "b") && arg_tensor_role(f, 5, "d"))
+            mock_gemm(f, params, 0); /* the template's own arguments: M, N, K, A, B, C */
         else
-            mock_gemm(f, params, 0);
+            mock_role_gemm(f, params); /* another kernel of that name (a fuzzed manifest), by its roles */
     } else if (strcmp(f->name, "user_gemm_brow") == 0) {
         mock_gemm(f, params, 1); /* tests/runtime/user_gemm.cute: B stored K x N */
     } else if (f->module_text != NULL && (strstr(f->module_text, "// cutec.class gemm") != NULL ||
