@@ -120,7 +120,8 @@ struct cutec_gemm_handle {
     cutec_pack *packs[CUTEC_GEMM_MAX_PACKS];
     int npacks;
     /* options (gemm.c's table) */
-    int runs, warmup, cublas_algos, disk_cache, flush_l2, finalists, shortlist, tune_mode, device_check, host_bound_us;
+    int runs, warmup, cublas_algos, disk_cache, flush_l2, finalists, shortlist, tune_mode, device_check, host_bound_us,
+        shortlist_fill;
     char cache_dir[1024];     /* "" : the default */
     char cache_dir_buf[1024]; /* what cutec_gemm_cache_dir returns */
     CUdeviceptr workspace;

@@ -207,6 +207,28 @@ static double model_cost(cutec_gemm_handle *g, const gemm_decision *d, const cut
     return tune_model_cost(&pt, &gm, &dev) + stage_us;
 }
 
+/* The shortlist's size: CUTEC_OPT_TUNE_SHORTLIST, grown (where
+ * CUTEC_OPT_TUNE_SHORTLIST_FILL asks) to as many pack kernels as the
+ * screening's budget affords, each run SCREEN_RUNS times (a warm-up and
+ * at most 5 timed runs) at the model's time of the best point, beside
+ * cuBLASLt's algorithms.  A short kernel's whole pack then costs less
+ * screening than the shortlist of a long one: on the H100 the exhaustive
+ * tuning of sq1024 took 0.17 s, and its fast tuning had missed a point
+ * the model ranked 50th that won by 5% (docs/performance.md).  *best_us
+ * receives that time. */
+#define SCREEN_RUNS 6
+static int shortlist_size(const tuning *t, const double *cost, int n, double *best_us)
+{
+    double best = INFINITY;
+    for (int i = 0; i < n; i++)
+        if (cost[i] < best) best = cost[i];
+    *best_us = best;
+    int keep = t->g->shortlist;
+    if (!t->g->shortlist_fill || !(best > 0) || !isfinite(best)) return keep;
+    double afford = floor(SCREEN_BUDGET_MS * 1e3 / (best * SCREEN_RUNS)) - (double)(t->n - t->ndsl);
+    return afford >= n ? n : afford > keep ? (int)afford : keep;
+}
+
 /* Step 1b (fast tuning): the cost model ranks the pack candidates and only
  * the shortlist's are run; the others stay in the report, never run. */
 static cutec_status model_shortlist(tuning *t)
@@ -237,6 +259,14 @@ static cutec_status model_shortlist(tuning *t)
         for (const char *c = kd->kernel; *c != '\0'; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
         family[i] = (long long)(h >> 1);
     }
+    double best_us;
+    keep = shortlist_size(t, cost, n, &best_us);
+    if (keep > g->shortlist)
+        cutec_rt_log(t->rt, CUTEC_LOG_INFO,
+                     "tuning: the shortlist grows from %d to %d of %d pack kernels: what %.1f s of screening affords "
+                     "at the cost model's %.3f ms a run",
+                     g->shortlist, keep, n, SCREEN_BUDGET_MS * 1e-3, best_us * 1e-3);
+    if (keep >= n) keep = n;
     tune_model_shortlist(cost, tile, family, n, keep, order, rank);
     for (int at = 0; at < n; at++) {
         int i = order[at];

@@ -115,6 +115,7 @@ int main(void)
     VALUE("OPT_TUNE_MODE", CUTEC_OPT_TUNE_MODE);
     VALUE("OPT_DEVICE_CHECK", CUTEC_OPT_DEVICE_CHECK);
     VALUE("OPT_HOST_BOUND_US", CUTEC_OPT_HOST_BOUND_US);
+    VALUE("OPT_TUNE_SHORTLIST_FILL", CUTEC_OPT_TUNE_SHORTLIST_FILL);
     VALUE("OK", CUTEC_OK);
     /* enums are passed as int: their size must be int's */
     VALUE("enum.size", sizeof(cutec_dtype));

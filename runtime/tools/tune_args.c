@@ -169,8 +169,9 @@ static const struct option {
     {OPT_NO_WARMUP, "--no-warmup", NULL, CMD(TUNE_CMD_BENCH),
      "skip the warm-up, an unreported tuning of the first shape"},
     {OPT_SHORTLIST, "--shortlist", "N", CMDS_GPU,
-     "fast tuning: time only the N pack kernels the cost model ranks first, 0 to 10000 (0: exhaustive; "
-     "default: the runtime's, 16)"},
+     "fast tuning: time only the N pack kernels the cost model ranks first, exactly N, 0 to 10000 (0: "
+     "exhaustive; default: the runtime's 16, grown to as many as 0.6 s of screening affords at the model's time "
+     "of a run: every kernel for short ones)"},
     {OPT_HOST_BOUND, "--host-bound-us", "U", CMDS_GPU,
      "below U microseconds of device time, decide between the best pack kernel and the best cuBLASLt algorithm by "
      "the longer of device and host time per call, 0 to 1000000 (default 0: device time alone)"},

@@ -400,10 +400,12 @@ static void keep_log(void *user, int level, const char *msg)
     snprintf(log_text + n, sizeof log_text - n, "%s\n", msg);
 }
 
-/* The shortlist: with 4 of the pack's 12 points, 8 are never run and say
- * why; the winner is checked and timed, and the rounds stop once the
- * ranking is settled (the mock's times do not vary: after two batches);
- * 0 runs every point, every round. */
+/* The shortlist: with 4 of the pack's 12 points (and no fill), 8 are
+ * never run and say why; the winner is checked and timed, and the rounds
+ * stop once the ranking is settled (the mock's times do not vary: after
+ * two batches); 0 runs every point, every round.  Then the fill (the
+ * default): a 128^3 problem's run is microseconds by the cost model, so
+ * the shortlist of 4 grows to the whole pack and the log says why. */
 static int test_shortlist(int argc, char **argv)
 {
     CHECK(argc >= 1);
@@ -416,6 +418,10 @@ static int test_shortlist(int argc, char **argv)
     cutec_gemm_problem_init(&p, 128, 128, 128, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);
     mats x;
     mats_init(rt, 128, 128, 128, &x);
+    long long fill = -1;
+    CHECK_OK(rt, cutec_gemm_get_option(h, CUTEC_OPT_TUNE_SHORTLIST_FILL, &fill));
+    CHECK(fill == 1);
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_SHORTLIST_FILL, 0));
     for (int shortlist = 4; shortlist >= 0; shortlist -= 4) {
         CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_SHORTLIST, shortlist));
         cutec_tune_report *rep = NULL;
@@ -441,6 +447,21 @@ static int test_shortlist(int argc, char **argv)
         printf("shortlist %d: %d pack kernels not run, winner %s\n", shortlist, pruned, rep->candidates[0].name);
         cutec_tune_report_free(rep);
     }
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_SHORTLIST, 4));
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_SHORTLIST_FILL, 1));
+    CHECK(cutec_gemm_set_option(h, CUTEC_OPT_TUNE_SHORTLIST_FILL, 2) == CUTEC_ERR_INVALID_ARGUMENT);
+    cutec_tune_report *rep = NULL;
+    log_text[0] = '\0';
+    CHECK_OK(
+        rt, cutec_gemm_tune(h, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c, NULL, &rep));
+    char grown[96];
+    snprintf(grown, sizeof grown,
+             "tuning: the shortlist grows from 4 to %d of %d pack kernels: what 0.6 s of screening",
+             cutec_pack_entry_count(pack), cutec_pack_entry_count(pack));
+    CHECK_CONTAINS(log_text, grown);
+    for (int i = 0; i < rep->count; i++) CHECK(strstr(rep->candidates[i].note, "not timed") == NULL);
+    printf("fill: every pack kernel timed, winner %s\n", rep->candidates[0].name);
+    cutec_tune_report_free(rep);
     gemm_checked(rt, h, &p, &x);
     mats_free(rt, &x);
     cutec_gemm_destroy(h);
@@ -467,6 +488,7 @@ static int test_budget(int argc, char **argv)
         cutec_runtime_set_log(rt, keep_log, NULL);
         CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
         CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_SHORTLIST, 6));
+        CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_SHORTLIST_FILL, 0));
         CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_FINALISTS, 3));
         cutec_gemm_problem p;
         cutec_gemm_problem_init(&p, 128, 128, 128, CUTEC_DTYPE_BF16, CUTEC_DTYPE_BF16);

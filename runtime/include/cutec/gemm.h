@@ -437,13 +437,18 @@ typedef enum cutec_option {
     CUTEC_OPT_DEVICE_CHECK = 9,   /* 1: candidates are compared with the reference on
                                    the device where the check kernel works (a
                                    self-test decides), 0: on the host [1] */
-    CUTEC_OPT_HOST_BOUND_US = 10  /* where the best pack kernel and the best cuBLASLt
+    CUTEC_OPT_HOST_BOUND_US = 10, /* where the best pack kernel and the best cuBLASLt
                                    algorithm both take less device time than this
                                    (microseconds), the head to head ranks them by
                                    the larger of their device time and their host
                                    time per call: back-to-back calls that short
                                    are host-bound (docs/runtime.md); 0: device
                                    time alone [0] */
+    /* 1: fast tuning's shortlist grows past CUTEC_OPT_TUNE_SHORTLIST to as
+     * many of the cost model's best pack kernels as its screening's time
+     * budget affords at the model's time of a run (all of them for short
+     * kernels: docs/runtime.md, "Fast tuning"); 0: exactly the shortlist [1] */
+    CUTEC_OPT_TUNE_SHORTLIST_FILL = 11
 } cutec_option;
 
 /* CUTEC_OPT_TUNE_MODE's values (docs/runtime.md, "Tuning modes"). */
