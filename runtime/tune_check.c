@@ -51,6 +51,17 @@ static cutec_status count_bad(cutec_gemm_handle *g, cutec_dtype t, long long row
     return s;
 }
 
+/* The check kernel is missing or does not work: the status and message of
+ * a failure, logged as information only (the tuner then checks on the
+ * host, as it always could; an error line in a user's log would be
+ * wrong). */
+static cutec_status check_unavailable(cutec_runtime *rt, const char *why)
+{
+    snprintf(rt->message, sizeof rt->message, "%s", why);
+    cutec_rt_log(rt, CUTEC_LOG_INFO, "the device check is unavailable: %s", why);
+    return CUTEC_ERR_UNSUPPORTED;
+}
+
 /* The pack, its count buffer and a self-test per handle and type: two
  * wrong elements of four (a NaN and one off by 25%) must count 2, the same
  * data compared with itself 0. */
@@ -59,7 +70,7 @@ static cutec_status check_ready(cutec_gemm_handle *g, cutec_dtype t, void *strea
     cutec_runtime *rt = g->rt;
     int ti = (int)t - 1;
     if (g->check_state[ti] > 0) return CUTEC_OK;
-    if (g->check_state[ti] < 0) return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "%s", g->check_why);
+    if (g->check_state[ti] < 0) return check_unavailable(rt, g->check_why);
     cutec_status s = CUTEC_OK;
     if (cutec_check_pack_size == 0) {
         snprintf(g->check_why, sizeof g->check_why, "the runtime was built without its check kernel");
@@ -104,7 +115,7 @@ static cutec_status check_ready(cutec_gemm_handle *g, cutec_dtype t, void *strea
     }
     if (buf != 0) (void)rt->drv.mem_free(buf);
     g->check_state[ti] = s == CUTEC_OK ? 1 : -1;
-    if (s != CUTEC_OK) return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "%s", g->check_why);
+    if (s != CUTEC_OK) return check_unavailable(rt, g->check_why);
     return CUTEC_OK;
 }
 
@@ -237,4 +248,72 @@ int tune_check_on_device(harness *h, char *why, size_t why_len, cutec_status *st
     }
     if (bad > 0) snprintf(why, why_len, "wrong result: %lld elements outside the tolerance (device check)", bad);
     return bad > 0 ? -1 : 0;
+}
+
+/* A reference of rows x n floats (row-major, as tune_epilogue.c keeps it)
+ * in an output buffer of type t, layout l, leading dimension ld, bytes
+ * long, uploaded to a new device buffer (*out). */
+static cutec_status upload_ref(harness *h, const float *ref, long long m, long long n, cutec_layout l, long long ld,
+                               size_t bytes, CUdeviceptr *out)
+{
+    cutec_runtime *rt = h->rt;
+    cutec_ct t = (cutec_ct)h->p->c_type;
+    size_t es = cutec_dtype_size(h->p->c_type);
+    unsigned char *buf = calloc(bytes, 1);
+    if (buf == NULL) return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%zu bytes)", bytes);
+    for (long long r = 0; r < m; r++)
+        for (long long c = 0; c < n; c++) {
+            size_t at = (size_t)(l == CUTEC_LAYOUT_ROW ? r * ld + c : c * ld + r);
+            cutec_dtype_store(t, buf + at * es, ref[(size_t)r * (size_t)n + (size_t)c]);
+        }
+    cutec_status s = CUTEC_OK;
+    if (rt->drv.mem_alloc(out, bytes) != CUDA_SUCCESS) {
+        *out = 0;
+        s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "no device memory for the reference");
+    }
+    if (s == CUTEC_OK) s = cutec_memcpy_htod(rt, *out, buf, bytes);
+    free(buf);
+    return s;
+}
+
+/* An epilogue's candidates were compared with its float64-derived
+ * reference on the host, every element of every finalist: for a bias +
+ * GELU at 8192^3 about half a second each, most of a 10 s tuning
+ * (docs/performance.md).  Here the reference goes to the device once and
+ * the check kernel compares each candidate there. */
+int tune_check_epi_adopt(harness *h)
+{
+    cutec_runtime *rt = h->rt;
+    cutec_gemm_handle *g = h->g;
+    const cutec_gemm_problem *p = h->p;
+    long long dn = cutec_gemm_d_cols(p);
+    int row = p->c_layout == CUTEC_LAYOUT_ROW;
+    long long rows = row ? p->m : dn, cols = row ? dn : p->m;
+    long long arows = row ? p->m : p->n, acols = row ? p->n : p->m;
+    const char *why = NULL;
+    if (!g->device_check)
+        why = "CUTEC_OPT_DEVICE_CHECK is 0";
+    else if (h->ref_d == NULL)
+        why = "the epilogue's reference is float64 samples";
+    else if (rows < 1 || cols < 1 || rows > 0x7fffffffLL / p->ldc ||
+             (p->aux && (arows < 1 || acols < 1 || arows > 0x7fffffffLL / p->ld_aux)))
+        why = "the check kernel takes at most 2^31 elements";
+    if (why == NULL && check_ready(g, p->c_type, h->stream) != CUTEC_OK) why = cutec_runtime_message(rt);
+    if (why == NULL) {
+        cutec_status s = upload_ref(h, h->ref_d, p->m, dn, p->c_layout, p->ldc, h->c_bytes, &h->ref_dev);
+        if (s == CUTEC_OK && p->aux)
+            s = upload_ref(h, h->ref_aux, p->m, p->n, p->c_layout, p->ld_aux, h->aux_bytes, &h->ref_aux_dev);
+        if (s != CUTEC_OK) why = cutec_runtime_message(rt);
+    }
+    if (why != NULL) {
+        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidates are checked on the host: %s", why);
+        return 0;
+    }
+    h->rows = rows;
+    h->cols = cols;
+    h->device_check = 1;
+    cutec_rt_log(rt, CUTEC_LOG_INFO,
+                 "tuning: candidates are checked on the device (stdlib/check_close.cute) against the epilogue's "
+                 "reference");
+    return 1;
 }

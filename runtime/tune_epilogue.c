@@ -258,6 +258,8 @@ cutec_status tune_epi_reference(harness *h)
         if (h->ha == NULL)
             return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY,
                                  "tuning: no reference to check candidates against (no host memory for A and B)");
+        cutec_rt_log(rt, CUTEC_LOG_INFO,
+                     "tuning: candidates are checked on the host: at float64 samples (no f32 GEMM from cuBLASLt)");
         return CUTEC_OK;
     }
     long long dn = cutec_gemm_d_cols(p);
@@ -287,6 +289,8 @@ cutec_status tune_epi_reference(harness *h)
     h->rms_v = sqrt(sv / (double)nv);
     h->rms_d = sqrt(sd / (double)nd);
     h->have_ref = 1;
+    /* fp8 inputs are checked at float64 samples (tune_epi_compare) */
+    if (!cutec_dtype_is_fp8(p->a_type) && !cutec_dtype_is_fp8(p->b_type)) (void)tune_check_epi_adopt(h);
     return CUTEC_OK;
 }
 
@@ -315,14 +319,19 @@ static int amax_check(harness *h, double lower, char *why, size_t len)
     return 0;
 }
 
+/* compare_full's absolute slack on D: the error of v (the accumulation's
+ * order) grows through a gated product with the other factor */
+static double d_slack(const harness *h, double eps)
+{
+    return 2 * eps * (h->rms_d + h->rms_v * (h->p->act_gated ? 1 + h->rms_v : 1)) + 1e-30;
+}
+
 /* Every element of D and aux against the reference from acc. */
 static int compare_full(harness *h, char *why, size_t len)
 {
     const cutec_gemm_problem *p = h->p;
     double eps = cutec_dtype_info_of((cutec_ct)p->c_type)->tol;
-    /* the error of v (the accumulation's order) grows through a gated
-     * product with the other factor */
-    double slack = 2 * eps * (h->rms_d + h->rms_v * (p->act_gated ? 1 + h->rms_v : 1)) + 1e-30;
+    double slack = d_slack(h, eps);
     long long dn = cutec_gemm_d_cols(p);
     for (long long r = 0; r < p->m; r++)
         for (long long j = 0; j < dn; j++) {
@@ -391,6 +400,31 @@ static int compare_samples(harness *h, char *why, size_t len)
         }
     }
     return amax_check(h, most, why, len);
+}
+
+int tune_epi_compare_on_device(harness *h, char *why, size_t why_len, cutec_status *st)
+{
+    const cutec_gemm_problem *p = h->p;
+    double eps = cutec_dtype_info_of((cutec_ct)p->c_type)->tol;
+    long long bad = 0, abad = 0;
+    /* compare_full's bounds, plus one unit for the reference's rounding */
+    *st = cutec_gemm_check_close(h->g, p->c_type, h->rows, h->cols, p->ldc, h->cs, h->ref_dev, 3 * eps, d_slack(h, eps),
+                                 h->stream, &bad);
+    if (*st == CUTEC_OK && p->aux) {
+        int row = p->c_layout == CUTEC_LAYOUT_ROW;
+        *st = cutec_gemm_check_close(h->g, p->c_type, row ? p->m : p->n, row ? p->n : p->m, p->ld_aux, h->caux,
+                                     h->ref_aux_dev, 3 * eps, 2 * eps * h->rms_v + 1e-30, h->stream, &abad);
+    }
+    if (*st != CUTEC_OK) {
+        snprintf(why, why_len, "the device check failed: %.120s", cutec_runtime_message(h->rt));
+        return -1;
+    }
+    if (bad > 0 || abad > 0) {
+        snprintf(why, why_len, "wrong result: %lld elements of D and %lld of aux outside the tolerance (device check)",
+                 bad, abad);
+        return -1;
+    }
+    return amax_check(h, -1, why, why_len);
 }
 
 int tune_epi_compare(harness *h, char *why, size_t why_len)

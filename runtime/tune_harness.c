@@ -230,7 +230,8 @@ cutec_status tune_run_once(harness *h, candidate *c)
     if (s == CUTEC_OK) s = cutec_stream_synchronize(rt, h->stream);
     /* the device check reads it where it is, and a list's samples too */
     if (s == CUTEC_OK && !h->device_check && h->hlist == NULL) s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
-    if (s == CUTEC_OK && h->caux != 0) s = cutec_memcpy_dtoh(rt, h->host_aux, h->caux, h->aux_bytes);
+    if (s == CUTEC_OK && h->caux != 0 && !h->device_check)
+        s = cutec_memcpy_dtoh(rt, h->host_aux, h->caux, h->aux_bytes);
     if (s == CUTEC_OK && h->camax != 0) s = cutec_memcpy_dtoh(rt, &h->host_amax, h->camax, sizeof(float));
     return s;
 }
@@ -261,7 +262,24 @@ cutec_status tune_check_candidate(harness *h, candidate *c)
     char why[160] = "";
     if (s != CUTEC_OK)
         snprintf(why, sizeof why, "launch failed: %s: %.100s", cutec_status_string(s), cutec_runtime_message(rt));
-    else if (h->epi)
+    else if (h->epi && h->device_check) {
+        cutec_status st;
+        if (tune_epi_compare_on_device(h, why, sizeof why, &st) != 0) {
+            if (st == CUTEC_ERR_KERNEL_FAULT) return st;
+            /* the host says where (and has the last word: the unrounded reference) */
+            char dev_why[160];
+            snprintf(dev_why, sizeof dev_why, "%s", why);
+            why[0] = '\0';
+            s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
+            if (s == CUTEC_OK && h->caux != 0) s = cutec_memcpy_dtoh(rt, h->host_aux, h->caux, h->aux_bytes);
+            if (s == CUTEC_ERR_KERNEL_FAULT) return s;
+            if (s != CUTEC_OK)
+                snprintf(why, sizeof why, "copy failed: %s", cutec_status_string(s));
+            else if (tune_epi_compare(h, why, sizeof why) == 0)
+                cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: %s: the host check passes where the device check said: %s",
+                             c->d.name, dev_why);
+        }
+    } else if (h->epi)
         (void)tune_epi_compare(h, why, sizeof why);
     else if (h->device_check) {
         cutec_status st;
@@ -430,6 +448,7 @@ void tune_harness_free(harness *h)
     if (h->caux != 0) (void)rt->drv.mem_free(h->caux);
     if (h->camax != 0) (void)rt->drv.mem_free(h->camax);
     if (h->ref_dev != 0) (void)rt->drv.mem_free(h->ref_dev);
+    if (h->ref_aux_dev != 0) (void)rt->drv.mem_free(h->ref_aux_dev);
     if (h->spare != 0) (void)rt->drv.mem_free(h->spare);
     if (h->dlist != 0) (void)rt->drv.mem_free(h->dlist);
     free(h->hlist);

@@ -66,6 +66,7 @@ typedef struct harness {
      * and C as rows x cols with leading dimension ldc */
     int device_check;
     CUdeviceptr ref_dev, spare; /* spare: the candidates' scratch C once the reference keeps cs */
+    CUdeviceptr ref_aux_dev;    /* an epilogue's reference aux (tune_check_epi_adopt) */
     long long rows, cols;
     long long launches; /* candidate runs so far (checks, warm-ups, timed runs): the log's phase line */
 } harness;
@@ -89,6 +90,10 @@ typedef struct candidate {
  * cuBLASLt).  0, or -1 with why. */
 cutec_status tune_epi_reference(harness *h);
 int tune_epi_compare(harness *h, char *why, size_t why_len);
+/* tune_epi_compare's bounds on the device (the reference rounded to the
+ * output type: one more unit of its tolerance), amax on the host; 0, or
+ * -1 with why (and *st a status where the check itself failed). */
+int tune_epi_compare_on_device(harness *h, char *why, size_t why_len, cutec_status *st);
 void tune_epi_free(harness *h);
 
 /* tune_check.c: before the reference runs, whether candidates will be
@@ -103,6 +108,10 @@ int tune_check_prepare(harness *h);
 cutec_status tune_check_adopt(harness *h);
 void tune_check_drop(harness *h);
 int tune_check_on_device(harness *h, char *why, size_t why_len, cutec_status *st);
+/* A problem with an epilogue: its reference D and aux (ref_d, ref_aux,
+ * rounded to the output type) uploaded, and candidates compared on the
+ * device from then on (1), or on the host (0, logged why). */
+int tune_check_epi_adopt(harness *h);
 cutec_status tune_ref_to_host(harness *h);
 /* The RMS of the reference C (h->ref_rms), once. */
 void tune_ref_rms(harness *h);

@@ -708,6 +708,18 @@ static cutec_gemm_handle *file_handle(cutec_runtime *rt, const char *path)
     return h;
 }
 
+/* Where the last tuning compared its candidates: with a GPU and
+ * cuBLASLt, D and aux against the epilogue's reference on the device
+ * (tune_check_epi_adopt); on the mock driver, which loads the check
+ * kernel but does not run it, on the host. */
+static void check_where(cutec_gemm_handle *h)
+{
+    if (on_mock() || cutec_gemm_cublas_version(h) == 0)
+        CHECK_CONTAINS(logbuf, "tuning: candidates are checked on the host: ");
+    else
+        CHECK_CONTAINS(logbuf, "checked on the device (stdlib/check_close.cute) against the epilogue's reference");
+}
+
 /* The compiler's own descriptions: a user's kernel with act = relu and a
  * bias (tests/runtime/user_gemm.cute) serves exactly relu + bias. */
 static int test_user(const char *pack_path)
@@ -718,6 +730,7 @@ static int test_user(const char *pack_path)
     p.bias = 1;
     cutec_tune_report *r = tune_and_run(rt, h, &p, NULL);
     CHECK(strcmp(best_dsl(r), "user_gemm_relu_bias T=bf16 TC=bf16") == 0);
+    check_where(h);
     CHECK_CONTAINS(logbuf, "skipping user_gemm_bias T=bf16 TC=bf16: its epilogue applies no activation; the problem "
                            "asks for 'relu'");
     cutec_tune_report_free(r);
@@ -845,6 +858,7 @@ static int test_gated(const char *pack_path, const char *act, const char *kernel
         cutec_tune_report *r = tune_and_run(rt, h, &p, NULL);
         CHECK(strncmp(best_dsl(r), kernel, strlen(kernel)) == 0);
         CHECK(strstr(logbuf, "scores +inf") == NULL); /* every point of the pack agrees with float64 */
+        check_where(h);
         if (cutec_gemm_cublas_version(h) != 0)
             CHECK_CONTAINS(logbuf,
                            "no cuBLASLt candidate: cuBLASLt has no fused form of this epilogue: a gated activation");
