@@ -10,6 +10,7 @@
  * a driver that cannot load it, or one that does not run it (the tests'
  * mock driver) leaves the host check in charge.
  */
+#include "par_rows.h"
 #include "tune_harness.h"
 
 #include <math.h>
@@ -250,22 +251,46 @@ int tune_check_on_device(harness *h, char *why, size_t why_len, cutec_status *st
     return bad > 0 ? -1 : 0;
 }
 
-/* A reference of rows x n floats (row-major, as tune_epilogue.c keeps it)
- * in an output buffer of type t, layout l, leading dimension ld, bytes
- * long, uploaded to a new device buffer (*out). */
+/* A reference of m x n floats (row-major, as tune_epilogue.c keeps it)
+ * stored as type t in layout l, leading dimension ld: rows r0 .. r1, one
+ * part of upload_ref's loop (par_rows.h). */
+typedef struct store_job {
+    const float *ref;
+    unsigned char *buf;
+    cutec_ct t;
+    size_t es;
+    long long n, ld;
+    cutec_layout l;
+} store_job;
+
+static void store_rows(void *ctx, int part, long long r0, long long r1)
+{
+    (void)part;
+    const store_job *j = ctx;
+    for (long long r = r0; r < r1; r++)
+        for (long long c = 0; c < j->n; c++) {
+            size_t at = (size_t)(j->l == CUTEC_LAYOUT_ROW ? r * j->ld + c : c * j->ld + r);
+            cutec_dtype_store(j->t, j->buf + at * j->es, j->ref[(size_t)r * (size_t)j->n + (size_t)c]);
+        }
+}
+
+/* The reference ref (m x n floats, row-major) in an output buffer of the
+ * problem's output type, layout l, leading dimension ld, bytes long,
+ * uploaded to a new device buffer (*out). */
 static cutec_status upload_ref(harness *h, const float *ref, long long m, long long n, cutec_layout l, long long ld,
                                size_t bytes, CUdeviceptr *out)
 {
     cutec_runtime *rt = h->rt;
-    cutec_ct t = (cutec_ct)h->p->c_type;
-    size_t es = cutec_dtype_size(h->p->c_type);
     unsigned char *buf = calloc(bytes, 1);
     if (buf == NULL) return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%zu bytes)", bytes);
-    for (long long r = 0; r < m; r++)
-        for (long long c = 0; c < n; c++) {
-            size_t at = (size_t)(l == CUTEC_LAYOUT_ROW ? r * ld + c : c * ld + r);
-            cutec_dtype_store(t, buf + at * es, ref[(size_t)r * (size_t)n + (size_t)c]);
-        }
+    store_job job = {.ref = ref,
+                     .buf = buf,
+                     .t = (cutec_ct)h->p->c_type,
+                     .es = cutec_dtype_size(h->p->c_type),
+                     .n = n,
+                     .ld = ld,
+                     .l = l};
+    cutec_par_rows(m, cutec_par_parts(m), store_rows, &job);
     cutec_status s = CUTEC_OK;
     if (rt->drv.mem_alloc(out, bytes) != CUDA_SUCCESS) {
         *out = 0;

@@ -19,6 +19,7 @@
  * samples) candidates are checked at the samples alone, in float64.
  */
 #include "epilogue.h"
+#include "par_rows.h"
 #include "tune_harness.h"
 
 #include <math.h>
@@ -234,6 +235,44 @@ static int acc_agrees(harness *h, char *why, size_t len)
     return 1;
 }
 
+/* Rows r0 .. r1 of the reference, one part of tune_epi_reference's loop
+ * (par_rows.h): v = the epilogue's sum of cuBLASLt's f32 acc (aux), then
+ * D = act(v) (clamped, scaled for an fp8 output); the part's sums of
+ * squares and largest |act(v)|. */
+typedef struct ref_job {
+    harness *h;
+    long long dn;
+    double sv[CUTEC_PAR_MAX], sd[CUTEC_PAR_MAX], amax[CUTEC_PAR_MAX];
+} ref_job;
+
+static void ref_rows(void *ctx, int part, long long r0, long long r1)
+{
+    ref_job *j = ctx;
+    harness *h = j->h;
+    const cutec_gemm_problem *p = h->p;
+    double sv = 0, sd = 0, amax = 0;
+    for (long long r = r0; r < r1; r++) {
+        for (long long c = 0; c < p->n; c++) {
+            size_t i = (size_t)r * (size_t)p->n + (size_t)c;
+            double v = epi_v(h, r, c, h->acc[i]);
+            h->ref_aux[i] = (float)v;
+            sv += v * v;
+        }
+        const float *vr = h->ref_aux + (size_t)r * (size_t)p->n;
+        for (long long k = 0; k < j->dn; k++) {
+            double d = p->act_gated ? h->act(vr[cutec_act_gate_col(k)], vr[cutec_act_up_col(k)]) : h->act(vr[k], 0);
+            d = clamp_out(h, d);
+            if (fabs(d) > amax) amax = fabs(d);
+            d *= h->sd; /* 1 but for an fp8 output */
+            h->ref_d[(size_t)r * (size_t)j->dn + (size_t)k] = (float)d;
+            sd += d * d;
+        }
+    }
+    j->sv[part] = sv;
+    j->sd[part] = sd;
+    j->amax[part] = amax;
+}
+
 cutec_status tune_epi_reference(harness *h)
 {
     const cutec_gemm_problem *p = h->p;
@@ -268,24 +307,17 @@ cutec_status tune_epi_reference(harness *h)
     h->ref_aux = malloc(sizeof *h->ref_aux * nv);
     if (h->ref_d == NULL || h->ref_aux == NULL)
         return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory for the reference");
-    double sv = 0, sd = 0;
-    for (long long r = 0; r < p->m; r++)
-        for (long long c = 0; c < p->n; c++) {
-            size_t i = (size_t)r * (size_t)p->n + (size_t)c;
-            double v = epi_v(h, r, c, h->acc[i]);
-            h->ref_aux[i] = (float)v;
-            sv += v * v;
-        }
-    for (long long r = 0; r < p->m; r++)
-        for (long long j = 0; j < dn; j++) {
-            const float *vr = h->ref_aux + (size_t)r * (size_t)p->n;
-            double d = p->act_gated ? h->act(vr[cutec_act_gate_col(j)], vr[cutec_act_up_col(j)]) : h->act(vr[j], 0);
-            d = clamp_out(h, d);
-            if (fabs(d) > h->ref_amax) h->ref_amax = fabs(d);
-            d *= h->sd; /* 1 but for an fp8 output */
-            h->ref_d[(size_t)r * (size_t)dn + (size_t)j] = (float)d;
-            sd += d * d;
-        }
+    ref_job job = {.h = h, .dn = dn};
+    /* the table's references are pure C; a registered one (a user's, or a
+     * Python callback) is called from this thread alone */
+    int parts = cutec_act_find(p->act, strlen(p->act)) != NULL ? cutec_par_parts(p->m) : 1;
+    cutec_par_rows(p->m, parts, ref_rows, &job);
+    double sv = 0, sd = 0; /* in part order: the same sums on every run */
+    for (int q = 0; q < parts; q++) {
+        sv += job.sv[q];
+        sd += job.sd[q];
+        if (job.amax[q] > h->ref_amax) h->ref_amax = job.amax[q];
+    }
     h->rms_v = sqrt(sv / (double)nv);
     h->rms_d = sqrt(sd / (double)nd);
     h->have_ref = 1;
