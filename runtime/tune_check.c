@@ -320,6 +320,8 @@ int tune_check_epi_adopt(harness *h)
         why = "CUTEC_OPT_DEVICE_CHECK is 0";
     else if (h->ref_d == NULL)
         why = "the epilogue's reference is float64 samples";
+    else if (p->batch > 1 || p->groups > 0)
+        why = "a batch or grouped problem's epilogue is compared on the host";
     else if (rows < 1 || cols < 1 || rows > 0x7fffffffLL / p->ldc ||
              (p->aux && (arows < 1 || acols < 1 || arows > 0x7fffffffLL / p->ld_aux)))
         why = "the check kernel takes at most 2^31 elements";
