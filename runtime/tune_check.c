@@ -142,6 +142,20 @@ void cutec_gemm_check_release(cutec_gemm_handle *g)
     memset(g->check_state, 0, sizeof g->check_state);
 }
 
+/* Where candidates will be compared: on the host, logged why (0), or on
+ * the device, C being rows x cols (1). */
+static int check_verdict(harness *h, const char *why, long long rows, long long cols)
+{
+    if (why != NULL) {
+        cutec_rt_log(h->rt, CUTEC_LOG_INFO, "tuning: candidates are checked on the host: %s", why);
+        return 0;
+    }
+    h->rows = rows;
+    h->cols = cols;
+    h->device_check = 1;
+    return 1;
+}
+
 /* The harness's side, before the reference runs: whether candidates will
  * be compared on the device.  If so the reference stays on the device (in
  * the scratch C it is computed into: tune_run_once copies nothing back),
@@ -170,14 +184,7 @@ int tune_check_prepare(harness *h)
         h->spare = 0;
         why = "no device memory for a second output";
     }
-    if (why != NULL) {
-        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidates are checked on the host: %s", why);
-        return 0;
-    }
-    h->rows = rows;
-    h->cols = cols;
-    h->device_check = 1;
-    return 1;
+    return check_verdict(h, why, rows, cols);
 }
 
 /* The RMS of the reference (the device check's absolute tolerance) from
@@ -291,11 +298,7 @@ static cutec_status upload_ref(harness *h, const float *ref, long long m, long l
                      .ld = ld,
                      .l = l};
     cutec_par_rows(m, cutec_par_parts(m), store_rows, &job);
-    cutec_status s = CUTEC_OK;
-    if (rt->drv.mem_alloc(out, bytes) != CUDA_SUCCESS) {
-        *out = 0;
-        s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "no device memory for the reference");
-    }
+    cutec_status s = tune_alloc_device(h, out, bytes, "the epilogue's reference");
     if (s == CUTEC_OK) s = cutec_memcpy_htod(rt, *out, buf, bytes);
     free(buf);
     return s;
@@ -332,13 +335,7 @@ int tune_check_epi_adopt(harness *h)
             s = upload_ref(h, h->ref_aux, p->m, p->n, p->c_layout, p->ld_aux, h->aux_bytes, &h->ref_aux_dev);
         if (s != CUTEC_OK) why = cutec_runtime_message(rt);
     }
-    if (why != NULL) {
-        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidates are checked on the host: %s", why);
-        return 0;
-    }
-    h->rows = rows;
-    h->cols = cols;
-    h->device_check = 1;
+    if (check_verdict(h, why, rows, cols) == 0) return 0;
     cutec_rt_log(rt, CUTEC_LOG_INFO,
                  "tuning: candidates are checked on the device (stdlib/check_close.cute) against the epilogue's "
                  "reference");

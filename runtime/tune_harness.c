@@ -252,6 +252,28 @@ cutec_status tune_load_candidate(candidate *c)
     return CUTEC_OK;
 }
 
+/* A candidate the device check failed (why says how): copied back, aux
+ * too, and compared on the host, which says where and has the last word
+ * (float64 arithmetic, an epilogue's unrounded reference): a borderline
+ * element the device counted and the host passes is logged and passes. */
+static cutec_status host_recheck(harness *h, candidate *c, char *why, size_t len)
+{
+    cutec_runtime *rt = h->rt;
+    char dev_why[160];
+    snprintf(dev_why, sizeof dev_why, "%s", why);
+    why[0] = '\0';
+    cutec_status s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
+    if (s == CUTEC_OK && h->epi && h->caux != 0) s = cutec_memcpy_dtoh(rt, h->host_aux, h->caux, h->aux_bytes);
+    if (s == CUTEC_OK && !h->epi) s = tune_ref_to_host(h);
+    if (s == CUTEC_ERR_KERNEL_FAULT) return s;
+    if (s != CUTEC_OK)
+        snprintf(why, len, "copy failed: %s", cutec_status_string(s));
+    else if ((h->epi ? tune_epi_compare(h, why, len) : compare_full(h, why, len)) == 0)
+        cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: %s: the host check passes where the device check said: %s",
+                     c->d.name, dev_why);
+    return CUTEC_OK;
+}
+
 cutec_status tune_check_candidate(harness *h, candidate *c)
 {
     cutec_runtime *rt = h->rt;
@@ -262,43 +284,18 @@ cutec_status tune_check_candidate(harness *h, candidate *c)
     char why[160] = "";
     if (s != CUTEC_OK)
         snprintf(why, sizeof why, "launch failed: %s: %.100s", cutec_status_string(s), cutec_runtime_message(rt));
-    else if (h->epi && h->device_check) {
+    else if (h->device_check) {
         cutec_status st;
-        if (tune_epi_compare_on_device(h, why, sizeof why, &st) != 0) {
+        int off = h->epi ? tune_epi_compare_on_device(h, why, sizeof why, &st)
+                         : tune_check_on_device(h, why, sizeof why, &st);
+        if (off != 0) {
             if (st == CUTEC_ERR_KERNEL_FAULT) return st;
-            /* the host says where (and has the last word: the unrounded reference) */
-            char dev_why[160];
-            snprintf(dev_why, sizeof dev_why, "%s", why);
-            why[0] = '\0';
-            s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
-            if (s == CUTEC_OK && h->caux != 0) s = cutec_memcpy_dtoh(rt, h->host_aux, h->caux, h->aux_bytes);
+            s = host_recheck(h, c, why, sizeof why);
             if (s == CUTEC_ERR_KERNEL_FAULT) return s;
-            if (s != CUTEC_OK)
-                snprintf(why, sizeof why, "copy failed: %s", cutec_status_string(s));
-            else if (tune_epi_compare(h, why, sizeof why) == 0)
-                cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: %s: the host check passes where the device check said: %s",
-                             c->d.name, dev_why);
         }
     } else if (h->epi)
         (void)tune_epi_compare(h, why, sizeof why);
-    else if (h->device_check) {
-        cutec_status st;
-        if (tune_check_on_device(h, why, sizeof why, &st) != 0) {
-            if (st == CUTEC_ERR_KERNEL_FAULT) return st;
-            /* the host says where (and has the last word: float64 arithmetic) */
-            char dev_why[160];
-            snprintf(dev_why, sizeof dev_why, "%s", why);
-            why[0] = '\0';
-            s = cutec_memcpy_dtoh(rt, h->host_c, h->cs, h->c_bytes);
-            if (s == CUTEC_OK) s = tune_ref_to_host(h);
-            if (s == CUTEC_ERR_KERNEL_FAULT) return s;
-            if (s != CUTEC_OK)
-                snprintf(why, sizeof why, "copy failed: %s", cutec_status_string(s));
-            else if (compare_full(h, why, sizeof why) == 0)
-                cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: %s: the host check passes where the device check said: %s",
-                             c->d.name, dev_why);
-        }
-    } else if (h->hlist != NULL) {
+    else if (h->hlist != NULL) {
         cutec_status st;
         if (tune_compare_samples_at(h, h->cs, why, sizeof why, &st) != 0 && st == CUTEC_ERR_KERNEL_FAULT) return st;
     } else if (h->have_ref)
@@ -461,7 +458,7 @@ void tune_harness_free(harness *h)
     free(h->samp);
 }
 
-static cutec_status alloc_device(harness *h, CUdeviceptr *p, size_t bytes, const char *what)
+cutec_status tune_alloc_device(harness *h, CUdeviceptr *p, size_t bytes, const char *what)
 {
     CUresult r = h->rt->drv.mem_alloc(p, bytes);
     if (r != CUDA_SUCCESS) {
@@ -487,14 +484,14 @@ cutec_status tune_harness_init(harness *h)
     /* a batch: D's whole span (scratch), and A's and B's (host copies) */
     h->c_bytes =
         cutec_gemm_batch_bytes(p->c_type, p->c_layout, p->m, cutec_gemm_d_cols(p), p->ldc, p->batch, p->stride_d);
-    s = alloc_device(h, &h->cs, h->c_bytes, "the scratch C");
+    s = tune_alloc_device(h, &h->cs, h->c_bytes, "the scratch C");
     if (s != CUTEC_OK) return s;
     h->run = h->io;
     h->run.D = (void *)(uintptr_t)h->cs;
     if (!p->c_source) h->run.C = h->run.D;
     if (p->aux) {
         h->aux_bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, p->n, p->ld_aux);
-        s = alloc_device(h, &h->caux, h->aux_bytes, "the scratch aux");
+        s = tune_alloc_device(h, &h->caux, h->aux_bytes, "the scratch aux");
         if (s != CUTEC_OK) return s;
         h->run.aux = (void *)(uintptr_t)h->caux;
         h->host_aux = malloc(h->aux_bytes);
@@ -502,7 +499,7 @@ cutec_status tune_harness_init(harness *h)
             return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (%zu bytes)", h->aux_bytes);
     }
     if (cutec_dtype_is_fp8(p->c_type)) { /* the candidates' amax, not the caller's */
-        s = alloc_device(h, &h->camax, sizeof(float), "the scratch amax");
+        s = tune_alloc_device(h, &h->camax, sizeof(float), "the scratch amax");
         if (s != CUTEC_OK) return s;
         h->run.amax = (float *)(uintptr_t)h->camax;
     }

@@ -112,6 +112,9 @@ int tune_check_on_device(harness *h, char *why, size_t why_len, cutec_status *st
  * rounded to the output type) uploaded, and candidates compared on the
  * device from then on (1), or on the host (0, logged why). */
 int tune_check_epi_adopt(harness *h);
+/* A device buffer for the tuning (*p 0 and a failure naming what when
+ * there is none). */
+cutec_status tune_alloc_device(harness *h, CUdeviceptr *p, size_t bytes, const char *what);
 cutec_status tune_ref_to_host(harness *h);
 /* The RMS of the reference C (h->ref_rms), once. */
 void tune_ref_rms(harness *h);
