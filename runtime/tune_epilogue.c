@@ -43,7 +43,14 @@ void tune_epi_free(harness *h)
     free(h->hcsrc);
     free(h->hbias);
     free(h->hbias_row);
-    free(h->acc);
+    free(h->vr_idx);
+    free(h->vc_idx);
+    free(h->vr);
+    free(h->vc);
+    h->vr_idx = h->vc_idx = NULL;
+    h->vr = h->vc = NULL;
+    if (h->dacc != 0) (void)h->rt->drv.mem_free(h->dacc);
+    h->dacc = 0;
     free(h->ref_d);
     free(h->ref_aux);
     free(h->host_aux);
@@ -52,7 +59,7 @@ void tune_epi_free(harness *h)
     h->hsa = h->hsb = NULL;
     h->hcsrc = h->host_aux = NULL;
     h->hbias = h->hbias_row = NULL;
-    h->acc = h->ref_d = h->ref_aux = NULL;
+    h->ref_d = h->ref_aux = NULL;
 }
 
 /* n elements of type t at dptr (a bias, the scales), copied to the host
@@ -145,6 +152,23 @@ static double clamp_out(const harness *h, double d)
     return h->p->clamp ? fmin(fmax(d, (double)h->io.clamp_lo), (double)h->io.clamp_hi) : d;
 }
 
+/* The fetched vector (a row of A, a column of B) of index i: idx sorted, n
+ * of them, k elements of type t each at data. */
+static const unsigned char *vec_of(const long long *idx, int n, const unsigned char *data, long long i, long long k,
+                                   cutec_dtype t)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (idx[mid] == i) return data + (size_t)mid * (size_t)k * cutec_dtype_size(t);
+        if (idx[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL; /* not reached: every sampled index was fetched */
+}
+
 /* The float64 dot product of row r of A and column c of B, and the sum of
  * the magnitudes of its terms; with block-wise scales, each term scaled by
  * its blocks' (they do not factor out). */
@@ -153,9 +177,14 @@ static double dot(const harness *h, long long r, long long c, double *mag)
     const cutec_gemm_problem *p = h->p;
     double d = 0;
     *mag = 0;
+    const unsigned char *va = h->ha == NULL ? vec_of(h->vr_idx, h->nvr, h->vr, r, p->k, p->a_type) : NULL;
+    const unsigned char *vb = h->ha == NULL ? vec_of(h->vc_idx, h->nvc, h->vc, c, p->k, p->b_type) : NULL;
+    if (h->ha == NULL && (va == NULL || vb == NULL)) return *mag = NAN; /* fails the check: never reached */
     for (long long q = 0; q < p->k; q++) {
-        double a = load_elem(h->ha, p->a_type, elem_index(p->a_layout, r, q, p->lda));
-        double b = load_elem(h->hb, p->b_type, elem_index(p->b_layout, q, c, p->ldb));
+        double a = va != NULL ? load_elem(va, p->a_type, (size_t)q)
+                              : load_elem(h->ha, p->a_type, elem_index(p->a_layout, r, q, p->lda));
+        double b = vb != NULL ? load_elem(vb, p->b_type, (size_t)q)
+                              : load_elem(h->hb, p->b_type, elem_index(p->b_layout, q, c, p->ldb));
         if (p->scale_mode == CUTEC_SCALE_BLOCK)
             a *= h->hsa[r + p->m * (q / 128)] * h->hsb[(c / 128) * ((p->k + 127) / 128) + q / 128];
         d += a * b;
@@ -164,7 +193,11 @@ static double dot(const harness *h, long long r, long long c, double *mag)
     return d;
 }
 
-/* acc from cuBLASLt: the plain GEMM, f32, row-major M x n. */
+/* acc from cuBLASLt: the plain GEMM, f32, row-major M x n, left on the
+ * device (h->dacc; 0: none).  The host reads it at the samples and then
+ * row block by row block (tune_epi_reference): a whole copy into fresh
+ * host memory took 1.5 s of the 7.2 s tuning of the Llama-70B gate+up's
+ * SwiGLU (1.9 GB, H200, 2026-11-28), most of it the pages' first touch. */
 static cutec_status lt_acc(harness *h)
 {
     cutec_gemm_handle *g = h->g;
@@ -197,8 +230,10 @@ static cutec_status lt_acc(harness *h)
         cublasStatus_t st = cutec_lt_run(&g->lt, &plan, &q, &heur.algo, &io, (void *)(uintptr_t)g->workspace,
                                          g->workspace_bytes, h->stream);
         if (st == CUBLAS_STATUS_SUCCESS) s = cutec_stream_synchronize(rt, h->stream);
-        h->acc = st == CUBLAS_STATUS_SUCCESS && s == CUTEC_OK ? malloc(bytes) : NULL;
-        if (h->acc != NULL) s = cutec_memcpy_dtoh(rt, h->acc, dacc, bytes);
+        if (st == CUBLAS_STATUS_SUCCESS && s == CUTEC_OK) {
+            h->dacc = dacc;
+            dacc = 0;
+        }
         if (st != CUBLAS_STATUS_SUCCESS)
             cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: the cuBLASLt reference failed with status %d", st);
     }
@@ -216,8 +251,9 @@ static void sample(const harness *h, int t, uint64_t *s, long long cols, long lo
     *c = t == 0 ? 0 : t == 1 ? cols - 1 : (long long)((*s >> 40) % (uint64_t)cols);
 }
 
-/* Whether acc agrees with float64 dot products at the samples. */
-static int acc_agrees(harness *h, char *why, size_t len)
+/* Whether acc (on the device) agrees with float64 dot products at the
+ * samples: 1, 0 with why, or -1 (*st: the copy failed). */
+static int acc_agrees(harness *h, char *why, size_t len, cutec_status *st)
 {
     const cutec_gemm_problem *p = h->p;
     const double eps = cutec_dtype_info_of(CUTEC_CT_F32)->tol;
@@ -225,40 +261,111 @@ static int acc_agrees(harness *h, char *why, size_t len)
     for (int t = 0; t < 256; t++) {
         long long r, c;
         double mag;
+        float got;
         sample(h, t, &s, p->n, &r, &c);
-        double want = dot(h, r, c, &mag), got = h->acc[(size_t)r * (size_t)p->n + (size_t)c];
+        *st = cutec_memcpy_dtoh(h->rt, &got, h->dacc + ((size_t)r * (size_t)p->n + (size_t)c) * sizeof got, sizeof got);
+        if (*st != CUTEC_OK) return -1;
+        double want = dot(h, r, c, &mag);
         if (!(fabs(got - want) <= 2 * eps * fabs(want) + 4 * eps * mag / sqrt((double)p->k) + 1e-30)) {
-            snprintf(why, len, "A B[%lld,%lld] = %.6g, float64 %.6g", r, c, got, want);
+            snprintf(why, len, "A B[%lld,%lld] = %.6g, float64 %.6g", r, c, (double)got, want);
             return 0;
         }
     }
     return 1;
 }
 
-/* Rows r0 .. r1 of the reference, one part of tune_epi_reference's loop
- * (par_rows.h): v = the epilogue's sum of cuBLASLt's f32 acc (aux), then
- * D = act(v) (clamped, scaled for an fp8 output); the part's sums of
- * squares and largest |act(v)|. */
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* idx[0 .. n) sorted, duplicates dropped; the count left. */
+static int sort_unique(long long *idx, int n)
+{
+    qsort(idx, (size_t)n, sizeof *idx, cmp_ll);
+    int u = 0;
+    for (int i = 0; i < n; i++)
+        if (u == 0 || idx[i] != idx[u - 1]) idx[u++] = idx[i];
+    return u;
+}
+
+/* The float64 samples' operands, where A's rows and B's columns are
+ * contiguous (tune_harness_init then copies neither whole): the rows of A
+ * and columns of B that acc_agrees and compare_samples read, K elements
+ * each, from the device.  Whole copies of A and B took 0.75 s of a 7.2 s
+ * tuning of the Llama-70B gate+up's SwiGLU (1.07 GB, H200, 2026-11-28). */
+static cutec_status fetch_vectors(harness *h)
+{
+    const cutec_gemm_problem *p = h->p;
+    long long dn = cutec_gemm_d_cols(p);
+    long long *rows = malloc(sizeof *rows * 512), *cols = malloc(sizeof *cols * 768);
+    if (rows == NULL || cols == NULL) {
+        free(rows), free(cols);
+        return cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (float64 samples)");
+    }
+    int nr = 0, nc = 0;
+    const uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
+    uint64_t s = seed;
+    for (int t = 0; t < 256; t++) { /* acc_agrees's */
+        long long r, c;
+        sample(h, t, &s, p->n, &r, &c);
+        rows[nr++] = r, cols[nc++] = c;
+    }
+    s = seed;
+    for (int t = 0; t < 256; t++) { /* compare_samples's: the gate's column and the up's */
+        long long r, j;
+        sample(h, t, &s, dn, &r, &j);
+        rows[nr++] = r;
+        cols[nc++] = p->act_gated ? cutec_act_gate_col(j) : j;
+        if (p->act_gated) cols[nc++] = cutec_act_up_col(j);
+    }
+    nr = sort_unique(rows, nr);
+    nc = sort_unique(cols, nc);
+    size_t ea = cutec_dtype_size(p->a_type), eb = cutec_dtype_size(p->b_type), k = (size_t)p->k;
+    h->vr_idx = rows, h->vc_idx = cols, h->nvr = nr, h->nvc = nc;
+    h->vr = malloc((size_t)nr * k * ea + 1);
+    h->vc = malloc((size_t)nc * k * eb + 1);
+    if (h->vr == NULL || h->vc == NULL)
+        return cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (float64 samples)");
+    cutec_status st = CUTEC_OK;
+    unsigned long long a = (unsigned long long)(uintptr_t)h->io.A, b = (unsigned long long)(uintptr_t)h->io.B;
+    for (int i = 0; i < nr && st == CUTEC_OK; i++)
+        st = cutec_memcpy_dtoh(h->rt, h->vr + (size_t)i * k * ea, a + (size_t)rows[i] * (size_t)p->lda * ea, k * ea);
+    for (int i = 0; i < nc && st == CUTEC_OK; i++)
+        st = cutec_memcpy_dtoh(h->rt, h->vc + (size_t)i * k * eb, b + (size_t)cols[i] * (size_t)p->ldb * eb, k * eb);
+    return st;
+}
+
+/* Rows b0 .. b1 of a block of rows (from row r0) of the reference, one
+ * part of tune_epi_reference's loop (par_rows.h): v = the epilogue's sum
+ * of cuBLASLt's f32 acc (aux, or the part's scratch row without an aux
+ * output), then D = act(v) (clamped, scaled for an fp8 output); the part's
+ * sums of squares and largest |act(v)|. */
 typedef struct ref_job {
     harness *h;
-    long long dn;
+    long long dn, r0;
+    const float *acc; /* the block's rows of acc */
+    float *scratch;   /* a row of v per part where aux is not kept */
     double sv[CUTEC_PAR_MAX], sd[CUTEC_PAR_MAX], amax[CUTEC_PAR_MAX];
 } ref_job;
 
-static void ref_rows(void *ctx, int part, long long r0, long long r1)
+static void ref_rows(void *ctx, int part, long long b0, long long b1)
 {
     ref_job *j = ctx;
     harness *h = j->h;
     const cutec_gemm_problem *p = h->p;
     double sv = 0, sd = 0, amax = 0;
-    for (long long r = r0; r < r1; r++) {
+    for (long long b = b0; b < b1; b++) {
+        long long r = j->r0 + b;
+        const float *ar = j->acc + (size_t)b * (size_t)p->n;
+        float *vr =
+            h->ref_aux != NULL ? h->ref_aux + (size_t)r * (size_t)p->n : j->scratch + (size_t)part * (size_t)p->n;
         for (long long c = 0; c < p->n; c++) {
-            size_t i = (size_t)r * (size_t)p->n + (size_t)c;
-            double v = epi_v(h, r, c, h->acc[i]);
-            h->ref_aux[i] = (float)v;
+            double v = epi_v(h, r, c, ar[c]);
+            vr[c] = (float)v;
             sv += v * v;
         }
-        const float *vr = h->ref_aux + (size_t)r * (size_t)p->n;
         for (long long k = 0; k < j->dn; k++) {
             double d = p->act_gated ? h->act(vr[cutec_act_gate_col(k)], vr[cutec_act_up_col(k)]) : h->act(vr[k], 0);
             d = clamp_out(h, d);
@@ -273,6 +380,10 @@ static void ref_rows(void *ctx, int part, long long r0, long long r1)
     j->amax[part] = amax;
 }
 
+/* Rows of acc a block: copied into one reused buffer, the copy's pages
+ * touched once */
+#define REF_BLOCK_BYTES (64u << 20)
+
 cutec_status tune_epi_reference(harness *h)
 {
     const cutec_gemm_problem *p = h->p;
@@ -280,49 +391,81 @@ cutec_status tune_epi_reference(harness *h)
     h->act = cutec_gemm_act_ref(h->g, p);
     if (h->act == NULL) /* only cuBLASLt could be a candidate, and it has no form of a user's activation */
         return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "tuning: no float64 reference for activation '%s'", p->act);
+    /* each step's seconds, for the log (where the reference's time goes) */
+    double t0 = tune_now();
     cutec_status s = load_inputs(h);
+    /* without host copies of A and B (tune_harness_init), the samples' rows and columns */
+    if (s == CUTEC_OK && h->ha == NULL && p->a_layout == CUTEC_LAYOUT_ROW && p->b_layout == CUTEC_LAYOUT_COL)
+        s = fetch_vectors(h);
+    int samples = h->ha != NULL || h->vr != NULL;
+    double t1 = tune_now();
     /* cuBLASLt's plain GEMM is A B without scales: block-wise ones sit inside the sum */
-    if (s == CUTEC_OK && h->ha != NULL && p->scale_mode != CUTEC_SCALE_BLOCK) s = lt_acc(h);
-    if (s != CUTEC_OK) return s;
+    if (s == CUTEC_OK && samples && p->scale_mode != CUTEC_SCALE_BLOCK) s = lt_acc(h);
     char why[160];
-    if (h->acc != NULL && !acc_agrees(h, why, sizeof why)) {
+    int agree = s == CUTEC_OK && h->dacc != 0 ? acc_agrees(h, why, sizeof why, &s) : 0;
+    if (s != CUTEC_OK) return s;
+    if (h->dacc != 0 && agree == 0) {
         cutec_rt_log(rt, CUTEC_LOG_WARNING,
                      "tuning: cuBLASLt's GEMM disagrees with float64 samples (%s); checking against the samples "
                      "instead",
                      why);
-        free(h->acc);
-        h->acc = NULL;
+        (void)rt->drv.mem_free(h->dacc);
+        h->dacc = 0;
     }
-    if (h->acc == NULL) {
-        if (h->ha == NULL)
+    if (h->dacc == 0) {
+        if (!samples)
             return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY,
                                  "tuning: no reference to check candidates against (no host memory for A and B)");
         cutec_rt_log(rt, CUTEC_LOG_INFO,
                      "tuning: candidates are checked on the host: at float64 samples (no f32 GEMM from cuBLASLt)");
         return CUTEC_OK;
     }
+    double t2 = tune_now();
     long long dn = cutec_gemm_d_cols(p);
-    size_t nv = (size_t)p->m * (size_t)p->n, nd = (size_t)p->m * (size_t)dn;
-    h->ref_d = malloc(sizeof *h->ref_d * nd);
-    h->ref_aux = malloc(sizeof *h->ref_aux * nv);
-    if (h->ref_d == NULL || h->ref_aux == NULL)
-        return cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory for the reference");
-    ref_job job = {.h = h, .dn = dn};
+    size_t nv = (size_t)p->m * (size_t)p->n, nd = (size_t)p->m * (size_t)dn, row = (size_t)p->n * sizeof(float);
+    long long brows = (long long)(REF_BLOCK_BYTES / row) > 0 ? (long long)(REF_BLOCK_BYTES / row) : 1;
+    if (brows > p->m) brows = p->m;
     /* the table's references are pure C; a registered one (a user's, or a
      * Python callback) is called from this thread alone */
-    int parts = cutec_act_find(p->act, strlen(p->act)) != NULL ? cutec_par_parts(p->m) : 1;
-    cutec_par_rows(p->m, parts, ref_rows, &job);
-    double sv = 0, sd = 0; /* in part order: the same sums on every run */
-    for (int q = 0; q < parts; q++) {
-        sv += job.sv[q];
-        sd += job.sd[q];
-        if (job.amax[q] > h->ref_amax) h->ref_amax = job.amax[q];
+    int parts = cutec_act_find(p->act, strlen(p->act)) != NULL ? cutec_par_parts(brows) : 1;
+    h->ref_d = malloc(sizeof *h->ref_d * nd);
+    /* v in full only where the aux output is compared with it */
+    if (p->aux) h->ref_aux = malloc(sizeof *h->ref_aux * nv);
+    ref_job job = {.h = h, .dn = dn};
+    float *block = malloc(row * (size_t)brows);
+    job.scratch = p->aux ? NULL : malloc(row * (size_t)parts);
+    if (h->ref_d == NULL || (p->aux && h->ref_aux == NULL) || block == NULL || (!p->aux && job.scratch == NULL))
+        s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory for the reference");
+    double sv = 0, sd = 0;
+    for (long long r0 = 0; s == CUTEC_OK && r0 < p->m; r0 += brows) {
+        long long nr = p->m - r0 < brows ? p->m - r0 : brows;
+        s = cutec_memcpy_dtoh(rt, block, h->dacc + (size_t)r0 * row, (size_t)nr * row);
+        if (s != CUTEC_OK) break;
+        job.r0 = r0;
+        job.acc = block;
+        int np = parts < nr ? parts : (int)nr;
+        cutec_par_rows(nr, np, ref_rows, &job);
+        for (int q = 0; q < np; q++) { /* in block and part order: the same sums on every run */
+            sv += job.sv[q];
+            sd += job.sd[q];
+            if (job.amax[q] > h->ref_amax) h->ref_amax = job.amax[q];
+        }
     }
+    free(block);
+    free(job.scratch);
+    (void)rt->drv.mem_free(h->dacc);
+    h->dacc = 0;
+    if (s != CUTEC_OK) return s;
     h->rms_v = sqrt(sv / (double)nv);
     h->rms_d = sqrt(sd / (double)nd);
     h->have_ref = 1;
+    double t3 = tune_now();
     /* fp8 inputs are checked at float64 samples (tune_epi_compare) */
     if (!cutec_dtype_is_fp8(p->a_type) && !cutec_dtype_is_fp8(p->b_type)) (void)tune_check_epi_adopt(h);
+    cutec_rt_log(rt, CUTEC_LOG_INFO,
+                 "tuning: the epilogue's reference: inputs and samples %.3f s, cuBLASLt's f32 GEMM and its check %.3f "
+                 "s, the float64 epilogue (%d thread%s, acc copied in %lld-row blocks) %.3f s, upload %.3f s",
+                 t1 - t0, t2 - t1, parts, parts == 1 ? "" : "s", brows, t3 - t2, tune_now() - t3);
     return CUTEC_OK;
 }
 

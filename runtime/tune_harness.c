@@ -524,11 +524,13 @@ cutec_status tune_harness_init(harness *h)
             prev = e;
         }
     }
-    /* Without an epilogue, and with contiguous rows of A and columns of B,
-     * the samples' vectors alone come from the device; else host copies of
-     * A and B (the epilogue's reference reads them too; optional: skipped,
-     * with a note, when the host cannot hold them). */
+    /* With contiguous rows of A and columns of B, the samples' vectors
+     * alone come from the device (an epilogue's in tune_epi_reference);
+     * else host copies of A and B (optional: skipped, with a note, when the
+     * host cannot hold them). */
     if (!h->epi && p->a_layout == CUTEC_LAYOUT_ROW && p->b_layout == CUTEC_LAYOUT_COL) return samples_prepare(h, 1);
+    /* an epilogue's samples fetch their rows and columns (tune_epi_reference) */
+    if (h->epi && p->a_layout == CUTEC_LAYOUT_ROW && p->b_layout == CUTEC_LAYOUT_COL) return CUTEC_OK;
     size_t ab = cutec_gemm_batch_bytes(p->a_type, p->a_layout, p->m, p->k, p->lda, p->batch, p->stride_a);
     size_t bb = cutec_gemm_batch_bytes(p->b_type, p->b_layout, p->k, p->n, p->ldb, p->groups > 0 ? p->groups : p->batch,
                                        p->stride_b);
@@ -542,9 +544,12 @@ cutec_status tune_harness_init(harness *h)
                      "tuning: no host memory for copies of A and B; "
                      "results are checked against cuBLASLt only");
     } else {
+        double t0 = tune_now();
         s = cutec_memcpy_dtoh(rt, h->ha, (unsigned long long)(uintptr_t)h->io.A, ab);
         if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, h->hb, (unsigned long long)(uintptr_t)h->io.B, bb);
         if (s != CUTEC_OK) return s;
+        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: host copies of A and B (%.1f MB) in %.3f s", (double)(ab + bb) * 1e-6,
+                     tune_now() - t0);
         if (!h->epi) return samples_prepare(h, 0);
     }
     return CUTEC_OK;

@@ -52,8 +52,15 @@ typedef struct harness {
     unsigned char *host_aux, *hcsrc;
     double *hbias, *hbias_row, alpha, beta;
     cutec_gemm_act_fn act;
-    float *acc;             /* A B in f32 from cuBLASLt, row-major M x n (NULL: samples only) */
-    float *ref_d, *ref_aux; /* the reference D and aux, from acc */
+    CUdeviceptr dacc;       /* A B in f32 from cuBLASLt, row-major M x n, while the reference is made */
+    float *ref_d, *ref_aux; /* the reference D and aux (aux only where compared), from acc */
+    /* the float64 samples' rows of A and columns of B (sorted indices, K
+     * elements each, fetched from the device) where tune_harness_init
+     * copies neither whole (an epilogue with A's rows and B's columns
+     * contiguous) */
+    long long *vr_idx, *vc_idx;
+    unsigned char *vr, *vc;
+    int nvr, nvc;
     double rms_d, rms_v;
     /* scales (cutec_scale_mode) and an fp8 output: host copies of the
      * scales, the scratch amax the candidates write (zeroed before each

@@ -398,6 +398,10 @@ static int test_bind(void)
     r = tune_and_run(rt, h, &p, NULL);
     CHECK(strcmp(best_dsl(r), "epi_relu T=bf16") == 0);
     CHECK_CONTAINS(logbuf, "skipping epi_relu_bias T=bf16: argument 'bias' has role bias");
+    /* the float64 samples read their rows of A and columns of B from the
+     * device: no whole host copies (A's rows and B's columns contiguous) */
+    CHECK(strstr(logbuf, "host copies of A and B") == NULL);
+    if (have_lt) CHECK_CONTAINS(logbuf, "acc copied in 40-row blocks");
     cutec_tune_report_free(r);
 
     /* no activation: no epilogue kernel serves it */
