@@ -61,6 +61,7 @@ typedef struct harness {
     long long *vr_idx, *vc_idx;
     unsigned char *vr, *vc;
     int nvr, nvc;
+    struct epi_samp *esamp; /* the samples' float64 dot products, once (tune_epilogue.c) */
     double rms_d, rms_v;
     /* scales (cutec_scale_mode) and an fp8 output: host copies of the
      * scales, the scratch amax the candidates write (zeroed before each
