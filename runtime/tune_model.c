@@ -38,6 +38,9 @@ static const struct model_prior {
 } priors[] = {
     /* ping-pong measured slower than the cooperative tiles on large shapes (stdlib/sm90/gemm.cute) */
     {"PP=1", 1.03},
+    /* but 128 x 192 ping-pong tiles sharing one C tile measured 1-3% faster than the cooperative tiles,
+       plain, and 4-8% with bias + GELU (H200, docs/performance.md): 0.98 with PP's */
+    {"PPC=1", 0.95},
     /* splitting the tile along N re-reads B per 64-row block: slower on the H100 (stdlib/sm90/gemm.cute) */
     {"WGN=2", 1.05},
     /* the register epilogue stores pairs of accumulators; the TMA store overlaps the next main loop */

@@ -100,7 +100,8 @@ for extra in "-D T=e5m2" "-D T=e4m3 -D TB=e5m2" "-D T=e5m2 -D TB=e4m3 -D EPI=1 -
   "$B"/compiler/cutec stdlib/sm90/gemm.cute $extra -o "prebuilt/gemm_fp8/gemm_sm90_${name}.ptx"
 done
 # fused epilogues (tests/gpu gpu_gemm_epilogue): every store path of the
-# sm90 template (registers, whole-tile and boxed TMA, ping-pong of 64- and 128-row tiles, three
+# sm90 template (registers, whole-tile and boxed TMA, ping-pong of 64- and 128-row tiles (128 x 192
+# with one C tile the two consumers share), three
 # consumers, a cluster, 256-row tiles) with each kind of input and
 # activation; the gated forms on the register path and the whole-tile TMA
 # store (cooperative, a cluster, two consumers along N, ping-pong); the sm80 template
@@ -122,7 +123,8 @@ epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=128 -D BN=256 -D
 -D BM=192 -D BN=192 -D STAGES=4 -D EPI=2;-D BM=128 -D BN=128 -D STAGES=4 -D EPI=1 -D CM=2;\
 -D BM=64 -D BN=64 -D STAGES=4 -D EPI=0;-D BM=256 -D BN=128 -D STAGES=4 -D EPI=2 -D RASTER=1;\
 -D BM=128 -D BN=128 -D STAGES=5 -D EPI=1 -D PP=1;-D BM=128 -D BN=128 -D STAGES=4 -D EPI=1 -D PP=1 -D CN=2;\
--D BM=128 -D BN=256 -D STAGES=4 -D EPI=2 -D SK=1;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1 -D WGN=2" "$EPIS"
+-D BM=128 -D BN=256 -D STAGES=4 -D EPI=2 -D SK=1;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1 -D WGN=2;\
+-D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D PP=1 -D PPC=1" "$EPIS"
 epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=64 -D BN=64 -D STAGES=4 -D EPI=0;\
 -D BM=128 -D BN=256 -D STAGES=4 -D EPI=0;-D BM=128 -D BN=256 -D STAGES=4 -D EPI=1;\
 -D BM=256 -D BN=128 -D STAGES=4 -D EPI=1 -D CN=2;-D BM=128 -D BN=256 -D STAGES=3 -D EPI=1 -D WGN=2;\

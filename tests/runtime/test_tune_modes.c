@@ -88,6 +88,8 @@ static int test_model(int argc, char **argv)
     /* a prior: ping-pong costs more than the same tile without, on a whole token only */
     CHECK(cost(64, 128, 4, 1, 1, 4096, 4096, 4096, "X PP=1 Y") > cost(64, 128, 4, 1, 1, 4096, 4096, 4096, "X PP=0"));
     CHECK(cost(64, 128, 4, 1, 1, 4096, 4096, 4096, "XPP=1") == cost(64, 128, 4, 1, 1, 4096, 4096, 4096, ""));
+    /* but ping-pong with a shared C tile (PPC = 1) costs less than the same tile cooperative */
+    CHECK(cost(128, 192, 4, 1, 1, 4096, 4608, 4096, "PP=1 PPC=1") < cost(128, 192, 4, 1, 1, 4096, 4608, 4096, "PP=0"));
     /* the ranking is stable: equal costs keep their order */
     double c[5] = {3, 1, 2, 1, 3};
     int order[5];
