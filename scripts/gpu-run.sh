@@ -288,12 +288,14 @@ fi
 # and the Llama-3-8B projections at 4096 tokens (scaled_mm.md; FP8_ARGS,
 # e.g. "--modes row --shapes sq8192"); TORCH_EACH=1: each GEMM of the
 # Llama-3-8B block alone, eager F.linear against cutec.torch.linear, with
-# cutec's decisions (linear_each.md; EACH_ARGS, e.g. "--tokens 4096").
+# cutec's decisions (linear_each.md; EACH_ARGS, e.g. "--tokens 4096");
+# TORCH_GELU=1: gelu(x @ w.t() + b) eager, max-autotune and cutec
+# (gelu_linear.md; GELU_ARGS, e.g. "--shapes 8192x8192x8192 --no-compile").
 # The fp8 packs (gemm_sm90_e4m3_*)
 # serve scaled_mm in the tests and the benchmark.
 # Each step in its own time limit; PYTHON is the interpreter with torch.
 if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" = 1 ] || [ "${TORCH_GROUPED:-0}" = 1 ] ||
-   [ "${TORCH_FP8:-0}" = 1 ] || [ "${TORCH_EACH:-0}" = 1 ]; then
+   [ "${TORCH_FP8:-0}" = 1 ] || [ "${TORCH_EACH:-0}" = 1 ] || [ "${TORCH_GELU:-0}" = 1 ]; then
   py=${PYTHON:-python3}
   cmake --build build-gpu -j"$(nproc)" --target cutec_rt_shared cutec-tune >>"$log" 2>&1 ||
     echo "gpu-run: libcutec_rt.so failed to build (see gpu-run.log)"
@@ -347,6 +349,13 @@ if [ "${TORCH:-0}" = 1 ] || [ "${TORCH_LLAMA:-0}" = 1 ] || [ "${TORCH_BMM:-0}" =
       > "$OUT/scaled-mm-bench.log" 2>&1
     echo "== scaled_mm bench: exit $?"
     tail -20 "$OUT/scaled-mm-bench.log"
+  fi
+  if [ "${TORCH_GELU:-0}" = 1 ]; then
+    # shellcheck disable=SC2086
+    PYTHONPATH=$pypath OUT=$OUT timeout "${GELU_TIMEOUT:-300}" "$py" python/bench/gelu_linear.py ${GELU_ARGS:-} \
+      > "$OUT/gelu-linear.log" 2>&1
+    echo "== bias + GELU against max-autotune: exit $?"
+    tail -12 "$OUT/gelu-linear.log"
   fi
   if [ "${TORCH_EACH:-0}" = 1 ]; then
     # shellcheck disable=SC2086
