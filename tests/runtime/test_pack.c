@@ -1236,7 +1236,7 @@ static int test_gemm_handles(int argc, char **argv)
 /* A candidate's name (the tuner's, the cache's, cutec_gemm_choice's) holds
  * every template parameter of the sm90 template, the longest: argv[0] is a
  * one-point pack of it, whose described entry ends with its last parameter
- * (GRP) whole, within CUTEC_CANDIDATE_NAME_LEN. */
+ * (PPC) whole, within CUTEC_CANDIDATE_NAME_LEN. */
 static int test_entry_names(int argc, char **argv)
 {
     CHECK(argc >= 1);
@@ -1244,10 +1244,10 @@ static int test_entry_names(int argc, char **argv)
     CHECK_OK(rt, cutec_runtime_create(&rt, 0));
     cutec_pack *p = NULL;
     CHECK_OK(rt, cutec_pack_load_file(rt, argv[0], &p));
-    CHECK(cutec_pack_entry_count(p) == 1 && cutec_pack_entry_param(p, 0, "GRP") != NULL);
+    CHECK(cutec_pack_entry_count(p) == 1 && cutec_pack_entry_param(p, 0, "PPC") != NULL);
     char name[CUTEC_CANDIDATE_NAME_LEN], last[32];
     cutec_pack_entry_describe(p, 0, name, sizeof name);
-    snprintf(last, sizeof last, " GRP=%s", cutec_pack_entry_param(p, 0, "GRP"));
+    snprintf(last, sizeof last, " PPC=%s", cutec_pack_entry_param(p, 0, "PPC"));
     size_t n = strlen(name), nl = strlen(last);
     printf("%s (%zu characters)\n", name, n);
     CHECK(strncmp(name, "gemm_sm90 T=bf16 ", 17) == 0);
