@@ -244,6 +244,14 @@ static cutec_status lt_acc(harness *h)
     return s;
 }
 
+/* The first state of sample()'s walk for a problem: acc_agrees,
+ * compare_samples (epi_samples) and fetch_vectors, which fetches what the
+ * other two read, must walk the same positions. */
+static uint64_t sample_seed(const cutec_gemm_problem *p)
+{
+    return 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
+}
+
 /* Sampled positions: the corners, then a fixed pseudo-random walk. */
 static void sample(const harness *h, int t, uint64_t *s, long long cols, long long *r, long long *c)
 {
@@ -259,7 +267,7 @@ static int acc_agrees(harness *h, char *why, size_t len, cutec_status *st)
 {
     const cutec_gemm_problem *p = h->p;
     const double eps = cutec_dtype_info_of(CUTEC_CT_F32)->tol;
-    uint64_t s = 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
+    uint64_t s = sample_seed(p);
     for (int t = 0; t < 256; t++) {
         long long r, c;
         double mag;
@@ -307,7 +315,7 @@ static cutec_status fetch_vectors(harness *h)
         return cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (float64 samples)");
     }
     int nr = 0, nc = 0;
-    const uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
+    const uint64_t seed = sample_seed(p);
     uint64_t s = seed;
     for (int t = 0; t < 256; t++) { /* acc_agrees's */
         long long r, c;
@@ -560,7 +568,7 @@ static cutec_status epi_samples(harness *h)
     long long dn = cutec_gemm_d_cols(p);
     struct epi_samp *e = calloc(256, sizeof *e);
     if (e == NULL) return cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (float64 samples)");
-    uint64_t s = 0x9e3779b97f4a7c15ull ^ (uint64_t)(p->m * 31 + p->n * 17 + p->k);
+    uint64_t s = sample_seed(p);
     for (int t = 0; t < 256; t++) {
         sample(h, t, &s, dn, &e[t].r, &e[t].j);
         e[t].cg = p->act_gated ? cutec_act_gate_col(e[t].j) : e[t].j;
