@@ -35,6 +35,7 @@
 #include "cutec/cutec.h"
 #include "dtype.h"
 #include "file_read.h"
+#include "gemm_candidate.h"
 #include "kdesc.h"
 #include "pack_format.h"
 #include "tune_args.h"
@@ -43,6 +44,7 @@
 #include "tune_json.h"
 #include "tune_layout_h2h.h"
 #include "tune_list_bench.h"
+#include "tune_same_kernel.h"
 #include "tune_shapes.h"
 
 typedef tune_opts opts;
@@ -730,8 +732,8 @@ static int bench_warmup(const opts *o, gpu *g, const tune_shape *first, failure 
  * (vs plain: with --epilogue, the plain GEMM's decision against the
  * epilogue's, head to head; see bench_plain). */
 typedef struct bench_means {
-    double log_sum, log_sum0, log_plain, log_exh, worst_exh, fast_s, exh_s, log_same, worst_same;
-    int n, n0, nplain, nexh, nsame;
+    double log_sum, log_sum0, log_plain, log_exh, worst_exh, fast_s, exh_s, log_same, worst_same, log_kern, worst_kern;
+    int n, n0, nplain, nexh, nsame, nkern;
 } bench_means;
 
 /* The fastest checked pack kernel's median of a report (+inf: none). */
@@ -741,6 +743,15 @@ static double report_best_dsl(const cutec_tune_report *rep)
         if (!rep->candidates[i].is_cublas && !rep->candidates[i].screened && !isinf(rep->candidates[i].ms))
             return rep->candidates[i].ms;
     return INFINITY;
+}
+
+/* The fastest checked pack kernel's name (NULL: none). */
+static const char *tune_best_pack_name(const cutec_tune_report *rep)
+{
+    for (int i = 0; rep != NULL && i < rep->count; i++)
+        if (!rep->candidates[i].is_cublas && !rep->candidates[i].screened && !isinf(rep->candidates[i].ms))
+            return rep->candidates[i].name;
+    return NULL;
 }
 
 /* One job of the head-to-head timing below: a tuned problem run through
@@ -762,11 +773,21 @@ static cutec_status decided_launch(void *user, int run, void *stream)
  * fastest pack kernel of the plain tuning (best_ms, +inf: none), its
  * decision (winner), and the two decisions timed head to head (h2h: the
  * plain one's median over the epilogue's, their medians plain_ms and
- * epi_ms; 0: not measured). */
+ * epi_ms; 0: not measured); in the same rounds, the epilogue's fastest
+ * pack kernel and the same tune point without the epilogue (twin, from
+ * the plain packs; kern: the twin's median over the kernel's, their
+ * medians kern_plain_ms and kern_epi_ms; 0: not measured, twin_why says
+ * why). */
 typedef struct plain_cmp {
-    double best_ms, h2h, plain_ms, epi_ms;
-    char winner[CUTEC_CANDIDATE_NAME_LEN];
+    double best_ms, h2h, plain_ms, epi_ms, kern, kern_plain_ms, kern_epi_ms;
+    char winner[CUTEC_CANDIDATE_NAME_LEN], twin[CUTEC_CANDIDATE_NAME_LEN], twin_why[512];
 } plain_cmp;
+
+static cutec_status candidate_launch(void *user, int run, void *stream)
+{
+    (void)run;
+    return cutec_gemm_candidate_launch(user, stream);
+}
 
 /* The plain GEMM of the same shape tuned, then the two decisions (the
  * problem with the epilogue, ep on eb's buffers, and the plain one) timed
@@ -775,7 +796,7 @@ typedef struct plain_cmp {
  * the power cap move more than the few percent an epilogue costs: only the
  * head to head compares them. */
 static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, const cutec_gemm_problem *ep, const buffers *eb,
-                       plain_cmp *pc, failure *f)
+                       const char *epi_kernel, plain_cmp *pc, failure *f)
 {
     opts plain = *o;
     memset(plain.act, 0, sizeof plain.act);
@@ -799,14 +820,27 @@ static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, const cutec_
         /* one timer (its L2 flush buffer) for every shape */
         if (rc == 0 && g->timer == NULL && cutec_timer_create(g->rt, CUTEC_TIMER_FLUSH_L2, &g->timer) != CUTEC_OK)
             g->timer = NULL;
+        /* the epilogue's fastest pack kernel and its twin without the
+         * epilogue, run by name (a twin the packs lack is not timed) */
+        cutec_gemm_candidate *ck = NULL, *ct = NULL;
+        cutec_gemm_args ea = args_of(eb);
+        if (rc == 0 && epi_kernel == NULL)
+            snprintf(pc->twin_why, sizeof pc->twin_why, "no pack kernel with the epilogue passed");
+        else if (rc == 0 && tune_plain_twin(epi_kernel, pc->twin, sizeof pc->twin) != 0)
+            snprintf(pc->twin_why, sizeof pc->twin_why, "its kernel has no epilogue parameter");
+        else if (rc == 0 && (cutec_gemm_candidate_open(g->gemm, ep, &ea, epi_kernel, &ck) != CUTEC_OK ||
+                             cutec_gemm_candidate_open(g->gemm, &p, &a, pc->twin, &ct) != CUTEC_OK))
+            snprintf(pc->twin_why, sizeof pc->twin_why, "%s", cutec_runtime_message(g->rt));
         if (rc == 0 && g->timer != NULL) {
-            decided_job jobs[2] = {{g->gemm, *ep, args_of(eb)}, {g->gemm, p, a}};
-            cutec_timing_job tj[2] = {{decided_launch, &jobs[0]}, {decided_launch, &jobs[1]}};
+            decided_job jobs[2] = {{g->gemm, *ep, ea}, {g->gemm, p, a}};
+            cutec_timing_job tj[4] = {
+                {decided_launch, &jobs[0]}, {decided_launch, &jobs[1]}, {candidate_launch, ck}, {candidate_launch, ct}};
+            int nj = ck != NULL && ct != NULL ? 4 : 2;
             cutec_timing how;
             cutec_timing_init(&how, 3, 20);
             how.flush_l2 = 1;
-            cutec_timing_result res[2];
-            s = cutec_timer_run(g->timer, &how, tj, 2, res, NULL);
+            cutec_timing_result res[4];
+            s = cutec_timer_run(g->timer, &how, tj, nj, res, NULL);
             if (s != CUTEC_OK)
                 rc = fail_runtime(f, g->rt, "the head to head with the plain GEMM", s);
             else if (!isinf(res[0].ms) && !isinf(res[1].ms)) {
@@ -814,7 +848,15 @@ static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, const cutec_
                 pc->plain_ms = res[1].ms;
                 pc->h2h = res[1].ms / res[0].ms;
             }
+            if (s == CUTEC_OK && nj == 4 && !isinf(res[2].ms) && !isinf(res[3].ms)) {
+                pc->kern_epi_ms = res[2].ms;
+                pc->kern_plain_ms = res[3].ms;
+                pc->kern = res[3].ms / res[2].ms;
+            }
         }
+        if (ck != NULL || ct != NULL) (void)cutec_synchronize(g->rt);
+        cutec_gemm_candidate_close(ck);
+        cutec_gemm_candidate_close(ct);
     }
     free_problem(g, &b);
     pc->best_ms = rc == 0 ? report_best_dsl(rep) : INFINITY;
@@ -978,6 +1020,13 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         gm->log_plain += log(vs_plain);
         gm->nplain++;
     }
+    /* the epilogue's cost on its fastest pack kernel: the same tune point
+     * without it over it (1: free; the worst is the lowest) */
+    if (pc->kern > 0) {
+        gm->log_kern += log(pc->kern);
+        if (gm->nkern == 0 || pc->kern < gm->worst_kern) gm->worst_kern = pc->kern;
+        gm->nkern++;
+    }
     const char *win = rep->candidates[rep->winner].name;
     /* fast against exhaustive: the two winners' times, each from its own
      * tuning (the same kernel gives a ratio of 1 within the noise) */
@@ -1032,6 +1081,17 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
                    "%.4f, \"head_to_head_ms\": %.6f, \"head_to_head_plain_ms\": %.6f, \"plain_winner\": ",
                    vs_plain, pc->h2h, tunings_plain, pc->epi_ms, pc->plain_ms);
             tune_json_string(pc->winner);
+            printf(", \"ratio_vs_same_kernel_plain\": %.4f, \"same_kernel_ms\": %.6f, \"same_kernel_plain_ms\": %.6f, "
+                   "\"same_kernel_plain\": ",
+                   pc->kern, pc->kern_epi_ms, pc->kern_plain_ms);
+            if (pc->kern > 0)
+                tune_json_string(pc->twin);
+            else
+                printf("null");
+            if (pc->kern <= 0) {
+                printf(", \"same_kernel_plain_why\": ");
+                tune_json_string(pc->twin_why[0] ? pc->twin_why : "not measured");
+            }
         }
         printf(", \"tuning_seconds\": %.3f", rep->seconds);
         if (exh != NULL) {
@@ -1073,6 +1133,11 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
         if (epi && pc->h2h > 0)
             printf("%-20s head to head: %.4f ms with the epilogue, %.4f ms plain (%s)\n", "", pc->epi_ms, pc->plain_ms,
                    pc->winner);
+        if (epi && pc->kern > 0)
+            printf("%-20s same kernel: %.4f ms with the epilogue, %.4f ms without (%.3f)\n", "", pc->kern_epi_ms,
+                   pc->kern_plain_ms, pc->kern);
+        else if (epi && pc->twin_why[0] != '\0')
+            printf("%-20s same kernel: not timed: %s\n", "", pc->twin_why);
         if (o->list)
             printf("%-20s list: bound m %lld; checked %lld elements (%lld rows of %lld groups) against float64: max "
                    "|d - v| / sum |a b| %.3g (limit %.3g)\n",
@@ -1201,7 +1266,8 @@ static int cmd_bench(const opts *o, failure *f)
         }
         double group_ms = INFINITY;
         plain_cmp pc = {.best_ms = INFINITY};
-        if (rc == 0 && !o->list && strcmp(epi, "none") != 0) rc = bench_plain(o, &g, sh, &p, &b, &pc, f);
+        if (rc == 0 && !o->list && strcmp(epi, "none") != 0)
+            rc = bench_plain(o, &g, sh, &p, &b, tune_best_pack_name(rep), &pc, f);
         if (rc == 0 && hl != NULL) { /* the line kept for its group's head to head */
             tune_h2h_line *l = &hl[nh];
             memset(l, 0, sizeof *l);
@@ -1236,7 +1302,10 @@ static int cmd_bench(const opts *o, failure *f)
     double mean_plain = gm.nplain ? exp(gm.log_plain / gm.nplain) : 0;
     if (o->json) {
         printf("\n], \"geomean_ratio\": %.4f, \"geomean_ratio_vs_algo0\": %.4f", mean, mean0);
-        if (strcmp(epi, "none") != 0) printf(", \"geomean_ratio_vs_plain\": %.4f", mean_plain);
+        if (strcmp(epi, "none") != 0)
+            printf(", \"geomean_ratio_vs_plain\": %.4f, \"geomean_ratio_vs_same_kernel_plain\": %.4f, "
+                   "\"worst_ratio_vs_same_kernel_plain\": %.4f",
+                   mean_plain, gm.nkern ? exp(gm.log_kern / gm.nkern) : 0, gm.worst_kern);
         if (o->compare_exhaustive)
             printf(", \"geomean_fast_vs_exhaustive\": %.4f, \"worst_fast_vs_exhaustive\": %.4f, "
                    "\"geomean_fast_vs_exhaustive_same_rounds\": %.4f, \"worst_fast_vs_exhaustive_same_rounds\": "
@@ -1277,6 +1346,10 @@ static int cmd_bench(const opts *o, failure *f)
             printf("geometric mean over %d shapes: vs plain %.3f (the tuned GEMM without the epilogue against the "
                    "tuned GEMM with it, their decisions head to head in the same rounds: 1 is a free epilogue)\n",
                    gm.nplain, mean_plain);
+        if (gm.nkern > 0)
+            printf("geometric mean over %d shapes: same kernel %.3f, worst %.3f (the fastest pack kernel with the "
+                   "epilogue against the same tune point without it, in the same rounds: 1 is a free epilogue)\n",
+                   gm.nkern, exp(gm.log_kern / gm.nkern), gm.worst_kern);
     }
     if (!o->json && rc == 0 && o->layouts_h2h > 0) tune_h2h_print_summary(&hlog);
     tune_h2h_log_free(&hlog);

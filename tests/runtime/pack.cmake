@@ -603,6 +603,34 @@ if(TARGET cutec)
   add_test(NAME pack_mock_entry_names COMMAND test_pack entry_names ${_sm90_one})
   set_tests_properties(pack_mock_tensor_maps pack_mock_entry_names PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
     ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
+  # bench --epilogue's "same kernel": the epilogue's fastest pack kernel
+  # against the same tune point without the epilogue (its twin, found in
+  # sm90_one_plain.pack), in the same rounds; without the twin's pack, the
+  # reason it was not timed
+  set(_sm90_plain ${CMAKE_CURRENT_BINARY_DIR}/sm90_one_plain.pack)
+  add_custom_command(OUTPUT ${_sm90_plain}
+    COMMAND $<TARGET_FILE:cutec> pack ${PROJECT_SOURCE_DIR}/stdlib/sm90/gemm.cute --arch=sm_90a --no-cubin
+            -D BM=64 -D BN=64 -D STAGES=4 -D EPI=1 -D CM=1 -D CN=1 -D PP=0 -D SK=0 -D RASTER=0 -D PROMO=0 -o ${_sm90_plain}
+    DEPENDS cutec ${PROJECT_SOURCE_DIR}/stdlib/sm90/gemm.cute
+    COMMENT "cutec pack stdlib/sm90/gemm.cute -> sm90_one_plain.pack (sm90_one.pack's point without its epilogue)"
+    VERBATIM)
+  add_custom_target(sm90_one_plain_pack ALL DEPENDS ${_sm90_plain})
+  add_dependencies(test_pack sm90_one_plain_pack)
+  set(_cli_tests)
+  cutec_tune_cli(pack_mock_bench_same_kernel 0
+                 "^ +same kernel: 0[.][0-9]+ ms with the epilogue, 0[.][0-9]+ ms without [(]1[.][0-9]+[)]$" -
+                 bench ${_sm90_one} --pack ${_sm90_plain} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt
+                 --epilogue relu --bias --no-cache --no-warmup)
+  cutec_tune_cli(pack_mock_bench_same_kernel_json 0
+                 "\"same_kernel_plain\": \"gemm_sm90 T=bf16 [^\"]* ACT=identity BIAS=0 SRC=0 ALPHA=0 AUX=0 SCALE=0 GLU=0 CLAMP=0 " -
+                 bench ${_sm90_one} --pack ${_sm90_plain} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt
+                 --epilogue relu --bias --no-cache --no-warmup --json)
+  cutec_tune_cli(pack_mock_bench_same_kernel_absent 0
+                 "^ +same kernel: not timed: cutec_gemm_run_candidate: no candidate 'gemm_sm90 T=bf16 .* ACT=identity BIAS=0 " -
+                 bench ${_sm90_one} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --epilogue relu --bias --no-cache
+                 --no-warmup)
+  set_tests_properties(${_cli_tests} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 60 ENVIRONMENT "${_mock_env}")
+  set_property(TEST pack_mock_bench_same_kernel_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
 endif()
 # The gated epilogue with a bias and aux through the runtime (test_epilogue
 # gated): a few points of each template, bound by their own descriptions;
