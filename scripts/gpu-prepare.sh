@@ -133,10 +133,12 @@ epi_points sm90 "-D BM=128 -D BN=128 -D STAGES=5 -D EPI=0;-D BM=64 -D BN=64 -D S
 -D ACT=geglu -D GLU=1 -D BIAS=1 -D AUX=1"
 # the residual add's source C staged by TMA and read with ldmatrix (EPI =
 # 1, SRC = 1 without alpha): two and three consumers, one, a cluster,
-# stream-K, f16; alone, with an aux output, with a bias and GELU
+# stream-K, f16, ping-pong (a C tile each, and the shared one with and
+# without a cluster); alone, with an aux output, with a bias and GELU
 epi_points sm90 "-D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2;-D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D CM=2 -D SK=1;\
 -D BM=192 -D BN=192 -D STAGES=3 -D EPI=1;-D BM=64 -D BN=128 -D STAGES=5 -D EPI=1;-D BM=256 -D BN=128 -D STAGES=3 -D EPI=1 -D SK=1;\
--D T=f16 -D TC=f16 -D BM=128 -D BN=256 -D STAGES=3 -D EPI=1" "-D SRC=1;-D SRC=1 -D ACT=silu -D AUX=1;-D SRC=1 -D BIAS=1 -D ACT=gelu_tanh"
+-D T=f16 -D TC=f16 -D BM=128 -D BN=256 -D STAGES=3 -D EPI=1;-D BM=64 -D BN=256 -D STAGES=4 -D EPI=1 -D PP=1;\
+-D BM=128 -D BN=192 -D STAGES=4 -D EPI=1 -D PP=1 -D PPC=1 -D CN=2;-D BM=128 -D BN=192 -D STAGES=3 -D EPI=1 -D PP=1 -D PPC=1 -D RASTER=1" "-D SRC=1;-D SRC=1 -D ACT=silu -D AUX=1;-D SRC=1 -D BIAS=1 -D ACT=gelu_tanh"
 # the aux output through the C tile and TMA (EPI = 1, AUX = 1): with the
 # staged bias, the staged source C, a row bias, alpha, a clamp; stream-K,
 # one and three consumers, f16
