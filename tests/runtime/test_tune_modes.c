@@ -475,7 +475,8 @@ static int test_shortlist(int argc, char **argv)
  * launches 8000 times slower: about 40 ms for this problem), the
  * screening times each candidate twice, the rounds stop after two batches
  * and the head to head runs 10 times; at the mock's own speed, 5
- * screening runs and the head to head's 25. */
+ * screening runs and the head to head's 25.  The same screening with a
+ * bias (the epilogue's reference, which times no run). */
 static int test_budget(int argc, char **argv)
 {
     CHECK(argc >= 1);
@@ -512,6 +513,24 @@ static int test_budget(int argc, char **argv)
         printf("slow %d: one run %.3f ms, winner %s\n", slow, one, rep->candidates[0].name);
         cutec_tune_report_free(rep);
         gemm_checked(rt, h, &p, &x);
+        /* with an epilogue (a bias: cuBLASLt's fused BIAS), whose reference
+         * times nothing: the first cuBLASLt candidate's timed run is the
+         * budget's estimate, so the slow runs are screened fewer times too */
+        cutec_gemm_problem pb = p;
+        pb.bias = 1;
+        unsigned long long bias;
+        CHECK_OK(rt, cutec_malloc(rt, 2 * 128, &bias));
+        CHECK_OK(rt, cutec_memcpy_htod(rt, bias, x.ha, 2 * 128));
+        cutec_gemm_args ab;
+        cutec_gemm_args_init(&ab, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c);
+        ab.bias = (const void *)(uintptr_t)bias;
+        log_text[0] = '\0';
+        CHECK_OK(rt, cutec_gemm_tune_ex(h, &pb, &ab, NULL, &rep));
+        CHECK_CONTAINS(log_text, "tuning: the budget's first estimate of a run: ");
+        /* (cuBLASLt's 4 algorithms alone: no pack kernel adds a bias; 600 ms / (4 x 50 ms)) */
+        CHECK_CONTAINS(log_text, slow ? "(screening: 3 runs, not checked)" : "(screening: 5 runs, not checked)");
+        cutec_tune_report_free(rep);
+        CHECK_OK(rt, cutec_free(rt, bias));
         mats_free(rt, &x);
         cutec_gemm_destroy(h);
         cutec_runtime_destroy(rt);
