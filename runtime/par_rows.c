@@ -26,7 +26,10 @@ static void *run_part(void *arg)
     return NULL;
 }
 
-void cutec_par_rows(long long rows, int parts, void (*fn)(void *ctx, int part, long long r0, long long r1), void *ctx)
+/* The parts from `first` on each on a thread; the caller runs side (if
+ * any), then part 0 where first is 1, then waits. */
+static void par_rows(long long rows, int parts, void (*fn)(void *ctx, int part, long long r0, long long r1), void *ctx,
+                     int first, void (*side)(void *sctx), void *sctx)
 {
     if (parts < 1) parts = 1;
     if (parts > CUTEC_PAR_MAX) parts = CUTEC_PAR_MAX;
@@ -35,12 +38,24 @@ void cutec_par_rows(long long rows, int parts, void (*fn)(void *ctx, int part, l
     int started[CUTEC_PAR_MAX] = {0};
     for (int p = 0; p < parts; p++)
         job[p] = (part_job){.fn = fn, .ctx = ctx, .part = p, .r0 = rows * p / parts, .r1 = rows * (p + 1) / parts};
-    for (int p = 1; p < parts; p++) started[p] = pthread_create(&tid[p], NULL, run_part, &job[p]) == 0;
-    run_part(&job[0]);
-    for (int p = 1; p < parts; p++) {
+    for (int p = first; p < parts; p++) started[p] = pthread_create(&tid[p], NULL, run_part, &job[p]) == 0;
+    if (side != NULL) side(sctx);
+    if (first == 1) run_part(&job[0]);
+    for (int p = first; p < parts; p++) {
         if (started[p])
             pthread_join(tid[p], NULL);
         else
             run_part(&job[p]);
     }
+}
+
+void cutec_par_rows(long long rows, int parts, void (*fn)(void *ctx, int part, long long r0, long long r1), void *ctx)
+{
+    par_rows(rows, parts, fn, ctx, 1, NULL, NULL);
+}
+
+void cutec_par_rows_beside(long long rows, int parts, void (*fn)(void *ctx, int part, long long r0, long long r1),
+                           void *ctx, void (*side)(void *sctx), void *sctx)
+{
+    par_rows(rows, parts, fn, ctx, 0, side, sctx);
 }

@@ -21,4 +21,11 @@ int cutec_par_parts(long long rows);
  * (1..CUTEC_PAR_MAX) at once; returns once all are done. */
 void cutec_par_rows(long long rows, int parts, void (*fn)(void *ctx, int part, long long r0, long long r1), void *ctx);
 
+/* The same with every part on a thread of its own while the caller runs
+ * side(sctx) (the next block's copy from the device, say), then waits for
+ * them; a part whose thread cannot start runs in the caller after side.
+ * The parts' split is cutec_par_rows's. */
+void cutec_par_rows_beside(long long rows, int parts, void (*fn)(void *ctx, int part, long long r0, long long r1),
+                           void *ctx, void (*side)(void *sctx), void *sctx);
+
 #endif

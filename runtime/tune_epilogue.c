@@ -394,6 +394,23 @@ static void ref_rows(void *ctx, int part, long long b0, long long b1)
  * touched once */
 #define REF_BLOCK_BYTES (64u << 20)
 
+/* The next block of cuBLASLt's f32 GEMM from the device (its rows r0 ..
+ * r0 + nr, each `row` bytes), for cutec_par_rows_beside: the status in s. */
+typedef struct block_copy {
+    cutec_runtime *rt;
+    CUdeviceptr src;
+    float *dst;
+    size_t row;
+    long long r0, nr;
+    cutec_status s;
+} block_copy;
+
+static void copy_block(void *arg)
+{
+    block_copy *c = arg;
+    c->s = cutec_memcpy_dtoh(c->rt, c->dst, c->src + (size_t)c->r0 * c->row, (size_t)c->nr * c->row);
+}
+
 cutec_status tune_epi_reference(harness *h)
 {
     const cutec_gemm_problem *p = h->p;
@@ -442,26 +459,39 @@ cutec_status tune_epi_reference(harness *h)
     /* v in full only where the aux output is compared with it */
     if (p->aux) h->ref_aux = malloc(sizeof *h->ref_aux * nv);
     ref_job job = {.h = h, .dn = dn};
-    float *block = malloc(row * (size_t)brows);
+    /* two blocks: the next one is copied (by this thread) while the
+     * parts' threads apply the epilogue to this one */
+    float *block[2] = {malloc(row * (size_t)brows), p->m > brows ? malloc(row * (size_t)brows) : NULL};
     job.scratch = p->aux ? NULL : malloc(row * (size_t)parts);
-    if (h->ref_d == NULL || (p->aux && h->ref_aux == NULL) || block == NULL || (!p->aux && job.scratch == NULL))
+    if (h->ref_d == NULL || (p->aux && h->ref_aux == NULL) || block[0] == NULL || (p->m > brows && block[1] == NULL) ||
+        (!p->aux && job.scratch == NULL))
         s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory for the reference");
     double sv = 0, sd = 0;
-    for (long long r0 = 0; s == CUTEC_OK && r0 < p->m; r0 += brows) {
+    block_copy next = {.rt = rt, .src = h->dacc, .row = row, .s = CUTEC_OK};
+    if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, block[0], h->dacc, (size_t)(p->m < brows ? p->m : brows) * row);
+    for (long long r0 = 0, b = 0; s == CUTEC_OK && r0 < p->m; r0 += brows, b++) {
         long long nr = p->m - r0 < brows ? p->m - r0 : brows;
-        s = cutec_memcpy_dtoh(rt, block, h->dacc + (size_t)r0 * row, (size_t)nr * row);
-        if (s != CUTEC_OK) break;
         job.r0 = r0;
-        job.acc = block;
+        job.acc = block[b % 2];
+        next.dst = block[(b + 1) % 2];
+        next.r0 = r0 + brows;
+        next.nr = p->m - next.r0 < brows ? p->m - next.r0 : brows;
         int np = parts < nr ? parts : (int)nr;
-        cutec_par_rows(nr, np, ref_rows, &job);
+        if (next.nr > 0 && parts > 1)
+            cutec_par_rows_beside(nr, np, ref_rows, &job, copy_block, &next);
+        else {
+            cutec_par_rows(nr, np, ref_rows, &job);
+            if (next.nr > 0) copy_block(&next);
+        }
+        s = next.s;
         for (int q = 0; q < np; q++) { /* in block and part order: the same sums on every run */
             sv += job.sv[q];
             sd += job.sd[q];
             if (job.amax[q] > h->ref_amax) h->ref_amax = job.amax[q];
         }
     }
-    free(block);
+    free(block[0]);
+    free(block[1]);
     free(job.scratch);
     (void)rt->drv.mem_free(h->dacc);
     h->dacc = 0;
@@ -474,7 +504,8 @@ cutec_status tune_epi_reference(harness *h)
     if (!cutec_dtype_is_fp8(p->a_type) && !cutec_dtype_is_fp8(p->b_type)) (void)tune_check_epi_adopt(h);
     cutec_rt_log(rt, CUTEC_LOG_INFO,
                  "tuning: the epilogue's reference: inputs and samples %.3f s, cuBLASLt's f32 GEMM and its check %.3f "
-                 "s, the float64 epilogue (%d thread%s, acc copied in %lld-row blocks) %.3f s, upload %.3f s",
+                 "s, the float64 epilogue (%d thread%s, acc copied in %lld-row blocks, each beside the last one's "
+                 "epilogue) %.3f s, upload %.3f s",
                  t1 - t0, t2 - t1, parts, parts == 1 ? "" : "s", brows, t3 - t2, tune_now() - t3);
     return CUTEC_OK;
 }
