@@ -445,14 +445,19 @@ static cutec_status budget_probe(tuning *t)
 {
     for (int i = 0; i < t->n; i++) {
         if (t->cands[i].pruned || t->cands[i].d.kind != DECISION_CUBLAS) continue;
-        candidate probe = t->cands[i];
-        candidate *one = &probe;
+        /* the candidate itself (its first run makes the plan its decision
+         * keeps and frees), everything but that decision restored after */
+        candidate *one = &t->cands[i], keep = *one;
         int fault = -1;
         cutec_status s = tune_time_candidates(&t->h, &one, 1, 1, 1, &fault);
-        if (s == CUTEC_OK && isfinite(probe.ms) && probe.ms > 0) {
-            t->run_ms = probe.ms;
-            cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: the budget's first estimate of a run: %.3f ms (%s)", probe.ms,
-                         probe.d.name);
+        double ms = one->ms;
+        gemm_decision d = one->d;
+        *one = keep;
+        one->d = d;
+        if (s == CUTEC_OK && isfinite(ms) && ms > 0) {
+            t->run_ms = ms;
+            cutec_rt_log(t->rt, CUTEC_LOG_INFO, "tuning: the budget's first estimate of a run: %.3f ms (%s)", ms,
+                         one->d.name);
         }
         return s;
     }
