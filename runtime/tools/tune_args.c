@@ -44,7 +44,10 @@ static const struct command {
                         "Tunes every shape of FILE (one 'NAME M N K' per line, '#' starts a comment;\n"
                         "a line that is neither is skipped with a warning) and prints per shape\n"
                         "cuBLASLt's TFLOP/s, the fastest pack kernel's, their ratios and the winner,\n"
-                        "then their geometric means.\n"},
+                        "then their geometric means.  With an epilogue it also tunes each shape's plain\n"
+                        "GEMM and times, in the same rounds, the two decisions ('vs plain') and the\n"
+                        "epilogue's fastest pack kernel against the same tune point without the\n"
+                        "epilogue, found in the packs given ('same kernel': 1 is a free epilogue).\n"},
     [TUNE_CMD_OVERHEAD] = {"overhead", "PACK --m M --n N --k K [--calls N] [options]",
                            "Measures the host time of a cached cutec_gemm call (check + lookup +\n"
                            "launch) and of the lookup alone.\n"},
