@@ -745,15 +745,6 @@ static double report_best_dsl(const cutec_tune_report *rep)
     return INFINITY;
 }
 
-/* The fastest checked pack kernel's name (NULL: none). */
-static const char *tune_best_pack_name(const cutec_tune_report *rep)
-{
-    for (int i = 0; rep != NULL && i < rep->count; i++)
-        if (!rep->candidates[i].is_cublas && !rep->candidates[i].screened && !isinf(rep->candidates[i].ms))
-            return rep->candidates[i].name;
-    return NULL;
-}
-
 /* One job of the head-to-head timing below: a tuned problem run through
  * cutec_gemm_ex, which launches the handle's decision for its class. */
 typedef struct decided_job {
@@ -782,12 +773,6 @@ typedef struct plain_cmp {
     double best_ms, h2h, plain_ms, epi_ms, kern, kern_plain_ms, kern_epi_ms;
     char winner[CUTEC_CANDIDATE_NAME_LEN], twin[CUTEC_CANDIDATE_NAME_LEN], twin_why[512];
 } plain_cmp;
-
-static cutec_status candidate_launch(void *user, int run, void *stream)
-{
-    (void)run;
-    return cutec_gemm_candidate_launch(user, stream);
-}
 
 /* The plain GEMM of the same shape tuned, then the two decisions (the
  * problem with the epilogue, ep on eb's buffers, and the plain one) timed
@@ -834,7 +819,7 @@ static int bench_plain(const opts *o, gpu *g, const tune_shape *sh, const cutec_
         if (rc == 0 && g->timer != NULL) {
             decided_job jobs[2] = {{g->gemm, *ep, ea}, {g->gemm, p, a}};
             cutec_timing_job tj[4] = {
-                {decided_launch, &jobs[0]}, {decided_launch, &jobs[1]}, {candidate_launch, ck}, {candidate_launch, ct}};
+                {decided_launch, &jobs[0]}, {decided_launch, &jobs[1]}, {tune_h2h_launch, ck}, {tune_h2h_launch, ct}};
             int nj = ck != NULL && ct != NULL ? 4 : 2;
             cutec_timing how;
             cutec_timing_init(&how, 3, 20);
@@ -1084,12 +1069,10 @@ static void bench_report(const opts *o, const tune_shape *sh, const cutec_tune_r
             printf(", \"ratio_vs_same_kernel_plain\": %.4f, \"same_kernel_ms\": %.6f, \"same_kernel_plain_ms\": %.6f, "
                    "\"same_kernel_plain\": ",
                    pc->kern, pc->kern_epi_ms, pc->kern_plain_ms);
-            if (pc->kern > 0)
+            if (pc->kern > 0) {
                 tune_json_string(pc->twin);
-            else
-                printf("null");
-            if (pc->kern <= 0) {
-                printf(", \"same_kernel_plain_why\": ");
+            } else {
+                printf("null, \"same_kernel_plain_why\": ");
                 tune_json_string(pc->twin_why[0] ? pc->twin_why : "not measured");
             }
         }
@@ -1266,8 +1249,9 @@ static int cmd_bench(const opts *o, failure *f)
         }
         double group_ms = INFINITY;
         plain_cmp pc = {.best_ms = INFINITY};
+        char kernel[CUTEC_CANDIDATE_NAME_LEN];
         if (rc == 0 && !o->list && strcmp(epi, "none") != 0)
-            rc = bench_plain(o, &g, sh, &p, &b, tune_best_pack_name(rep), &pc, f);
+            rc = bench_plain(o, &g, sh, &p, &b, tune_h2h_best_pack(rep, kernel, sizeof kernel) ? kernel : NULL, &pc, f);
         if (rc == 0 && hl != NULL) { /* the line kept for its group's head to head */
             tune_h2h_line *l = &hl[nh];
             memset(l, 0, sizeof *l);

@@ -24,7 +24,7 @@ int tune_h2h_best_pack(const cutec_tune_report *rep, char *name, size_t len)
     return 0;
 }
 
-static cutec_status h2h_launch(void *user, int run, void *stream)
+cutec_status tune_h2h_launch(void *user, int run, void *stream)
 {
     (void)run;
     return cutec_gemm_candidate_launch(user, stream);
@@ -55,7 +55,7 @@ cutec_status tune_h2h_time(cutec_gemm_handle *h, cutec_runtime *rt, cutec_timer 
             snprintf(l->note, sizeof l->note, "%s: %s", cutec_status_string(os), cutec_runtime_message(rt));
             continue;
         }
-        jobs[njobs] = (cutec_timing_job){h2h_launch, cand[i]};
+        jobs[njobs] = (cutec_timing_job){tune_h2h_launch, cand[i]};
         of[njobs++] = i;
     }
     if (s == CUTEC_OK && njobs > 0) {

@@ -43,6 +43,11 @@ typedef struct tune_h2h_line {
  * (the report ranks them so, cutec/gemm.h).  1 and its name, or 0. */
 int tune_h2h_best_pack(const cutec_tune_report *rep, char *name, size_t len);
 
+/* A timing job (cutec/timing.h) that launches the named candidate `user`
+ * (a cutec_gemm_candidate, gemm_candidate.h) once; `cutec-tune bench`'s
+ * "same kernel" pair is timed with it too. */
+cutec_status tune_h2h_launch(void *user, int run, void *stream);
+
 /*
  * Times lines[0 .. n-1] head to head: each with a kernel is opened by
  * name, then all run in `rounds` rounds on the default stream after
