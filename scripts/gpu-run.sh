@@ -98,7 +98,9 @@ if [ -n "${EPI_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
   # EPI_FAST=1: the packs compiled with --fast-math; EPI_ONLY="swiglu ...": those epilogues alone;
   # residual: D = A B + C out of place, against cuBLASLt's own beta = 1 with C;
   # gelu_bias_aux: the pre-activation written too, against cuBLASLt's GELU_AUX_BIAS;
-  # EPI_SHAPES: another shapes file (tests/bench/swiglu_shapes.txt: issue 17's SwiGLU shapes)
+  # EPI_SHAPES: another shapes file (default the standard suite, tests/bench/shapes.txt, as issue 17
+  # asks; tests/bench/epilogue_shapes.txt: three of them, quicker; tests/bench/swiglu_shapes.txt:
+  # issue 17's SwiGLU shapes)
   for e in "gelu_bias --epilogue gelu_tanh --bias" "silu_bias --epilogue silu --bias" "swiglu --epilogue swiglu" \
            "gelu_bias_clamp --epilogue gelu_tanh --bias --clamp -4,4" "residual --c-source --beta 1" \
            "gelu_bias_aux --epilogue gelu_tanh --bias --aux"; do
@@ -108,7 +110,7 @@ if [ -n "${EPI_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
     name=$1${EPI_FAST:+_fast}; [ -f "prebuilt/gemm_sm90_$name.pack" ] || name=$1; shift
     timeout "${EPI_TIMEOUT:-200}" build-gpu/runtime/cutec-tune bench "prebuilt/gemm_sm90_${name}.pack" \
       --pack prebuilt/gemm_sm90.pack --pack prebuilt/epilogue_apply.pack \
-      --shapes "${EPI_SHAPES:-tests/bench/epilogue_shapes.txt}" --no-cache "$@" > "$OUT/epi-bench-$name.log" 2>&1
+      --shapes "${EPI_SHAPES:-tests/bench/shapes.txt}" --no-cache "$@" > "$OUT/epi-bench-$name.log" 2>&1
     echo "== epilogue bench $name: exit $?"
     tail -12 "$OUT/epi-bench-$name.log"
   done
