@@ -61,9 +61,68 @@ static bool is_text_op(int op)
     }
 }
 
+/* Whether n reads no integer kernel parameter (a value known only at run
+ * time): then it is a value of the template parameters alone. */
+static bool runtime_free(Eval *e, const Node *n)
+{
+    if (!n) return true;
+    Value v;
+    if (n->kind == N_NAME) return !(scope_lookup(e, n->name, &v) && v.kind == V_DYN);
+    const Node *kids[5] = {n->a, n->b, n->c, n->d, n->e};
+    for (int i = 0; i < 5; i++)
+        if (!runtime_free(e, kids[i])) return false;
+    const NodeList *lists[3] = {&n->list, &n->list2, &n->list3};
+    for (int l = 0; l < 3; l++)
+        for (int i = 0; i < lists[l]->n; i++)
+            if (!runtime_free(e, lists[l]->items[i])) return false;
+    return true;
+}
+
+/* A subexpression of template parameters only, folded to its integer
+ * (or boolean: 0 or 1) value, so that the description reads `(M<=8)`
+ * rather than `(((1==0)&&(M<=8))||((1==1)&&(N<=8)))` for SW = 1.
+ * Returns 1 with *out set, 0 for an expression of run-time values, -1
+ * for one whose evaluation failed (reported). */
+static int const_text(Eval *e, const Node *n, long long *out)
+{
+    Value v;
+    if (n->kind == N_INT || n->kind == N_BOOL) {
+        *out = n->ival;
+        return 1;
+    }
+    if (n->kind == N_NAME) { /* a name's errors are name_text's to report */
+        if (!scope_lookup(e, n->name, &v) || (v.kind != V_INT && v.kind != V_BOOL)) return 0;
+    } else {
+        if (!runtime_free(e, n)) return 0;
+        Eval sub = *e;
+        sub.cg = NULL;
+        v = eval_rvalue(&sub, n);
+        if (v.kind == V_ERROR) return -1;
+        if (v.kind != V_INT && v.kind != V_BOOL) return 0;
+    }
+    *out = v.kind == V_BOOL ? (v.i != 0) : v.i;
+    return 1;
+}
+
+/* Of a rendered subexpression: 0 for "0", 1 for "1" (what a folded
+ * condition prints, and the unit of * and /), -1 for anything else. */
+static int number_text(const char *t)
+{
+    if (strcmp(t, "0") == 0) return 0;
+    if (strcmp(t, "1") == 0) return 1;
+    return -1;
+}
+
 bool kdesc_expr_text(Eval *e, const Node *n, const char *what, char **out)
 {
     bool grid = strcmp(what, "grid()") == 0;
+    long long cv;
+    int folded = const_text(e, n, &cv);
+    if (folded < 0) return false;
+    if (folded > 0 && n->kind != N_NAME) { /* (a name's value: name_text, below) */
+        *out = arena_printf(e->arena, "%lld", cv);
+        return true;
+    }
     switch (n->kind) {
     case N_INT: *out = arena_printf(e->arena, "%lld", (long long)n->ival); return true;
     case N_BOOL: *out = arena_strdup(e->arena, n->ival ? "1" : "0"); return true;
@@ -81,6 +140,24 @@ bool kdesc_expr_text(Eval *e, const Node *n, const char *what, char **out)
             (grid && n->op != '+' && n->op != '-' && n->op != '*' && n->op != '/' && n->op != '%'))
             break;
         if (!kdesc_expr_text(e, n->a, what, &a) || !kdesc_expr_text(e, n->b, what, &b)) return false;
+        /* a side that folded to a number may decide or vanish: a switch's
+         * term that is off (M * 1 + K * 0 is M), a condition of template
+         * values (false && x is false, true && x is x) */
+        int na = number_text(a), nb = number_text(b);
+        const char *pick = NULL;
+        switch (n->op) {
+        case OP_AND: pick = na == 0 || nb == 0 ? "0" : na == 1 ? b : nb == 1 ? a : NULL; break;
+        case OP_OR: pick = na == 1 || nb == 1 ? "1" : na == 0 ? b : nb == 0 ? a : NULL; break;
+        case '*': pick = na == 0 || nb == 0 ? "0" : na == 1 ? b : nb == 1 ? a : NULL; break;
+        case '+': pick = na == 0 ? b : nb == 0 ? a : NULL; break;
+        case '-': pick = nb == 0 ? a : NULL; break;
+        case '/': pick = nb == 1 ? a : NULL; break;
+        default: break;
+        }
+        if (pick) {
+            *out = arena_strdup(e->arena, pick);
+            return true;
+        }
         *out = arena_printf(e->arena, "(%s%s%s)", a, ast_op_name(n->op), b);
         return true;
     }
@@ -93,6 +170,14 @@ bool kdesc_expr_text(Eval *e, const Node *n, const char *what, char **out)
             *out = arena_printf(e->arena, "resident(%s)", a);
             return true;
         }
+        /* select(c, a, b) with c of template parameters: the branch it picks */
+        if (n->a->kind == N_NAME && n->list.n == 3 && n->list2.n == 0 && strcmp(n->a->name, "select") == 0 &&
+            const_text(e, n->list.items[0], &cv) > 0)
+            return kdesc_expr_text(e, n->list.items[cv ? 1 : 2], what, out);
+        /* ceil_div(x, 1) is x */
+        if (n->a->kind == N_NAME && n->list.n == 2 && n->list2.n == 0 && strcmp(n->a->name, "ceil_div") == 0 &&
+            const_text(e, n->list.items[1], &cv) > 0 && cv == 1)
+            return kdesc_expr_text(e, n->list.items[0], what, out);
         if (n->a->kind == N_NAME && n->list.n == 2 && n->list2.n == 0 &&
             (strcmp(n->a->name, "ceil_div") == 0 || strcmp(n->a->name, "min") == 0 || strcmp(n->a->name, "max") == 0)) {
             char *a, *b;
@@ -338,6 +423,7 @@ bool kdesc_serves(Eval *e, const Node *k, cutec_kdesc *d)
             ok = false;
             continue;
         }
+        if (strcmp(text, "1") == 0) continue; /* true for these template values: no condition */
         if (d->nrequires == CUTEC_KD_MAX_REQUIRES) {
             diag_error(e->diag, item->loc, "a serves clause has at most %d conditions", CUTEC_KD_MAX_REQUIRES);
             return false;

@@ -85,18 +85,35 @@ static const shape fixed_shapes[] = {
  * full, one and a half, two), N odd, K a multiple of 8 but not of 64 (nor
  * of 32: a partial k-step of every warp), long enough at 4104 that every
  * warp of a K split runs several loop iterations; at most 2^26
- * multiply-adds each, so that the mock driver computes them too.  A point
- * runs the shapes whose M is at most its BM (its `require M <= BM`); any
- * other shape its conditions refuse is a failure. */
+ * multiply-adds each, so that the mock driver computes them too.  Then the
+ * same shapes with M and N exchanged (N of 1 to 16: the roles swapped, SW
+ * = 1).  A point runs the shapes whose small side (M, or N where its SW is
+ * 1) is at most its BM (its `require`); any other shape its conditions
+ * refuse is a failure. */
 static const long skinny_m[] = {1, 3, 8, 13, 16};
 static const long skinny_nk[][2] = {{37, 72}, {1001, 520}, {2053, 1032}, {517, 4104}};
 #define NSKINNY_M ((int)(sizeof skinny_m / sizeof skinny_m[0]))
-#define NSKINNY   (NSKINNY_M * (int)(sizeof skinny_nk / sizeof skinny_nk[0]))
+#define NSKINNY1  (NSKINNY_M * (int)(sizeof skinny_nk / sizeof skinny_nk[0]))
+#define NSKINNY   (2 * NSKINNY1)
 
 static shape skinny_shape(int s)
 {
-    shape r = {skinny_m[s % NSKINNY_M], skinny_nk[s / NSKINNY_M][0], skinny_nk[s / NSKINNY_M][1]};
+    int t = s % NSKINNY1;
+    shape r = {skinny_m[t % NSKINNY_M], skinny_nk[t / NSKINNY_M][0], skinny_nk[t / NSKINNY_M][1]};
+    if (s >= NSKINNY1) { /* N small */
+        long m = r.m;
+        r.m = r.n;
+        r.n = m;
+    }
     return r;
+}
+
+/* The small side of skinny shape sh for point p: M, or N where the
+ * point's roles are swapped (SW = 1) */
+static long skinny_side(const gemm_point *p, shape sh)
+{
+    long sw = 0;
+    return gemm_meta_int(&p->meta, "SW", &sw) == 0 && sw == 1 ? sh.n : sh.m;
 }
 
 /* --repeat (and --skinny): each case runs a second time on C poisoned
@@ -1887,11 +1904,13 @@ static void self_test_skinny(void)
     int ms = 0;
     for (int s = 0; s < NSKINNY; s++) {
         shape sh = skinny_shape(s);
-        ST_CHECK(sh.m >= 1 && sh.m <= 16 && sh.n % 2 == 1 && sh.k % 8 == 0 && sh.k % 64 != 0 && sh.k % 32 != 0);
+        long small = s < NSKINNY1 ? sh.m : sh.n, wide = s < NSKINNY1 ? sh.n : sh.m;
+        ST_CHECK(small >= 1 && small <= 16 && wide % 2 == 1 && sh.k % 8 == 0 && sh.k % 64 != 0 && sh.k % 32 != 0);
         ST_CHECK(sh.m * sh.n * sh.k <= (1L << 26)); /* the mock driver's limit */
-        ms |= (int)(sh.m == 1) | (int)(sh.m == 16) << 1 | (int)(sh.m % 8 != 0 && sh.m > 8) << 2;
+        ms |= ((int)(small == 1) | (int)(small == 16) << 1 | (int)(small % 8 != 0 && small > 8) << 2)
+              << 3 * (s >= NSKINNY1);
     }
-    ST_CHECK(ms == 7);
+    ST_CHECK(ms == 63);
     static const char desc[] =
         "// cutec.kernel gemv\n// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 256 1 1\n"
         "// cutec.smem_static 8192\n// cutec.smem_dynamic 0\n// cutec.param T bf16\n// cutec.param BM 16\n"
@@ -1926,6 +1945,36 @@ static void self_test_skinny(void)
         ST_CHECK(gemm_grid(&p, 3, 1001, 520, 0, 0, g, err, sizeof err) == 0 && g[0] == 63 && g[1] == 1);
     } else {
         ST_CHECK(!"the GEMV description reads");
+    }
+    free(m);
+    /* the roles swapped (SW = 1): N is the small side, the grid runs over M */
+    static const char desc_sw[] =
+        "// cutec.kernel gemv\n// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 256 1 1\n"
+        "// cutec.smem_static 8192\n// cutec.smem_dynamic 0\n// cutec.param T bf16\n// cutec.param BM 16\n"
+        "// cutec.param SW 1\n"
+        "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n// cutec.arg 2 K scalar i32 role k\n"
+        "// cutec.arg 3 lda scalar i32 role lda\n// cutec.arg 4 ldb scalar i32 role ldb\n"
+        "// cutec.arg 5 ldd scalar i32 role ldd\n"
+        "// cutec.arg 6 A tensor bf16 rank 2 shape M K stride lda 1 align 16 role a\n"
+        "// cutec.arg 7 B tensor bf16 rank 2 shape N K stride ldb 1 align 16 role b\n"
+        "// cutec.arg 8 D tensor bf16 rank 2 shape M N stride ldd 1 align 2 role d\n"
+        "// cutec.grid ceil_div(M,16) 1 1\n// cutec.require (N<=16)\n"
+        "// cutec.require ((((K%8)==0)&&((lda%8)==0))&&((ldb%8)==0))\n";
+    m = NULL;
+    ST_CHECK(gemm_parse_meta(desc_sw, sizeof desc_sw - 1, &m, &n, err, sizeof err) == 0 && n == 1);
+    if (n == 1 && gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0) {
+        shape first = skinny_shape(0), swapped = skinny_shape(NSKINNY1);
+        ST_CHECK(skinny_side(&p, swapped) == 1 && skinny_side(&p, first) == first.n);
+        gemm_args ga;
+        memset(&ga, 0, sizeof ga);
+        ga.m = 1001, ga.n = 16, ga.k = 72;
+        ST_CHECK(gemm_point_fits(&p, &ga, err, sizeof err));
+        ga.n = 17;
+        ST_CHECK(!gemm_point_fits(&p, &ga, err, sizeof err) && strstr(err, "(N<=16) does not hold") != NULL);
+        unsigned g[3];
+        ST_CHECK(gemm_grid(&p, 1001, 3, 520, 0, 0, g, err, sizeof err) == 0 && g[0] == 63 && g[1] == 1);
+    } else {
+        ST_CHECK(!"the swapped GEMV description reads");
     }
     free(m);
 }
@@ -2162,9 +2211,10 @@ int main(int argc, char **argv)
     for (int i = 0; skinny && i < npts && s.rt != NULL; i++) {
         point *p = &pts[i];
         int ran = 0;
-        for (int c = ragged_only ? NSKINNY - 1 : 0; c < NSKINNY && !p->dead; c++) {
+        for (int c = 0; c < NSKINNY && !p->dead; c++) {
+            if (ragged_only && c != NSKINNY1 - 1 && c != NSKINNY - 1) continue; /* each half's last */
             shape sh = skinny_shape(c);
-            if (sh.m > p->gp.bm) { /* past the point's class: refused by its M <= BM */
+            if (skinny_side(&p->gp, sh) > p->gp.bm) { /* past the point's class: refused by its require */
                 skipped_cases++;
                 continue;
             }
