@@ -185,13 +185,6 @@ static double model_cost(cutec_gemm_handle *g, const gemm_decision *d, const cut
     tune_point pt = {.params = params};
     pt.bm = (v = cutec_kdesc_param(kd, "BM")) != NULL ? atoll(v) : 0;
     pt.bn = (v = cutec_kdesc_param(kd, "BN")) != NULL ? atoll(v) : 0;
-    /* a kernel with its roles swapped (the GEMV's SW = 1, stdlib/gemv.cute):
-     * its BM rows lie along N and its BN along M */
-    if ((v = cutec_kdesc_param(kd, "SW")) != NULL && atoi(v) == 1) {
-        long long t = pt.bm;
-        pt.bm = pt.bn;
-        pt.bn = t;
-    }
     pt.stages = (v = cutec_kdesc_param(kd, "STAGES")) != NULL ? atoi(v) : 0;
     pt.cm = (v = cutec_kdesc_param(kd, "CM")) != NULL ? atoi(v) : 1;
     pt.cn = (v = cutec_kdesc_param(kd, "CN")) != NULL ? atoi(v) : 1;

@@ -71,6 +71,13 @@ double tune_model_cost(const tune_point *pt, const tune_gemm *g, const tune_devi
     double smem_sm = dev != NULL && dev->smem_per_sm > 0 ? (double)dev->smem_per_sm : 228.0 * 1024;
     int thr_sm = dev != NULL && dev->threads_per_sm > 0 ? dev->threads_per_sm : 2048;
     long long bm = pt->bm > 0 ? pt->bm : 128, bn = pt->bn > 0 ? pt->bn : 128;
+    /* a kernel with its roles swapped (the GEMV's SW = 1, stdlib/gemv.cute):
+     * its BM rows lie along N, its BN along M */
+    if (has_token(pt->params, "SW=1")) {
+        long long t = bm;
+        bm = bn;
+        bn = t;
+    }
     int cm = pt->cm > 0 ? pt->cm : 1, cn = pt->cn > 0 ? pt->cn : 1;
     int cluster = pt->cluster > 0 ? pt->cluster : cm * cn;
     int stages = pt->stages > 0 ? pt->stages : 3;

@@ -90,6 +90,10 @@ static int test_model(int argc, char **argv)
     CHECK(cost(64, 128, 4, 1, 1, 4096, 4096, 4096, "XPP=1") == cost(64, 128, 4, 1, 1, 4096, 4096, 4096, ""));
     /* but ping-pong with a shared C tile (PPC = 1) costs less than the same tile cooperative */
     CHECK(cost(128, 192, 4, 1, 1, 4096, 4608, 4096, "PP=1 PPC=1") < cost(128, 192, 4, 1, 1, 4096, 4608, 4096, "PP=0"));
+    /* a swapped point (SW = 1: BM rows along N) costs what the tile it
+     * covers does: 8 x 32 swapped is a 32 x 8 tile, not 8192 / 8 tile rows */
+    CHECK(cost(8, 32, 8, 1, 1, 8192, 8, 8192, "SW=1") == cost(32, 8, 8, 1, 1, 8192, 8, 8192, ""));
+    CHECK(cost(8, 32, 8, 1, 1, 8192, 8, 8192, "SW=1") < cost(8, 32, 8, 1, 1, 8192, 8, 8192, ""));
     /* the ranking is stable: equal costs keep their order */
     double c[5] = {3, 1, 2, 1, 3};
     int order[5];
