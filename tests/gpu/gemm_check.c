@@ -1911,17 +1911,21 @@ static void self_test_skinny(void)
               << 3 * (s >= NSKINNY1);
     }
     ST_CHECK(ms == 63);
+    /* a GEMV description's lines (stdlib/gemv.cute, BM = 16) up to its
+     * template parameters, its arguments, and its 16-byte condition */
+#define GEMV_HEAD                                                                                                      \
+    "// cutec.kernel gemv\n// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 256 1 1\n"                       \
+    "// cutec.smem_static 8192\n// cutec.smem_dynamic 0\n// cutec.param T bf16\n// cutec.param BM 16\n"
+#define GEMV_ARGS                                                                                                      \
+    "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n// cutec.arg 2 K scalar i32 role k\n"     \
+    "// cutec.arg 3 lda scalar i32 role lda\n// cutec.arg 4 ldb scalar i32 role ldb\n"                                 \
+    "// cutec.arg 5 ldd scalar i32 role ldd\n"                                                                         \
+    "// cutec.arg 6 A tensor bf16 rank 2 shape M K stride lda 1 align 16 role a\n"                                     \
+    "// cutec.arg 7 B tensor bf16 rank 2 shape N K stride ldb 1 align 16 role b\n"                                     \
+    "// cutec.arg 8 D tensor bf16 rank 2 shape M N stride ldd 1 align 2 role d\n"
+#define GEMV_ROWS16 "// cutec.require ((((K%8)==0)&&((lda%8)==0))&&((ldb%8)==0))\n"
     static const char desc[] =
-        "// cutec.kernel gemv\n// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 256 1 1\n"
-        "// cutec.smem_static 8192\n// cutec.smem_dynamic 0\n// cutec.param T bf16\n// cutec.param BM 16\n"
-        "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n// cutec.arg 2 K scalar i32 role k\n"
-        "// cutec.arg 3 lda scalar i32 role lda\n// cutec.arg 4 ldb scalar i32 role ldb\n"
-        "// cutec.arg 5 ldd scalar i32 role ldd\n"
-        "// cutec.arg 6 A tensor bf16 rank 2 shape M K stride lda 1 align 16 role a\n"
-        "// cutec.arg 7 B tensor bf16 rank 2 shape N K stride ldb 1 align 16 role b\n"
-        "// cutec.arg 8 D tensor bf16 rank 2 shape M N stride ldd 1 align 2 role d\n"
-        "// cutec.grid ceil_div(N,16) 1 1\n// cutec.require (M<=16)\n"
-        "// cutec.require ((((K%8)==0)&&((lda%8)==0))&&((ldb%8)==0))\n";
+        GEMV_HEAD GEMV_ARGS "// cutec.grid ceil_div(N,16) 1 1\n// cutec.require (M<=16)\n" GEMV_ROWS16;
     gemm_kernel_meta *m = NULL;
     int n = 0;
     char err[256];
@@ -1948,18 +1952,11 @@ static void self_test_skinny(void)
     }
     free(m);
     /* the roles swapped (SW = 1): N is the small side, the grid runs over M */
-    static const char desc_sw[] =
-        "// cutec.kernel gemv\n// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 256 1 1\n"
-        "// cutec.smem_static 8192\n// cutec.smem_dynamic 0\n// cutec.param T bf16\n// cutec.param BM 16\n"
-        "// cutec.param SW 1\n"
-        "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n// cutec.arg 2 K scalar i32 role k\n"
-        "// cutec.arg 3 lda scalar i32 role lda\n// cutec.arg 4 ldb scalar i32 role ldb\n"
-        "// cutec.arg 5 ldd scalar i32 role ldd\n"
-        "// cutec.arg 6 A tensor bf16 rank 2 shape M K stride lda 1 align 16 role a\n"
-        "// cutec.arg 7 B tensor bf16 rank 2 shape N K stride ldb 1 align 16 role b\n"
-        "// cutec.arg 8 D tensor bf16 rank 2 shape M N stride ldd 1 align 2 role d\n"
-        "// cutec.grid ceil_div(M,16) 1 1\n// cutec.require (N<=16)\n"
-        "// cutec.require ((((K%8)==0)&&((lda%8)==0))&&((ldb%8)==0))\n";
+    static const char desc_sw[] = GEMV_HEAD "// cutec.param SW 1\n" GEMV_ARGS
+                                            "// cutec.grid ceil_div(M,16) 1 1\n// cutec.require (N<=16)\n" GEMV_ROWS16;
+#undef GEMV_HEAD
+#undef GEMV_ARGS
+#undef GEMV_ROWS16
     m = NULL;
     ST_CHECK(gemm_parse_meta(desc_sw, sizeof desc_sw - 1, &m, &n, err, sizeof err) == 0 && n == 1);
     if (n == 1 && gemm_point_from_meta(&m[0], &p, err, sizeof err) == 0) {
