@@ -5,7 +5,8 @@
 # Run as: cmake -DCUTEC=... -DSRC=... -DARCH=... -DWORK=dir -DPTXAS=...
 #               "-DMUST=a;b" "-DMUSTNOT=c" [-DNOSPILL=1] ["-DDEFINES=-DX=1;-DY=2"] -P check_tune_points.cmake
 # (DEFINES: more cutec options for every point, after the point's own, and
-# for the listing: -DT=e4m3 lists the fp8 tune space)
+# for the listing: -DT=e4m3 lists the fp8 tune space; FILTER: a regular
+# expression, only the listed points whose line matches it)
 include(${CMAKE_CURRENT_LIST_DIR}/ptx_match.cmake)
 execute_process(COMMAND ${CUTEC} ${SRC} ${DEFINES} --list-tune RESULT_VARIABLE rc OUTPUT_VARIABLE points ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR err)
@@ -15,7 +16,7 @@ string(REPLACE "\n" ";" points "${points}")
 file(MAKE_DIRECTORY ${WORK})
 set(n 0)
 foreach(line IN LISTS points)
-  if(line STREQUAL "")
+  if(line STREQUAL "" OR (FILTER AND NOT line MATCHES "${FILTER}"))
     continue()
   endif()
   separate_arguments(args UNIX_COMMAND "${line}")
