@@ -189,6 +189,17 @@ static void shape_data_free(shape_data *d)
     memset(d, 0, sizeof *d);
 }
 
+/* Wall-clock seconds (a monotonic clock), and those spent making float64
+ * references: the summary line splits a run's time so that a slow run
+ * says where it went (module loading, references, the rest). */
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static double ref_wall;
+
 /* ref[i*n+j] = sum_p a[i*k+p] * b[j*k+p], absref the same with |.|. */
 /* kept out of interprocedural optimisation: specialised for the
  * self-test's constant k, GCC 12 warns of an impossible trip count in the
@@ -199,6 +210,7 @@ __attribute__((noipa))
 static void
 reference_gemm(long m, long n, long k, const double *a, const double *b, double *ref, double *absref)
 {
+    double w0 = wall_s();
     for (long i = 0; i < m; i++) {
         const double *ai = a + (size_t)i * (size_t)k;
         for (long j = 0; j < n; j++) {
@@ -226,6 +238,7 @@ reference_gemm(long m, long n, long k, const double *a, const double *b, double 
             absref[(size_t)i * (size_t)n + (size_t)j] = (t0 + t1) + (t2 + t3);
         }
     }
+    ref_wall += wall_s() - w0;
 }
 
 static uint64_t shape_seed(uint64_t base, long m, long n, long k, gemm_type t, gemm_type tb)
@@ -2192,7 +2205,9 @@ int main(int argc, char **argv)
 
     session s = {NULL, nfiles, files, calloc((size_t)nfiles, sizeof(cutec_module *)), pts, npts};
     if (s.mods == NULL) return 1;
+    double w_open = wall_s();
     cutec_status st = session_open(&s, &failures);
+    double load_wall = wall_s() - w_open;
     if (st != CUTEC_OK) {
         int skip = st == CUTEC_ERR_NO_DRIVER || st == CUTEC_ERR_NO_DEVICE;
         printf("gemm_check: %s: %s: %s\n", skip ? "no GPU, skipping" : "cannot create the runtime",
@@ -2334,8 +2349,9 @@ int main(int argc, char **argv)
     free(gcache);
     if (s.rt != NULL) session_close(&s);
     printf("gemm_check: %d/%d cases passed, %d failure(s), %d point(s) skipped, %d case(s) outside a point's "
-           "conditions, %.1f s CPU\n",
-           passes, runs, failures, skipped, skipped_cases, (double)(clock() - t0) / CLOCKS_PER_SEC);
+           "conditions, %.1f s CPU; wall %.1f s: loading the modules %.1f s, the float64 references %.1f s\n",
+           passes, runs, failures, skipped, skipped_cases, (double)(clock() - t0) / CLOCKS_PER_SEC, wall_s() - w_open,
+           load_wall, ref_wall);
     free(s.mods);
     for (int i = 0; i < npts; i++) gemm_epi_free(&pts[i].epi);
     free(pts);
