@@ -426,14 +426,24 @@ rm -rf "$ue_dir"
 "$B"/compiler/cutec pack stdlib/check_close.cute --arch=sm_80 --no-cubin -o prebuilt/check_close.pack
 # a pack whose BM = 128 kernel faults: the tuner's quarantine on the GPU
 "$B"/compiler/cutec pack tests/runtime/fault_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/fault_gemm.pack
+# a cubin beside each GEMM point's PTX, assembled here by ptxas for the
+# GPU's sm_90a: gemm_check loads X.cubin for X.ptx where it is no older
+# (module_image), since the driver's JIT of these 1150 files (0.1-0.8 s
+# each on an H200) was most of the GPU suite's wall time; a file ptxas
+# refuses keeps its PTX alone (gemm_check then JIT-compiles it and reports)
+if command -v ptxas >/dev/null; then
+  # shellcheck disable=SC2016 # $1 is the inner shell's
+  find prebuilt/gemm prebuilt/gemm_fp8 prebuilt/gemm_epi -name '*.ptx' -print0 |
+    xargs -0 -P"$(nproc)" -I{} sh -c 'ptxas -arch=sm_90a -O3 "$1" -o "${1%.ptx}.cubin" 2>/dev/null || rm -f "${1%.ptx}.cubin"' _ {}
+fi
 # one compressed copy to carry to the GPU machine (the carry limit is 64 MiB;
 # PTX compresses about 14:1); gpu-run.sh unpacks it there
 tar cf - prebuilt | xz -T0 -3 > prebuilt.tar.xz
 echo "gpu-prepare: $(ls prebuilt/wgmma | wc -l) wgmma forms in prebuilt/wgmma"
-echo "gpu-prepare: $(ls prebuilt/gemm_fp8 | wc -l) fp8 GEMM points in prebuilt/gemm_fp8"
-echo "gpu-prepare: $(ls prebuilt/gemm_epi | wc -l) fused-epilogue GEMM points in prebuilt/gemm_epi"
+echo "gpu-prepare: $(ls prebuilt/gemm_fp8/*.ptx | wc -l) fp8 GEMM points in prebuilt/gemm_fp8"
+echo "gpu-prepare: $(ls prebuilt/gemm_epi/*.ptx | wc -l) fused-epilogue GEMM points in prebuilt/gemm_epi"
 echo "gpu-prepare: $(ls prebuilt/gemm_layout | wc -l) operand-layout GEMM points in prebuilt/gemm_layout"
 echo "gpu-prepare: $(ls prebuilt/gemm_batch | wc -l) batched GEMM points in prebuilt/gemm_batch"
 echo "gpu-prepare: $(ls prebuilt/gemm_grouped | wc -l) grouped GEMM points in prebuilt/gemm_grouped"
 echo "gpu-prepare: $(ls prebuilt/gemv | wc -l) GEMV points in prebuilt/gemv"
-echo "gpu-prepare: $(ls prebuilt/gemm | wc -l) GEMM points in prebuilt/gemm ($(du -sh prebuilt | cut -f1) in prebuilt/, $(du -sh prebuilt.tar.xz | cut -f1) in prebuilt.tar.xz)"
+echo "gpu-prepare: $(ls prebuilt/gemm/*.ptx | wc -l) GEMM points in prebuilt/gemm, $(find prebuilt -name '*.cubin' | wc -l) cubins beside PTX files ($(du -sh prebuilt | cut -f1) in prebuilt/, $(du -sh prebuilt.tar.xz | cut -f1) in prebuilt.tar.xz)"
