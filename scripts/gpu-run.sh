@@ -32,6 +32,8 @@ if [ "${TESTS:-all}" != none ]; then
      ${TESTS_EXCLUDE:+-E "$TESTS_EXCLUDE"} --output-on-failure -V \
      --timeout "${TEST_TIMEOUT:-240}") > "$OUT/ctest-gpu.log" 2>&1
   grep -E "FAIL|Test +#|tests passed|Skipped|Not Run" "$OUT/ctest-gpu.log" | tail -40
+  # each gemm_check's summary: its cases, and its wall time split (module loading, references)
+  grep -E "^[0-9]+: gemm_check: [0-9]+/[0-9]+ cases" "$OUT/ctest-gpu.log" | cut -c1-260
   grep -c "PASS" "$OUT/ctest-gpu.log" | sed 's/^/PASS lines: /'
 fi
 if [ -n "${GEMM_CHECK:-}" ]; then
