@@ -428,8 +428,8 @@ rm -rf "$ue_dir"
 "$B"/compiler/cutec pack tests/runtime/fault_gemm.cute --arch=sm_80 --no-cubin -o prebuilt/fault_gemm.pack
 # a cubin beside each GEMM point's PTX, assembled here by ptxas for the
 # GPU's sm_90a: gemm_check loads X.cubin for X.ptx where it is no older
-# (module_image), since the driver's JIT of these 1150 files (0.1-0.8 s
-# each on an H200) was most of the GPU suite's wall time; a file ptxas
+# (module_image), since the driver's JIT of these 1150 files (by
+# subtraction 0.1-0.8 s each on an H200) was most of the GPU suite's wall time; a file ptxas
 # refuses keeps its PTX alone (gemm_check then JIT-compiles it and reports)
 if command -v ptxas >/dev/null; then
   # shellcheck disable=SC2016 # $1 is the inner shell's

@@ -808,9 +808,10 @@ typedef struct session {
 /* The image to load for a PTX file: X.cubin beside X.ptx where it exists
  * and is no older (scripts/gpu-prepare.sh assembles one with ptxas for
  * every PTX file it writes), else the PTX itself.  The kernel's
- * description is read from the PTX either way.  The driver's JIT of a PTX
- * file took 0.1-0.8 s on an H200, most of a whole-template run's wall time
- * (gpu_gemm_epilogue: 242 s, 54.5 s of it CPU time after the loads). */
+ * description is read from the PTX either way.  The driver's JIT at load
+ * took, by subtraction, most of a whole-template run's wall time on an
+ * H200 (gpu_gemm_epilogue: 242 s, 54.5 s of it CPU time after the loads:
+ * 0.1-0.8 s a file). */
 static const char *module_image(const char *ptx, char *buf, size_t len)
 {
     size_t n = strlen(ptx);
