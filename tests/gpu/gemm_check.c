@@ -133,6 +133,9 @@ static long point_n_multiple(const gemm_point *p)
     return nm;
 }
 
+/* 1 for a stream-K point (the flags role): its first derived shape differs. */
+static int point_stream_k(const gemm_point *p) { return cutec_kdesc_role_arg(&p->meta, CUTEC_ROLE_FLAGS) >= 0; }
+
 /* Shape s of point p (s < NSHAPES): the fixed list with K rounded up to a
  * multiple of VEC, then two shapes derived from the tile sizes where neither M
  * nor N is a multiple of its tile and K is no multiple of BK (when VEC < BK):
@@ -144,7 +147,7 @@ static shape point_shape(const gemm_point *p, int s)
     long bk = p->bk > 0 ? p->bk : 32;
     if (s < NFIXED) {
         r = fixed_shapes[s];
-    } else if (s == NFIXED && cutec_kdesc_role_arg(&p->meta, CUTEC_ROLE_FLAGS) >= 0) {
+    } else if (s == NFIXED && point_stream_k(p)) {
         /* stream-K: more than two rounds of 132 tiles (or of 66 clusters),
          * so that data-parallel tiles come before the split ones, and a
          * range of k-tiles that ends inside a tile */
@@ -2050,8 +2053,8 @@ static int point_order(const void *a, const void *b)
     if (x->gp.vec != y->gp.vec) return x->gp.vec < y->gp.vec ? -1 : 1;
     long nx = point_n_multiple(&x->gp), ny = point_n_multiple(&y->gp);
     if (nx != ny) return nx < ny ? -1 : 1;
-    const long kx[4] = {x->gp.bm, x->gp.bn, x->gp.bk, cutec_kdesc_role_arg(&x->gp.meta, CUTEC_ROLE_FLAGS) >= 0};
-    const long ky[4] = {y->gp.bm, y->gp.bn, y->gp.bk, cutec_kdesc_role_arg(&y->gp.meta, CUTEC_ROLE_FLAGS) >= 0};
+    const long kx[4] = {x->gp.bm, x->gp.bn, x->gp.bk, point_stream_k(&x->gp)};
+    const long ky[4] = {y->gp.bm, y->gp.bn, y->gp.bk, point_stream_k(&y->gp)};
     for (int i = 0; i < 4; i++)
         if (kx[i] != ky[i]) return kx[i] < ky[i] ? -1 : 1;
     if (x->file != y->file) return x->file < y->file ? -1 : 1;
