@@ -91,7 +91,31 @@ static cutec_status load_scales(harness *h, const float *dptr, long long n, doub
     return s;
 }
 
-/* The host copies of the epilogue's inputs. */
+/* Whether tune_epi_reference's loop fetches the source C a block of rows
+ * at a time beside its work (row-major C, and no float64 samples that
+ * read it later: fp8 inputs are checked at them) rather than whole first:
+ * for the Llama-70B gate+up's residual (940 MB) the whole copy took 0.6 s
+ * of a 3.9 s tuning (H200, 2026-11-29), most of it the first touch of
+ * fresh host pages. */
+static int csrc_in_blocks(const cutec_gemm_problem *p)
+{
+    return p->c_source && p->c_layout == CUTEC_LAYOUT_ROW && !cutec_dtype_is_fp8(p->a_type) &&
+           !cutec_dtype_is_fp8(p->b_type);
+}
+
+/* The source C copied to the host whole (h->hcsrc). */
+static cutec_status load_csrc(harness *h)
+{
+    const cutec_gemm_problem *p = h->p;
+    if (!p->c_source || h->hcsrc != NULL) return CUTEC_OK;
+    size_t bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, p->n, p->ld_csrc);
+    h->hcsrc = malloc(bytes);
+    return h->hcsrc == NULL ? cutec_rt_fail(h->rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory")
+                            : cutec_memcpy_dtoh(h->rt, h->hcsrc, (unsigned long long)(uintptr_t)h->io.C, bytes);
+}
+
+/* The host copies of the epilogue's inputs (the source C whole unless
+ * csrc_in_blocks). */
 static cutec_status load_inputs(harness *h)
 {
     const cutec_gemm_problem *p = h->p;
@@ -125,26 +149,30 @@ static cutec_status load_inputs(harness *h)
     if (s != CUTEC_OK) return s;
     if (p->bias) s = load_vector(h, h->io.bias, (cutec_ct)p->bias_type, p->n, &h->hbias);
     if (s == CUTEC_OK && p->bias_row) s = load_vector(h, h->io.bias_row, (cutec_ct)p->bias_type, p->m, &h->hbias_row);
-    if (s == CUTEC_OK && p->c_source) {
-        size_t bytes = cutec_gemm_matrix_bytes(p->c_type, p->c_layout, p->m, p->n, p->ld_csrc);
-        h->hcsrc = malloc(bytes);
-        s = h->hcsrc == NULL ? cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory")
-                             : cutec_memcpy_dtoh(rt, h->hcsrc, (unsigned long long)(uintptr_t)h->io.C, bytes);
-    }
+    if (s == CUTEC_OK && !csrc_in_blocks(p)) s = load_csrc(h);
     return s;
 }
 
-/* v(r, c) from a GEMM value x (acc, or a float64 dot product). */
-static double epi_v(const harness *h, long long r, long long c, double x)
+/* v(r, c) from a GEMM value x (acc, or a float64 dot product) and the
+ * source C's element there (0 without one). */
+static double epi_v_c(const harness *h, long long r, long long c, double x, double csrc)
 {
     const cutec_gemm_problem *p = h->p;
     double v = h->alpha * x;
     if (p->scale_mode == CUTEC_SCALE_TENSOR) v *= h->hsa[0] * h->hsb[0];
     if (p->scale_mode == CUTEC_SCALE_ROW) v *= h->hsa[r] * h->hsb[c];
-    if (h->hcsrc != NULL) v += h->beta * load_elem(h->hcsrc, p->c_type, elem_index(p->c_layout, r, c, p->ld_csrc));
+    if (p->c_source) v += h->beta * csrc;
     if (h->hbias != NULL) v += h->hbias[c];
     if (h->hbias_row != NULL) v += h->hbias_row[r];
     return v;
+}
+
+/* The same with C from its whole host copy. */
+static double epi_v(const harness *h, long long r, long long c, double x)
+{
+    const cutec_gemm_problem *p = h->p;
+    double cv = h->hcsrc != NULL ? load_elem(h->hcsrc, p->c_type, elem_index(p->c_layout, r, c, p->ld_csrc)) : 0.0;
+    return epi_v_c(h, r, c, x, cv);
 }
 
 /* The clamp after the activation (problem.clamp), as the kernels' PTX
@@ -351,13 +379,17 @@ static cutec_status fetch_vectors(harness *h)
  * part of tune_epi_reference's loop (par_rows.h): v = the epilogue's sum
  * of cuBLASLt's f32 acc (aux, or the part's scratch row without an aux
  * output), then D = act(v) (clamped, scaled for an fp8 output); the part's
- * sums of squares and largest |act(v)|. */
+ * sums of squares and largest |act(v)|.  Where the reference goes to the
+ * device a block at a time, the block's rows of D and aux also in the
+ * output type, as they lie in memory (sd, saux). */
 typedef struct ref_job {
     harness *h;
     long long dn, r0;
-    const float *acc; /* the block's rows of acc */
-    float *scratch;   /* a row of v per part where aux is not kept */
-    double sv[CUTEC_PAR_MAX], sd[CUTEC_PAR_MAX], amax[CUTEC_PAR_MAX];
+    const float *acc;          /* the block's rows of acc */
+    const unsigned char *csrc; /* the block's rows of the source C (NULL: h->hcsrc has all of it) */
+    unsigned char *sd, *saux;  /* the block's rows in the output type (NULL: not staged) */
+    float *scratch;            /* a row of v per part where aux is not kept */
+    double sv[CUTEC_PAR_MAX], sd2[CUTEC_PAR_MAX], amax[CUTEC_PAR_MAX];
 } ref_job;
 
 static void ref_rows(void *ctx, int part, long long b0, long long b1)
@@ -365,50 +397,110 @@ static void ref_rows(void *ctx, int part, long long b0, long long b1)
     ref_job *j = ctx;
     harness *h = j->h;
     const cutec_gemm_problem *p = h->p;
+    cutec_ct ct = (cutec_ct)p->c_type;
+    size_t es = cutec_dtype_size(p->c_type);
     double sv = 0, sd = 0, amax = 0;
     for (long long b = b0; b < b1; b++) {
         long long r = j->r0 + b;
         const float *ar = j->acc + (size_t)b * (size_t)p->n;
+        const unsigned char *cr = j->csrc != NULL ? j->csrc + (size_t)(b * p->ld_csrc) * es : NULL;
         float *vr =
             h->ref_aux != NULL ? h->ref_aux + (size_t)r * (size_t)p->n : j->scratch + (size_t)part * (size_t)p->n;
         for (long long c = 0; c < p->n; c++) {
-            double v = epi_v(h, r, c, ar[c]);
+            double v =
+                cr != NULL ? epi_v_c(h, r, c, ar[c], cutec_dtype_load(ct, cr + (size_t)c * es)) : epi_v(h, r, c, ar[c]);
             vr[c] = (float)v;
             sv += v * v;
         }
+        if (j->saux != NULL)
+            for (long long c = 0; c < p->n; c++)
+                cutec_dtype_store(ct, j->saux + (size_t)(b * p->ld_aux + c) * es, vr[c]);
+        float *dr = h->ref_d + (size_t)r * (size_t)j->dn;
         for (long long k = 0; k < j->dn; k++) {
             double d = p->act_gated ? h->act(vr[cutec_act_gate_col(k)], vr[cutec_act_up_col(k)]) : h->act(vr[k], 0);
             d = clamp_out(h, d);
             if (fabs(d) > amax) amax = fabs(d);
             d *= h->sd; /* 1 but for an fp8 output */
-            h->ref_d[(size_t)r * (size_t)j->dn + (size_t)k] = (float)d;
+            dr[k] = (float)d;
             sd += d * d;
         }
+        if (j->sd != NULL)
+            for (long long k = 0; k < j->dn; k++) cutec_dtype_store(ct, j->sd + (size_t)(b * p->ldc + k) * es, dr[k]);
     }
     j->sv[part] = sv;
-    j->sd[part] = sd;
+    j->sd2[part] = sd;
     j->amax[part] = amax;
 }
 
 /* Rows of acc a block: copied into one reused buffer, the copy's pages
  * touched once */
-#define REF_BLOCK_BYTES (64u << 20)
+#define REF_BLOCK_BYTES (32u << 20)
 
-/* The next block of cuBLASLt's f32 GEMM from the device (its rows r0 ..
- * r0 + nr, each `row` bytes), for cutec_par_rows_beside: the status in s. */
+/* A block buffer: pinned host memory (cuMemAllocHost) where the driver
+ * has it, so that the copies beside the work run at the bus's speed
+ * (pageable ones moved about 5 GB/s: 0.6-0.66 s of copies for the
+ * Llama-70B gate+up, H200 host, 2026-11-29), else malloc'ed; zeroed. */
+typedef struct host_buf {
+    void *p;
+    int pinned;
+} host_buf;
+
+typedef CUresult (*mem_alloc_host_fn)(void **p, size_t bytes);
+typedef CUresult (*mem_free_host_fn)(void *p);
+
+static int buf_alloc(harness *h, host_buf *b, size_t bytes)
+{
+    mem_alloc_host_fn alloc; /* as driver.c resolves it: no cast of void * to a function */
+    memcpy(&alloc, &h->rt->drv.mem_alloc_host, sizeof alloc);
+    b->pinned = alloc != NULL && h->rt->drv.mem_free_host != NULL && alloc(&b->p, bytes) == CUDA_SUCCESS;
+    if (b->pinned)
+        memset(b->p, 0, bytes);
+    else
+        b->p = calloc(bytes, 1);
+    return b->p != NULL;
+}
+
+static void buf_free(harness *h, host_buf *b)
+{
+    if (b->pinned) {
+        mem_free_host_fn release;
+        memcpy(&release, &h->rt->drv.mem_free_host, sizeof release);
+        (void)release(b->p);
+    } else
+        free(b->p);
+    b->p = NULL;
+}
+
+/* What tune_epi_reference's copying thread does beside the parts' work on
+ * a block (cutec_par_rows_beside): the last block's rows of the reference
+ * up to the device (where staged), then the next block's rows of acc (and
+ * of the source C, where it comes in blocks) from it; the status in s,
+ * the seconds it took added to secs. */
 typedef struct block_copy {
-    cutec_runtime *rt;
-    CUdeviceptr src;
+    harness *h;
+    size_t row, crow; /* bytes of a row of acc and of the source C */
+    long long r0, nr; /* the next block */
     float *dst;
-    size_t row;
-    long long r0, nr;
+    unsigned char *cdst;
+    const unsigned char *up_d, *up_aux; /* the last block's staged rows (NULL: none) */
+    long long up_r0, up_nr;
+    double secs;
     cutec_status s;
 } block_copy;
 
 static void copy_block(void *arg)
 {
     block_copy *c = arg;
-    c->s = cutec_memcpy_dtoh(c->rt, c->dst, c->src + (size_t)c->r0 * c->row, (size_t)c->nr * c->row);
+    harness *h = c->h;
+    double t0 = tune_now();
+    c->s = CUTEC_OK;
+    if (c->up_d != NULL) c->s = tune_check_epi_rows(h, c->up_d, c->up_aux, c->up_r0, c->up_nr);
+    if (c->s == CUTEC_OK && c->nr > 0)
+        c->s = cutec_memcpy_dtoh(h->rt, c->dst, h->dacc + (size_t)c->r0 * c->row, (size_t)c->nr * c->row);
+    if (c->s == CUTEC_OK && c->nr > 0 && c->cdst != NULL)
+        c->s = cutec_memcpy_dtoh(h->rt, c->cdst, (unsigned long long)(uintptr_t)h->io.C + (size_t)c->r0 * c->crow,
+                                 (size_t)(c->nr - 1) * c->crow + (size_t)h->p->n * cutec_dtype_size(h->p->c_type));
+    c->secs += tune_now() - t0;
 }
 
 cutec_status tune_epi_reference(harness *h)
@@ -445,53 +537,101 @@ cutec_status tune_epi_reference(harness *h)
                                  "tuning: no reference to check candidates against (no host memory for A and B)");
         cutec_rt_log(rt, CUTEC_LOG_INFO,
                      "tuning: candidates are checked on the host: at float64 samples (no f32 GEMM from cuBLASLt)");
-        return CUTEC_OK;
+        return load_csrc(h); /* the samples read it */
     }
     double t2 = tune_now();
     long long dn = cutec_gemm_d_cols(p);
     size_t nv = (size_t)p->m * (size_t)p->n, nd = (size_t)p->m * (size_t)dn, row = (size_t)p->n * sizeof(float);
+    size_t es = cutec_dtype_size(p->c_type);
     long long brows = (long long)(REF_BLOCK_BYTES / row) > 0 ? (long long)(REF_BLOCK_BYTES / row) : 1;
-    if (brows > p->m) brows = p->m;
+    /* at least four blocks: the copies overlap the work from the second
+     * (and a small problem's tuning runs the whole pipeline) */
+    if (brows > (p->m + 3) / 4) brows = (p->m + 3) / 4;
+    /* where the candidates are compared (fp8 inputs: at float64 samples,
+     * tune_epi_compare); 1: the reference goes up a block at a time */
+    int dev = cutec_dtype_is_fp8(p->a_type) || cutec_dtype_is_fp8(p->b_type) ? 0 : tune_check_epi_begin(h);
     /* the table's references are pure C; a registered one (a user's, or a
      * Python callback) is called from this thread alone */
-    int parts = cutec_act_find(p->act, strlen(p->act)) != NULL ? cutec_par_parts(brows) : 1;
+    int parts = cutec_act_find(p->act, strlen(p->act)) != NULL ? cutec_par_parts(p->m) : 1;
+    /* the problem's share of threads, each with a row of the block at
+     * least (par_rows.h's 16 rows a part, applied to a block of 146 rows of
+     * the Llama-70B gate+up, left 9 of 16 threads to it) */
+    if (parts > brows) parts = (int)brows;
     h->ref_d = malloc(sizeof *h->ref_d * nd);
     /* v in full only where the aux output is compared with it */
     if (p->aux) h->ref_aux = malloc(sizeof *h->ref_aux * nv);
     ref_job job = {.h = h, .dn = dn};
-    /* two blocks: the next one is copied (by this thread) while the
-     * parts' threads apply the epilogue to this one */
-    float *block[2] = {malloc(row * (size_t)brows), p->m > brows ? malloc(row * (size_t)brows) : NULL};
+    block_copy next = {.h = h, .row = row, .crow = (size_t)p->ld_csrc * es, .s = CUTEC_OK};
+    /* two of each block buffer: the next block's is filled (by this
+     * thread) while the parts work on this one's */
+    int two = p->m > brows, blocks_c = csrc_in_blocks(p);
+    size_t sd_bytes = (size_t)(brows * p->ldc) * es, saux_bytes = p->aux ? (size_t)(brows * p->ld_aux) * es : 0;
+    /* [0, 1] acc, [2, 3] the source C, [4, 5] D staged, [6, 7] aux staged
+     * (zeroed: the gaps between rows, a leading dimension past the width,
+     * go up too) */
+    host_buf buf[8] = {{NULL, 0}};
+    int nomem = h->ref_d == NULL || (p->aux && h->ref_aux == NULL);
+    for (int i = 0; i < 1 + two; i++) {
+        nomem |= !buf_alloc(h, &buf[i], row * (size_t)brows);
+        if (blocks_c) nomem |= !buf_alloc(h, &buf[2 + i], next.crow * (size_t)brows);
+        if (dev == 1) nomem |= !buf_alloc(h, &buf[4 + i], sd_bytes);
+        if (dev == 1 && p->aux) nomem |= !buf_alloc(h, &buf[6 + i], saux_bytes);
+    }
+    float *block[2] = {buf[0].p, buf[1].p};
+    unsigned char *cblock[2] = {buf[2].p, buf[3].p}, *stage_d[2] = {buf[4].p, buf[5].p};
+    unsigned char *stage_aux[2] = {buf[6].p, buf[7].p};
     job.scratch = p->aux ? NULL : malloc(row * (size_t)parts);
-    if (h->ref_d == NULL || (p->aux && h->ref_aux == NULL) || block[0] == NULL || (p->m > brows && block[1] == NULL) ||
-        (!p->aux && job.scratch == NULL))
+    if (nomem || (!p->aux && job.scratch == NULL))
         s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory for the reference");
     double sv = 0, sd = 0;
-    block_copy next = {.rt = rt, .src = h->dacc, .row = row, .s = CUTEC_OK};
-    if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, block[0], h->dacc, (size_t)(p->m < brows ? p->m : brows) * row);
+    if (s == CUTEC_OK) {
+        next.nr = p->m < brows ? p->m : brows;
+        next.dst = block[0];
+        next.cdst = cblock[0];
+        copy_block(&next);
+        s = next.s;
+    }
     for (long long r0 = 0, b = 0; s == CUTEC_OK && r0 < p->m; r0 += brows, b++) {
         long long nr = p->m - r0 < brows ? p->m - r0 : brows;
         job.r0 = r0;
         job.acc = block[b % 2];
+        job.csrc = cblock[b % 2];
+        job.sd = stage_d[b % 2];
+        job.saux = stage_aux[b % 2];
+        /* beside this block: the last one's upload, the next one's copies */
+        next.up_d = b > 0 ? stage_d[(b + 1) % 2] : NULL;
+        next.up_aux = stage_aux[(b + 1) % 2];
+        next.up_r0 = r0 - brows;
+        next.up_nr = brows;
         next.dst = block[(b + 1) % 2];
+        next.cdst = cblock[(b + 1) % 2];
         next.r0 = r0 + brows;
         next.nr = p->m - next.r0 < brows ? p->m - next.r0 : brows;
         int np = parts < nr ? parts : (int)nr;
-        if (next.nr > 0 && parts > 1)
+        if ((next.nr > 0 || next.up_d != NULL) && parts > 1)
             cutec_par_rows_beside(nr, np, ref_rows, &job, copy_block, &next);
         else {
             cutec_par_rows(nr, np, ref_rows, &job);
-            if (next.nr > 0) copy_block(&next);
+            if (next.nr > 0 || next.up_d != NULL) copy_block(&next);
         }
         s = next.s;
         for (int q = 0; q < np; q++) { /* in block and part order: the same sums on every run */
             sv += job.sv[q];
-            sd += job.sd[q];
+            sd += job.sd2[q];
             if (job.amax[q] > h->ref_amax) h->ref_amax = job.amax[q];
         }
+        if (s == CUTEC_OK && dev == 1 && r0 + nr >= p->m) { /* the last block's rows */
+            next.up_d = stage_d[b % 2];
+            next.up_aux = stage_aux[b % 2];
+            next.up_r0 = r0;
+            next.up_nr = nr;
+            next.nr = 0;
+            copy_block(&next);
+            s = next.s;
+        }
     }
-    free(block[0]);
-    free(block[1]);
+    int pinned = buf[0].pinned;
+    for (int i = 0; i < 8; i++) buf_free(h, &buf[i]);
     free(job.scratch);
     (void)rt->drv.mem_free(h->dacc);
     h->dacc = 0;
@@ -500,14 +640,15 @@ cutec_status tune_epi_reference(harness *h)
     h->rms_d = sqrt(sd / (double)nd);
     h->have_ref = 1;
     double t3 = tune_now();
-    /* fp8 inputs are checked at float64 samples (tune_epi_compare) */
-    if (!cutec_dtype_is_fp8(p->a_type) && !cutec_dtype_is_fp8(p->b_type)) (void)tune_check_epi_adopt(h);
+    if (dev == 2) s = tune_check_epi_upload(h);
     cutec_rt_log(rt, CUTEC_LOG_INFO,
                  "tuning: the epilogue's reference: inputs and samples %.3f s, cuBLASLt's f32 GEMM and its check %.3f "
-                 "s, the float64 epilogue (%d thread%s, acc copied in %lld-row blocks, each beside the last one's "
-                 "epilogue) %.3f s, upload %.3f s",
-                 t1 - t0, t2 - t1, parts, parts == 1 ? "" : "s", brows, t3 - t2, tune_now() - t3);
-    return CUTEC_OK;
+                 "s, the float64 epilogue (%d thread%s, %lld-row blocks: acc%s copied in%s beside the last one's "
+                 "epilogue, %.3f s of copies, %s) %.3f s, upload %.3f s",
+                 t1 - t0, t2 - t1, parts, parts == 1 ? "" : "s", brows, blocks_c ? " and the source C" : "",
+                 dev == 1 ? " and the reference up" : "", next.secs, pinned ? "pinned" : "pageable", t3 - t2,
+                 tune_now() - t3);
+    return s;
 }
 
 /* One element against its reference; 0, or -1 with why. */

@@ -116,10 +116,18 @@ int tune_check_prepare(harness *h);
 cutec_status tune_check_adopt(harness *h);
 void tune_check_drop(harness *h);
 int tune_check_on_device(harness *h, char *why, size_t why_len, cutec_status *st);
-/* A problem with an epilogue: its reference D and aux (ref_d, ref_aux,
- * rounded to the output type) uploaded, and candidates compared on the
- * device from then on (1), or on the host (0, logged why). */
-int tune_check_epi_adopt(harness *h);
+/* A problem with an epilogue, before its reference is made: whether
+ * candidates will be compared on the device (the reference's buffers
+ * there allocated: 1 where D is row-major, its rows uploaded a block at a
+ * time by tune_check_epi_rows as they are made; 2, uploaded whole by
+ * tune_check_epi_upload once made) or on the host (0, logged why).  The
+ * reference goes up rounded to the output type; tune_check_epi_rows's d
+ * and aux hold rows r0 .. r0 + nr of D and aux as they lie in memory
+ * (leading dimensions ldc and ld_aux). */
+int tune_check_epi_begin(harness *h);
+cutec_status tune_check_epi_upload(harness *h);
+cutec_status tune_check_epi_rows(harness *h, const unsigned char *d, const unsigned char *aux, long long r0,
+                                 long long nr);
 /* A device buffer for the tuning (*p 0 and a failure naming what when
  * there is none). */
 cutec_status tune_alloc_device(harness *h, CUdeviceptr *p, size_t bytes, const char *what);

@@ -401,7 +401,7 @@ static int test_bind(void)
     /* the float64 samples read their rows of A and columns of B from the
      * device: no whole host copies (A's rows and B's columns contiguous) */
     CHECK(strstr(logbuf, "host copies of A and B") == NULL);
-    if (have_lt) CHECK_CONTAINS(logbuf, "acc copied in 40-row blocks");
+    if (have_lt) CHECK_CONTAINS(logbuf, "10-row blocks: acc copied in");
     cutec_tune_report_free(r);
 
     /* no activation: no epilogue kernel serves it */
@@ -503,6 +503,9 @@ static int test_bind(void)
     p.c_source = p.bias_row = 1;
     r = tune_and_run(rt, h, &p, NULL);
     CHECK(strcmp(best_dsl(r), "epi_silu_all T=bf16") == 0);
+    /* a row-major C comes to the host a block of rows at a time, beside
+     * the work on the last block */
+    if (have_lt) CHECK_CONTAINS(logbuf, "10-row blocks: acc and the source C copied in");
     cutec_tune_report_free(r);
 
     /* the same with a bias per column of a column-major D: computed as the
@@ -515,6 +518,8 @@ static int test_bind(void)
     p.c_layout = CUTEC_LAYOUT_COL;
     r = tune_and_run(rt, h, &p, NULL);
     CHECK(strcmp(best_dsl(r), "epi_silu_all T=bf16") == 0);
+    /* (the transpose's C is row-major: 32 rows, in blocks too) */
+    if (have_lt) CHECK_CONTAINS(logbuf, "8-row blocks: acc and the source C copied in");
     cutec_tune_report_free(r);
 
     /* a kernel whose result is not its description's (sigmoid, computes
@@ -714,14 +719,20 @@ static cutec_gemm_handle *file_handle(cutec_runtime *rt, const char *path)
 
 /* Where the last tuning compared its candidates: with a GPU and
  * cuBLASLt, D and aux against the epilogue's reference on the device
- * (tune_check_epi_adopt); on the mock driver, which loads the check
- * kernel but does not run it, on the host. */
+ * (tune_check_epi_begin), which went up a block of rows at a time and
+ * agrees with every candidate the host check passes (a reference wrong on
+ * the device would fail them there, and the host pass them again, with a
+ * warning); on the mock driver, which loads the check kernel but does not
+ * run it, on the host. */
 static void check_where(cutec_gemm_handle *h)
 {
     if (on_mock() || cutec_gemm_cublas_version(h) == 0)
         CHECK_CONTAINS(logbuf, "tuning: candidates are checked on the host: ");
-    else
+    else {
         CHECK_CONTAINS(logbuf, "checked on the device (stdlib/check_close.cute) against the epilogue's reference");
+        CHECK_CONTAINS(logbuf, "copied in and the reference up beside");
+        CHECK(strstr(logbuf, "the host check passes where the device check said") == NULL);
+    }
 }
 
 /* The compiler's own descriptions: a user's kernel with act = relu and a
