@@ -66,8 +66,6 @@ int cutec_rt_driver_load(cutec_rt_driver *drv, char *err, size_t err_len)
     /* optional, and named where a launch needs them */
     drv->launch_ex = dlsym(lib, "cuLaunchKernelEx");
     drv->tensor_map_encode = dlsym(lib, "cuTensorMapEncodeTiled");
-    drv->mem_alloc_host = dlsym(lib, "cuMemAllocHost_v2");
-    drv->mem_free_host = dlsym(lib, "cuMemFreeHost");
     drv->lib = lib;
     return 1;
 }

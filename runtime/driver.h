@@ -176,9 +176,6 @@ typedef struct cutec_rt_driver {
      * cached GEMM call's host time); launch_cluster.c declares its type */
     void *launch_ex;
     void *tensor_map_encode; /* cuTensorMapEncodeTiled (CUDA 12; TMA), the same way (tensor_map.c) */
-    /* cuMemAllocHost_v2 and cuMemFreeHost, the same way: the tuner's
-     * pinned staging (tune_epilogue.c), plain malloc without them */
-    void *mem_alloc_host, *mem_free_host;
 } cutec_rt_driver;
 
 #undef CUTEC_DRIVER_OPT_FIELD

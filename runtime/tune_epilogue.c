@@ -434,42 +434,7 @@ static void ref_rows(void *ctx, int part, long long b0, long long b1)
 
 /* Rows of acc a block: copied into one reused buffer, the copy's pages
  * touched once */
-#define REF_BLOCK_BYTES (32u << 20)
-
-/* A block buffer: pinned host memory (cuMemAllocHost) where the driver
- * has it, so that the copies beside the work run at the bus's speed
- * (pageable ones moved about 5 GB/s: 0.6-0.66 s of copies for the
- * Llama-70B gate+up, H200 host, 2026-11-29), else malloc'ed; zeroed. */
-typedef struct host_buf {
-    void *p;
-    int pinned;
-} host_buf;
-
-typedef CUresult (*mem_alloc_host_fn)(void **p, size_t bytes);
-typedef CUresult (*mem_free_host_fn)(void *p);
-
-static int buf_alloc(harness *h, host_buf *b, size_t bytes)
-{
-    mem_alloc_host_fn alloc; /* as driver.c resolves it: no cast of void * to a function */
-    memcpy(&alloc, &h->rt->drv.mem_alloc_host, sizeof alloc);
-    b->pinned = alloc != NULL && h->rt->drv.mem_free_host != NULL && alloc(&b->p, bytes) == CUDA_SUCCESS;
-    if (b->pinned)
-        memset(b->p, 0, bytes);
-    else
-        b->p = calloc(bytes, 1);
-    return b->p != NULL;
-}
-
-static void buf_free(harness *h, host_buf *b)
-{
-    if (b->pinned) {
-        mem_free_host_fn release;
-        memcpy(&release, &h->rt->drv.mem_free_host, sizeof release);
-        (void)release(b->p);
-    } else
-        free(b->p);
-    b->p = NULL;
-}
+#define REF_BLOCK_BYTES (64u << 20)
 
 /* What tune_epi_reference's copying thread does beside the parts' work on
  * a block (cutec_par_rows_beside): the last block's rows of the reference
@@ -555,7 +520,7 @@ cutec_status tune_epi_reference(harness *h)
     int parts = cutec_act_find(p->act, strlen(p->act)) != NULL ? cutec_par_parts(p->m) : 1;
     /* the problem's share of threads, each with a row of the block at
      * least (par_rows.h's 16 rows a part, applied to a block of 146 rows of
-     * the Llama-70B gate+up, left 9 of 16 threads to it) */
+     * the Llama-70B gate+up (32 MB blocks), left 9 of 16 threads to it) */
     if (parts > brows) parts = (int)brows;
     h->ref_d = malloc(sizeof *h->ref_d * nd);
     /* v in full only where the aux output is compared with it */
@@ -566,20 +531,17 @@ cutec_status tune_epi_reference(harness *h)
      * thread) while the parts work on this one's */
     int two = p->m > brows, blocks_c = csrc_in_blocks(p);
     size_t sd_bytes = (size_t)(brows * p->ldc) * es, saux_bytes = p->aux ? (size_t)(brows * p->ld_aux) * es : 0;
-    /* [0, 1] acc, [2, 3] the source C, [4, 5] D staged, [6, 7] aux staged
-     * (zeroed: the gaps between rows, a leading dimension past the width,
-     * go up too) */
-    host_buf buf[8] = {{NULL, 0}};
+    float *block[2] = {NULL, NULL};
+    unsigned char *cblock[2] = {NULL, NULL}, *stage_d[2] = {NULL, NULL}, *stage_aux[2] = {NULL, NULL};
     int nomem = h->ref_d == NULL || (p->aux && h->ref_aux == NULL);
     for (int i = 0; i < 1 + two; i++) {
-        nomem |= !buf_alloc(h, &buf[i], row * (size_t)brows);
-        if (blocks_c) nomem |= !buf_alloc(h, &buf[2 + i], next.crow * (size_t)brows);
-        if (dev == 1) nomem |= !buf_alloc(h, &buf[4 + i], sd_bytes);
-        if (dev == 1 && p->aux) nomem |= !buf_alloc(h, &buf[6 + i], saux_bytes);
+        nomem |= (block[i] = malloc(row * (size_t)brows)) == NULL;
+        if (blocks_c) nomem |= (cblock[i] = malloc(next.crow * (size_t)brows)) == NULL;
+        /* zeroed: the gaps between rows (a leading dimension past the
+         * width) go up too */
+        if (dev == 1) nomem |= (stage_d[i] = calloc(sd_bytes, 1)) == NULL;
+        if (dev == 1 && p->aux) nomem |= (stage_aux[i] = calloc(saux_bytes, 1)) == NULL;
     }
-    float *block[2] = {buf[0].p, buf[1].p};
-    unsigned char *cblock[2] = {buf[2].p, buf[3].p}, *stage_d[2] = {buf[4].p, buf[5].p};
-    unsigned char *stage_aux[2] = {buf[6].p, buf[7].p};
     job.scratch = p->aux ? NULL : malloc(row * (size_t)parts);
     if (nomem || (!p->aux && job.scratch == NULL))
         s = cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory for the reference");
@@ -630,8 +592,12 @@ cutec_status tune_epi_reference(harness *h)
             s = next.s;
         }
     }
-    int pinned = buf[0].pinned;
-    for (int i = 0; i < 8; i++) buf_free(h, &buf[i]);
+    for (int i = 0; i < 2; i++) {
+        free(block[i]);
+        free(cblock[i]);
+        free(stage_d[i]);
+        free(stage_aux[i]);
+    }
     free(job.scratch);
     (void)rt->drv.mem_free(h->dacc);
     h->dacc = 0;
@@ -644,10 +610,9 @@ cutec_status tune_epi_reference(harness *h)
     cutec_rt_log(rt, CUTEC_LOG_INFO,
                  "tuning: the epilogue's reference: inputs and samples %.3f s, cuBLASLt's f32 GEMM and its check %.3f "
                  "s, the float64 epilogue (%d thread%s, %lld-row blocks: acc%s copied in%s beside the last one's "
-                 "epilogue, %.3f s of copies, %s) %.3f s, upload %.3f s",
+                 "epilogue, %.3f s of copies) %.3f s, upload %.3f s",
                  t1 - t0, t2 - t1, parts, parts == 1 ? "" : "s", brows, blocks_c ? " and the source C" : "",
-                 dev == 1 ? " and the reference up" : "", next.secs, pinned ? "pinned" : "pageable", t3 - t2,
-                 tune_now() - t3);
+                 dev == 1 ? " and the reference up" : "", next.secs, t3 - t2, tune_now() - t3);
     return s;
 }
 

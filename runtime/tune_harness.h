@@ -74,7 +74,7 @@ typedef struct harness {
      * and C as rows x cols with leading dimension ldc */
     int device_check;
     CUdeviceptr ref_dev, spare; /* spare: the candidates' scratch C once the reference keeps cs */
-    CUdeviceptr ref_aux_dev;    /* an epilogue's reference aux (tune_check_epi_adopt) */
+    CUdeviceptr ref_aux_dev;    /* an epilogue's reference aux (tune_check_epi_begin) */
     long long rows, cols;
     long long launches; /* candidate runs so far (checks, warm-ups, timed runs): the log's phase line */
 } harness;
