@@ -109,8 +109,14 @@ if [ -n "${EPI_BENCH:-}" ] && [ -x build-gpu/runtime/cutec-tune ]; then
     set -- $e
     case " ${EPI_ONLY:-$1} " in *" $1 "*) ;; *) continue ;; esac
     # (the residual add has no math for --fast-math to change: one pack)
-    name=$1${EPI_FAST:+_fast}; [ -f "prebuilt/gemm_sm90_$name.pack" ] || name=$1; shift
-    timeout "${EPI_TIMEOUT:-200}" build-gpu/runtime/cutec-tune bench "prebuilt/gemm_sm90_${name}.pack" \
+    # (gpu-prepare.sh packs bias + GELU + aux with --fast-math only: each
+    # form falls back to the other where it has no pack, and says so)
+    name=$1${EPI_FAST:+_fast}; [ -f "prebuilt/gemm_sm90_$name.pack" ] || name=$1
+    [ -f "prebuilt/gemm_sm90_$name.pack" ] || name=${1}_fast
+    [ "$name" = "$1${EPI_FAST:+_fast}" ] || echo "gpu-run: no prebuilt/gemm_sm90_$1${EPI_FAST:+_fast}.pack, bench of $name"
+    shift
+    # 300 s: the 12 standard shapes' SwiGLU bench took more than 200
+    timeout "${EPI_TIMEOUT:-300}" build-gpu/runtime/cutec-tune bench "prebuilt/gemm_sm90_${name}.pack" \
       --pack prebuilt/gemm_sm90.pack --pack prebuilt/epilogue_apply.pack \
       --shapes "${EPI_SHAPES:-tests/bench/shapes.txt}" --no-cache "$@" > "$OUT/epi-bench-$name.log" 2>&1
     echo "== epilogue bench $name: exit $?"
