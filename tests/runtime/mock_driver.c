@@ -817,6 +817,34 @@ static void mock_store(void *p, const char *t, size_t i, double v)
         ((uint16_t *)p)[i] = mock_to_half((float)v, strcmp(t, "bf16") == 0);
 }
 
+/* stdlib/check_close.cute's kernel on the host, where CUTEC_MOCK_CHECK=1
+ * asks for it (else, as before, the mock loads it and runs nothing, and
+ * the tuner's self-test sends every check to the host): its type from the
+ * module's "// cutec.param T" line; bad += !(|X - Y| <= rel |Y| + abs)
+ * over R x Cn with leading dimension LD, in f32 as the kernel. */
+static int mock_check(void)
+{
+    const char *e = getenv("CUTEC_MOCK_CHECK");
+    return e != NULL && strcmp(e, "1") == 0;
+}
+
+static void mock_check_close(const struct CUfunc_st *f, void **params)
+{
+    char t[8] = "";
+    const char *tp = f->module_text != NULL ? strstr(f->module_text, "// cutec.param T ") : NULL;
+    if (tp == NULL || sscanf(tp, "// cutec.param T %7s", t) != 1) return;
+    int rows = *(int *)params[0], cols = *(int *)params[1], ld = *(int *)params[2];
+    const void *x = *(void **)params[3], *y = *(void **)params[4];
+    float rel = *(float *)params[5], tol = *(float *)params[6];
+    int *bad = *(int **)params[7];
+    for (long long r = 0; r < rows; r++)
+        for (long long c = 0; c < cols; c++) {
+            size_t i = (size_t)(r * ld + c);
+            float want = (float)mock_load(y, t, i), d = fabsf((float)mock_load(x, t, i) - want);
+            if (!(d <= rel * fabsf(want) + tol)) (*bad)++;
+        }
+}
+
 /* A list of problems (role group_list, the sm90 template's GRP = 2): row
  * g of the list is m, n, k, lda, ldb, ldd and the addresses of A, B and D
  * (16 int64); each problem's D (row-major, ldd) = A B^T, A and B K-major,
@@ -1129,6 +1157,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
     } else if (f->module_text != NULL && (strstr(f->module_text, "// cutec.class gemm") != NULL ||
                                           strstr(f->module_text, "// cutec.class epilogue") != NULL)) {
         mock_role_gemm(f, params); /* any other GEMM or elementwise epilogue kernel, by its roles */
+    } else if (strcmp(f->name, "check_close") == 0 && mock_check()) {
+        mock_check_close(f, params);
     } else if (strcmp(f->name, "write_null") == 0) {
         sticky = ILLEGAL_ADDRESS;
     } else if (strcmp(f->name, "trap_kernel") == 0) {

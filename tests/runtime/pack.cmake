@@ -528,6 +528,12 @@ foreach(_case bind cache clamp)
   set_tests_properties(pack_mock_epilogue_${_case} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
     ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
 endforeach()
+# the device check on the mock (CUTEC_MOCK_CHECK=1: it runs
+# stdlib/check_close.cute's kernel on the host): the epilogue's reference
+# streamed up a block of rows at a time, every candidate compared with it
+add_test(NAME pack_mock_epilogue_bind_devcheck COMMAND test_epilogue bind)
+set_tests_properties(pack_mock_epilogue_bind_devcheck PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+  ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_CHECK=1")
 # without cuBLASLt: the epilogue checked at float64 samples only
 add_test(NAME pack_mock_epilogue_bind_no_cublas COMMAND test_epilogue bind)
 set_tests_properties(pack_mock_epilogue_bind_no_cublas PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
@@ -544,6 +550,9 @@ foreach(_c user apply)
     add_test(NAME pack_mock_epilogue_${_c} COMMAND test_epilogue ${_c} ${_p})
     set_tests_properties(pack_mock_epilogue_${_c} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
       ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
+    add_test(NAME pack_mock_epilogue_${_c}_devcheck COMMAND test_epilogue ${_c} ${_p})
+    set_tests_properties(pack_mock_epilogue_${_c}_devcheck PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+      ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_CHECK=1")
     add_test(NAME pack_gpu_epilogue_${_c} COMMAND test_epilogue ${_c} ${_p})
     set_tests_properties(pack_gpu_epilogue_${_c} PROPERTIES LABELS "gpu;runtime;pack" SKIP_RETURN_CODE 77 TIMEOUT 300)
   endif()
