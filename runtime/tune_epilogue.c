@@ -519,8 +519,9 @@ cutec_status tune_epi_reference(harness *h)
      * Python callback) is called from this thread alone */
     int parts = cutec_act_find(p->act, strlen(p->act)) != NULL ? cutec_par_parts(p->m) : 1;
     /* the problem's share of threads, each with a row of the block at
-     * least (par_rows.h's 16 rows a part, applied to a block of 146 rows of
-     * the Llama-70B gate+up (32 MB blocks), left 9 of 16 threads to it) */
+     * least: par_rows.h's 16 rows a part, applied to the block, would give
+     * a block of under 256 rows fewer threads than cores (9 of 16 for the
+     * Llama-70B gate+up's rows in 32 MB blocks, H200 host, 2026-11-29) */
     if (parts > brows) parts = (int)brows;
     h->ref_d = malloc(sizeof *h->ref_d * nd);
     /* v in full only where the aux output is compared with it */
