@@ -91,6 +91,13 @@ static cutec_status load_scales(harness *h, const float *dptr, long long n, doub
     return s;
 }
 
+/* fp8 inputs: their candidates are checked at float64 samples
+ * (tune_epi_compare), which read the source C whole. */
+static int fp8_inputs(const cutec_gemm_problem *p)
+{
+    return cutec_dtype_is_fp8(p->a_type) || cutec_dtype_is_fp8(p->b_type);
+}
+
 /* Whether tune_epi_reference's loop fetches the source C a block of rows
  * at a time beside its work (row-major C, and no float64 samples that
  * read it later: fp8 inputs are checked at them) rather than whole first:
@@ -99,8 +106,7 @@ static cutec_status load_scales(harness *h, const float *dptr, long long n, doub
  * fresh host pages. */
 static int csrc_in_blocks(const cutec_gemm_problem *p)
 {
-    return p->c_source && p->c_layout == CUTEC_LAYOUT_ROW && !cutec_dtype_is_fp8(p->a_type) &&
-           !cutec_dtype_is_fp8(p->b_type);
+    return p->c_source && p->c_layout == CUTEC_LAYOUT_ROW && !fp8_inputs(p);
 }
 
 /* The source C copied to the host whole (h->hcsrc). */
@@ -514,7 +520,7 @@ cutec_status tune_epi_reference(harness *h)
     if (brows > (p->m + 3) / 4) brows = (p->m + 3) / 4;
     /* where the candidates are compared (fp8 inputs: at float64 samples,
      * tune_epi_compare); 1: the reference goes up a block at a time */
-    int dev = cutec_dtype_is_fp8(p->a_type) || cutec_dtype_is_fp8(p->b_type) ? 0 : tune_check_epi_begin(h);
+    int dev = fp8_inputs(p) ? 0 : tune_check_epi_begin(h);
     /* the table's references are pure C; a registered one (a user's, or a
      * Python callback) is called from this thread alone */
     int parts = cutec_act_find(p->act, strlen(p->act)) != NULL ? cutec_par_parts(p->m) : 1;
@@ -736,8 +742,7 @@ static int compare_samples(harness *h, char *why, size_t len)
         /* the error of v, through the activation (slope about 1, or the
          * other factor of a gated one) */
         double ev = 4 * eps * fabs(h->alpha) * (mg + mu) / sqrt((double)p->k);
-        if (cutec_dtype_is_fp8(p->a_type) || cutec_dtype_is_fp8(p->b_type))
-            ev = fmax(ev, FP8_SUM_UNIT * fabs(h->alpha * scale_of(h, r, cg)) * (mg + mu));
+        if (fp8_inputs(p)) ev = fmax(ev, FP8_SUM_UNIT * fabs(h->alpha * scale_of(h, r, cg)) * (mg + mu));
         double slope = p->act_gated ? 1.2 * (fabs(vg) + fabs(vu) + 1) : 1.2;
         double want = clamp_out(h, h->act(vg, vu));
         if (fabs(want) > most) most = fabs(want);
@@ -784,6 +789,6 @@ int tune_epi_compare(harness *h, char *why, size_t why_len)
 {
     /* fp8 inputs against float64 samples: the full reference is cuBLASLt's
      * fp8 sums, as short of f32 as the candidate's */
-    int fp8 = cutec_dtype_is_fp8(h->p->a_type) || cutec_dtype_is_fp8(h->p->b_type);
+    int fp8 = fp8_inputs(h->p);
     return h->ref_d != NULL && !fp8 ? compare_full(h, why, why_len) : compare_samples(h, why, why_len);
 }
