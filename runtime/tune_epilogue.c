@@ -161,7 +161,7 @@ static cutec_status load_inputs(harness *h)
 
 /* v(r, c) from a GEMM value x (acc, or a float64 dot product) and the
  * source C's element there (0 without one). */
-static double epi_v_c(const harness *h, long long r, long long c, double x, double csrc)
+double tune_epi_v(const harness *h, long long r, long long c, double x, double csrc)
 {
     const cutec_gemm_problem *p = h->p;
     double v = h->alpha * x;
@@ -178,12 +178,12 @@ static double epi_v(const harness *h, long long r, long long c, double x)
 {
     const cutec_gemm_problem *p = h->p;
     double cv = h->hcsrc != NULL ? load_elem(h->hcsrc, p->c_type, elem_index(p->c_layout, r, c, p->ld_csrc)) : 0.0;
-    return epi_v_c(h, r, c, x, cv);
+    return tune_epi_v(h, r, c, x, cv);
 }
 
 /* The clamp after the activation (problem.clamp), as the kernels' PTX
  * max and min: a NaN gives clamp_lo. */
-static double clamp_out(const harness *h, double d)
+double tune_epi_clamp(const harness *h, double d)
 {
     return h->p->clamp ? fmin(fmax(d, (double)h->io.clamp_lo), (double)h->io.clamp_hi) : d;
 }
@@ -413,8 +413,8 @@ static void ref_rows(void *ctx, int part, long long b0, long long b1)
         float *vr =
             h->ref_aux != NULL ? h->ref_aux + (size_t)r * (size_t)p->n : j->scratch + (size_t)part * (size_t)p->n;
         for (long long c = 0; c < p->n; c++) {
-            double v =
-                cr != NULL ? epi_v_c(h, r, c, ar[c], cutec_dtype_load(ct, cr + (size_t)c * es)) : epi_v(h, r, c, ar[c]);
+            double v = cr != NULL ? tune_epi_v(h, r, c, ar[c], cutec_dtype_load(ct, cr + (size_t)c * es))
+                                  : epi_v(h, r, c, ar[c]);
             vr[c] = (float)v;
             sv += v * v;
         }
@@ -424,7 +424,7 @@ static void ref_rows(void *ctx, int part, long long b0, long long b1)
         float *dr = h->ref_d + (size_t)r * (size_t)j->dn;
         for (long long k = 0; k < j->dn; k++) {
             double d = p->act_gated ? h->act(vr[cutec_act_gate_col(k)], vr[cutec_act_up_col(k)]) : h->act(vr[k], 0);
-            d = clamp_out(h, d);
+            d = tune_epi_clamp(h, d);
             if (fabs(d) > amax) amax = fabs(d);
             d *= h->sd; /* 1 but for an fp8 output */
             dr[k] = (float)d;
@@ -521,6 +521,20 @@ cutec_status tune_epi_reference(harness *h)
     /* where the candidates are compared (fp8 inputs: at float64 samples,
      * tune_epi_compare); 1: the reference goes up a block at a time */
     int dev = fp8_inputs(p) ? 0 : tune_check_epi_begin(h);
+    /* a row-major reference made on the device, where its kernel serves
+     * the problem and agrees with float64 (tune_epi_device.c); else here */
+    int made = dev == 1 ? tune_epi_device_reference(h, &s) : 0;
+    if (made != 0) {
+        (void)rt->drv.mem_free(h->dacc);
+        h->dacc = 0;
+        h->have_ref = made > 0;
+        if (made > 0)
+            cutec_rt_log(rt, CUTEC_LOG_INFO,
+                         "tuning: the epilogue's reference: inputs and samples %.3f s, cuBLASLt's f32 GEMM and its "
+                         "check %.3f s, made on the device %.3f s",
+                         t1 - t0, t2 - t1, tune_now() - t2);
+        return s;
+    }
     /* the table's references are pure C; a registered one (a user's, or a
      * Python callback) is called from this thread alone */
     int parts = cutec_act_find(p->act, strlen(p->act)) != NULL ? cutec_par_parts(p->m) : 1;
@@ -744,7 +758,7 @@ static int compare_samples(harness *h, char *why, size_t len)
         double ev = 4 * eps * fabs(h->alpha) * (mg + mu) / sqrt((double)p->k);
         if (fp8_inputs(p)) ev = fmax(ev, FP8_SUM_UNIT * fabs(h->alpha * scale_of(h, r, cg)) * (mg + mu));
         double slope = p->act_gated ? 1.2 * (fabs(vg) + fabs(vu) + 1) : 1.2;
-        double want = clamp_out(h, h->act(vg, vu));
+        double want = tune_epi_clamp(h, h->act(vg, vu));
         if (fabs(want) > most) most = fabs(want);
         want *= h->sd, ev *= fabs(h->sd); /* 1 but for an fp8 output */
         double got = load_elem(h->host_c, p->c_type, elem_index(p->c_layout, r, j, p->ldc));
@@ -760,18 +774,69 @@ static int compare_samples(harness *h, char *why, size_t len)
     return amax_check(h, most, why, len);
 }
 
-int tune_epi_compare_on_device(harness *h, char *why, size_t why_len, cutec_status *st)
+/* The device check's counts of D's and aux's elements outside its
+ * bounds, those units of the output type's tolerance wide. */
+static cutec_status count_on_device(harness *h, double units, long long *bad, long long *abad)
 {
     const cutec_gemm_problem *p = h->p;
-    double eps = cutec_dtype_info_of((cutec_ct)p->c_type)->tol;
+    double eps = cutec_dtype_info_of((cutec_ct)p->c_type)->tol, wide = units / 3;
+    *bad = *abad = 0;
+    cutec_status st = cutec_gemm_check_close(h->g, p->c_type, h->rows, h->cols, p->ldc, h->cs, h->ref_dev, units * eps,
+                                             wide * d_slack(h, eps), h->stream, bad);
+    if (st == CUTEC_OK && p->aux) {
+        int row = p->c_layout == CUTEC_LAYOUT_ROW;
+        st = cutec_gemm_check_close(h->g, p->c_type, row ? p->m : p->n, row ? p->n : p->m, p->ld_aux, h->caux,
+                                    h->ref_aux_dev, units * eps, wide * 2 * eps * h->rms_v + 1e-30, h->stream, abad);
+    }
+    return st;
+}
+
+/* Where a reference made on the device has no host copy to say where a
+ * candidate is wrong: the first element of what (D or aux, rows x cols
+ * with leading dimension ld as stored) outside the device check's bound,
+ * from host copies of both, into why (left as it was where none is found
+ * or a copy fails: the counts still say it). */
+static void locate_bad(harness *h, const char *what, CUdeviceptr got, CUdeviceptr ref, long long rows, long long cols,
+                       long long ld, double rel, double abs_tol, const char *counts, char *why, size_t len)
+{
+    const cutec_gemm_problem *p = h->p;
+    cutec_ct ct = (cutec_ct)p->c_type;
+    size_t es = cutec_dtype_size(p->c_type), bytes = (size_t)((rows - 1) * ld + cols) * es;
+    unsigned char *g = malloc(bytes), *r = malloc(bytes);
+    int ok = g != NULL && r != NULL && cutec_memcpy_dtoh(h->rt, g, got, bytes) == CUTEC_OK &&
+             cutec_memcpy_dtoh(h->rt, r, ref, bytes) == CUTEC_OK;
+    for (long long i = 0; ok && i < rows; i++)
+        for (long long j = 0; j < cols; j++) {
+            size_t at = (size_t)(i * ld + j) * es;
+            float x = (float)cutec_dtype_load(ct, g + at), y = (float)cutec_dtype_load(ct, r + at);
+            if (fabsf(x - y) <= (float)rel * fabsf(y) + (float)abs_tol) continue;
+            int row = p->c_layout == CUTEC_LAYOUT_ROW;
+            snprintf(why, len, "wrong result: %s[%lld,%lld] = %.6g, reference %.6g (device check: %.80s)", what,
+                     row ? i : j, row ? j : i, (double)x, (double)y, counts);
+            ok = 0;
+            break;
+        }
+    free(g);
+    free(r);
+}
+
+int tune_epi_compare_on_device(harness *h, char *why, size_t why_len, cutec_status *st)
+{
     long long bad = 0, abad = 0;
     /* compare_full's bounds, plus one unit for the reference's rounding */
-    *st = cutec_gemm_check_close(h->g, p->c_type, h->rows, h->cols, p->ldc, h->cs, h->ref_dev, 3 * eps, d_slack(h, eps),
-                                 h->stream, &bad);
-    if (*st == CUTEC_OK && p->aux) {
-        int row = p->c_layout == CUTEC_LAYOUT_ROW;
-        *st = cutec_gemm_check_close(h->g, p->c_type, row ? p->m : p->n, row ? p->n : p->m, p->ld_aux, h->caux,
-                                     h->ref_aux_dev, 3 * eps, 2 * eps * h->rms_v + 1e-30, h->stream, &abad);
+    *st = count_on_device(h, 3, &bad, &abad);
+    /* a reference made on the device has no float64 host copy to have the
+     * last word on a borderline element (a result rounded twice, as the
+     * unfused baseline's bf16 intermediate is): one unit more, logged */
+    long long wbad = 0, wabad = 0;
+    if (*st == CUTEC_OK && (bad > 0 || abad > 0) && h->ref_on_device) {
+        *st = count_on_device(h, 4, &wbad, &wabad);
+        if (*st == CUTEC_OK && wbad == 0 && wabad == 0)
+            cutec_rt_log(h->rt, CUTEC_LOG_WARNING,
+                         "tuning: %lld elements of D and %lld of aux within one more unit of the device check's "
+                         "bounds: passed",
+                         bad, abad);
+        if (*st == CUTEC_OK && wbad == 0 && wabad == 0) bad = abad = 0;
     }
     if (*st != CUTEC_OK) {
         snprintf(why, why_len, "the device check failed: %.120s", cutec_runtime_message(h->rt));
@@ -780,6 +845,19 @@ int tune_epi_compare_on_device(harness *h, char *why, size_t why_len, cutec_stat
     if (bad > 0 || abad > 0) {
         snprintf(why, why_len, "wrong result: %lld elements of D and %lld of aux outside the tolerance (device check)",
                  bad, abad);
+        if (h->ref_on_device) {
+            const cutec_gemm_problem *p = h->p;
+            double eps = cutec_dtype_info_of((cutec_ct)p->c_type)->tol;
+            int row = p->c_layout == CUTEC_LAYOUT_ROW;
+            char counts[96];
+            snprintf(counts, sizeof counts, "%lld elements of D and %lld of aux outside the tolerance", bad, abad);
+            if (bad > 0)
+                locate_bad(h, "D", h->cs, h->ref_dev, h->rows, h->cols, p->ldc, 4 * eps, 4.0 / 3 * d_slack(h, eps),
+                           counts, why, why_len);
+            else
+                locate_bad(h, "aux", h->caux, h->ref_aux_dev, row ? p->m : p->n, row ? p->n : p->m, p->ld_aux, 4 * eps,
+                           4.0 / 3 * (2 * eps * h->rms_v + 1e-30), counts, why, why_len);
+        }
         return -1;
     }
     return amax_check(h, -1, why, why_len);

@@ -288,8 +288,10 @@ cutec_status tune_check_candidate(harness *h, candidate *c)
         cutec_status st;
         int off = h->epi ? tune_epi_compare_on_device(h, why, sizeof why, &st)
                          : tune_check_on_device(h, why, sizeof why, &st);
-        if (off != 0) {
-            if (st == CUTEC_ERR_KERNEL_FAULT) return st;
+        if (off != 0 && st == CUTEC_ERR_KERNEL_FAULT) return st;
+        /* a reference made on the device has no finer host copy: its
+         * verdict stands */
+        if (off != 0 && !h->ref_on_device) {
             s = host_recheck(h, c, why, sizeof why);
             if (s == CUTEC_ERR_KERNEL_FAULT) return s;
         }

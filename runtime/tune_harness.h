@@ -75,6 +75,7 @@ typedef struct harness {
     int device_check;
     CUdeviceptr ref_dev, spare; /* spare: the candidates' scratch C once the reference keeps cs */
     CUdeviceptr ref_aux_dev;    /* an epilogue's reference aux (tune_check_epi_begin) */
+    int ref_on_device;          /* an epilogue's reference made there (tune_epi_device.c): no host copy */
     long long rows, cols;
     long long launches; /* candidate runs so far (checks, warm-ups, timed runs): the log's phase line */
 } harness;
@@ -103,6 +104,17 @@ int tune_epi_compare(harness *h, char *why, size_t why_len);
  * -1 with why (and *st a status where the check itself failed). */
 int tune_epi_compare_on_device(harness *h, char *why, size_t why_len, cutec_status *st);
 void tune_epi_free(harness *h);
+/* The epilogue's sum v at (r, c) from a GEMM value x (acc, or a float64
+ * dot product) and the source C's element there (0 without one), and the
+ * clamp after the activation (problem.clamp), as the kernels apply it. */
+double tune_epi_v(const harness *h, long long r, long long c, double x, double csrc);
+double tune_epi_clamp(const harness *h, double d);
+/* tune_epi_device.c: the reference made on the device from acc (h->dacc)
+ * into the device check's buffers (tune_check_epi_begin returned 1), its
+ * sampled rows checked against float64: 1 (h->ref_on_device, the RMS of
+ * v and D set), 0 (the host must make it; logged why), -1 (*st: a
+ * failure, a kernel fault among them). */
+int tune_epi_device_reference(harness *h, cutec_status *st);
 
 /* tune_check.c: before the reference runs, whether candidates will be
  * compared on the device (1: the reference's run leaves C there; 0, with

@@ -747,6 +747,8 @@ static int mock_act(const char *name, double x, double up, double *out)
         *out = x;
     else if (strcmp(name, "relu") == 0)
         *out = x > 0 ? x : 0;
+    else if (strcmp(name, "relu6") == 0)
+        *out = x < 0 ? 0 : x > 6 ? 6 : x;
     else if (strcmp(name, "gelu_tanh") == 0)
         *out = gt;
     else if (strcmp(name, "gelu_erf") == 0)
@@ -843,6 +845,54 @@ static void mock_check_close(const struct CUfunc_st *f, void **params)
             float want = (float)mock_load(y, t, i), d = fabsf((float)mock_load(x, t, i) - want);
             if (!(d <= rel * fabsf(want) + tol)) (*bad)++;
         }
+}
+
+/* stdlib/check_close.cute's epilogue_ref on the host, where
+ * CUTEC_MOCK_CHECK=1 (as check_close): its type and activation from the
+ * module's "// cutec.param" lines, its arguments in the kernel's order
+ * (M, N, DN, FL, acc, S, LDS, rs, cs, bias, bias_row, alpha, beta,
+ * clamp_lo, clamp_hi, D, LDD, aux, LDA), FL's switches 1 scales, 2 S,
+ * 4 bias, 8 bias_row, 16 aux, 32 clamp.  CUTEC_MOCK_EPI_REF=wrong scales
+ * every D by 1.1, as a wrong constant in an activation would: the
+ * runtime must notice at its float64 rows and make the reference itself. */
+static void mock_epilogue_ref(const struct CUfunc_st *f, void **params)
+{
+    char t[8] = "", act[64] = "";
+    const char *tp = f->module_text != NULL ? strstr(f->module_text, "// cutec.param T ") : NULL;
+    const char *ap = f->module_text != NULL ? strstr(f->module_text, "// cutec.param ACT ") : NULL;
+    if (tp == NULL || ap == NULL || sscanf(tp, "// cutec.param T %7s", t) != 1 ||
+        sscanf(ap, "// cutec.param ACT %63s", act) != 1)
+        return;
+    const char *w = getenv("CUTEC_MOCK_EPI_REF");
+    double skew = w != NULL && strcmp(w, "wrong") == 0 ? 1.1 : 1.0;
+    int m = *(int *)params[0], n = *(int *)params[1], dn = *(int *)params[2], fl = *(int *)params[3];
+    const float *acc = *(float **)params[4], *rs = *(float **)params[7], *cs = *(float **)params[8];
+    const float *bias = *(float **)params[9], *bias_row = *(float **)params[10];
+    const void *src = *(void **)params[5];
+    int lds = *(int *)params[6], ldd = *(int *)params[16], lda = *(int *)params[18];
+    float alpha = *(float *)params[11], beta = *(float *)params[12], lo = *(float *)params[13],
+          hi = *(float *)params[14];
+    void *d = *(void **)params[15], *aux = *(void **)params[17];
+    int gated = dn < n;
+    for (long long r = 0; r < m; r++) {
+        double v[2];
+        for (long long j = 0; j < dn; j++) {
+            for (int q = 0; q < 1 + gated; q++) {
+                long long c = gated ? (j / 8) * 16 + 8 * q + j % 8 : j;
+                double x = (double)acc[r * n + c] * alpha;
+                if (fl & 1) x *= (double)rs[r] * cs[c];
+                if (fl & 2) x += (double)beta * mock_load(src, t, (size_t)(r * lds + c));
+                if (fl & 4) x += bias[c];
+                if (fl & 8) x += bias_row[r];
+                if (fl & 16) mock_store(aux, t, (size_t)(r * lda + c), x);
+                v[q] = (float)x;
+            }
+            double y;
+            if (!mock_act(act, v[0], gated ? v[1] : 0, &y)) y = NAN;
+            if (fl & 32) y = fmin(fmax(y, lo), hi);
+            mock_store(d, t, (size_t)(r * ldd + j), y * skew);
+        }
+    }
 }
 
 /* A list of problems (role group_list, the sm90 template's GRP = 2): row
@@ -1159,6 +1209,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
         mock_role_gemm(f, params); /* any other GEMM or elementwise epilogue kernel, by its roles */
     } else if (strcmp(f->name, "check_close") == 0 && mock_check()) {
         mock_check_close(f, params);
+    } else if (strcmp(f->name, "epilogue_ref") == 0 && mock_check()) {
+        mock_epilogue_ref(f, params);
     } else if (strcmp(f->name, "write_null") == 0) {
         sticky = ILLEGAL_ADDRESS;
     } else if (strcmp(f->name, "trap_kernel") == 0) {

@@ -534,6 +534,11 @@ endforeach()
 add_test(NAME pack_mock_epilogue_bind_devcheck COMMAND test_epilogue bind)
 set_tests_properties(pack_mock_epilogue_bind_devcheck PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
   ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_CHECK=1")
+# the mock's epilogue_ref wrong (every D 1% off): the runtime notices at
+# its float64 rows and makes the reference on the host, streamed up
+add_test(NAME pack_mock_epilogue_bind_devref_wrong COMMAND test_epilogue bind)
+set_tests_properties(pack_mock_epilogue_bind_devref_wrong PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+  ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_CHECK=1;CUTEC_MOCK_EPI_REF=wrong")
 # without cuBLASLt: the epilogue checked at float64 samples only
 add_test(NAME pack_mock_epilogue_bind_no_cublas COMMAND test_epilogue bind)
 set_tests_properties(pack_mock_epilogue_bind_no_cublas PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120

@@ -365,6 +365,8 @@ static cutec_tune_report *tune_and_run(cutec_runtime *rt, cutec_gemm_handle *h, 
 }
 
 static void check_where(cutec_gemm_handle *h);
+static int ref_on_device(cutec_gemm_handle *h);
+static int device_checks(cutec_gemm_handle *h);
 
 static int test_bind(void)
 {
@@ -403,7 +405,7 @@ static int test_bind(void)
     /* the float64 samples read their rows of A and columns of B from the
      * device: no whole host copies (A's rows and B's columns contiguous) */
     CHECK(strstr(logbuf, "host copies of A and B") == NULL);
-    if (have_lt) CHECK_CONTAINS(logbuf, "10-row blocks: acc copied in");
+    if (have_lt && !ref_on_device(h)) CHECK_CONTAINS(logbuf, "10-row blocks: acc copied in");
     cutec_tune_report_free(r);
 
     /* no activation: no epilogue kernel serves it */
@@ -505,9 +507,10 @@ static int test_bind(void)
     p.c_source = p.bias_row = 1;
     r = tune_and_run(rt, h, &p, NULL);
     CHECK(strcmp(best_dsl(r), "epi_silu_all T=bf16") == 0);
-    /* a row-major C comes to the host a block of rows at a time, beside
-     * the work on the last block (and the reference goes up in them) */
-    if (have_lt) CHECK_CONTAINS(logbuf, "10-row blocks: acc and the source C copied in");
+    /* where the host makes the reference, a row-major C comes to it a
+     * block of rows at a time, beside the work on the last block (and the
+     * reference goes up in them) */
+    if (have_lt && !ref_on_device(h)) CHECK_CONTAINS(logbuf, "10-row blocks: acc and the source C copied in");
     check_where(h);
     cutec_tune_report_free(r);
 
@@ -522,7 +525,7 @@ static int test_bind(void)
     r = tune_and_run(rt, h, &p, NULL);
     CHECK(strcmp(best_dsl(r), "epi_silu_all T=bf16") == 0);
     /* (the transpose's C is row-major: 32 rows, in blocks too) */
-    if (have_lt) CHECK_CONTAINS(logbuf, "8-row blocks: acc and the source C copied in");
+    if (have_lt && !ref_on_device(h)) CHECK_CONTAINS(logbuf, "8-row blocks: acc and the source C copied in");
     cutec_tune_report_free(r);
 
     /* a kernel whose result is not its description's (sigmoid, computes
@@ -546,6 +549,13 @@ static int test_bind(void)
     CHECK_OK(rt, cutec_gemm_set_activation_ref(h, "cube", cube, 0));
     r = tune_and_run(rt, h, &p, cube);
     CHECK(strcmp(best_dsl(r), "epi_cube T=bf16") == 0);
+    /* the check pack has no epilogue_ref for it: the host makes its
+     * reference through the registered function */
+    if (device_checks(h)) {
+        CHECK_CONTAINS(logbuf, "tuning: the epilogue's reference is made on the host: activation 'cube' is not one of "
+                               "std.epilogue's");
+        CHECK_CONTAINS(logbuf, "copied in and the reference up beside");
+    }
     cutec_tune_report_free(r);
 
     /* alpha and beta in device memory: only cuBLASLt (pointer mode device) */
@@ -731,19 +741,39 @@ static int device_checks(cutec_gemm_handle *h)
     return cutec_gemm_cublas_version(h) != 0 && (!on_mock() || (e != NULL && strcmp(e, "1") == 0));
 }
 
+/* Whether the epilogue's reference is made on the device (the check
+ * pack's epilogue_ref, tune_epi_device.c): where candidates are compared
+ * there, unless CUTEC_MOCK_EPI_REF=wrong has the mock's kernel compute a
+ * wrong reference, which the runtime must catch at its float64 rows. */
+static int ref_on_device(cutec_gemm_handle *h)
+{
+    const char *w = getenv("CUTEC_MOCK_EPI_REF");
+    return device_checks(h) && !(on_mock() && w != NULL && strcmp(w, "wrong") == 0);
+}
+
 /* Where the last tuning compared its candidates: on the device, D and aux
- * against the epilogue's reference (tune_check_epi_begin), which went up a
- * block of rows at a time and agrees with every candidate the host check
- * passes (a reference wrong on the device would fail them there, and the
- * host pass them again, with a warning); else on the host. */
+ * against the epilogue's reference (tune_check_epi_begin), made there and
+ * checked at float64 rows, or made on the host (a wrong device reference)
+ * and gone up a block of rows at a time, agreeing with every candidate
+ * the host check passes (a reference wrong on the device would fail them
+ * there, and the host pass them again, with a warning); else on the host. */
 static void check_where(cutec_gemm_handle *h)
 {
     if (!device_checks(h))
         CHECK_CONTAINS(logbuf, "tuning: candidates are checked on the host: ");
     else {
         CHECK_CONTAINS(logbuf, "checked on the device (stdlib/check_close.cute) against the epilogue's reference");
-        CHECK_CONTAINS(logbuf, "copied in and the reference up beside");
         CHECK(strstr(logbuf, "the host check passes where the device check said") == NULL);
+        CHECK(strstr(logbuf, "within one more unit of the device check's bounds") == NULL);
+        if (ref_on_device(h)) {
+            CHECK_CONTAINS(logbuf, "the epilogue's reference made on the device (stdlib/check_close.cute's "
+                                   "epilogue_ref)");
+            CHECK(strstr(logbuf, "copied in and the reference up beside") == NULL);
+        } else {
+            CHECK_CONTAINS(logbuf,
+                           "tuning: the epilogue's reference is made on the host: the device's disagrees: D[0,0]");
+            CHECK_CONTAINS(logbuf, "copied in and the reference up beside");
+        }
     }
 }
 
