@@ -1174,6 +1174,22 @@ static int largest_group(const tune_shape *shapes, int nshapes)
     return most;
 }
 
+/* A line of the shapes file the problem cannot take (why: the runtime's
+ * message), reported in the table (or as a JSON object) and left out of
+ * the means. */
+static void bench_skip(const opts *o, const tune_shape *sh, const char *why, int first)
+{
+    if (o->json) {
+        printf("%s\n  {\"shape\": ", first ? "" : ",");
+        tune_json_string(sh->name);
+        printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"skipped\": ", sh->m, sh->n, sh->k);
+        tune_json_string(why);
+        printf("}");
+    } else
+        printf("%-20s %6lld %6lld %6lld  skipped: %s\n", sh->name, sh->m, sh->n, sh->k, why);
+    fflush(stdout);
+}
+
 static int cmd_bench(const opts *o, failure *f)
 {
     /* the whole file first: a wrong path or an empty file costs no GPU time */
@@ -1225,6 +1241,7 @@ static int cmd_bench(const opts *o, failure *f)
                o->compare_exhaustive ? "    exh s   fast ms    exh ms fast/exh same-rds     " : "", "winner");
     }
     bench_means gm = {0};
+    int printed = 0, skipped = 0; /* lines reported (JSON's commas), and skipped */
     /* --layouts-h2h: the current group's lines and their buffers, freed
      * once it is timed; the timed groups for the JSON output */
     int hmax = o->layouts_h2h > 0 ? largest_group(shapes, nshapes) : 0, nh = 0;
@@ -1241,18 +1258,27 @@ static int cmd_bench(const opts *o, failure *f)
         buffers b = {0};
         cutec_tune_report *rep = NULL;
         list_run lr = {0};
+        int skip = 0;
         rc = o->list ? bench_list(o, &g, sh, &rep, &lr, f) : alloc_problem(&g, &p, &b, (uint64_t)sh->line, f);
         if (rc == 0 && !o->list) {
             cutec_gemm_args a = args_of(&b);
             cutec_status s = cutec_gemm_tune_ex(g.gemm, &p, &a, NULL, &rep);
-            if (s != CUTEC_OK) rc = fail_runtime(f, g.rt, sh->name, s);
+            /* a size this problem's form cannot take (a gated epilogue's N
+             * not a multiple of 16): that line skipped, said so, the rest
+             * benched (the suite's odd3000 stopped a whole SwiGLU bench) */
+            if (s == CUTEC_ERR_BAD_SIZE && nshapes > 1) {
+                bench_skip(o, sh, cutec_runtime_message(g.rt), printed++ == 0);
+                skip = 1;
+                skipped++;
+            } else if (s != CUTEC_OK)
+                rc = fail_runtime(f, g.rt, sh->name, s);
         }
         double group_ms = INFINITY;
         plain_cmp pc = {.best_ms = INFINITY};
         char kernel[CUTEC_CANDIDATE_NAME_LEN];
-        if (rc == 0 && !o->list && strcmp(epi, "none") != 0)
+        if (rc == 0 && !skip && !o->list && strcmp(epi, "none") != 0)
             rc = bench_plain(o, &g, sh, &p, &b, tune_h2h_best_pack(rep, kernel, sizeof kernel) ? kernel : NULL, &pc, f);
-        if (rc == 0 && hl != NULL) { /* the line kept for its group's head to head */
+        if (rc == 0 && !skip && hl != NULL) { /* the line kept for its group's head to head */
             tune_h2h_line *l = &hl[nh];
             memset(l, 0, sizeof *l);
             l->p = p;
@@ -1267,10 +1293,10 @@ static int cmd_bench(const opts *o, failure *f)
             memset(&b, 0, sizeof b);
         }
         free_problem(&g, &b);
-        if (rc == 0 && p.groups > 0) rc = bench_group_loop(&g, &p, (uint64_t)sh->line, &group_ms, f);
+        if (rc == 0 && !skip && p.groups > 0) rc = bench_group_loop(&g, &p, (uint64_t)sh->line, &group_ms, f);
         cutec_tune_report *exh = NULL;
-        if (rc == 0 && o->compare_exhaustive) rc = bench_exhaustive(o, &g, sh, &exh, f);
-        if (rc == 0) bench_report(o, sh, rep, exh, &pc, group_ms, &lr, i == 0, &gm);
+        if (rc == 0 && !skip && o->compare_exhaustive) rc = bench_exhaustive(o, &g, sh, &exh, f);
+        if (rc == 0 && !skip) bench_report(o, sh, rep, exh, &pc, group_ms, &lr, printed++ == 0, &gm);
         cutec_tune_report_free(rep);
         cutec_tune_report_free(exh);
         /* a group ends where the next line has another name (a group of
@@ -1310,6 +1336,10 @@ static int cmd_bench(const opts *o, failure *f)
     if (!o->json && rc == 0 && o->list)
         printf("list (NAME gG list): DSL is the same rows as G problems of args.group_list (m a group's rows, 0 for "
                "an empty one; the problem's m the largest), tuned, then run through cutec_gemm_ex and checked\n");
+    if (!o->json && rc == 0 && skipped > 0)
+        printf("%d shape%s skipped: a size the problem cannot take (their lines above say why)\n", skipped,
+               skipped == 1 ? "" : "s");
+    if (o->json) printf(", \"skipped\": %d", skipped);
     if (!o->json && rc == 0 && gm.n > 0) {
         printf("geometric mean over %d shapes: ratio %.3f (the fastest pack kernel against the fastest "
                "cuBLASLt algorithm, head to head)\n",

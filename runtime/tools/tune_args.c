@@ -117,7 +117,8 @@ static const struct option {
     {OPT_N, "--n", "N", CMDS_ONE, "columns of B and C, 1 to 2^31-1"},
     {OPT_K, "--k", "K", CMDS_ONE, "columns of A and rows of B, 1 to 2^31-1"},
     {OPT_SHAPES, "--shapes", "FILE", CMD(TUNE_CMD_BENCH),
-     "the shapes: a regular file of at most 1 MiB (each M, N, K 1 to 2^31-1)"},
+     "the shapes: a regular file of at most 1 MiB (each M, N, K 1 to 2^31-1); a line whose size the problem "
+     "cannot take (a gated epilogue's N not a multiple of 16) is reported as skipped"},
     {OPT_CALLS, "--calls", "N", CMD(TUNE_CMD_OVERHEAD),
      "cached calls to time, 1 to 10^9, in whole batches of 64 (default 20000)"},
     {OPT_DTYPE, "--dtype", "T", CMDS_GPU, "input type: bf16 (default), f16, e4m3 or e5m2 (fp8: A and B K-major)"},

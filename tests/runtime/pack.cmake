@@ -344,7 +344,7 @@ if(_test_pack AND _user_pack)
                  "^  [{]\"shape\": \"x\", \"reference\": \"rcr\", \"lines\": [[][{]\"line\": 3, \"layout\": \"rcr\", \"kernel\": \"gemm_sm80 T=bf16 TC=bf16 BM=(64 BN=256|256 BN=64) [^\"]*\", \"ms\": 0[.]001590, \"tflops\": 0[.]330, \"ratio\": 1[.]0000[}], [{]\"line\": 4, \"layout\": \"rrr\", \"kernel\": \"user_gemm_brow T=bf16 TC=bf16\", \"ms\": 0[.]001524, \"tflops\": 0[.]344, \"ratio\": 1[.]0430[}], [{]\"line\": 5, \"layout\": \"ccr\", \"kernel\": null, \"ms\": null, \"skipped\": \"no pack kernel\"[}]]},$"
                  - ${_h2h} --layouts-h2h 5 --json)
   cutec_tune_cli(pack_mock_bench_layouts_h2h_json_summary 0
-                 "^], \"summary\": [[][{]\"layout\": \"rrr\", \"groups\": 2, \"geomean_ratio\": 1[.]0317, \"worst_ratio\": 1[.]0205[}]], \"timed_groups\": 2[}], \"ok\": true[}]$"
+                 "^], \"summary\": [[][{]\"layout\": \"rrr\", \"groups\": 2, \"geomean_ratio\": 1[.]0317, \"worst_ratio\": 1[.]0205[}]], \"timed_groups\": 2[}], \"skipped\": 0, \"ok\": true[}]$"
                  - ${_h2h} --layouts-h2h 5 --json)
   set_property(TEST pack_mock_bench_layouts_h2h pack_mock_bench_layouts_h2h_default pack_mock_bench_layouts_h2h_summary
                pack_mock_bench_layouts_h2h_json pack_mock_bench_layouts_h2h_json_summary
@@ -579,8 +579,22 @@ if(_user_pack AND _ea_pack)
   cutec_tune_cli(pack_mock_bench_clamp 0 "^tiny +64 +64 +64 .* epilogue_apply T=bf16 ACT=silu GLU=0 BIAS=0 AUX=0 VEC=8 CLAMP=1 " -
                  bench ${_user_pack} --pack ${_ea_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --epilogue silu
                  --clamp -1,1 --no-cache --no-warmup)
+  # a shapes line a gated epilogue cannot take (N = 24) is skipped, said
+  # so, and the next one benched: the exit is 0 (the suite's odd3000 used
+  # to stop a whole SwiGLU bench)
+  cutec_tune_cli(pack_mock_bench_gated_skip 0 "^1 shape skipped: a size the problem cannot take" -
+                 bench ${_user_pack} --pack ${_ea_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/gated_shapes.txt
+                 --epilogue swiglu --no-cache --no-warmup)
+  cutec_tune_cli(pack_mock_bench_gated_skip_row 0
+                 "^odd24 +40 +24 +32  skipped: cutec_gemm_tune_ex: N = 24. a gated activation needs a multiple of 16" -
+                 bench ${_user_pack} --pack ${_ea_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/gated_shapes.txt
+                 --epilogue swiglu --no-cache --no-warmup)
+  cutec_tune_cli(pack_mock_bench_gated_skip_json 0 "\"skipped\": 1, \"ok\": true[}]$" -
+                 bench ${_user_pack} --pack ${_ea_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/gated_shapes.txt
+                 --epilogue swiglu --no-cache --no-warmup --json)
   set_tests_properties(${_cli_tests} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 60 ENVIRONMENT "${_mock_env}")
   set_property(TEST pack_mock_tune_clamp_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
+  set_property(TEST pack_mock_bench_gated_skip_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
 endif()
 set(_cli_tests)
 foreach(_bad "one|1|'1' is not two numbers LO,HI" "no_lo|,1|',1' is not two numbers LO,HI"
