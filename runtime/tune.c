@@ -218,17 +218,30 @@ static double model_cost(cutec_gemm_handle *g, const gemm_decision *d, const cut
  * screening than the shortlist of a long one: on the H100 the exhaustive
  * tuning of sq1024 took 0.17 s, and its fast tuning had missed a point
  * the model ranked 50th that won by 5% (docs/performance.md).  *best_us
- * receives that time. */
+ * receives that time.  A kernel run the first time loads its module: a
+ * cubin costs little, but PTX (a pack without cubins for the device) goes
+ * through the driver's JIT, about JIT_LOAD_MS a GEMM point where the
+ * driver has not cached it, which the budget counts at the share of
+ * candidates not yet loaded that need it: an fp8 tuning of 4096^3 over a
+ * PTX-only pack grew its shortlist to all 255 points at the model's
+ * 0.17 ms a run and took 34.7 s, nearly all of it JIT (H200, 2026-11-29). */
 #define SCREEN_RUNS 6
+#define JIT_LOAD_MS 100.0
 static int shortlist_size(const tuning *t, const double *cost, int n, double *best_us)
 {
     double best = INFINITY;
-    for (int i = 0; i < n; i++)
+    int jit = 0;
+    for (int i = 0; i < n; i++) {
         if (cost[i] < best) best = cost[i];
+        const cutec_pack *pk = t->cands[i].d.pack;
+        const cutec_pack_entry *e = &pk->entries[t->cands[i].d.entry];
+        jit += e->kernel == NULL && !(pk->use_cubin && e->fmt.cubin != NULL);
+    }
     *best_us = best;
     int keep = t->g->shortlist;
     if (!t->g->shortlist_fill || !(best > 0) || !isfinite(best)) return keep;
-    double afford = floor(SCREEN_BUDGET_MS * 1e3 / (best * SCREEN_RUNS)) - (double)(t->n - t->ndsl);
+    double load_us = 1e3 * JIT_LOAD_MS * (double)jit / (double)n;
+    double afford = floor(SCREEN_BUDGET_MS * 1e3 / (best * SCREEN_RUNS + load_us)) - (double)(t->n - t->ndsl);
     return afford >= n ? n : afford > keep ? (int)afford : keep;
 }
 

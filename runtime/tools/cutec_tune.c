@@ -707,24 +707,33 @@ static int bench_list(const opts *o, gpu *g, const tune_shape *sh, cutec_tune_re
  * slower (10.5-10.7 against 9.8-9.9 us) than every later tuning of the
  * same shape, cuBLASLt's algorithms not; why is not known
  * (docs/performance.md).  The suite's first shape should not pay for it. */
-static int bench_warmup(const opts *o, gpu *g, const tune_shape *first, failure *f)
+static int bench_warmup(const opts *o, gpu *g, const tune_shape *shapes, int nshapes, failure *f)
 {
+    const tune_shape *first = &shapes[0];
     if (o->list) {
         list_run lr;
         if (o->verbose) fprintf(stderr, "cutec-tune: warm-up tuning of %s as a list (not reported)\n", first->name);
         return bench_list(o, g, first, NULL, &lr, f);
     }
-    cutec_gemm_problem p;
-    shape_problem(o, &p, first);
-    buffers b;
-    int rc = alloc_problem(g, &p, &b, 1, f);
-    if (rc == 0) {
-        if (o->verbose) fprintf(stderr, "cutec-tune: warm-up tuning of %s (not reported)\n", first->name);
-        cutec_gemm_args a = args_of(&b);
-        cutec_status s = cutec_gemm_tune_ex(g->gemm, &p, &a, NULL, NULL);
-        if (s != CUTEC_OK) rc = fail_runtime(f, g->rt, first->name, s);
+    int rc = 0;
+    /* the first line the problem can take: a size it cannot (the bench
+     * skips that line) moves the warm-up to the next */
+    for (int i = 0; i < nshapes; i++) {
+        cutec_gemm_problem p;
+        shape_problem(o, &p, &shapes[i]);
+        buffers b;
+        rc = alloc_problem(g, &p, &b, 1, f);
+        cutec_status s = CUTEC_OK;
+        if (rc == 0) {
+            if (o->verbose) fprintf(stderr, "cutec-tune: warm-up tuning of %s (not reported)\n", shapes[i].name);
+            cutec_gemm_args a = args_of(&b);
+            s = cutec_gemm_tune_ex(g->gemm, &p, &a, NULL, NULL);
+            if (s != CUTEC_OK && !(s == CUTEC_ERR_BAD_SIZE && nshapes > 1))
+                rc = fail_runtime(f, g->rt, shapes[i].name, s);
+        }
+        free_problem(g, &b);
+        if (rc != 0 || s != CUTEC_ERR_BAD_SIZE) break;
     }
-    free_problem(g, &b);
     return rc;
 }
 
@@ -1250,7 +1259,7 @@ static int cmd_bench(const opts *o, failure *f)
     tune_h2h_log hlog = {0};
     if (hmax > 0 && (hl == NULL || hb == NULL))
         rc = fail(f, CUTEC_ERR_OUT_OF_MEMORY, "out of host memory for the layouts head to head");
-    if (rc == 0 && !o->no_warmup) rc = bench_warmup(o, &g, &shapes[0], f);
+    if (rc == 0 && !o->no_warmup) rc = bench_warmup(o, &g, shapes, nshapes, f);
     for (int i = 0; rc == 0 && i < nshapes; i++) {
         const tune_shape *sh = &shapes[i];
         cutec_gemm_problem p;

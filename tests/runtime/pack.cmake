@@ -580,15 +580,16 @@ if(_user_pack AND _ea_pack)
                  bench ${_user_pack} --pack ${_ea_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/mock_shapes.txt --epilogue silu
                  --clamp -1,1 --no-cache --no-warmup)
   # a shapes line a gated epilogue cannot take (N = 24) is skipped, said
-  # so, and the next one benched: the exit is 0 (the suite's odd3000 used
-  # to stop a whole SwiGLU bench)
-  cutec_tune_cli(pack_mock_bench_gated_skip 0 "^1 shape skipped: a size the problem cannot take" -
+  # so, and the next one benched (and warms up): the exit is 0 (the
+  # suite's odd3000 used to stop a whole SwiGLU bench)
+  cutec_tune_cli(pack_mock_bench_gated_skip 0 "^1 shape skipped: a size the problem cannot take"
+                 "^cutec-tune: warm-up tuning of good32 .not reported.$"
                  bench ${_user_pack} --pack ${_ea_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/gated_shapes.txt
-                 --epilogue swiglu --no-cache --no-warmup)
+                 --epilogue swiglu --no-cache --verbose)
   cutec_tune_cli(pack_mock_bench_gated_skip_row 0
                  "^odd24 +40 +24 +32  skipped: cutec_gemm_tune_ex: N = 24. a gated activation needs a multiple of 16" -
                  bench ${_user_pack} --pack ${_ea_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/gated_shapes.txt
-                 --epilogue swiglu --no-cache --no-warmup)
+                 --epilogue swiglu --no-cache)
   cutec_tune_cli(pack_mock_bench_gated_skip_json 0 "\"skipped\": 1, \"ok\": true[}]$" -
                  bench ${_user_pack} --pack ${_ea_pack} --shapes ${CMAKE_CURRENT_SOURCE_DIR}/gated_shapes.txt
                  --epilogue swiglu --no-cache --no-warmup --json)
