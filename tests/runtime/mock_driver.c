@@ -374,8 +374,24 @@ static void jit_log(unsigned n, const int *opts, void **vals, const char *msg)
     }
 }
 
+/* $CUTEC_MOCK_JIT_MS=T: every module load spends T milliseconds of host
+ * time, as the driver's JIT of a GEMM point's PTX does (100-130 ms on an
+ * H200 with nothing cached: the tuner bounds its loading) */
+static void jit_cost(void)
+{
+    const char *e = getenv("CUTEC_MOCK_JIT_MS");
+    double ms = e != NULL ? atof(e) : 0.0;
+    if (ms <= 0) return;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((double)(t.tv_sec - t0.tv_sec) * 1e3 + (double)(t.tv_nsec - t0.tv_nsec) * 1e-6 < ms);
+}
+
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n, int *opts, void **vals)
 {
+    jit_cost();
     MOCK_ENTRY();
     CUresult r = ready();
     if (r != OK) return r;
