@@ -374,20 +374,25 @@ static void jit_log(unsigned n, const int *opts, void **vals, const char *msg)
     }
 }
 
-/* $CUTEC_MOCK_JIT_MS=T: every module load spends T milliseconds of host
- * time, as the driver's JIT of a GEMM point's PTX does (100-130 ms on an
- * H200 with nothing cached: the tuner bounds its loading) */
-static void jit_cost(void)
+/* Host time spent where the environment variable name asks for it (a
+ * number of microseconds times scale), in a busy wait: the mock's model
+ * of a driver call that costs the host time. */
+static void spend_host_time(const char *name, double scale)
 {
-    const char *e = getenv("CUTEC_MOCK_JIT_MS");
-    double ms = e != NULL ? atof(e) : 0.0;
-    if (ms <= 0) return;
+    const char *e = getenv(name);
+    double us = e != NULL ? atof(e) * scale : 0.0;
+    if (us <= 0) return;
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     do {
         clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((double)(t.tv_sec - t0.tv_sec) * 1e3 + (double)(t.tv_nsec - t0.tv_nsec) * 1e-6 < ms);
+    } while ((double)(t.tv_sec - t0.tv_sec) * 1e6 + (double)(t.tv_nsec - t0.tv_nsec) * 1e-3 < us);
 }
+
+/* $CUTEC_MOCK_JIT_MS=T: every module load spends T milliseconds of host
+ * time, as the driver's JIT of a GEMM point's PTX does (100-130 ms on an
+ * H200 with nothing cached: the tuner bounds its loading) */
+static void jit_cost(void) { spend_host_time("CUTEC_MOCK_JIT_MS", 1e3); }
 
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n, int *opts, void **vals)
 {
@@ -1145,17 +1150,7 @@ static int maps_match(const struct CUfunc_st *f, void **params)
 /* $CUTEC_MOCK_LAUNCH_HOST_US=U: every kernel launch spends U microseconds
  * of host time (a driver whose launches cost the host more than
  * cuBLASLt's calls: the tuner's CUTEC_OPT_HOST_BOUND_US test) */
-static void launch_host_cost(void)
-{
-    const char *e = getenv("CUTEC_MOCK_LAUNCH_HOST_US");
-    double us = e != NULL ? atof(e) : 0.0;
-    if (us <= 0) return;
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((double)(t.tv_sec - t0.tv_sec) * 1e6 + (double)(t.tv_nsec - t0.tv_nsec) * 1e-3 < us);
-}
+static void launch_host_cost(void) { spend_host_time("CUTEC_MOCK_LAUNCH_HOST_US", 1.0); }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                         unsigned int by, unsigned int bz, unsigned int smem, CUstream stream, void **params,
