@@ -770,8 +770,7 @@ static void check_where(cutec_gemm_handle *h)
                                    "epilogue_ref)");
             CHECK(strstr(logbuf, "copied in and the reference up beside") == NULL);
         } else {
-            CHECK_CONTAINS(logbuf,
-                           "tuning: the epilogue's reference is made on the host: the device's disagrees: D[0,0]");
+            CHECK_CONTAINS(logbuf, "tuning: the epilogue's reference is made on the host: the device's disagrees: D[");
             CHECK_CONTAINS(logbuf, "copied in and the reference up beside");
         }
     }
