@@ -121,6 +121,7 @@ static void on_pack_unload(cutec_rt_layer *l, cutec_pack *pack)
     if (pack == g->check_pack) { /* the handle's own check kernel (tune_check.c) */
         g->check_pack = NULL;
         memset(g->check_state, 0, sizeof g->check_state);
+        g->check_fp8_state = 0;
         return;
     }
     for (int i = 0; i < g->npacks; i++) {

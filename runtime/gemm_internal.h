@@ -151,6 +151,9 @@ struct cutec_gemm_handle {
     CUdeviceptr check_count;
     int check_state[3];
     char check_why[300];
+    /* its fp8 kernels (row_abs, check_close_rank1: cutec_gemm_fp8_ready),
+     * as check_state */
+    int check_fp8_state;
 };
 
 /* gemm.c */
@@ -275,6 +278,22 @@ cutec_status cutec_gemm_model_decision(cutec_gemm_handle *g, const cutec_gemm_pr
 cutec_status cutec_gemm_check_close(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols, long long ld,
                                     CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol, void *stream,
                                     long long *bad);
+/* The same with ta[r] tb[c] (f32 vectors of rows and cols on the device)
+ * added to row r, column c's bound: fp8 inputs (check_close_rank1); after
+ * cutec_gemm_fp8_ready. */
+cutec_status cutec_gemm_check_close_rank1(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols,
+                                          long long ld, CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol,
+                                          CUdeviceptr ta, CUdeviceptr tb, void *stream, long long *bad);
+/* Whether the fp8 kernels of the check pack (row_abs, check_close_rank1
+ * for output type t) load and pass their self-tests: CUTEC_OK, or
+ * CUTEC_ERR_UNSUPPORTED with why in the message (logged as information). */
+cutec_status cutec_gemm_fp8_ready(cutec_gemm_handle *g, cutec_dtype t, void *stream);
+/* out[r] (f32, rows of them on the device) = sum over k of |x[r][k]|, or
+ * with maxed their largest, for the rows x k fp8 matrix of type t at x
+ * (leading dimension ld, k and ld multiples of 16 bytes): row_abs, after
+ * cutec_gemm_fp8_ready. */
+cutec_status cutec_gemm_fp8_row_abs(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long k, long long ld,
+                                    CUdeviceptr x, int maxed, CUdeviceptr out, void *stream);
 /* Its pack and buffer, released with the handle's device state. */
 void cutec_gemm_check_release(cutec_gemm_handle *g);
 

@@ -29,19 +29,25 @@ static int check_entry(cutec_pack *pack, cutec_dtype t)
     return cutec_pack_find(pack, "check_close", params);
 }
 
-/* Counts !(|x - y| <= rel |y| + abs) over rows x cols (leading dimension
- * ld) of type t: the launch and the copy of the count, no self-test. */
+/* Counts !(|x - y| <= rel |y| + abs (+ ta[r] tb[c] where ta is not 0:
+ * check_close_rank1)) over rows x cols (leading dimension ld) of type t:
+ * the launch and the copy of the count, no self-test. */
 static cutec_status count_bad(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols, long long ld,
-                              CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol, void *stream, long long *bad)
+                              CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol, CUdeviceptr ta, CUdeviceptr tb,
+                              void *stream, long long *bad)
 {
     cutec_runtime *rt = g->rt;
-    int e = check_entry(g->check_pack, t);
+    char params[32];
+    snprintf(params, sizeof params, "T=%s", cutec_dtype_name(t));
+    int e = ta != 0 ? cutec_pack_find(g->check_pack, "check_close_rank1", params) : check_entry(g->check_pack, t);
     if (e < 0)
         return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "the check kernel has no entry for %s", cutec_dtype_name(t));
     int r = (int)rows, c = (int)cols, l = (int)ld;
     float frel = (float)rel, fabs_tol = (float)abs_tol;
-    unsigned long long px = x, py = y, pb = g->check_count;
-    void *args[] = {&r, &c, &l, &px, &py, &frel, &fabs_tol, &pb};
+    unsigned long long px = x, py = y, pb = g->check_count, pa = ta, pt = tb;
+    void *plain[] = {&r, &c, &l, &px, &py, &frel, &fabs_tol, &pb};
+    void *rank1[] = {&r, &c, &l, &px, &py, &frel, &fabs_tol, &pa, &pt, &pb};
+    void **args = ta != 0 ? rank1 : plain;
     CUresult cr = rt->drv.memset_d8_async(g->check_count, 0, sizeof(int), (CUstream)stream);
     if (cr != CUDA_SUCCESS) return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(check count)");
     cutec_status s = cutec_pack_launch(g->check_pack, e, NULL, stream, args);
@@ -103,8 +109,8 @@ static cutec_status check_ready(cutec_gemm_handle *g, cutec_dtype t, void *strea
             cutec_dtype_store((cutec_ct)t, host + es * (size_t)(4 + i), ys[i]);
         }
         s = cutec_memcpy_htod(rt, buf, host, 8 * es);
-        if (s == CUTEC_OK) s = count_bad(g, t, 2, 2, 2, buf, buf + 4 * es, 0.01, 1e-6, stream, &bad);
-        if (s == CUTEC_OK) s = count_bad(g, t, 2, 2, 2, buf + 4 * es, buf + 4 * es, 0.01, 1e-6, stream, &same);
+        if (s == CUTEC_OK) s = count_bad(g, t, 2, 2, 2, buf, buf + 4 * es, 0.01, 1e-6, 0, 0, stream, &bad);
+        if (s == CUTEC_OK) s = count_bad(g, t, 2, 2, 2, buf + 4 * es, buf + 4 * es, 0.01, 1e-6, 0, 0, stream, &same);
         if (s == CUTEC_ERR_KERNEL_FAULT) return s;
         if (s != CUTEC_OK)
             snprintf(g->check_why, sizeof g->check_why, "it does not run: %.200s", cutec_runtime_message(rt));
@@ -129,7 +135,128 @@ cutec_status cutec_gemm_check_close(cutec_gemm_handle *g, cutec_dtype t, long lo
         return cutec_rt_fail(g->rt, CUTEC_ERR_UNSUPPORTED, "the check kernel takes at most 2^31 elements");
     cutec_status s = check_ready(g, t, stream);
     if (s != CUTEC_OK) return s;
-    return count_bad(g, t, rows, cols, ld, x, y, rel, abs_tol, stream, bad);
+    return count_bad(g, t, rows, cols, ld, x, y, rel, abs_tol, 0, 0, stream, bad);
+}
+
+cutec_status cutec_gemm_check_close_rank1(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols,
+                                          long long ld, CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol,
+                                          CUdeviceptr ta, CUdeviceptr tb, void *stream, long long *bad)
+{
+    *bad = -1;
+    if (rows < 1 || cols < 1 || ld < cols || rows > 0x7fffffffLL / ld)
+        return cutec_rt_fail(g->rt, CUTEC_ERR_UNSUPPORTED, "the check kernel takes at most 2^31 elements");
+    if (ta == 0 || tb == 0) return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "check_close_rank1: no bounds");
+    cutec_status s = cutec_gemm_fp8_ready(g, t, stream);
+    if (s != CUTEC_OK) return s;
+    return count_bad(g, t, rows, cols, ld, x, y, rel, abs_tol, ta, tb, stream, bad);
+}
+
+/* row_abs's launch: out zeroed, then the kernel (the bytes read four to
+ * an i32), no self-test. */
+static cutec_status launch_row_abs(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long k, long long ld,
+                                   CUdeviceptr x, int maxed, CUdeviceptr out, void *stream)
+{
+    cutec_runtime *rt = g->rt;
+    int e = cutec_pack_find(g->check_pack, "row_abs", "");
+    if (e < 0) return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "the check pack has no row_abs kernel");
+    if (rows < 1 || k % 16 != 0 || ld % 16 != 0 || ld < k || rows > 0x7fffffffLL / ld)
+        return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
+                             "row_abs: %lld x %lld (ld %lld) is not whole 16-byte rows "
+                             "within 2^31 bytes",
+                             rows, k, ld);
+    int r = (int)rows, k4 = (int)(k / 4), ld4 = (int)(ld / 4), fmt = t == CUTEC_DTYPE_E5M2, mx = maxed != 0;
+    unsigned long long px = x, po = out;
+    void *args[] = {&r, &k4, &ld4, &px, &fmt, &mx, &po};
+    CUresult cr = rt->drv.memset_d8_async(out, 0, (size_t)rows * sizeof(float), (CUstream)stream);
+    if (cr != CUDA_SUCCESS) return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(row_abs)");
+    return cutec_pack_launch(g->check_pack, e, NULL, stream, args);
+}
+
+cutec_status cutec_gemm_fp8_row_abs(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long k, long long ld,
+                                    CUdeviceptr x, int maxed, CUdeviceptr out, void *stream)
+{
+    cutec_status s = cutec_gemm_fp8_ready(g, CUTEC_DTYPE_F32, stream);
+    if (s != CUTEC_OK) return s;
+    if (!cutec_dtype_is_fp8(t))
+        return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "row_abs: %s is no fp8 type", cutec_dtype_name(t));
+    return launch_row_abs(g, t, rows, k, ld, x, maxed, out, stream);
+}
+
+/* row_abs's self-test for one format: rows 0 .. 255 and 255 .. 0 of every
+ * byte, their sums and largest magnitudes against the contract's decoding
+ * (a NaN or an infinity as the format's largest value, as the kernel
+ * takes them); 1 passed, 0 not (why), -1 (a fault). */
+static int row_abs_selftest(cutec_gemm_handle *g, cutec_dtype t, CUdeviceptr buf, void *stream)
+{
+    cutec_runtime *rt = g->rt;
+    unsigned char bytes[512];
+    double sum = 0, most = 0, top = t == CUTEC_DTYPE_E5M2 ? 57344.0 : 448.0;
+    for (int i = 0; i < 256; i++) {
+        bytes[i] = (unsigned char)i, bytes[511 - i] = (unsigned char)i;
+        double v = fabs(cutec_dtype_load((cutec_ct)t, &bytes[i]));
+        if (!isfinite(v)) v = top;
+        sum += v;
+        most = v > most ? v : most;
+    }
+    float got[4] = {0};
+    cutec_status s = cutec_memcpy_htod(rt, buf, bytes, sizeof bytes);
+    if (s == CUTEC_OK) s = launch_row_abs(g, t, 2, 256, 256, buf, 0, buf + 512, stream);
+    if (s == CUTEC_OK) s = launch_row_abs(g, t, 2, 256, 256, buf, 1, buf + 520, stream);
+    if (s == CUTEC_OK) s = cutec_stream_synchronize(rt, stream);
+    if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, got, buf + 512, sizeof got);
+    if (s == CUTEC_ERR_KERNEL_FAULT) return -1;
+    if (s != CUTEC_OK) {
+        snprintf(g->check_why, sizeof g->check_why, "row_abs does not run: %.200s", cutec_runtime_message(rt));
+        return 0;
+    }
+    for (int i = 0; i < 2; i++)
+        if (!(fabs(got[i] - sum) <= 1e-5 * sum) || got[2 + i] != (float)most) {
+            snprintf(g->check_why, sizeof g->check_why,
+                     "row_abs's self-test (%s): sums %g and %g, largest %g and %g; want %g and %g", cutec_dtype_name(t),
+                     (double)got[0], (double)got[1], (double)got[2], (double)got[3], sum, most);
+            return 0;
+        }
+    return 1;
+}
+
+cutec_status cutec_gemm_fp8_ready(cutec_gemm_handle *g, cutec_dtype t, void *stream)
+{
+    cutec_runtime *rt = g->rt;
+    /* the plain check first (its pack, count buffer and self-test) */
+    cutec_status s = check_ready(g, t, stream);
+    if (s != CUTEC_OK) return s;
+    if (g->check_fp8_state > 0) return CUTEC_OK;
+    if (g->check_fp8_state < 0) return check_unavailable(rt, g->check_why);
+    CUdeviceptr buf = 0;
+    if (rt->drv.mem_alloc(&buf, 1024) != CUDA_SUCCESS) {
+        snprintf(g->check_why, sizeof g->check_why, "no device memory for the fp8 kernels' self-test");
+        g->check_fp8_state = -1;
+        return check_unavailable(rt, g->check_why);
+    }
+    int ok = row_abs_selftest(g, CUTEC_DTYPE_E4M3, buf, stream);
+    if (ok > 0) ok = row_abs_selftest(g, CUTEC_DTYPE_E5M2, buf, stream);
+    /* check_close_rank1 (f32): of x = (1, 2, NaN, 4) against y = (1, 2, 3,
+     * 5), 2 x 2, ta = (0, 1), tb = (0, 2), the NaN counts and 4 passes
+     * (|4 - 5| <= 2): 1 */
+    long long bad = -1;
+    if (ok > 0) {
+        const float h[8] = {1.0f, 2.0f, NAN, 4.0f, 1.0f, 2.0f, 3.0f, 5.0f}, ab[4] = {0.0f, 1.0f, 0.0f, 2.0f};
+        s = cutec_memcpy_htod(rt, buf, h, sizeof h);
+        if (s == CUTEC_OK) s = cutec_memcpy_htod(rt, buf + 64, ab, sizeof ab);
+        if (s == CUTEC_OK)
+            s = count_bad(g, CUTEC_DTYPE_F32, 2, 2, 2, buf, buf + 16, 0.01, 1e-6, buf + 64, buf + 72, stream, &bad);
+        if (s == CUTEC_ERR_KERNEL_FAULT)
+            ok = -1;
+        else if (s != CUTEC_OK || bad != 1) {
+            snprintf(g->check_why, sizeof g->check_why, "check_close_rank1's self-test counted %lld of 1 (%.160s)", bad,
+                     s != CUTEC_OK ? cutec_runtime_message(rt) : "the driver does not run it");
+            ok = 0;
+        }
+    }
+    (void)rt->drv.mem_free(buf);
+    if (ok < 0) return CUTEC_ERR_KERNEL_FAULT;
+    g->check_fp8_state = ok > 0 ? 1 : -1;
+    return ok > 0 ? CUTEC_OK : check_unavailable(rt, g->check_why);
 }
 
 void cutec_gemm_check_release(cutec_gemm_handle *g)
@@ -140,6 +267,7 @@ void cutec_gemm_check_release(cutec_gemm_handle *g)
     if (g->check_pack != NULL) cutec_pack_unload(g->check_pack);
     g->check_pack = NULL;
     memset(g->check_state, 0, sizeof g->check_state);
+    g->check_fp8_state = 0;
 }
 
 /* Where candidates will be compared: on the host, logged why (0), or on

@@ -53,6 +53,15 @@ void tune_epi_free(harness *h)
     h->vr = h->vc = NULL;
     if (h->dacc != 0) (void)h->rt->drv.mem_free(h->dacc);
     h->dacc = 0;
+    CUdeviceptr *fp8_dev[3] = {&h->fp8_ta_d, &h->fp8_ta_aux, &h->fp8_tb};
+    for (int i = 0; i < 3; i++) {
+        if (*fp8_dev[i] != 0) (void)h->rt->drv.mem_free(*fp8_dev[i]);
+        *fp8_dev[i] = 0;
+    }
+    free(h->fp8_hta_d);
+    free(h->fp8_hta_aux);
+    free(h->fp8_htb);
+    h->fp8_hta_d = h->fp8_hta_aux = h->fp8_htb = NULL;
     free(h->ref_d);
     free(h->ref_aux);
     free(h->host_aux);
@@ -91,11 +100,33 @@ static cutec_status load_scales(harness *h, const float *dptr, long long n, doub
     return s;
 }
 
+/* wgmma's fp8 products are summed in fewer bits than f32 and truncated
+ * (about 13; DeepGEMM): the error grows with K, not with its root, until
+ * the sums are promoted into f32 (every PROMO k-tiles).  Measured on the
+ * H100 at K = 16384 (2026-11-25): 2.9e-4 of sum |a b| for the pack's
+ * points, 2.4e-4 for cuBLASLt's fp8 matmul, both with an f32 output.  The
+ * check allows 2^-11 of sum |a b| (scaled) for fp8 inputs; `cutec-tune
+ * error` measures the actual error against cuBLASLt's. */
+#define FP8_SUM_UNIT 0x1p-11
+
 /* fp8 inputs: their candidates are checked at float64 samples
- * (tune_epi_compare), which read the source C whole. */
+ * (tune_epi_compare), which read the source C whole, unless fp8_full. */
 static int fp8_inputs(const cutec_gemm_problem *p)
 {
     return cutec_dtype_is_fp8(p->a_type) || cutec_dtype_is_fp8(p->b_type);
+}
+
+/* fp8 inputs whose candidates are compared in full on the device
+ * (fp8_bounds): per-tensor or row-wise scales (block-wise ones sit inside
+ * the sum, which cuBLASLt's plain f32 GEMM does not make), not gated (a
+ * product of two sums), a 16-bit or f32 output (the check kernel's types),
+ * row-major D (a column-major one reaches the tuner transposed).  256
+ * float64 samples alone missed a wrong 128 x 128 tile of an 8192^2 output
+ * with probability 0.94. */
+static int fp8_full(const cutec_gemm_problem *p)
+{
+    return fp8_inputs(p) && p->scale_mode != CUTEC_SCALE_BLOCK && !p->act_gated && !cutec_dtype_is_fp8(p->c_type) &&
+           p->c_layout == CUTEC_LAYOUT_ROW && p->a_layout == CUTEC_LAYOUT_ROW && p->b_layout == CUTEC_LAYOUT_COL;
 }
 
 /* Whether tune_epi_reference's loop fetches the source C a block of rows
@@ -296,7 +327,8 @@ static void sample(const harness *h, int t, uint64_t *s, long long cols, long lo
 }
 
 /* Whether acc (on the device) agrees with float64 dot products at the
- * samples: 1, 0 with why, or -1 (*st: the copy failed). */
+ * samples (within an f32 GEMM's error, or with fp8 inputs an fp8 sum's):
+ * 1, 0 with why, or -1 (*st: the copy failed). */
 static int acc_agrees(harness *h, char *why, size_t len, cutec_status *st)
 {
     const cutec_gemm_problem *p = h->p;
@@ -310,7 +342,9 @@ static int acc_agrees(harness *h, char *why, size_t len, cutec_status *st)
         *st = cutec_memcpy_dtoh(h->rt, &got, h->dacc + ((size_t)r * (size_t)p->n + (size_t)c) * sizeof got, sizeof got);
         if (*st != CUTEC_OK) return -1;
         double want = dot(h, r, c, &mag);
-        if (!(fabs(got - want) <= 2 * eps * fabs(want) + 4 * eps * mag / sqrt((double)p->k) + 1e-30)) {
+        /* fp8 inputs: cuBLASLt's fp8 sums, short of f32 (FP8_SUM_UNIT) */
+        double sum_err = fp8_inputs(p) ? FP8_SUM_UNIT * mag : 4 * eps * mag / sqrt((double)p->k);
+        if (!(fabs(got - want) <= 2 * eps * fabs(want) + sum_err + 1e-30)) {
             snprintf(why, len, "A B[%lld,%lld] = %.6g, float64 %.6g", r, c, (double)got, want);
             return 0;
         }
@@ -474,6 +508,84 @@ static void copy_block(void *arg)
     c->secs += tune_now() - t0;
 }
 
+/* The device check given up before any candidate ran (an fp8 problem
+ * whose reference or bounds could not be made there): the samples decide. */
+static void epi_device_drop(harness *h)
+{
+    CUdeviceptr *d[2] = {&h->ref_dev, &h->ref_aux_dev};
+    for (int i = 0; i < 2; i++) {
+        if (*d[i] != 0) (void)h->rt->drv.mem_free(*d[i]);
+        *d[i] = 0;
+    }
+    h->device_check = 0;
+}
+
+/* f32 vector v (n of them) on the device at *dev (allocated), what names it. */
+static cutec_status upload_floats(harness *h, CUdeviceptr *dev, const float *v, long long n, const char *what)
+{
+    cutec_status s = tune_alloc_device(h, dev, (size_t)n * sizeof(float), what);
+    return s == CUTEC_OK ? cutec_memcpy_htod(h->rt, *dev, v, (size_t)n * sizeof(float)) : s;
+}
+
+/* fp8_full's bound of each element's fp8 sum error: sum_k |a_rk b_kc| <=
+ * (sum_k |a_rk|) (max_k |b_kc|), row_abs's sums of A's rows and largest
+ * elements of B's columns (stdlib/check_close.cute), so that an outlier
+ * row of A or column of B widens its own bound alone.  The candidate's sum
+ * and cuBLASLt's (the reference's) may each be FP8_SUM_UNIT of it off, so
+ * D row r column c may differ by ta_d[r] tb[c] = 2 FP8_SUM_UNIT |alpha
+ * scale_a(r) scale_b(c)| (sum_k |a_rk|) (max_k |b_kc|) times 1.2 (the
+ * activation's slope, as compare_samples takes it) more than a 16-bit
+ * GEMM's, aux by ta_aux[r] tb[c] (the slope's 1).  1 made, 0 where the
+ * fp8 kernels are unavailable (logged), -1 (*st: a failure). */
+static int fp8_bounds(harness *h, cutec_status *st)
+{
+    const cutec_gemm_problem *p = h->p;
+    cutec_runtime *rt = h->rt;
+    long long m = p->m, n = p->n;
+    *st = cutec_gemm_fp8_ready(h->g, p->c_type, h->stream);
+    if (*st == CUTEC_ERR_KERNEL_FAULT) return -1;
+    if (*st != CUTEC_OK) {
+        *st = CUTEC_OK;
+        return 0;
+    }
+    CUdeviceptr ra = 0, cb = 0;
+    float *hra = malloc(sizeof *hra * (size_t)m), *hcb = malloc(sizeof *hcb * (size_t)n);
+    h->fp8_hta_d = malloc(sizeof(float) * (size_t)m);
+    h->fp8_hta_aux = malloc(sizeof(float) * (size_t)m);
+    h->fp8_htb = malloc(sizeof(float) * (size_t)n);
+    *st = hra == NULL || hcb == NULL || h->fp8_hta_d == NULL || h->fp8_hta_aux == NULL || h->fp8_htb == NULL
+              ? cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (fp8 bounds)")
+              : CUTEC_OK;
+    if (*st == CUTEC_OK) *st = tune_alloc_device(h, &ra, sizeof(float) * (size_t)m, "row_abs of A");
+    if (*st == CUTEC_OK) *st = tune_alloc_device(h, &cb, sizeof(float) * (size_t)n, "row_abs of B");
+    if (*st == CUTEC_OK)
+        *st = cutec_gemm_fp8_row_abs(h->g, p->a_type, m, p->k, p->lda, (unsigned long long)(uintptr_t)h->io.A, 0, ra,
+                                     h->stream);
+    if (*st == CUTEC_OK)
+        *st = cutec_gemm_fp8_row_abs(h->g, p->b_type, n, p->k, p->ldb, (unsigned long long)(uintptr_t)h->io.B, 1, cb,
+                                     h->stream);
+    if (*st == CUTEC_OK) *st = cutec_stream_synchronize(rt, h->stream);
+    if (*st == CUTEC_OK) *st = cutec_memcpy_dtoh(rt, hra, ra, sizeof(float) * (size_t)m);
+    if (*st == CUTEC_OK) *st = cutec_memcpy_dtoh(rt, hcb, cb, sizeof(float) * (size_t)n);
+    if (ra != 0) (void)rt->drv.mem_free(ra);
+    if (cb != 0) (void)rt->drv.mem_free(cb);
+    if (*st == CUTEC_OK) {
+        int row = p->scale_mode == CUTEC_SCALE_ROW, tensor = p->scale_mode == CUTEC_SCALE_TENSOR;
+        double a = 2 * FP8_SUM_UNIT * fabs(h->alpha) * (tensor ? h->hsa[0] * h->hsb[0] : 1.0);
+        for (long long r = 0; r < m; r++) {
+            h->fp8_hta_aux[r] = (float)(a * (row ? h->hsa[r] : 1.0) * (double)hra[r]);
+            h->fp8_hta_d[r] = 1.2f * h->fp8_hta_aux[r];
+        }
+        for (long long c = 0; c < n; c++) h->fp8_htb[c] = (float)((row ? h->hsb[c] : 1.0) * (double)hcb[c]);
+        *st = upload_floats(h, &h->fp8_ta_d, h->fp8_hta_d, m, "the fp8 bound (D)");
+        if (*st == CUTEC_OK && p->aux) *st = upload_floats(h, &h->fp8_ta_aux, h->fp8_hta_aux, m, "the fp8 bound (aux)");
+        if (*st == CUTEC_OK) *st = upload_floats(h, &h->fp8_tb, h->fp8_htb, n, "the fp8 bound (columns)");
+    }
+    free(hra);
+    free(hcb);
+    return *st == CUTEC_OK ? 1 : -1;
+}
+
 cutec_status tune_epi_reference(harness *h)
 {
     const cutec_gemm_problem *p = h->p;
@@ -490,11 +602,10 @@ cutec_status tune_epi_reference(harness *h)
     int samples = h->ha != NULL || h->vr != NULL;
     double t1 = tune_now();
     /* cuBLASLt's plain GEMM is A B without scales: block-wise ones sit
-     * inside the sum; fp8 inputs are checked at the samples alone
-     * (tune_epi_compare): cuBLASLt's fp8 sums are as short of f32 as the
-     * candidates', and they failed acc_agrees's f32 bound, a warning on
-     * every fp8 tuning */
-    if (s == CUTEC_OK && samples && p->scale_mode != CUTEC_SCALE_BLOCK && !fp8_inputs(p)) s = lt_acc(h);
+     * inside the sum; other fp8 inputs than fp8_full's are checked at the
+     * samples alone (tune_epi_compare) */
+    if (s == CUTEC_OK && samples && p->scale_mode != CUTEC_SCALE_BLOCK && (!fp8_inputs(p) || fp8_full(p)))
+        s = lt_acc(h);
     char why[160];
     int agree = s == CUTEC_OK && h->dacc != 0 ? acc_agrees(h, why, sizeof why, &s) : 0;
     if (s != CUTEC_OK) return s;
@@ -523,8 +634,29 @@ cutec_status tune_epi_reference(harness *h)
      * (and a small problem's tuning runs the whole pipeline) */
     if (brows > (p->m + 3) / 4) brows = (p->m + 3) / 4;
     /* where the candidates are compared (fp8 inputs: at float64 samples,
-     * tune_epi_compare); 1: the reference goes up a block at a time */
+     * tune_epi_compare, unless fp8_full); 1: the reference goes up a block
+     * at a time */
     int dev = fp8_inputs(p) ? 0 : tune_check_epi_begin(h);
+    if (fp8_full(p)) {
+        /* on the device, against a reference made there, or not at all */
+        dev = tune_check_epi_begin(h);
+        int bounds = dev == 1 ? fp8_bounds(h, &s) : 0;
+        int made = bounds > 0 ? tune_epi_device_reference(h, &s) : 0;
+        if (made < 0 || bounds < 0) return s;
+        (void)rt->drv.mem_free(h->dacc);
+        h->dacc = 0;
+        if (made > 0) {
+            h->have_ref = 1;
+            cutec_rt_log(rt, CUTEC_LOG_INFO,
+                         "tuning: fp8 inputs compared in full on the device, within 2^-11 of sum |a b| more (its "
+                         "bound per row and column, from row_abs); the reference %.3f s",
+                         tune_now() - t2);
+            return s;
+        }
+        if (dev == 1) epi_device_drop(h);
+        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidates are checked on the host: at float64 samples (fp8 inputs)");
+        return load_csrc(h);
+    }
     /* a row-major reference made on the device, where its kernel serves
      * the problem and agrees with float64 (tune_epi_device.c); else here */
     int made = dev == 1 ? tune_epi_device_reference(h, &s) : 0;
@@ -695,15 +827,6 @@ static int compare_full(harness *h, char *why, size_t len)
     return amax_check(h, -1, why, len);
 }
 
-/* wgmma's fp8 products are summed in fewer bits than f32 and truncated
- * (about 13; DeepGEMM): the error grows with K, not with its root, until
- * the sums are promoted into f32 (every PROMO k-tiles).  Measured on the
- * H100 at K = 16384 (2026-11-25): 2.9e-4 of sum |a b| for the pack's
- * points, 2.4e-4 for cuBLASLt's fp8 matmul, both with an f32 output.  The
- * check allows 2^-11 of sum |a b| (scaled) for fp8 inputs; `cutec-tune
- * error` measures the actual error against cuBLASLt's. */
-#define FP8_SUM_UNIT 0x1p-11
-
 /* The per-tensor or row-wise scales of element (r, c) (1 without). */
 static double scale_of(const harness *h, long long r, long long c)
 {
@@ -785,13 +908,22 @@ static cutec_status count_on_device(harness *h, double units, long long *bad, lo
     const cutec_gemm_problem *p = h->p;
     double eps = cutec_dtype_info_of((cutec_ct)p->c_type)->tol, wide = units / 3;
     *bad = *abad = 0;
-    cutec_status st = cutec_gemm_check_close(h->g, p->c_type, h->rows, h->cols, p->ldc, h->cs, h->ref_dev, units * eps,
-                                             wide * d_slack(h, eps), h->stream, bad);
-    if (st == CUTEC_OK && p->aux) {
-        int row = p->c_layout == CUTEC_LAYOUT_ROW;
-        st = cutec_gemm_check_close(h->g, p->c_type, row ? p->m : p->n, row ? p->n : p->m, p->ld_aux, h->caux,
-                                    h->ref_aux_dev, units * eps, wide * 2 * eps * h->rms_v + 1e-30, h->stream, abad);
+    double aux_slack = wide * 2 * eps * h->rms_v + 1e-30;
+    int row = p->c_layout == CUTEC_LAYOUT_ROW;
+    cutec_status st;
+    if (h->fp8_tb != 0) { /* fp8_full: row-major, each element's fp8 bound added */
+        st = cutec_gemm_check_close_rank1(h->g, p->c_type, h->rows, h->cols, p->ldc, h->cs, h->ref_dev, units * eps,
+                                          wide * d_slack(h, eps), h->fp8_ta_d, h->fp8_tb, h->stream, bad);
+        if (st == CUTEC_OK && p->aux)
+            st = cutec_gemm_check_close_rank1(h->g, p->c_type, p->m, p->n, p->ld_aux, h->caux, h->ref_aux_dev,
+                                              units * eps, aux_slack, h->fp8_ta_aux, h->fp8_tb, h->stream, abad);
+        return st;
     }
+    st = cutec_gemm_check_close(h->g, p->c_type, h->rows, h->cols, p->ldc, h->cs, h->ref_dev, units * eps,
+                                wide * d_slack(h, eps), h->stream, bad);
+    if (st == CUTEC_OK && p->aux)
+        st = cutec_gemm_check_close(h->g, p->c_type, row ? p->m : p->n, row ? p->n : p->m, p->ld_aux, h->caux,
+                                    h->ref_aux_dev, units * eps, aux_slack, h->stream, abad);
     return st;
 }
 
@@ -801,7 +933,8 @@ static cutec_status count_on_device(harness *h, double units, long long *bad, lo
  * from host copies of both, into why (left as it was where none is found
  * or a copy fails: the counts still say it). */
 static void locate_bad(harness *h, const char *what, CUdeviceptr got, CUdeviceptr ref, long long rows, long long cols,
-                       long long ld, double rel, double abs_tol, const char *counts, char *why, size_t len)
+                       long long ld, double rel, double abs_tol, const float *ta, const char *counts, char *why,
+                       size_t len)
 {
     const cutec_gemm_problem *p = h->p;
     cutec_ct ct = (cutec_ct)p->c_type;
@@ -813,7 +946,9 @@ static void locate_bad(harness *h, const char *what, CUdeviceptr got, CUdevicept
         for (long long j = 0; j < cols; j++) {
             size_t at = (size_t)(i * ld + j) * es;
             float x = (float)cutec_dtype_load(ct, g + at), y = (float)cutec_dtype_load(ct, r + at);
-            if (fabsf(x - y) <= (float)rel * fabsf(y) + (float)abs_tol) continue;
+            /* (ta: fp8_full's row bounds, row-major, with h->fp8_htb) */
+            float extra = ta != NULL ? ta[i] * h->fp8_htb[j] : 0.0f;
+            if (fabsf(x - y) <= (float)rel * fabsf(y) + (float)abs_tol + extra) continue;
             int row = p->c_layout == CUTEC_LAYOUT_ROW;
             snprintf(why, len, "wrong result: %s[%lld,%lld] = %.6g, reference %.6g (device check: %.80s)", what,
                      row ? i : j, row ? j : i, (double)x, (double)y, counts);
@@ -857,10 +992,10 @@ int tune_epi_compare_on_device(harness *h, char *why, size_t why_len, cutec_stat
             snprintf(counts, sizeof counts, "%lld elements of D and %lld of aux outside the tolerance", bad, abad);
             if (bad > 0)
                 locate_bad(h, "D", h->cs, h->ref_dev, h->rows, h->cols, p->ldc, 4 * eps, 4.0 / 3 * d_slack(h, eps),
-                           counts, why, why_len);
+                           h->fp8_hta_d, counts, why, why_len);
             else
                 locate_bad(h, "aux", h->caux, h->ref_aux_dev, row ? p->m : p->n, row ? p->n : p->m, p->ld_aux, 4 * eps,
-                           4.0 / 3 * (2 * eps * h->rms_v + 1e-30), counts, why, why_len);
+                           4.0 / 3 * (2 * eps * h->rms_v + 1e-30), h->fp8_hta_aux, counts, why, why_len);
         }
         return -1;
     }

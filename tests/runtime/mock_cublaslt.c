@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "mock_calls.h"
+#include "mock_fp8.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -342,18 +343,8 @@ st_t cublasLtMatmulAlgoConfigGetAttribute(const algo_t *algo, int attr, void *bu
     return 0;
 }
 
-/* An e4m3 (type 28) or e5m2 (29) byte as a double (e4m3: no infinities,
- * 0x7f/0xff NaN; e5m2: IEEE-like). */
-static double fp8_value(uint8_t x, int type)
-{
-    int mbits = type == 28 ? 3 : 2, bias = type == 28 ? 7 : 15;
-    int e = (x & 0x7f) >> mbits, m = x & ((1 << mbits) - 1);
-    double sign = (x & 0x80) ? -1.0 : 1.0;
-    if (type == 28 && (x & 0x7f) == 0x7f) return NAN;
-    if (type == 29 && e == 31) return m ? NAN : sign * INFINITY;
-    if (e == 0) return sign * ldexp((double)m, 1 - bias - mbits);
-    return sign * ldexp((double)((1 << mbits) + m), e - bias - mbits);
-}
+/* An e4m3 (type 28) or e5m2 (29) byte as a double (mock_fp8.h). */
+static double fp8_value(uint8_t x, int type) { return mock_fp8_value(x, type == 29); }
 
 static double load(const void *p, int type, size_t i)
 {

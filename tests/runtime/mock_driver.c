@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "mock_calls.h"
+#include "mock_fp8.h"
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -815,6 +816,8 @@ enum {
     MR_LIST,
     MR_CLAMP_LO,
     MR_CLAMP_HI,
+    MR_SCALE_A,
+    MR_SCALE_B,
     MR_COUNT
 };
 
@@ -825,10 +828,11 @@ static long long mock_int(void *param, const char *t)
     return *(int *)param;
 }
 
-/* One element of a tensor of type t ("bf16", "f16", "f32"). */
+/* One element of a tensor of type t ("bf16", "f16", "f32", "e4m3", "e5m2"). */
 static double mock_load(const void *p, const char *t, size_t i)
 {
     if (strcmp(t, "f32") == 0) return ((const float *)p)[i];
+    if (t[0] == 'e') return mock_fp8_value(((const uint8_t *)p)[i], strcmp(t, "e5m2") == 0);
     return mock_half(((const uint16_t *)p)[i], strcmp(t, "bf16") == 0);
 }
 
@@ -849,6 +853,45 @@ static int mock_check(void)
 {
     const char *e = getenv("CUTEC_MOCK_CHECK");
     return e != NULL && strcmp(e, "1") == 0;
+}
+
+/* check_close_rank1 (as check_close, its bound plus TA(r) TB(c), the
+ * vectors after tol) and row_abs (fp8 bytes read four to an i32: K4 and
+ * LD4 words; sums of magnitudes or their largest, a NaN or an infinity
+ * as the format's largest value) on the host, where CUTEC_MOCK_CHECK=1. */
+static void mock_check_close_rank1(const struct CUfunc_st *f, void **params)
+{
+    char t[8] = "";
+    const char *tp = f->module_text != NULL ? strstr(f->module_text, "// cutec.param T ") : NULL;
+    if (tp == NULL || sscanf(tp, "// cutec.param T %7s", t) != 1) return;
+    int rows = *(int *)params[0], cols = *(int *)params[1], ld = *(int *)params[2];
+    const void *x = *(void **)params[3], *y = *(void **)params[4];
+    float rel = *(float *)params[5], tol = *(float *)params[6];
+    const float *ta = *(float **)params[7], *tb = *(float **)params[8];
+    int *bad = *(int **)params[9];
+    for (long long r = 0; r < rows; r++)
+        for (long long c = 0; c < cols; c++) {
+            size_t i = (size_t)(r * ld + c);
+            float want = (float)mock_load(y, t, i), d = fabsf((float)mock_load(x, t, i) - want);
+            if (!(d <= rel * fabsf(want) + tol + ta[r] * tb[c])) (*bad)++;
+        }
+}
+
+static void mock_row_abs(void **params)
+{
+    int rows = *(int *)params[0], k = 4 * *(int *)params[1], ld = 4 * *(int *)params[2];
+    const uint8_t *a = *(uint8_t **)params[3];
+    int e5m2 = *(int *)params[4] != 0, maxed = *(int *)params[5] != 0;
+    float *out = *(float **)params[6];
+    for (long long r = 0; r < rows; r++) {
+        double acc = out[r];
+        for (long long q = 0; q < k; q++) {
+            double v = fabs(mock_fp8_value(a[r * ld + q], e5m2));
+            if (!isfinite(v)) v = e5m2 ? 57344.0 : 448.0;
+            acc = maxed ? fmax(acc, v) : acc + v;
+        }
+        out[r] = (float)acc;
+    }
 }
 
 static void mock_check_close(const struct CUfunc_st *f, void **params)
@@ -968,9 +1011,9 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
     int idx[MR_COUNT];
     char type[MR_COUNT][8];
     static const char *const roles[MR_COUNT] = {
-        "m",        "n",          "k",         "a",     "b",          "c",        "d",        "bias",
-        "bias_row", "aux",        "alpha",     "beta",  "batch",      "stride_a", "stride_b", "stride_c",
-        "stride_d", "group_ends", "workspace", "flags", "group_list", "clamp_lo", "clamp_hi"};
+        "m",         "n",     "k",          "a",        "b",        "c",        "d",        "bias",     "bias_row",
+        "aux",       "alpha", "beta",       "batch",    "stride_a", "stride_b", "stride_c", "stride_d", "group_ends",
+        "workspace", "flags", "group_list", "clamp_lo", "clamp_hi", "scale_a",  "scale_b"};
     for (int r = 0; r < MR_COUNT; r++) idx[r] = -1, type[r][0] = '\0';
     /* the kernel's own description: from its cutec.kernel line to the next */
     char head[96];
@@ -1006,6 +1049,14 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
     }
     /* an elementwise epilogue kernel reads v from C, before the biases */
     int ew = strstr(text, "// cutec.class epilogue\n") != NULL;
+    /* scales (fp8): one per row of A and column of B, or one each ("shape 1 1") */
+    int scale_rows = 0;
+    const char *sl = strstr(text, " scale_a tensor ");
+    if (sl != NULL)
+        scale_rows = strncmp(strstr(sl, " shape ") != NULL ? strstr(sl, " shape ") : sl, " shape 1 ", 9) != 0;
+    /* a kernel named ..._one_wrong gets one element wrong (of the middle,
+     * off by 1 + its size): a fault that float64 samples seldom see */
+    int one_wrong = strstr(f->name, "one_wrong") != NULL;
     free(text);
     if (idx[MR_M] < 0 || idx[MR_N] < 0 || idx[MR_D] < 0) return;
     if (ew ? idx[MR_C] < 0 : idx[MR_K] < 0 || idx[MR_A] < 0 || idx[MR_B] < 0) return;
@@ -1065,7 +1116,11 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
                 for (size_t q = 0; q < (size_t)k; q++)
                     acc += (double)(float)mock_load(ARG(MR_A), type[MR_A], i * (size_t)k + q) *
                            mock_load(ARG(MR_B), type[MR_B], j * (size_t)k + q);
+                if (idx[MR_SCALE_A] >= 0 && idx[MR_SCALE_B] >= 0)
+                    acc *= ((const float *)*(void **)params[idx[MR_SCALE_A]])[scale_rows ? i : 0] *
+                           (double)((const float *)*(void **)params[idx[MR_SCALE_B]])[scale_rows ? j : 0];
                 double x = ew ? mock_load(ARG(MR_C), type[MR_C], i * (size_t)n + j) : alpha * (float)acc;
+                if (one_wrong && i == (size_t)m / 2 + 1 && j == (size_t)n / 2 + 3) x += 1 + fabs(x);
                 if (!ew && idx[MR_C] >= 0 && beta != 0.0)
                     x += beta * mock_load(ARG(MR_C), type[MR_C], i * (size_t)n + j);
                 if (idx[MR_BIAS] >= 0) x += mock_load(ARG(MR_BIAS), type[MR_BIAS], j);
@@ -1222,6 +1277,10 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
         mock_check_close(f, params);
     } else if (strcmp(f->name, "epilogue_ref") == 0 && mock_check()) {
         mock_epilogue_ref(f, params);
+    } else if (strcmp(f->name, "check_close_rank1") == 0 && mock_check()) {
+        mock_check_close_rank1(f, params);
+    } else if (strcmp(f->name, "row_abs") == 0 && mock_check()) {
+        mock_row_abs(params);
     } else if (strcmp(f->name, "write_null") == 0) {
         sticky = ILLEGAL_ADDRESS;
     } else if (strcmp(f->name, "trap_kernel") == 0) {

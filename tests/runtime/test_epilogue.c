@@ -12,6 +12,9 @@
  *   clamp    a clamped output (problem.clamp, the call's bounds): bound only to
  *            kernels with both bounds, checked against float64, and
  *            cuBLASLt + an elementwise kernel with the clamp as its baseline (mock)
+ *   fp8      e4m3 inputs with row-wise scales; with the device check, every
+ *            element of every candidate compared (one kernel is wrong at
+ *            one element), else at float64 samples          (mock or GPU)
  *   user PACK   tests/runtime/user_gemm.cute's act = relu kernel served for relu + bias only
  *   apply PACK  stdlib/epilogue_apply.cute's kernels after cuBLASLt: the unfused baseline
  *   gated PACK  one compiled template point with a gated activation, a bias
@@ -1085,12 +1088,142 @@ static int test_args(void)
     return 0;
 }
 
+/* fp8 inputs (e4m3, bf16 out) with row-wise scales, two kernels written
+ * here: f8_row, and where the device check runs (CUTEC_MOCK_CHECK=1 on
+ * the mock, or a GPU) f8_row_one_wrong, whose D the mock makes wrong at
+ * one element of the middle, (33, 27) of 64 x 48: the full device check
+ * (tune_epilogue.c, fp8_full) must find it, where 256 float64 samples
+ * seldom would.  Without the device check the candidates are compared at
+ * the samples, as the log says. */
+static char *describe_fp8(const char *name)
+{
+    char *t = malloc(4096);
+    CHECK(t != NULL);
+    snprintf(t, 4096,
+             "// cutec.kernel %s\n// cutec.contract 1\n// cutec.class gemm\n// cutec.threads 16 16 1\n"
+             "// cutec.smem_static 0\n// cutec.smem_dynamic 0\n// cutec.param T e4m3\n"
+             "// cutec.arg 0 M scalar i32 role m\n// cutec.arg 1 N scalar i32 role n\n"
+             "// cutec.arg 2 K scalar i32 role k\n"
+             "// cutec.arg 3 A tensor e4m3 rank 2 shape M K stride K 1 align 16 role a\n"
+             "// cutec.arg 4 B tensor e4m3 rank 2 shape N K stride K 1 align 16 role b\n"
+             "// cutec.arg 5 D tensor bf16 rank 2 shape M N stride N 1 align 2 role d\n"
+             "// cutec.arg 6 scale_a tensor f32 rank 2 shape M 1 stride 1 M align 4 role scale_a\n"
+             "// cutec.arg 7 scale_b tensor f32 rank 2 shape N 1 stride 1 1 align 4 role scale_b\n"
+             "// cutec.grid ceil_div(N,16) ceil_div(M,16) 1\n// cutec.act identity\n",
+             name);
+    return t;
+}
+
+static int test_fp8(void)
+{
+    cutec_runtime *rt = gpu_runtime();
+    cutec_gemm_handle *h;
+    CHECK_OK(rt, cutec_gemm_create(rt, &h));
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
+    have_lt = cutec_gemm_cublas_version(h) != 0;
+    int full = device_checks(h);
+    const char *names[2] = {"f8_row", "f8_row_one_wrong"};
+    int nk = full ? 2 : 1;
+    cutec_packfmt_entry e[2];
+    char *texts[4];
+    for (int i = 0; i < nk; i++) {
+        texts[2 * i] = describe_fp8(names[i]);
+        texts[2 * i + 1] = malloc(4096 + 256);
+        CHECK(texts[2 * i + 1] != NULL);
+        sprintf(texts[2 * i + 1], "%s.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry %s(\n)\n{\n}\n",
+                texts[2 * i], names[i]);
+        e[i] = (cutec_packfmt_entry){.manifest = texts[2 * i],
+                                     .manifest_size = strlen(texts[2 * i]),
+                                     .ptx = texts[2 * i + 1],
+                                     .ptx_size = strlen(texts[2 * i + 1])};
+    }
+    unsigned char *out = NULL;
+    size_t size = 0;
+    CHECK(cutec_packfmt_write("sm_80", CUTEC_VERSION_NUMBER, 0xf8, e, (size_t)nk, &out, &size) == 0);
+    for (int i = 0; i < 2 * nk; i++) free(texts[i]);
+    cutec_pack *pack = NULL;
+    CHECK_OK(rt, cutec_pack_load_data(rt, out, size, &pack));
+    free(out);
+    CHECK_OK(rt, cutec_gemm_use_pack(h, pack));
+
+    /* the inputs: e4m3 of random values in [-1, 1], scales in [0.5, 1.5) */
+    enum { M = 64, N = 48, K = 64 };
+    unsigned char *ha = malloc(M * K), *hb = malloc(N * K);
+    float sa[M], sb[N];
+    CHECK(ha != NULL && hb != NULL);
+    for (int i = 0; i < M * K; i++) cutec_dtype_store(CUTEC_CT_E4M3, ha + i, urand());
+    for (int i = 0; i < N * K; i++) cutec_dtype_store(CUTEC_CT_E4M3, hb + i, urand());
+    for (int i = 0; i < M; i++) sa[i] = 1.0f + 0.5f * urand();
+    for (int i = 0; i < N; i++) sb[i] = 1.0f + 0.5f * urand();
+    unsigned long long da, db, dd, dsa, dsb;
+    CHECK_OK(rt, cutec_malloc(rt, M * K, &da));
+    CHECK_OK(rt, cutec_malloc(rt, N * K, &db));
+    CHECK_OK(rt, cutec_malloc(rt, 2 * M * N, &dd));
+    CHECK_OK(rt, cutec_malloc(rt, sizeof sa, &dsa));
+    CHECK_OK(rt, cutec_malloc(rt, sizeof sb, &dsb));
+    CHECK_OK(rt, cutec_memcpy_htod(rt, da, ha, M * K));
+    CHECK_OK(rt, cutec_memcpy_htod(rt, db, hb, N * K));
+    CHECK_OK(rt, cutec_memcpy_htod(rt, dsa, sa, sizeof sa));
+    CHECK_OK(rt, cutec_memcpy_htod(rt, dsb, sb, sizeof sb));
+    cutec_gemm_problem p;
+    cutec_gemm_problem_init(&p, M, N, K, CUTEC_DTYPE_E4M3, CUTEC_DTYPE_BF16);
+    p.scale_mode = CUTEC_SCALE_ROW;
+    cutec_gemm_args a;
+    cutec_gemm_args_init(&a, (void *)(uintptr_t)da, (void *)(uintptr_t)db, (void *)(uintptr_t)dd);
+    a.scale_a = (const float *)(uintptr_t)dsa, a.scale_b = (const float *)(uintptr_t)dsb;
+
+    logbuf[0] = '\0';
+    cutec_tune_report *r = NULL;
+    CHECK_OK(rt, cutec_gemm_tune_ex(h, &p, &a, NULL, &r));
+    CHECK(strcmp(best_dsl(r), "f8_row T=e4m3") == 0);
+    if (full) {
+        CHECK_CONTAINS(logbuf, "fp8 inputs compared in full on the device");
+        CHECK_CONTAINS(logbuf, "candidate f8_row_one_wrong T=e4m3 scores +inf: wrong result: D[33,27] = ");
+        CHECK_CONTAINS(logbuf, "(device check: 1 elements of D and 0 of aux outside the tolerance)");
+        CHECK(strstr(logbuf, "candidate f8_row T=e4m3 scores +inf") == NULL);
+    } else {
+        CHECK_CONTAINS(logbuf, "tuning: candidates are checked on the host: at float64 samples (fp8 inputs)");
+    }
+    cutec_tune_report_free(r);
+
+    /* the result of the call, against float64 (bf16's rounding and an fp8
+     * sum's error: 2^-11 of the scaled sum of |a b|) */
+    CHECK_OK(rt, cutec_gemm_ex(h, &p, &a, NULL));
+    CHECK_OK(rt, cutec_synchronize(rt));
+    uint16_t *hd = malloc(2 * M * N);
+    CHECK(hd != NULL);
+    CHECK_OK(rt, cutec_memcpy_dtoh(rt, hd, dd, 2 * M * N));
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double sum = 0, mag = 0;
+            for (int q = 0; q < K; q++) {
+                double x =
+                    cutec_dtype_load(CUTEC_CT_E4M3, ha + i * K + q) * cutec_dtype_load(CUTEC_CT_E4M3, hb + j * K + q);
+                sum += x, mag += fabs(x);
+            }
+            double want = sum * sa[i] * sb[j], got = cutec_bf16_to_float(hd[i * N + j]);
+            if (!(fabs(got - want) <= fabs(want) / 128 + 0x1p-11 * mag * sa[i] * sb[j] + 1e-6)) {
+                fprintf(stderr, "fp8: D[%d,%d] = %g, want %g\n", i, j, got, want);
+                exit(1);
+            }
+        }
+    free(hd);
+    free(ha);
+    free(hb);
+    unsigned long long all[] = {da, db, dd, dsa, dsb};
+    for (int i = 0; i < 5; i++) cutec_free(rt, all[i]);
+    cutec_gemm_destroy(h);
+    cutec_runtime_destroy(rt);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         int (*fn)(void);
-    } cases[] = {{"args", test_args}, {"bind", test_bind}, {"cache", test_cache}, {"clamp", test_clamp}};
+    } cases[] = {
+        {"args", test_args}, {"bind", test_bind}, {"cache", test_cache}, {"clamp", test_clamp}, {"fp8", test_fp8}};
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
         if (strcmp(argv[1], cases[i].name) == 0) return cases[i].fn();
     if (argc == 3 && strcmp(argv[1], "user") == 0) return test_user(argv[2]);
