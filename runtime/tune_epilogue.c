@@ -569,7 +569,14 @@ static int fp8_bounds(harness *h, cutec_status *st)
     if (*st == CUTEC_OK) *st = cutec_memcpy_dtoh(rt, hcb, cb, sizeof(float) * (size_t)n);
     if (ra != 0) (void)rt->drv.mem_free(ra);
     if (cb != 0) (void)rt->drv.mem_free(cb);
-    if (*st == CUTEC_OK) {
+    /* rows row_abs does not take (K or a leading dimension not a multiple
+     * of 16 bytes): the samples decide */
+    int taken = *st != CUTEC_ERR_UNSUPPORTED;
+    if (!taken) {
+        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: no fp8 bounds: %s", cutec_runtime_message(rt));
+        *st = CUTEC_OK;
+    }
+    if (*st == CUTEC_OK && taken) {
         int row = p->scale_mode == CUTEC_SCALE_ROW, tensor = p->scale_mode == CUTEC_SCALE_TENSOR;
         double a = 2 * FP8_SUM_UNIT * fabs(h->alpha) * (tensor ? h->hsa[0] * h->hsb[0] : 1.0);
         for (long long r = 0; r < m; r++) {
@@ -583,7 +590,7 @@ static int fp8_bounds(harness *h, cutec_status *st)
     }
     free(hra);
     free(hcb);
-    return *st == CUTEC_OK ? 1 : -1;
+    return *st != CUTEC_OK ? -1 : taken;
 }
 
 cutec_status tune_epi_reference(harness *h)
