@@ -543,12 +543,15 @@ set_tests_properties(pack_mock_epilogue_bind_devref_wrong PROPERTIES LABELS "cpu
 # device check (CUTEC_MOCK_CHECK=1) every element against a reference made
 # on the device, within each element's fp8 bound (row_abs,
 # check_close_rank1), which finds a kernel wrong at one element
-add_test(NAME pack_mock_epilogue_fp8 COMMAND test_epilogue fp8)
-set_tests_properties(pack_mock_epilogue_fp8 PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
-  ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>")
-add_test(NAME pack_mock_epilogue_fp8_devcheck COMMAND test_epilogue fp8)
-set_tests_properties(pack_mock_epilogue_fp8_devcheck PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
-  ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_CHECK=1")
+foreach(_check 0 1)
+  set(_name pack_mock_epilogue_fp8)
+  if(_check)
+    set(_name pack_mock_epilogue_fp8_devcheck)
+  endif()
+  add_test(NAME ${_name} COMMAND test_epilogue fp8)
+  set_tests_properties(${_name} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+    ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_CHECK=${_check}")
+endforeach()
 # without cuBLASLt: the epilogue checked at float64 samples only
 add_test(NAME pack_mock_epilogue_bind_no_cublas COMMAND test_epilogue bind)
 set_tests_properties(pack_mock_epilogue_bind_no_cublas PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120

@@ -118,34 +118,49 @@ static char *describe(const struct kern *k, const char *act, const char *args)
     return t;
 }
 
-/* The pack of every row (PTX only, sm_80). */
-static cutec_pack *load_pack(cutec_runtime *rt)
+/* A pack (PTX only, sm_80) of n kernels: manifest[i] its description,
+ * mock[i] what the mock driver computes (the PTX's copy of a description),
+ * names[i] the entry; every text freed. */
+static cutec_pack *pack_from(cutec_runtime *rt, int n, char **manifest, char **mock, const char *const *names,
+                             unsigned magic)
 {
-    enum { NK = sizeof kerns / sizeof kerns[0] };
-    cutec_packfmt_entry e[NK];
-    char *texts[2 * NK];
-    for (int i = 0; i < NK; i++) {
-        const struct kern *k = &kerns[i];
-        texts[2 * i] = describe(k, k->act, k->args);
-        char *mock = describe(k, k->mock_act != NULL ? k->mock_act : k->act, k->mock_args ? k->mock_args : k->args);
-        texts[2 * i + 1] = malloc(strlen(mock) + 256);
-        CHECK(texts[2 * i + 1] != NULL);
-        sprintf(texts[2 * i + 1], "%s.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry %s(\n)\n{\n}\n",
-                mock, k->name);
-        free(mock);
-        e[i] = (cutec_packfmt_entry){.manifest = texts[2 * i],
-                                     .manifest_size = strlen(texts[2 * i]),
-                                     .ptx = texts[2 * i + 1],
-                                     .ptx_size = strlen(texts[2 * i + 1])};
+    cutec_packfmt_entry *e = calloc((size_t)n, sizeof *e);
+    char **ptx = calloc((size_t)n, sizeof *ptx);
+    CHECK(e != NULL && ptx != NULL);
+    for (int i = 0; i < n; i++) {
+        ptx[i] = malloc(strlen(mock[i]) + strlen(names[i]) + 128);
+        CHECK(ptx[i] != NULL);
+        sprintf(ptx[i], "%s.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry %s(\n)\n{\n}\n", mock[i],
+                names[i]);
+        free(mock[i]);
+        e[i] = (cutec_packfmt_entry){
+            .manifest = manifest[i], .manifest_size = strlen(manifest[i]), .ptx = ptx[i], .ptx_size = strlen(ptx[i])};
     }
     unsigned char *out = NULL;
     size_t size = 0;
-    CHECK(cutec_packfmt_write("sm_80", CUTEC_VERSION_NUMBER, 0xe91, e, NK, &out, &size) == 0);
-    for (int i = 0; i < 2 * NK; i++) free(texts[i]);
+    CHECK(cutec_packfmt_write("sm_80", CUTEC_VERSION_NUMBER, magic, e, (size_t)n, &out, &size) == 0);
+    for (int i = 0; i < n; i++) free(manifest[i]), free(ptx[i]);
+    free(e);
+    free(ptx);
     cutec_pack *pack = NULL;
     CHECK_OK(rt, cutec_pack_load_data(rt, out, size, &pack));
     free(out);
     return pack;
+}
+
+/* The pack of every row. */
+static cutec_pack *load_pack(cutec_runtime *rt)
+{
+    enum { NK = sizeof kerns / sizeof kerns[0] };
+    char *manifest[NK], *mock[NK];
+    const char *names[NK];
+    for (int i = 0; i < NK; i++) {
+        const struct kern *k = &kerns[i];
+        manifest[i] = describe(k, k->act, k->args);
+        mock[i] = describe(k, k->mock_act != NULL ? k->mock_act : k->act, k->mock_args ? k->mock_args : k->args);
+        names[i] = k->name;
+    }
+    return pack_from(rt, NK, manifest, mock, names, 0xe91);
 }
 
 /* ---- runtimes, logs ---- */
@@ -1123,27 +1138,10 @@ static int test_fp8(void)
     have_lt = cutec_gemm_cublas_version(h) != 0;
     int full = device_checks(h);
     const char *names[2] = {"f8_row", "f8_row_one_wrong"};
-    int nk = full ? 2 : 1;
-    cutec_packfmt_entry e[2];
-    char *texts[4];
-    for (int i = 0; i < nk; i++) {
-        texts[2 * i] = describe_fp8(names[i]);
-        texts[2 * i + 1] = malloc(4096 + 256);
-        CHECK(texts[2 * i + 1] != NULL);
-        sprintf(texts[2 * i + 1], "%s.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry %s(\n)\n{\n}\n",
-                texts[2 * i], names[i]);
-        e[i] = (cutec_packfmt_entry){.manifest = texts[2 * i],
-                                     .manifest_size = strlen(texts[2 * i]),
-                                     .ptx = texts[2 * i + 1],
-                                     .ptx_size = strlen(texts[2 * i + 1])};
-    }
-    unsigned char *out = NULL;
-    size_t size = 0;
-    CHECK(cutec_packfmt_write("sm_80", CUTEC_VERSION_NUMBER, 0xf8, e, (size_t)nk, &out, &size) == 0);
-    for (int i = 0; i < 2 * nk; i++) free(texts[i]);
-    cutec_pack *pack = NULL;
-    CHECK_OK(rt, cutec_pack_load_data(rt, out, size, &pack));
-    free(out);
+    char *manifest[2], *mock[2];
+    for (int i = 0; i < 2; i++) manifest[i] = describe_fp8(names[i]), mock[i] = describe_fp8(names[i]);
+    cutec_pack *pack = pack_from(rt, full ? 2 : 1, manifest, mock, names, 0xf8);
+    if (!full) free(manifest[1]), free(mock[1]);
     CHECK_OK(rt, cutec_gemm_use_pack(h, pack));
 
     /* the inputs: e4m3 of random values in [-1, 1], scales in [0.5, 1.5) */
