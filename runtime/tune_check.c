@@ -329,7 +329,7 @@ static cutec_status ref_rms_rows(harness *h)
     double sum2 = 0;
     cutec_status s = CUTEC_OK;
     for (long long i = 0; i < nr && s == CUTEC_OK; i++) {
-        long long r = nr > 1 ? i * (h->rows - 1) / (nr - 1) : 0;
+        long long r = tune_spaced_row(i, nr, h->rows);
         s = cutec_memcpy_dtoh(h->rt, row, h->ref_dev + (size_t)(r * p->ldc) * es, (size_t)h->cols * es);
         for (long long c = 0; c < h->cols && s == CUTEC_OK; c++) {
             double v = cutec_dtype_load((cutec_ct)p->c_type, row + (size_t)c * es);

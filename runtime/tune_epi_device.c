@@ -171,7 +171,7 @@ static int verify(harness *h, long long *rows_checked, char *why, size_t len, cu
     double sv = 0, sd = 0, amax = 0;
     int ok = 1;
     for (long long i = 0; i < nr && *st == CUTEC_OK && ok; i++) {
-        long long r = nr > 1 ? i * (p->m - 1) / (nr - 1) : 0;
+        long long r = tune_spaced_row(i, nr, p->m);
         *st = cutec_memcpy_dtoh(rt, b.acc, h->dacc + (size_t)r * n * sizeof(float), n * sizeof(float));
         if (*st == CUTEC_OK && p->c_source)
             *st = cutec_memcpy_dtoh(rt, b.c, (unsigned long long)(uintptr_t)h->io.C + (size_t)(r * p->ld_csrc) * es,

@@ -173,6 +173,14 @@ cutec_status tune_load_candidate(candidate *c);
 cutec_status tune_check_candidate(harness *h, candidate *c);
 /* Whether a problem without an epilogue has float64 samples to check against. */
 static inline int tune_has_samples(const harness *h) { return h->samples_ready; }
+
+/* Row i of nr evenly spaced over rows (nr <= rows), the first and the last
+ * among them: the rows the device check's RMS (tune_check.c) and the
+ * device-made reference's float64 check (tune_epi_device.c) read. */
+static inline long long tune_spaced_row(long long i, long long nr, long long rows)
+{
+    return nr > 1 ? i * (rows - 1) / (nr - 1) : 0;
+}
 /* Compares buf (a C on the host) at sampled positions with their float64
  * dot products: 0, or -1 with why. */
 int tune_compare_samples(const harness *h, const unsigned char *buf, char *why, size_t why_len);
