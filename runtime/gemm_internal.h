@@ -151,7 +151,7 @@ struct cutec_gemm_handle {
     CUdeviceptr check_count;
     int check_state[3];
     char check_why[300];
-    /* its fp8 kernels (row_abs, check_close_rank1: cutec_gemm_fp8_ready),
+    /* its fp8 kernels (abs_blocks, check_close_rank1: cutec_gemm_fp8_ready),
      * as check_state */
     int check_fp8_state;
 };
@@ -284,16 +284,18 @@ cutec_status cutec_gemm_check_close(cutec_gemm_handle *g, cutec_dtype t, long lo
 cutec_status cutec_gemm_check_close_rank1(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols,
                                           long long ld, CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol,
                                           CUdeviceptr ta, CUdeviceptr tb, void *stream, long long *bad);
-/* Whether the fp8 kernels of the check pack (row_abs, check_close_rank1
- * for output type t) load and pass their self-tests: CUTEC_OK, or
- * CUTEC_ERR_UNSUPPORTED with why in the message (logged as information). */
+/* Whether the fp8 kernels of the check pack (abs_blocks,
+ * check_close_rank1 for output type t) load and pass their self-tests:
+ * CUTEC_OK, or CUTEC_ERR_UNSUPPORTED with why in the message (logged as
+ * information). */
 cutec_status cutec_gemm_fp8_ready(cutec_gemm_handle *g, cutec_dtype t, void *stream);
-/* out[r] (f32, rows of them on the device) = sum over k of |x[r][k]|, or
- * with maxed their largest, for the rows x k fp8 matrix of type t at x
- * (leading dimension ld, k and ld multiples of 16 bytes): row_abs, after
+/* out[r ceil(k/128) + kb] (f32 on the device) = the sum of |x[r][q]| over
+ * the 128 bytes q of block kb of row r, or with maxed their largest, for
+ * the rows x k fp8 matrix of type t at x (leading dimension ld; k and ld
+ * multiples of 16 bytes, else CUTEC_ERR_UNSUPPORTED): abs_blocks, after
  * cutec_gemm_fp8_ready. */
-cutec_status cutec_gemm_fp8_row_abs(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long k, long long ld,
-                                    CUdeviceptr x, int maxed, CUdeviceptr out, void *stream);
+cutec_status cutec_gemm_fp8_abs_blocks(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long k, long long ld,
+                                       CUdeviceptr x, int maxed, CUdeviceptr out, void *stream);
 /* Its pack and buffer, released with the handle's device state. */
 void cutec_gemm_check_release(cutec_gemm_handle *g);
 

@@ -151,69 +151,69 @@ cutec_status cutec_gemm_check_close_rank1(cutec_gemm_handle *g, cutec_dtype t, l
     return count_bad(g, t, rows, cols, ld, x, y, rel, abs_tol, ta, tb, stream, bad);
 }
 
-/* row_abs's launch: out zeroed, then the kernel (the bytes read four to
- * an i32), no self-test. */
-static cutec_status launch_row_abs(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long k, long long ld,
-                                   CUdeviceptr x, int maxed, CUdeviceptr out, void *stream)
+/* abs_blocks's launch (the bytes read four to an i32), no self-test. */
+static cutec_status launch_abs_blocks(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long k, long long ld,
+                                      CUdeviceptr x, int maxed, CUdeviceptr out, void *stream)
 {
     cutec_runtime *rt = g->rt;
-    int e = cutec_pack_find(g->check_pack, "row_abs", "");
-    if (e < 0) return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "the check pack has no row_abs kernel");
-    if (rows < 1 || k % 16 != 0 || ld % 16 != 0 || ld < k || rows > 0x7fffffffLL / ld)
+    int e = cutec_pack_find(g->check_pack, "abs_blocks", "");
+    if (e < 0) return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "the check pack has no abs_blocks kernel");
+    if (rows < 1 || k < 1 || k % 16 != 0 || ld % 16 != 0 || ld < k || rows > 0x7fffffffLL / ld)
         return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED,
-                             "row_abs: %lld x %lld (ld %lld) is not whole 16-byte rows "
-                             "within 2^31 bytes",
-                             rows, k, ld);
+                             "abs_blocks: %lld x %lld (ld %lld) is not whole 16-byte rows within 2^31 bytes", rows, k,
+                             ld);
     int r = (int)rows, k4 = (int)(k / 4), ld4 = (int)(ld / 4), fmt = t == CUTEC_DTYPE_E5M2, mx = maxed != 0;
+    int nkb = (int)((k + 127) / 128);
     unsigned long long px = x, po = out;
-    void *args[] = {&r, &k4, &ld4, &px, &fmt, &mx, &po};
-    CUresult cr = rt->drv.memset_d8_async(out, 0, (size_t)rows * sizeof(float), (CUstream)stream);
-    if (cr != CUDA_SUCCESS) return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(row_abs)");
+    void *args[] = {&r, &k4, &ld4, &px, &fmt, &mx, &nkb, &po};
     return cutec_pack_launch(g->check_pack, e, NULL, stream, args);
 }
 
-cutec_status cutec_gemm_fp8_row_abs(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long k, long long ld,
-                                    CUdeviceptr x, int maxed, CUdeviceptr out, void *stream)
+cutec_status cutec_gemm_fp8_abs_blocks(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long k, long long ld,
+                                       CUdeviceptr x, int maxed, CUdeviceptr out, void *stream)
 {
     cutec_status s = cutec_gemm_fp8_ready(g, CUTEC_DTYPE_F32, stream);
     if (s != CUTEC_OK) return s;
     if (!cutec_dtype_is_fp8(t))
-        return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "row_abs: %s is no fp8 type", cutec_dtype_name(t));
-    return launch_row_abs(g, t, rows, k, ld, x, maxed, out, stream);
+        return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "abs_blocks: %s is no fp8 type", cutec_dtype_name(t));
+    return launch_abs_blocks(g, t, rows, k, ld, x, maxed, out, stream);
 }
 
-/* row_abs's self-test for one format: rows 0 .. 255 and 255 .. 0 of every
- * byte, their sums and largest magnitudes against the contract's decoding
- * (a NaN or an infinity as the format's largest value, as the kernel
- * takes them); 1 passed, 0 not (why), -1 (a fault). */
-static int row_abs_selftest(cutec_gemm_handle *g, cutec_dtype t, CUdeviceptr buf, void *stream)
+/* abs_blocks's self-test for one format: rows 0 .. 255 and 255 .. 0 of
+ * every byte (two 128-byte blocks each), the blocks' sums and largest
+ * magnitudes against the contract's decoding (a NaN or an infinity as the
+ * format's largest value, as the kernel takes them); 1 passed, 0 not
+ * (why), -1 (a fault). */
+static int abs_blocks_selftest(cutec_gemm_handle *g, cutec_dtype t, CUdeviceptr buf, void *stream)
 {
     cutec_runtime *rt = g->rt;
     unsigned char bytes[512];
-    double sum = 0, most = 0, top = t == CUTEC_DTYPE_E5M2 ? 57344.0 : 448.0;
+    double sum[2] = {0, 0}, most[2] = {0, 0}, top = t == CUTEC_DTYPE_E5M2 ? 57344.0 : 448.0;
     for (int i = 0; i < 256; i++) {
         bytes[i] = (unsigned char)i, bytes[511 - i] = (unsigned char)i;
         double v = fabs(cutec_dtype_load((cutec_ct)t, &bytes[i]));
         if (!isfinite(v)) v = top;
-        sum += v;
-        most = v > most ? v : most;
+        sum[i / 128] += v;
+        most[i / 128] = v > most[i / 128] ? v : most[i / 128];
     }
-    float got[4] = {0};
+    /* rows 0 and 1, blocks 0 and 1: row 1's blocks are row 0's swapped */
+    const double want[2][4] = {{sum[0], sum[1], sum[1], sum[0]}, {most[0], most[1], most[1], most[0]}};
+    float got[8] = {0};
     cutec_status s = cutec_memcpy_htod(rt, buf, bytes, sizeof bytes);
-    if (s == CUTEC_OK) s = launch_row_abs(g, t, 2, 256, 256, buf, 0, buf + 512, stream);
-    if (s == CUTEC_OK) s = launch_row_abs(g, t, 2, 256, 256, buf, 1, buf + 520, stream);
+    if (s == CUTEC_OK) s = launch_abs_blocks(g, t, 2, 256, 256, buf, 0, buf + 512, stream);
+    if (s == CUTEC_OK) s = launch_abs_blocks(g, t, 2, 256, 256, buf, 1, buf + 528, stream);
     if (s == CUTEC_OK) s = cutec_stream_synchronize(rt, stream);
     if (s == CUTEC_OK) s = cutec_memcpy_dtoh(rt, got, buf + 512, sizeof got);
     if (s == CUTEC_ERR_KERNEL_FAULT) return -1;
     if (s != CUTEC_OK) {
-        snprintf(g->check_why, sizeof g->check_why, "row_abs does not run: %.200s", cutec_runtime_message(rt));
+        snprintf(g->check_why, sizeof g->check_why, "abs_blocks does not run: %.200s", cutec_runtime_message(rt));
         return 0;
     }
-    for (int i = 0; i < 2; i++)
-        if (!(fabs(got[i] - sum) <= 1e-5 * sum) || got[2 + i] != (float)most) {
+    for (int i = 0; i < 4; i++)
+        if (!(fabs(got[i] - want[0][i]) <= 1e-5 * want[0][i]) || got[4 + i] != (float)want[1][i]) {
             snprintf(g->check_why, sizeof g->check_why,
-                     "row_abs's self-test (%s): sums %g and %g, largest %g and %g; want %g and %g", cutec_dtype_name(t),
-                     (double)got[0], (double)got[1], (double)got[2], (double)got[3], sum, most);
+                     "abs_blocks's self-test (%s): block %d sum %g largest %g, want %g and %g", cutec_dtype_name(t), i,
+                     (double)got[i], (double)got[4 + i], want[0][i], want[1][i]);
             return 0;
         }
     return 1;
@@ -233,8 +233,8 @@ cutec_status cutec_gemm_fp8_ready(cutec_gemm_handle *g, cutec_dtype t, void *str
         g->check_fp8_state = -1;
         return check_unavailable(rt, g->check_why);
     }
-    int ok = row_abs_selftest(g, CUTEC_DTYPE_E4M3, buf, stream);
-    if (ok > 0) ok = row_abs_selftest(g, CUTEC_DTYPE_E5M2, buf, stream);
+    int ok = abs_blocks_selftest(g, CUTEC_DTYPE_E4M3, buf, stream);
+    if (ok > 0) ok = abs_blocks_selftest(g, CUTEC_DTYPE_E5M2, buf, stream);
     /* check_close_rank1 (f32): of x = (1, 2, NaN, 4) against y = (1, 2, 3,
      * 5), 2 x 2, ta = (0, 1), tb = (0, 2), the NaN counts and 4 passes
      * (|4 - 5| <= 2): 1 */

@@ -117,16 +117,15 @@ static int fp8_inputs(const cutec_gemm_problem *p)
 }
 
 /* fp8 inputs whose candidates are compared in full on the device
- * (fp8_bounds): per-tensor or row-wise scales (block-wise ones sit inside
- * the sum, which cuBLASLt's plain f32 GEMM does not make), not gated (a
- * product of two sums), a 16-bit or f32 output (the check kernel's types),
- * row-major D (a column-major one reaches the tuner transposed).  256
- * float64 samples alone missed a wrong 128 x 128 tile of an 8192^2 output
- * with probability 0.94. */
+ * (fp8_bounds): not gated (a product of two sums), a 16-bit or f32 output
+ * (the check kernel's types), row-major D (a column-major one reaches the
+ * tuner transposed, but for gated and block-wise outputs), K-major A and
+ * B (fp8's rule).  256 float64 samples alone missed a wrong 128 x 128 tile
+ * of an 8192^2 output with probability 0.94. */
 static int fp8_full(const cutec_gemm_problem *p)
 {
-    return fp8_inputs(p) && p->scale_mode != CUTEC_SCALE_BLOCK && !p->act_gated && !cutec_dtype_is_fp8(p->c_type) &&
-           p->c_layout == CUTEC_LAYOUT_ROW && p->a_layout == CUTEC_LAYOUT_ROW && p->b_layout == CUTEC_LAYOUT_COL;
+    return fp8_inputs(p) && !p->act_gated && !cutec_dtype_is_fp8(p->c_type) && p->c_layout == CUTEC_LAYOUT_ROW &&
+           p->a_layout == CUTEC_LAYOUT_ROW && p->b_layout == CUTEC_LAYOUT_COL;
 }
 
 /* Whether tune_epi_reference's loop fetches the source C a block of rows
@@ -275,6 +274,9 @@ static cutec_status lt_acc(harness *h)
     cutec_gemm_problem_init(&q, p->m, p->n, p->k, p->a_type, CUTEC_DTYPE_F32);
     q.b_type = p->b_type;
     q.a_layout = p->a_layout, q.b_layout = p->b_layout, q.lda = p->lda, q.ldb = p->ldb, q.ldc = p->n;
+    /* block-wise scales sit inside the sum: cuBLASLt applies them (its
+     * VEC128 and BLK128x128 modes); the others the epilogue applies */
+    if (p->scale_mode == CUTEC_SCALE_BLOCK) q.scale_mode = CUTEC_SCALE_BLOCK;
     size_t bytes = (size_t)p->m * (size_t)p->n * sizeof(float);
     cutec_lt_plan plan;
     cublasLtMatmulHeuristicResult_t heur;
@@ -294,6 +296,7 @@ static cutec_status lt_acc(harness *h)
         cutec_gemm_args io;
         cutec_gemm_args_init(&io, h->io.A, h->io.B, (void *)(uintptr_t)dacc);
         io.C = io.D;
+        if (q.scale_mode == CUTEC_SCALE_BLOCK) io.scale_a = h->io.scale_a, io.scale_b = h->io.scale_b;
         cublasStatus_t st = cutec_lt_run(&g->lt, &plan, &q, &heur.algo, &io, (void *)(uintptr_t)g->workspace,
                                          g->workspace_bytes, h->stream);
         if (st == CUBLAS_STATUS_SUCCESS) s = cutec_stream_synchronize(rt, h->stream);
@@ -528,68 +531,82 @@ static cutec_status upload_floats(harness *h, CUdeviceptr *dev, const float *v, 
 }
 
 /* fp8_full's bound of each element's fp8 sum error: sum_k |a_rk b_kc| <=
- * (sum_k |a_rk|) (max_k |b_kc|), row_abs's sums of A's rows and largest
- * elements of B's columns (stdlib/check_close.cute), so that an outlier
- * row of A or column of B widens its own bound alone.  The candidate's sum
- * and cuBLASLt's (the reference's) may each be FP8_SUM_UNIT of it off, so
- * D row r column c may differ by ta_d[r] tb[c] = 2 FP8_SUM_UNIT |alpha
- * scale_a(r) scale_b(c)| (sum_k |a_rk|) (max_k |b_kc|) times 1.2 (the
- * activation's slope, as compare_samples takes it) more than a 16-bit
+ * (sum_k |a_rk|) (max_k |b_kc|), and with block-wise scales, block by
+ * block, sum_kb sa(r, kb) sb(c, kb) sum_{k in kb} |a_rk b_kc| <= (sum_kb
+ * sa(r, kb) sum_{k in kb} |a_rk|) (max_kb sb(c, kb) max_{k in kb} |b_kc|),
+ * from abs_blocks's sums (A) and largest elements (B) of each row's
+ * 128-byte blocks (stdlib/check_close.cute), so that an outlier row of A
+ * or column of B widens its own bound alone.  The candidate's sum and
+ * cuBLASLt's (the reference's) may each be FP8_SUM_UNIT of it off, so D
+ * row r column c may differ by ta_d[r] tb[c], 2 FP8_SUM_UNIT |alpha| times
+ * that bound (per-tensor and row-wise scales in it) times 1.2 (the
+ * activation's slope, as compare_samples takes it), more than a 16-bit
  * GEMM's, aux by ta_aux[r] tb[c] (the slope's 1).  1 made, 0 where the
- * fp8 kernels are unavailable (logged), -1 (*st: a failure). */
+ * fp8 kernels are unavailable or do not take the rows (logged), -1 (*st:
+ * a failure). */
 static int fp8_bounds(harness *h, cutec_status *st)
 {
     const cutec_gemm_problem *p = h->p;
     cutec_runtime *rt = h->rt;
-    long long m = p->m, n = p->n;
+    long long m = p->m, n = p->n, nkb = (p->k + 127) / 128;
     *st = cutec_gemm_fp8_ready(h->g, p->c_type, h->stream);
     if (*st == CUTEC_ERR_KERNEL_FAULT) return -1;
     if (*st != CUTEC_OK) {
         *st = CUTEC_OK;
         return 0;
     }
-    CUdeviceptr ra = 0, cb = 0;
-    float *hra = malloc(sizeof *hra * (size_t)m), *hcb = malloc(sizeof *hcb * (size_t)n);
+    size_t na = (size_t)m * (size_t)nkb, nb = (size_t)n * (size_t)nkb;
+    CUdeviceptr da = 0, db = 0;
+    float *ha = malloc(sizeof *ha * na), *hb = malloc(sizeof *hb * nb);
     h->fp8_hta_d = malloc(sizeof(float) * (size_t)m);
     h->fp8_hta_aux = malloc(sizeof(float) * (size_t)m);
     h->fp8_htb = malloc(sizeof(float) * (size_t)n);
-    *st = hra == NULL || hcb == NULL || h->fp8_hta_d == NULL || h->fp8_hta_aux == NULL || h->fp8_htb == NULL
+    *st = ha == NULL || hb == NULL || h->fp8_hta_d == NULL || h->fp8_hta_aux == NULL || h->fp8_htb == NULL
               ? cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (fp8 bounds)")
               : CUTEC_OK;
-    if (*st == CUTEC_OK) *st = tune_alloc_device(h, &ra, sizeof(float) * (size_t)m, "row_abs of A");
-    if (*st == CUTEC_OK) *st = tune_alloc_device(h, &cb, sizeof(float) * (size_t)n, "row_abs of B");
+    if (*st == CUTEC_OK) *st = tune_alloc_device(h, &da, sizeof(float) * na, "abs_blocks of A");
+    if (*st == CUTEC_OK) *st = tune_alloc_device(h, &db, sizeof(float) * nb, "abs_blocks of B");
     if (*st == CUTEC_OK)
-        *st = cutec_gemm_fp8_row_abs(h->g, p->a_type, m, p->k, p->lda, (unsigned long long)(uintptr_t)h->io.A, 0, ra,
-                                     h->stream);
+        *st = cutec_gemm_fp8_abs_blocks(h->g, p->a_type, m, p->k, p->lda, (unsigned long long)(uintptr_t)h->io.A, 0, da,
+                                        h->stream);
     if (*st == CUTEC_OK)
-        *st = cutec_gemm_fp8_row_abs(h->g, p->b_type, n, p->k, p->ldb, (unsigned long long)(uintptr_t)h->io.B, 1, cb,
-                                     h->stream);
+        *st = cutec_gemm_fp8_abs_blocks(h->g, p->b_type, n, p->k, p->ldb, (unsigned long long)(uintptr_t)h->io.B, 1, db,
+                                        h->stream);
     if (*st == CUTEC_OK) *st = cutec_stream_synchronize(rt, h->stream);
-    if (*st == CUTEC_OK) *st = cutec_memcpy_dtoh(rt, hra, ra, sizeof(float) * (size_t)m);
-    if (*st == CUTEC_OK) *st = cutec_memcpy_dtoh(rt, hcb, cb, sizeof(float) * (size_t)n);
-    if (ra != 0) (void)rt->drv.mem_free(ra);
-    if (cb != 0) (void)rt->drv.mem_free(cb);
-    /* rows row_abs does not take (K or a leading dimension not a multiple
-     * of 16 bytes): the samples decide */
+    if (*st == CUTEC_OK) *st = cutec_memcpy_dtoh(rt, ha, da, sizeof(float) * na);
+    if (*st == CUTEC_OK) *st = cutec_memcpy_dtoh(rt, hb, db, sizeof(float) * nb);
+    if (da != 0) (void)rt->drv.mem_free(da);
+    if (db != 0) (void)rt->drv.mem_free(db);
+    /* rows abs_blocks does not take (K or a leading dimension not a
+     * multiple of 16 bytes): the samples decide */
     int taken = *st != CUTEC_ERR_UNSUPPORTED;
     if (!taken) {
         cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: no fp8 bounds: %s", cutec_runtime_message(rt));
         *st = CUTEC_OK;
     }
     if (*st == CUTEC_OK && taken) {
-        int row = p->scale_mode == CUTEC_SCALE_ROW, tensor = p->scale_mode == CUTEC_SCALE_TENSOR;
-        double a = 2 * FP8_SUM_UNIT * fabs(h->alpha) * (tensor ? h->hsa[0] * h->hsb[0] : 1.0);
+        int row = p->scale_mode == CUTEC_SCALE_ROW, block = p->scale_mode == CUTEC_SCALE_BLOCK;
+        double a =
+            2 * FP8_SUM_UNIT * fabs(h->alpha) * (p->scale_mode == CUTEC_SCALE_TENSOR ? h->hsa[0] * h->hsb[0] : 1.0);
         for (long long r = 0; r < m; r++) {
-            h->fp8_hta_aux[r] = (float)(a * (row ? h->hsa[r] : 1.0) * (double)hra[r]);
+            double t = 0;
+            for (long long kb = 0; kb < nkb; kb++)
+                t += (block ? h->hsa[r + m * kb] : 1.0) * (double)ha[(size_t)(r * nkb + kb)];
+            h->fp8_hta_aux[r] = (float)(a * (row ? h->hsa[r] : 1.0) * t);
             h->fp8_hta_d[r] = 1.2f * h->fp8_hta_aux[r];
         }
-        for (long long c = 0; c < n; c++) h->fp8_htb[c] = (float)((row ? h->hsb[c] : 1.0) * (double)hcb[c]);
+        for (long long c = 0; c < n; c++) {
+            double t = 0;
+            for (long long kb = 0; kb < nkb; kb++)
+                t = fmax(t, (block ? h->hsb[(c / 128) * nkb + kb] : 1.0) * (double)hb[(size_t)(c * nkb + kb)]);
+            h->fp8_htb[c] = (float)((row ? h->hsb[c] : 1.0) * t);
+        }
         *st = upload_floats(h, &h->fp8_ta_d, h->fp8_hta_d, m, "the fp8 bound (D)");
         if (*st == CUTEC_OK && p->aux) *st = upload_floats(h, &h->fp8_ta_aux, h->fp8_hta_aux, m, "the fp8 bound (aux)");
         if (*st == CUTEC_OK) *st = upload_floats(h, &h->fp8_tb, h->fp8_htb, n, "the fp8 bound (columns)");
     }
-    free(hra);
-    free(hcb);
+    free(ha);
+    free(hb);
     return *st != CUTEC_OK ? -1 : taken;
 }
 
@@ -608,11 +625,10 @@ cutec_status tune_epi_reference(harness *h)
         s = fetch_vectors(h);
     int samples = h->ha != NULL || h->vr != NULL;
     double t1 = tune_now();
-    /* cuBLASLt's plain GEMM is A B without scales: block-wise ones sit
-     * inside the sum; other fp8 inputs than fp8_full's are checked at the
-     * samples alone (tune_epi_compare) */
-    if (s == CUTEC_OK && samples && p->scale_mode != CUTEC_SCALE_BLOCK && (!fp8_inputs(p) || fp8_full(p)))
-        s = lt_acc(h);
+    /* cuBLASLt's GEMM is A B without scales, or with block-wise ones (they
+     * sit inside the sum); other fp8 inputs than fp8_full's are checked at
+     * the samples alone (tune_epi_compare) */
+    if (s == CUTEC_OK && samples && (!fp8_inputs(p) || fp8_full(p))) s = lt_acc(h);
     char why[160];
     int agree = s == CUTEC_OK && h->dacc != 0 ? acc_agrees(h, why, sizeof why, &s) : 0;
     if (s != CUTEC_OK) return s;
@@ -656,7 +672,7 @@ cutec_status tune_epi_reference(harness *h)
             h->have_ref = 1;
             cutec_rt_log(rt, CUTEC_LOG_INFO,
                          "tuning: fp8 inputs compared in full on the device, within 2^-11 of sum |a b| more (its "
-                         "bound per row and column, from row_abs); the reference %.3f s",
+                         "bound per row and column, from abs_blocks); the reference %.3f s",
                          tune_now() - t2);
             return s;
         }

@@ -855,24 +855,26 @@ static int mock_check(void)
     return e != NULL && strcmp(e, "1") == 0;
 }
 
-/* row_abs (fp8 bytes read four to an i32: K4 and LD4 words; sums of
- * magnitudes or their largest, a NaN or an infinity as the format's
- * largest value) on the host, where CUTEC_MOCK_CHECK=1. */
-static void mock_row_abs(void **params)
+/* abs_blocks (fp8 bytes read four to an i32: K4 and LD4 words; per row
+ * and 128-byte block, the sum of the magnitudes or their largest, a NaN or
+ * an infinity as the format's largest value) on the host, where
+ * CUTEC_MOCK_CHECK=1. */
+static void mock_abs_blocks(void **params)
 {
     int rows = *(int *)params[0], k = 4 * *(int *)params[1], ld = 4 * *(int *)params[2];
     const uint8_t *a = *(uint8_t **)params[3];
-    int e5m2 = *(int *)params[4] != 0, maxed = *(int *)params[5] != 0;
-    float *out = *(float **)params[6];
-    for (long long r = 0; r < rows; r++) {
-        double acc = out[r];
-        for (long long q = 0; q < k; q++) {
-            double v = fabs(mock_fp8_value(a[r * ld + q], e5m2));
-            if (!isfinite(v)) v = e5m2 ? 57344.0 : 448.0;
-            acc = maxed ? fmax(acc, v) : acc + v;
+    int e5m2 = *(int *)params[4] != 0, maxed = *(int *)params[5] != 0, nkb = *(int *)params[6];
+    float *out = *(float **)params[7];
+    for (long long r = 0; r < rows; r++)
+        for (long long kb = 0; kb < nkb; kb++) {
+            double acc = 0;
+            for (long long q = 128 * kb; q < k && q < 128 * (kb + 1); q++) {
+                double v = fabs(mock_fp8_value(a[r * ld + q], e5m2));
+                if (!isfinite(v)) v = e5m2 ? 57344.0 : 448.0;
+                acc = maxed ? fmax(acc, v) : acc + v;
+            }
+            out[r * nkb + kb] = (float)acc;
         }
-        out[r] = (float)acc;
-    }
 }
 
 static void mock_check_close(const struct CUfunc_st *f, void **params)
@@ -1033,11 +1035,17 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
     }
     /* an elementwise epilogue kernel reads v from C, before the biases */
     int ew = strstr(text, "// cutec.class epilogue\n") != NULL;
-    /* scales (fp8): one per row of A and column of B, or one each ("shape 1 1") */
-    int scale_rows = 0;
+    /* scales (fp8), by scale_a's shape: "1 1" one each, "M 1" one per row of
+     * A and column of B, else block-wise (M x ceil(K/128) for A, a scale
+     * per 128 x 128 block of B, ceil(N/128) x ceil(K/128) K-contiguous) */
+    int scale_rows = 0, scale_blocks = 0;
     const char *sl = strstr(text, " scale_a tensor ");
-    if (sl != NULL)
-        scale_rows = strncmp(strstr(sl, " shape ") != NULL ? strstr(sl, " shape ") : sl, " shape 1 ", 9) != 0;
+    const char *shape = sl != NULL ? strstr(sl, " shape ") : NULL;
+    char d0[32] = "", d1[32] = "";
+    if (shape != NULL && sscanf(shape, " shape %31s %31s", d0, d1) == 2) {
+        scale_rows = strcmp(d0, "1") != 0 && strcmp(d1, "1") == 0;
+        scale_blocks = strcmp(d0, "1") != 0 && strcmp(d1, "1") != 0;
+    }
     /* a kernel named ..._one_wrong gets one element wrong (of the middle,
      * off by 1 + its size): a fault that float64 samples seldom see */
     int one_wrong = strstr(f->name, "one_wrong") != NULL;
@@ -1097,12 +1105,17 @@ static void mock_role_gemm(const struct CUfunc_st *f, void **params)
         for (size_t i = i0; i < i1; i++)
             for (size_t j = 0; j < (size_t)n; j++) {
                 double acc = 0;
+                int scaled = idx[MR_SCALE_A] >= 0 && idx[MR_SCALE_B] >= 0;
+                const float *sa = scaled ? *(float **)params[idx[MR_SCALE_A]] : NULL;
+                const float *sb = scaled ? *(float **)params[idx[MR_SCALE_B]] : NULL;
+                size_t kbs = ((size_t)k + 127) / 128;
                 for (size_t q = 0; q < (size_t)k; q++)
-                    acc += (double)(float)mock_load(ARG(MR_A), type[MR_A], i * (size_t)k + q) *
-                           mock_load(ARG(MR_B), type[MR_B], j * (size_t)k + q);
-                if (idx[MR_SCALE_A] >= 0 && idx[MR_SCALE_B] >= 0)
-                    acc *= ((const float *)*(void **)params[idx[MR_SCALE_A]])[scale_rows ? i : 0] *
-                           (double)((const float *)*(void **)params[idx[MR_SCALE_B]])[scale_rows ? j : 0];
+                    acc +=
+                        (double)(float)mock_load(ARG(MR_A), type[MR_A], i * (size_t)k + q) *
+                        mock_load(ARG(MR_B), type[MR_B], j * (size_t)k + q) *
+                        (scaled && scale_blocks ? (double)sa[i + (size_t)m * (q / 128)] * sb[(j / 128) * kbs + q / 128]
+                                                : 1.0);
+                if (scaled && !scale_blocks) acc *= sa[scale_rows ? i : 0] * (double)sb[scale_rows ? j : 0];
                 double x = ew ? mock_load(ARG(MR_C), type[MR_C], i * (size_t)n + j) : alpha * (float)acc;
                 if (one_wrong && i == (size_t)m / 2 + 1 && j == (size_t)n / 2 + 3) x += 1 + fabs(x);
                 if (!ew && idx[MR_C] >= 0 && beta != 0.0)
@@ -1261,8 +1274,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
         mock_check_close(f, params);
     } else if (strcmp(f->name, "epilogue_ref") == 0 && mock_check()) {
         mock_epilogue_ref(f, params);
-    } else if (strcmp(f->name, "row_abs") == 0 && mock_check()) {
-        mock_row_abs(params);
+    } else if (strcmp(f->name, "abs_blocks") == 0 && mock_check()) {
+        mock_abs_blocks(params);
     } else if (strcmp(f->name, "write_null") == 0) {
         sticky = ILLEGAL_ADDRESS;
     } else if (strcmp(f->name, "trap_kernel") == 0) {

@@ -539,18 +539,20 @@ set_tests_properties(pack_mock_epilogue_bind_devcheck PROPERTIES LABELS "cpu;run
 add_test(NAME pack_mock_epilogue_bind_devref_wrong COMMAND test_epilogue bind)
 set_tests_properties(pack_mock_epilogue_bind_devref_wrong PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
   ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_CHECK=1;CUTEC_MOCK_EPI_REF=wrong")
-# fp8 inputs with row-wise scales: checked at float64 samples, and with the
-# device check (CUTEC_MOCK_CHECK=1) every element against a reference made
-# on the device, within each element's fp8 bound (row_abs,
-# check_close_rank1), which finds a kernel wrong at one element
-foreach(_check 0 1)
-  set(_name pack_mock_epilogue_fp8)
-  if(_check)
-    set(_name pack_mock_epilogue_fp8_devcheck)
-  endif()
-  add_test(NAME ${_name} COMMAND test_epilogue fp8)
-  set_tests_properties(${_name} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
-    ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_CHECK=${_check}")
+# fp8 inputs with row-wise and block-wise scales: checked at float64
+# samples, and with the device check (CUTEC_MOCK_CHECK=1) every element
+# against a reference made on the device, within each element's fp8 bound
+# (abs_blocks, check_close_rank1), which finds a kernel wrong at one element
+foreach(_case fp8 fp8_block)
+  foreach(_check 0 1)
+    set(_name pack_mock_epilogue_${_case})
+    if(_check)
+      set(_name ${_name}_devcheck)
+    endif()
+    add_test(NAME ${_name} COMMAND test_epilogue ${_case})
+    set_tests_properties(${_name} PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+      ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_CHECK=${_check}")
+  endforeach()
 endforeach()
 # without cuBLASLt: the epilogue checked at float64 samples only
 add_test(NAME pack_mock_epilogue_bind_no_cublas COMMAND test_epilogue bind)

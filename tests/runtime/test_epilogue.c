@@ -12,9 +12,9 @@
  *   clamp    a clamped output (problem.clamp, the call's bounds): bound only to
  *            kernels with both bounds, checked against float64, and
  *            cuBLASLt + an elementwise kernel with the clamp as its baseline (mock)
- *   fp8      e4m3 inputs with row-wise scales; with the device check, every
- *            element of every candidate compared (one kernel is wrong at
- *            one element), else at float64 samples          (mock or GPU)
+ *   fp8, fp8_block  e4m3 inputs with row-wise (block-wise) scales; with the
+ *            device check, every element of every candidate compared (one
+ *            kernel is wrong at one element), else at float64 samples (mock)
  *   user PACK   tests/runtime/user_gemm.cute's act = relu kernel served for relu + bias only
  *   apply PACK  stdlib/epilogue_apply.cute's kernels after cuBLASLt: the unfused baseline
  *   gated PACK  one compiled template point with a gated activation, a bias
@@ -1103,14 +1103,15 @@ static int test_args(void)
     return 0;
 }
 
-/* fp8 inputs (e4m3, bf16 out) with row-wise scales, two kernels written
- * here: f8_row, and where the device check runs (CUTEC_MOCK_CHECK=1 on
- * the mock, or a GPU) f8_row_one_wrong, whose D the mock makes wrong at
- * one element of the middle, (33, 27) of 64 x 48: the full device check
- * (tune_epilogue.c, fp8_full) must find it, where 256 float64 samples
- * seldom would.  Without the device check the candidates are compared at
- * the samples, as the log says. */
-static char *describe_fp8(const char *name)
+/* fp8 inputs (e4m3, bf16 out) with row-wise or block-wise scales, two
+ * kernels written here: f8 (right), and where the device check runs
+ * (CUTEC_MOCK_CHECK=1 on the mock, or a GPU) f8_one_wrong, whose D the
+ * mock makes wrong at one element of the middle, (M/2 + 1, N/2 + 3): the
+ * full device check (tune_epilogue.c, fp8_full) must find it, where 256
+ * float64 samples seldom would.  Without the device check the candidates
+ * are compared at the samples, as the log says.  Block-wise: K of two
+ * 128-deep blocks and N of two 128-wide ones, each with its own scales. */
+static char *describe_fp8(const char *name, int block)
 {
     char *t = malloc(4096);
     CHECK(t != NULL);
@@ -1121,15 +1122,18 @@ static char *describe_fp8(const char *name)
              "// cutec.arg 2 K scalar i32 role k\n"
              "// cutec.arg 3 A tensor e4m3 rank 2 shape M K stride K 1 align 16 role a\n"
              "// cutec.arg 4 B tensor e4m3 rank 2 shape N K stride K 1 align 16 role b\n"
-             "// cutec.arg 5 D tensor bf16 rank 2 shape M N stride N 1 align 2 role d\n"
-             "// cutec.arg 6 scale_a tensor f32 rank 2 shape M 1 stride 1 M align 4 role scale_a\n"
-             "// cutec.arg 7 scale_b tensor f32 rank 2 shape N 1 stride 1 1 align 4 role scale_b\n"
+             "// cutec.arg 5 D tensor bf16 rank 2 shape M N stride N 1 align 2 role d\n%s"
              "// cutec.grid ceil_div(N,16) ceil_div(M,16) 1\n// cutec.act identity\n",
-             name);
+             name,
+             block ? "// cutec.arg 6 scale_a tensor f32 rank 2 shape M (K+127)/128 stride 1 M align 4 role scale_a\n"
+                     "// cutec.arg 7 scale_b tensor f32 rank 2 shape (N+127)/128 (K+127)/128 stride (K+127)/128 1 "
+                     "align 4 role scale_b\n"
+                   : "// cutec.arg 6 scale_a tensor f32 rank 2 shape M 1 stride 1 M align 4 role scale_a\n"
+                     "// cutec.arg 7 scale_b tensor f32 rank 2 shape N 1 stride 1 1 align 4 role scale_b\n");
     return t;
 }
 
-static int test_fp8(void)
+static int test_fp8(int block)
 {
     cutec_runtime *rt = gpu_runtime();
     cutec_gemm_handle *h;
@@ -1137,35 +1141,38 @@ static int test_fp8(void)
     CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
     have_lt = cutec_gemm_cublas_version(h) != 0;
     int full = device_checks(h);
-    const char *names[2] = {"f8_row", "f8_row_one_wrong"};
+    const char *names[2] = {"f8", "f8_one_wrong"};
     char *manifest[2], *mock[2];
-    for (int i = 0; i < 2; i++) manifest[i] = describe_fp8(names[i]), mock[i] = describe_fp8(names[i]);
+    for (int i = 0; i < 2; i++) manifest[i] = describe_fp8(names[i], block), mock[i] = describe_fp8(names[i], block);
     cutec_pack *pack = pack_from(rt, full ? 2 : 1, manifest, mock, names, 0xf8);
     if (!full) free(manifest[1]), free(mock[1]);
     CHECK_OK(rt, cutec_gemm_use_pack(h, pack));
 
-    /* the inputs: e4m3 of random values in [-1, 1], scales in [0.5, 1.5) */
-    enum { M = 64, N = 48, K = 64 };
-    unsigned char *ha = malloc(M * K), *hb = malloc(N * K);
-    float sa[M], sb[N];
-    CHECK(ha != NULL && hb != NULL);
+    /* the inputs: e4m3 of random values in [-1, 1], scales in [0.5, 1.5):
+     * one per row of A and column of B, or per row of A and 128 of K, and
+     * per 128 x 128 block of B (K-contiguous) */
+    const int M = 64, N = block ? 160 : 48, K = block ? 256 : 64, KB = (K + 127) / 128, NB = (N + 127) / 128;
+    const int nsa = block ? M * KB : M, nsb = block ? NB * KB : N;
+    unsigned char *ha = malloc((size_t)(M * K)), *hb = malloc((size_t)(N * K));
+    float *sa = malloc(sizeof *sa * (size_t)nsa), *sb = malloc(sizeof *sb * (size_t)nsb);
+    CHECK(ha != NULL && hb != NULL && sa != NULL && sb != NULL);
     for (int i = 0; i < M * K; i++) cutec_dtype_store(CUTEC_CT_E4M3, ha + i, urand());
     for (int i = 0; i < N * K; i++) cutec_dtype_store(CUTEC_CT_E4M3, hb + i, urand());
-    for (int i = 0; i < M; i++) sa[i] = 1.0f + 0.5f * urand();
-    for (int i = 0; i < N; i++) sb[i] = 1.0f + 0.5f * urand();
+    for (int i = 0; i < nsa; i++) sa[i] = 1.0f + 0.5f * urand();
+    for (int i = 0; i < nsb; i++) sb[i] = 1.0f + 0.5f * urand();
     unsigned long long da, db, dd, dsa, dsb;
-    CHECK_OK(rt, cutec_malloc(rt, M * K, &da));
-    CHECK_OK(rt, cutec_malloc(rt, N * K, &db));
-    CHECK_OK(rt, cutec_malloc(rt, 2 * M * N, &dd));
-    CHECK_OK(rt, cutec_malloc(rt, sizeof sa, &dsa));
-    CHECK_OK(rt, cutec_malloc(rt, sizeof sb, &dsb));
-    CHECK_OK(rt, cutec_memcpy_htod(rt, da, ha, M * K));
-    CHECK_OK(rt, cutec_memcpy_htod(rt, db, hb, N * K));
-    CHECK_OK(rt, cutec_memcpy_htod(rt, dsa, sa, sizeof sa));
-    CHECK_OK(rt, cutec_memcpy_htod(rt, dsb, sb, sizeof sb));
+    CHECK_OK(rt, cutec_malloc(rt, (size_t)(M * K), &da));
+    CHECK_OK(rt, cutec_malloc(rt, (size_t)(N * K), &db));
+    CHECK_OK(rt, cutec_malloc(rt, (size_t)(2 * M * N), &dd));
+    CHECK_OK(rt, cutec_malloc(rt, sizeof *sa * (size_t)nsa, &dsa));
+    CHECK_OK(rt, cutec_malloc(rt, sizeof *sb * (size_t)nsb, &dsb));
+    CHECK_OK(rt, cutec_memcpy_htod(rt, da, ha, (size_t)(M * K)));
+    CHECK_OK(rt, cutec_memcpy_htod(rt, db, hb, (size_t)(N * K)));
+    CHECK_OK(rt, cutec_memcpy_htod(rt, dsa, sa, sizeof *sa * (size_t)nsa));
+    CHECK_OK(rt, cutec_memcpy_htod(rt, dsb, sb, sizeof *sb * (size_t)nsb));
     cutec_gemm_problem p;
     cutec_gemm_problem_init(&p, M, N, K, CUTEC_DTYPE_E4M3, CUTEC_DTYPE_BF16);
-    p.scale_mode = CUTEC_SCALE_ROW;
+    p.scale_mode = block ? CUTEC_SCALE_BLOCK : CUTEC_SCALE_ROW;
     cutec_gemm_args a;
     cutec_gemm_args_init(&a, (void *)(uintptr_t)da, (void *)(uintptr_t)db, (void *)(uintptr_t)dd);
     a.scale_a = (const float *)(uintptr_t)dsa, a.scale_b = (const float *)(uintptr_t)dsb;
@@ -1173,12 +1180,15 @@ static int test_fp8(void)
     logbuf[0] = '\0';
     cutec_tune_report *r = NULL;
     CHECK_OK(rt, cutec_gemm_tune_ex(h, &p, &a, NULL, &r));
-    CHECK(strcmp(best_dsl(r), "f8_row T=e4m3") == 0);
+    CHECK(strcmp(best_dsl(r), "f8 T=e4m3") == 0);
     if (full) {
+        char want[96];
+        snprintf(want, sizeof want, "candidate f8_one_wrong T=e4m3 scores +inf: wrong result: D[%d,%d] = ", M / 2 + 1,
+                 N / 2 + 3);
         CHECK_CONTAINS(logbuf, "fp8 inputs compared in full on the device");
-        CHECK_CONTAINS(logbuf, "candidate f8_row_one_wrong T=e4m3 scores +inf: wrong result: D[33,27] = ");
+        CHECK_CONTAINS(logbuf, want);
         CHECK_CONTAINS(logbuf, "(device check: 1 elements of D and 0 of aux outside the tolerance)");
-        CHECK(strstr(logbuf, "candidate f8_row T=e4m3 scores +inf") == NULL);
+        CHECK(strstr(logbuf, "candidate f8 T=e4m3 scores +inf") == NULL);
     } else {
         CHECK_CONTAINS(logbuf, "tuning: candidates are checked on the host: at float64 samples (fp8 inputs)");
     }
@@ -1188,26 +1198,29 @@ static int test_fp8(void)
      * sum's error: 2^-11 of the scaled sum of |a b|) */
     CHECK_OK(rt, cutec_gemm_ex(h, &p, &a, NULL));
     CHECK_OK(rt, cutec_synchronize(rt));
-    uint16_t *hd = malloc(2 * M * N);
+    uint16_t *hd = malloc((size_t)(2 * M * N));
     CHECK(hd != NULL);
-    CHECK_OK(rt, cutec_memcpy_dtoh(rt, hd, dd, 2 * M * N));
+    CHECK_OK(rt, cutec_memcpy_dtoh(rt, hd, dd, (size_t)(2 * M * N)));
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             double sum = 0, mag = 0;
             for (int q = 0; q < K; q++) {
                 double x =
-                    cutec_dtype_load(CUTEC_CT_E4M3, ha + i * K + q) * cutec_dtype_load(CUTEC_CT_E4M3, hb + j * K + q);
+                    cutec_dtype_load(CUTEC_CT_E4M3, ha + i * K + q) * cutec_dtype_load(CUTEC_CT_E4M3, hb + j * K + q) *
+                    (block ? (double)sa[i + M * (q / 128)] * sb[(j / 128) * KB + q / 128] : (double)sa[i] * sb[j]);
                 sum += x, mag += fabs(x);
             }
-            double want = sum * sa[i] * sb[j], got = cutec_bf16_to_float(hd[i * N + j]);
-            if (!(fabs(got - want) <= fabs(want) / 128 + 0x1p-11 * mag * sa[i] * sb[j] + 1e-6)) {
-                fprintf(stderr, "fp8: D[%d,%d] = %g, want %g\n", i, j, got, want);
+            double got = cutec_bf16_to_float(hd[i * N + j]);
+            if (!(fabs(got - sum) <= fabs(sum) / 128 + 0x1p-11 * mag + 1e-6)) {
+                fprintf(stderr, "fp8: D[%d,%d] = %g, want %g\n", i, j, got, sum);
                 exit(1);
             }
         }
     free(hd);
     free(ha);
     free(hb);
+    free(sa);
+    free(sb);
     unsigned long long all[] = {da, db, dd, dsa, dsb};
     for (int i = 0; i < 5; i++) cutec_free(rt, all[i]);
     cutec_gemm_destroy(h);
@@ -1215,13 +1228,16 @@ static int test_fp8(void)
     return 0;
 }
 
+static int test_fp8_row(void) { return test_fp8(0); }
+static int test_fp8_block(void) { return test_fp8(1); }
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         int (*fn)(void);
-    } cases[] = {
-        {"args", test_args}, {"bind", test_bind}, {"cache", test_cache}, {"clamp", test_clamp}, {"fp8", test_fp8}};
+    } cases[] = {{"args", test_args},   {"bind", test_bind},   {"cache", test_cache},
+                 {"clamp", test_clamp}, {"fp8", test_fp8_row}, {"fp8_block", test_fp8_block}};
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
         if (strcmp(argv[1], cases[i].name) == 0) return cases[i].fn();
     if (argc == 3 && strcmp(argv[1], "user") == 0) return test_user(argv[2]);
