@@ -284,10 +284,11 @@ cutec_status cutec_gemm_check_close(cutec_gemm_handle *g, cutec_dtype t, long lo
 cutec_status cutec_gemm_check_close_rank1(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols,
                                           long long ld, CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol,
                                           CUdeviceptr ta, CUdeviceptr tb, void *stream, long long *bad);
-/* Whether the fp8 kernels of the check pack (abs_blocks,
- * check_close_rank1 for output type t) load and pass their self-tests:
- * CUTEC_OK, or CUTEC_ERR_UNSUPPORTED with why in the message (logged as
- * information). */
+/* Whether the check pack's check_close for output type t and its fp8
+ * kernels (abs_blocks, and check_close_rank1, self-tested in its f32
+ * entry: the others differ in the element type alone, which check_close's
+ * own self-test covers) load and pass their self-tests: CUTEC_OK, or
+ * CUTEC_ERR_UNSUPPORTED with why in the message (logged as information). */
 cutec_status cutec_gemm_fp8_ready(cutec_gemm_handle *g, cutec_dtype t, void *stream);
 /* out[r ceil(k/128) + kb] (f32 on the device) = the sum of |x[r][q]| over
  * the 128 bytes q of block kb of row r, or with maxed their largest, for
