@@ -203,12 +203,15 @@ int tune_epi_device_reference(harness *h, cutec_status *st)
         snprintf(why, sizeof why, "activation '%s' is not one of std.epilogue's", p->act);
     else if (p->m > 0x7fffffffLL / p->n || (p->c_source && p->m > 0x7fffffffLL / p->ld_csrc))
         snprintf(why, sizeof why, "the kernel takes at most 2^31 elements");
+    /* where the candidates go without it: fp8 inputs to the float64
+     * samples (tune_epilogue.c), others to the host's reference */
+    const char *instead = cutec_dtype_is_fp8(p->a_type) ? "the candidates are checked at float64 samples instead"
+                                                        : "the epilogue's reference is made on the host";
     double t0 = tune_now();
     int made = why[0] == '\0' ? launch_ref(h, a, why, sizeof why, st) : 0;
     if (made < 0 && *st == CUTEC_ERR_KERNEL_FAULT) return -1;
     if (made < 0) { /* the host can still make it */
-        cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: the epilogue's reference is made on the host: epilogue_ref: %s",
-                     cutec_runtime_message(rt));
+        cutec_rt_log(rt, CUTEC_LOG_WARNING, "tuning: %s: epilogue_ref: %s", instead, cutec_runtime_message(rt));
         *st = CUTEC_OK;
         return 0;
     }
@@ -217,8 +220,7 @@ int tune_epi_device_reference(harness *h, cutec_status *st)
     int agreed = made ? verify(h, &nr, why, sizeof why, st) : 0;
     if (agreed < 0) return -1;
     if (!agreed) {
-        cutec_rt_log(rt, made ? CUTEC_LOG_WARNING : CUTEC_LOG_INFO,
-                     "tuning: the epilogue's reference is made on the host: %s%s",
+        cutec_rt_log(rt, made ? CUTEC_LOG_WARNING : CUTEC_LOG_INFO, "tuning: %s: %s%s", instead,
                      made ? "the device's disagrees: " : "", why);
         return 0;
     }

@@ -554,6 +554,11 @@ foreach(_case fp8 fp8_block)
       ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_CHECK=${_check}")
   endforeach()
 endforeach()
+# the mock's epilogue_ref wrong: the fp8 reference disagrees at its float64
+# rows and the samples decide, said so
+add_test(NAME pack_mock_epilogue_fp8_devref_wrong COMMAND test_epilogue fp8)
+set_tests_properties(pack_mock_epilogue_fp8_devref_wrong PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+  ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_CHECK=1;CUTEC_MOCK_EPI_REF=wrong")
 # without cuBLASLt: the epilogue checked at float64 samples only
 add_test(NAME pack_mock_epilogue_bind_no_cublas COMMAND test_epilogue bind)
 set_tests_properties(pack_mock_epilogue_bind_no_cublas PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
