@@ -656,43 +656,34 @@ cutec_status tune_epi_reference(harness *h)
     /* at least four blocks: the copies overlap the work from the second
      * (and a small problem's tuning runs the whole pipeline) */
     if (brows > (p->m + 3) / 4) brows = (p->m + 3) / 4;
-    /* where the candidates are compared (fp8 inputs: at float64 samples,
-     * tune_epi_compare, unless fp8_full); 1: the reference goes up a block
-     * at a time */
-    int dev = fp8_inputs(p) ? 0 : tune_check_epi_begin(h);
-    if (fp8_full(p)) {
-        /* on the device, against a reference made there, or not at all */
-        dev = tune_check_epi_begin(h);
-        int bounds = dev == 1 ? fp8_bounds(h, &s) : 0;
-        int made = bounds > 0 ? tune_epi_device_reference(h, &s) : 0;
-        if (made < 0 || bounds < 0) return s;
+    /* where the candidates are compared; 1: the reference goes up a block
+     * at a time.  fp8 inputs have sums here only where fp8_full (lt_acc):
+     * on the device, within fp8_bounds, against a reference made there, or
+     * at the float64 samples (tune_epi_compare), never the host's */
+    int dev = tune_check_epi_begin(h), fp8 = fp8_inputs(p);
+    int bounds = fp8 && dev == 1 ? fp8_bounds(h, &s) : 1;
+    if (bounds < 0) return s;
+    /* the reference made on the device, where its kernel serves the
+     * problem and agrees with float64 (tune_epi_device.c); else here */
+    int made = dev == 1 && bounds > 0 ? tune_epi_device_reference(h, &s) : 0;
+    if (made != 0 || fp8) {
         (void)rt->drv.mem_free(h->dacc);
         h->dacc = 0;
-        if (made > 0) {
-            h->have_ref = 1;
+        h->have_ref = made > 0;
+        if (made > 0 && fp8)
             cutec_rt_log(rt, CUTEC_LOG_INFO,
                          "tuning: fp8 inputs compared in full on the device, within 2^-11 of sum |a b| more (its "
                          "bound per row and column, from abs_blocks); the reference %.3f s",
                          tune_now() - t2);
-            return s;
-        }
-        if (dev == 1) epi_device_drop(h);
-        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidates are checked on the host: at float64 samples (fp8 inputs)");
-        return load_csrc(h);
-    }
-    /* a row-major reference made on the device, where its kernel serves
-     * the problem and agrees with float64 (tune_epi_device.c); else here */
-    int made = dev == 1 ? tune_epi_device_reference(h, &s) : 0;
-    if (made != 0) {
-        (void)rt->drv.mem_free(h->dacc);
-        h->dacc = 0;
-        h->have_ref = made > 0;
-        if (made > 0)
+        else if (made > 0)
             cutec_rt_log(rt, CUTEC_LOG_INFO,
                          "tuning: the epilogue's reference: inputs and samples %.3f s, cuBLASLt's f32 GEMM and its "
                          "check %.3f s, made on the device %.3f s",
                          t1 - t0, t2 - t1, tune_now() - t2);
-        return s;
+        if (made != 0) return s;
+        if (dev == 1) epi_device_drop(h);
+        cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: candidates are checked on the host: at float64 samples (fp8 inputs)");
+        return load_csrc(h);
     }
     /* the table's references are pure C; a registered one (a user's, or a
      * Python callback) is called from this thread alone */
