@@ -559,6 +559,12 @@ endforeach()
 add_test(NAME pack_mock_epilogue_fp8_devref_wrong COMMAND test_epilogue fp8)
 set_tests_properties(pack_mock_epilogue_fp8_devref_wrong PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
   ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_CHECK=1;CUTEC_MOCK_EPI_REF=wrong")
+# block-wise scales where cuBLASLt has no block-scaled f32 GEMM (the
+# mock's CUTEC_MOCK_LT_BLOCK=0): no reference on the device, the samples
+# decide, and the log says why
+add_test(NAME pack_mock_epilogue_fp8_block_nolt COMMAND test_epilogue fp8_block)
+set_tests_properties(pack_mock_epilogue_fp8_block_nolt PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
+  ENVIRONMENT "CUTEC_CUDA_DRIVER=$<TARGET_FILE:cutec_mock_driver>;CUTEC_CUBLASLT=$<TARGET_FILE:cutec_mock_cublaslt>;CUTEC_MOCK_CHECK=1;CUTEC_MOCK_LT_BLOCK=0")
 # without cuBLASLt: the epilogue checked at float64 samples only
 add_test(NAME pack_mock_epilogue_bind_no_cublas COMMAND test_epilogue bind)
 set_tests_properties(pack_mock_epilogue_bind_no_cublas PROPERTIES LABELS "cpu;runtime;pack;mock" TIMEOUT 120
