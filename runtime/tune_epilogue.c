@@ -288,8 +288,18 @@ static cutec_status lt_acc(harness *h)
         cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: no f32 GEMM from cuBLASLt for the reference: %s", why);
         return CUTEC_OK;
     }
+    /* the block-wise scales' pointers before the heuristic, which answers
+     * INVALID_VALUE (7) for block modes without them (H200, cuBLASLt
+     * 13.1, 2026-11-29: block-wise candidates never got this reference) */
+    cutec_gemm_args io;
+    cutec_gemm_args_init(&io, h->io.A, h->io.B, NULL);
+    if (q.scale_mode == CUTEC_SCALE_BLOCK) io.scale_a = h->io.scale_a, io.scale_b = h->io.scale_b;
     const int align[3] = {cutec_gemm_ptr_align(h->io.A), cutec_gemm_ptr_align(h->io.B), 16};
-    int n = cutec_lt_heuristics(&g->lt, &plan, align, g->workspace_bytes, &heur, 1, why, sizeof why);
+    int n = 0;
+    if (cutec_lt_plan_pointers(&g->lt, &plan, &q, &io) != CUBLAS_STATUS_SUCCESS)
+        snprintf(why, sizeof why, "cuBLASLt refused the scales' pointers");
+    else
+        n = cutec_lt_heuristics(&g->lt, &plan, align, g->workspace_bytes, &heur, 1, why, sizeof why);
     if (n <= 0) cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: no f32 GEMM from cuBLASLt for the reference: %s", why);
     CUdeviceptr dacc = 0;
     cutec_status s = CUTEC_OK;
@@ -300,10 +310,7 @@ static cutec_status lt_acc(harness *h)
                                  bytes);
     }
     if (s == CUTEC_OK && n > 0) {
-        cutec_gemm_args io;
-        cutec_gemm_args_init(&io, h->io.A, h->io.B, (void *)(uintptr_t)dacc);
-        io.C = io.D;
-        if (q.scale_mode == CUTEC_SCALE_BLOCK) io.scale_a = h->io.scale_a, io.scale_b = h->io.scale_b;
+        io.C = io.D = (void *)(uintptr_t)dacc;
         cublasStatus_t st = cutec_lt_run(&g->lt, &plan, &q, &heur.algo, &io, (void *)(uintptr_t)g->workspace,
                                          g->workspace_bytes, h->stream);
         if (st == CUBLAS_STATUS_SUCCESS) s = cutec_stream_synchronize(rt, h->stream);

@@ -315,6 +315,10 @@ st_t cublasLtMatmulAlgoGetHeuristic(void *h, struct desc *d, struct layout *a, s
     if (is_fp8(dd->type)) n = 0;   /* an fp8 D: not modelled */
     st_t unfit = block_unfit(d, a, b, dd);
     if (unfit != 0) return unfit;
+    /* the block modes' heuristic wants the scale pointers set: without them
+     * the H200's cuBLASLt 13.1 answered INVALID_VALUE (7) (2026-11-29) */
+    for (int q = 0; q < 2; q++)
+        if (d->scale_mode[q] >= 4 && d->scale[q] == NULL) return 7;
     if (n > requested) n = requested;
     for (int i = 0; i < n; i++) {
         memset(&out[i], 0, sizeof out[i]);
