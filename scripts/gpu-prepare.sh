@@ -364,17 +364,20 @@ POINTS
 "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a --fast-math -D ACT=gelu_tanh -D BIAS=1 -D AUX=1 \
   -o prebuilt/gemm_sm90_gelu_bias_aux_fast.pack
 # fp8 packs for the fp8 benchmark (gpu-run.sh FP8_BENCH=1), one per scale
-# mode; PTX only (the driver JITs each kernel the tuner loads)
+# mode, with cubins as a user's packs have them (35 s a pack here): PTX
+# alone left each tuning's first kernels to the driver's JIT, 100-130 ms a
+# point, which the tuning times then counted (dec_m64's 3.10 s per tensor,
+# H200, 2026-11-29)
 for m in "tensor 1" "row 2" "block 3"; do
   set -- $m
-  "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D T=e4m3 -D SCALE="$2" --no-cubin \
+  "$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D T=e4m3 -D SCALE="$2" \
     -o "prebuilt/gemm_sm90_e4m3_$1.pack"
 done
 # an fp8 output (e4m3, scaled by scale_d, with its amax; per-tensor scales):
 # the packs above write 16-bit outputs only, and cuBLASLt refused this
 # combination on the H100 (cutec.torch.scaled_mm's test_fp8_output_and_amax,
 # status 7)
-"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D T=e4m3 -D TC=e4m3 -D SCALE=1 --no-cubin \
+"$B"/compiler/cutec pack stdlib/sm90/gemm.cute --arch=sm_90a -D T=e4m3 -D TC=e4m3 -D SCALE=1 \
   -o prebuilt/gemm_sm90_e4m3_tensor_e4m3.pack
 # the fp8 accumulation-error study (gpu-run.sh FP8_ERR=1, cutec-tune error):
 # per scale mode (tensor, row) and output (bf16, f32) one tile (128 x 128,
