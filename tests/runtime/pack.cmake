@@ -266,6 +266,14 @@ if(_test_pack)
   # the one the decision used (the head-to-head pair's own)
   cutec_tune_cli(pack_mock_tune_rounds_column 0 "^ +rank +ms +rounds ms +TFLOP/s +vs cuBLAS +candidate$" -
                  tune ${_test_pack} --m 64 --n 64 --k 64 --no-cache)
+  # a screened-out point (12 points, 8 finalists) has no ratio to cuBLASLt's
+  # rounds: its ms is the screening's
+  cutec_tune_cli(pack_mock_tune_screened_rows 0
+                 "^ +[0-9]+ +[0-9.]+ +- +[0-9.]+ +- +gemm_sm80 " -
+                 tune ${_test_pack} --m 64 --n 64 --k 64 --no-cache --shortlist 0)
+  cutec_tune_cli(pack_mock_tune_screened_legend 0
+                 "^[(]rounds ms \"-\": screened out, ms from the screening's few runs" -
+                 tune ${_test_pack} --m 64 --n 64 --k 64 --no-cache --shortlist 0)
   set_property(TEST pack_mock_tune_json_failure pack_mock_tune_json_bad_pack pack_mock_tune_json_ok
                pack_mock_tune_alpha_beta pack_mock_bench_shapes_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
 
