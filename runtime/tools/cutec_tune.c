@@ -585,7 +585,7 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
         /* a screened-out point's ms came from rounds among every point, many
          * of them slow (likely a higher clock under the power limit): fp8
          * per tensor at 8192^3 on an H200 (2026-11-29), the finalists, the
-         * fastest screened, read at most 0.853 ms there and at least 0.916
+         * fastest screened, read at most 0.853 ms there and at least 0.925
          * in the rounds, so no ratio to cuBLASLt's rounds is printed */
         for (int i = 0; i < rep->count; i++)
             if (rep->candidates[i].screened && isinf(rep->candidates[i].round_ms) && !isinf(rep->candidates[i].ms)) {
