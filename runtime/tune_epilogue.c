@@ -281,9 +281,10 @@ static cutec_status lt_acc(harness *h)
     cutec_lt_plan plan;
     cublasLtMatmulHeuristicResult_t heur;
     char why[256];
-    /* (said, since the log's next line tells only where candidates are
-     * then compared: a block-wise fp8 tuning on the H200 fell back to the
-     * samples with no word of why, 2026-11-29) */
+    /* where cuBLASLt makes no reference the log says why (the next line
+     * says only where candidates are then compared: a block-wise fp8
+     * tuning on the H200 fell back to the samples with no word of why,
+     * 2026-11-29) */
     if (!cutec_lt_plan_create(&g->lt, &q, &plan, why, sizeof why)) {
         cutec_rt_log(rt, CUTEC_LOG_INFO, "tuning: no f32 GEMM from cuBLASLt for the reference: %s", why);
         return CUTEC_OK;

@@ -1140,13 +1140,13 @@ static int test_fp8(int block)
     CHECK_OK(rt, cutec_gemm_create(rt, &h));
     CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_DISK_CACHE, 0));
     have_lt = cutec_gemm_cublas_version(h) != 0;
-    /* CUTEC_MOCK_EPI_REF=wrong: the device's reference disagrees at its
-     * float64 rows, and fp8 inputs fall back to the samples */
     /* CUTEC_MOCK_LT_BLOCK=0 (block-wise): cuBLASLt makes no f32 sums with
      * block scales, so there is no reference to compare in full with, and
      * the log says why */
     const char *lt_block = getenv("CUTEC_MOCK_LT_BLOCK");
     int nolt = block && lt_block != NULL && strcmp(lt_block, "0") == 0;
+    /* CUTEC_MOCK_EPI_REF=wrong: the device's reference disagrees at its
+     * float64 rows, and fp8 inputs fall back to the samples */
     int full = !nolt && device_checks(h) && ref_on_device(h), fallback = !nolt && device_checks(h) && !full;
     const char *names[2] = {"f8", "f8_one_wrong"};
     char *manifest[2], *mock[2];
