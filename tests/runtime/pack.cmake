@@ -274,6 +274,11 @@ if(_test_pack)
   cutec_tune_cli(pack_mock_tune_screened_legend 0
                  "^[(]rounds ms \"-\": screened out, ms from the screening's few runs" -
                  tune ${_test_pack} --m 64 --n 64 --k 64 --no-cache --shortlist 0)
+  # --finalists 0: no screening, every point in the rounds (with the
+  # default 8 of 12, the slowest, 64 x 64, would be screened out)
+  cutec_tune_cli(pack_mock_tune_finalists 0
+                 "^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +gemm_sm80 T=bf16 TC=bf16 BM=64 BN=64 " -
+                 tune ${_test_pack} --m 64 --n 64 --k 64 --no-cache --shortlist 0 --finalists 0)
   set_property(TEST pack_mock_tune_json_failure pack_mock_tune_json_bad_pack pack_mock_tune_json_ok
                pack_mock_tune_alpha_beta pack_mock_bench_shapes_json APPEND PROPERTY ENVIRONMENT CHECK_CLI_JSON=1)
 
