@@ -44,6 +44,7 @@ static const struct gemm_option_row {
     {CUTEC_OPT_DEVICE_CHECK, offsetof(cutec_gemm_handle, device_check), 0, 1, 1},
     {CUTEC_OPT_HOST_BOUND_US, offsetof(cutec_gemm_handle, host_bound_us), 0, 1000000, 0},
     {CUTEC_OPT_TUNE_SHORTLIST_FILL, offsetof(cutec_gemm_handle, shortlist_fill), 0, 1, 1},
+    {CUTEC_OPT_TUNE_LEAD, offsetof(cutec_gemm_handle, lead), 0, 1000, 0},
 };
 
 static const struct gemm_option_row *option_row(cutec_option opt)

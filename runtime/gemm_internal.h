@@ -121,7 +121,7 @@ struct cutec_gemm_handle {
     int npacks;
     /* options (gemm.c's table) */
     int runs, warmup, cublas_algos, disk_cache, flush_l2, finalists, shortlist, tune_mode, device_check, host_bound_us,
-        shortlist_fill;
+        shortlist_fill, lead;
     char cache_dir[1024];     /* "" : the default */
     char cache_dir_buf[1024]; /* what cutec_gemm_cache_dir returns */
     CUdeviceptr workspace;

@@ -188,7 +188,8 @@ static struct gemm_worker *worker_start(cutec_gemm_handle *g)
         static const cutec_option copied[] = {
             CUTEC_OPT_TUNE_RUNS,      CUTEC_OPT_TUNE_WARMUP,  CUTEC_OPT_CUBLAS_ALGOS,
             CUTEC_OPT_DISK_CACHE,     CUTEC_OPT_FLUSH_L2,     CUTEC_OPT_TUNE_FINALISTS,
-            CUTEC_OPT_TUNE_SHORTLIST, CUTEC_OPT_DEVICE_CHECK, CUTEC_OPT_TUNE_SHORTLIST_FILL};
+            CUTEC_OPT_TUNE_SHORTLIST, CUTEC_OPT_DEVICE_CHECK, CUTEC_OPT_TUNE_SHORTLIST_FILL,
+            CUTEC_OPT_TUNE_LEAD};
         for (size_t i = 0; i < sizeof copied / sizeof copied[0] && s == CUTEC_OK; i++) {
             long long v;
             s = cutec_gemm_get_option(g, copied[i], &v);

@@ -160,6 +160,9 @@ cutec_status cutec_timer_run(cutec_timer *t, const cutec_timing *user_how, const
     if (how.warmup < 0 || how.runs < 1 || how.runs > INT_MAX / 2 / (njobs > 0 ? njobs : 1))
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_timer_run: %d warm-ups and %d runs of %d jobs",
                              how.warmup, how.runs, njobs);
+    if (how.lead < 0 || how.lead > 1000000)
+        return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT, "cutec_timer_run: %d lead launches (0 to 1000000)",
+                             how.lead);
     if (how.flush_l2 && t->flush == 0)
         return cutec_rt_fail(rt, CUTEC_ERR_INVALID_ARGUMENT,
                              "cutec_timer_run: flush_l2 on a timer without a flush buffer");
@@ -199,6 +202,8 @@ cutec_status cutec_timer_run(cutec_timer *t, const cutec_timing *user_how, const
             if (!live[j]) continue;
             int e = 2 * (r * njobs + j);
             cutec_status ls = how.before != NULL ? how.before(how.before_user, j, warmup + r, how.stream) : CUTEC_OK;
+            for (int l = 0; l < how.lead && ls == CUTEC_OK; l++)
+                ls = jobs[j].launch(jobs[j].user, warmup + r, how.stream);
             CUresult cr = CUDA_SUCCESS;
             if (ls == CUTEC_OK && how.flush_l2)
                 cr = rt->drv.memset_d8_async(t->flush, (unsigned char)r, t->flush_bytes, st);

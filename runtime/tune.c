@@ -69,7 +69,7 @@ typedef struct tuning {
 static int budget_runs(const tuning *t, double budget_ms, int ncand, int lo, int hi)
 {
     if (t->g->shortlist <= 0 || !(t->run_ms > 0) || ncand < 1) return hi;
-    double n = floor(budget_ms / (t->run_ms * ncand));
+    double n = floor(budget_ms / (t->run_ms * (1 + t->h.lead) * ncand));
     return n < lo ? lo : n > hi ? hi : (int)n;
 }
 
@@ -760,6 +760,10 @@ static cutec_status race_rounds(tuning *t, candidate **timed, int nt)
 static cutec_status common_rounds(tuning *t, candidate **timed)
 {
     int nt = 0;
+    /* from here on (the rounds, the head to head) each timed run follows
+     * CUTEC_OPT_TUNE_LEAD untimed runs of its own candidate; the budgets
+     * count them */
+    t->h.lead = t->g->lead;
     for (int i = 0; i < t->n; i++) t->cands[i].round_ms = INFINITY;
     for (int i = 0; i < t->n; i++)
         if (!t->cands[i].screened && !isinf(t->cands[i].ms)) timed[nt++] = &t->cands[i];

@@ -341,6 +341,7 @@ cutec_status tune_time_candidates(harness *h, candidate **cs, int nc, int warmup
     how.stream = h->stream;
     how.flush_l2 = cutec_timer_flush_bytes(h->timer) > 0;
     how.sync_warmup = 1;
+    how.lead = h->lead;
     timed_candidate *tc = malloc(sizeof *tc * (size_t)nc);
     cutec_timing_job *jobs = malloc(sizeof *jobs * (size_t)nc);
     cutec_timing_result *res = malloc(sizeof *res * (size_t)nc);

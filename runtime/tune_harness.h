@@ -73,6 +73,7 @@ typedef struct harness {
     /* the device check (tune_check.c): the reference kept on the device,
      * and C as rows x cols with leading dimension ldc */
     int device_check;
+    int lead;                   /* cutec_timing's lead for the timed runs (0 in the screening) */
     CUdeviceptr ref_dev, spare; /* spare: the candidates' scratch C once the reference keeps cs */
     CUdeviceptr ref_aux_dev;    /* an epilogue's reference aux (tune_check_epi_begin) */
     int ref_on_device;          /* an epilogue's reference made there (tune_epi_device.c): no host copy */

@@ -255,6 +255,7 @@ static int gpu_open(const opts *o, gpu *g, failure *f)
     /* --shortlist N is exactly N: no fill */
     if (s == CUTEC_OK && o->shortlist_set) s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_TUNE_SHORTLIST_FILL, 0);
     if (s == CUTEC_OK && o->finalists_set) s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_TUNE_FINALISTS, o->finalists);
+    if (s == CUTEC_OK && o->lead_set) s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_TUNE_LEAD, o->lead);
     if (s == CUTEC_OK && o->host_bound_us > 0)
         s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_HOST_BOUND_US, o->host_bound_us);
     if (s == CUTEC_OK && o->host_check) s = cutec_gemm_set_option(g->gemm, CUTEC_OPT_DEVICE_CHECK, 0);

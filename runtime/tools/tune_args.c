@@ -93,6 +93,7 @@ typedef enum opt_id {
     OPT_NO_WARMUP,
     OPT_SHORTLIST,
     OPT_FINALISTS,
+    OPT_LEAD,
     OPT_HOST_BOUND,
     OPT_COMPARE_EXHAUSTIVE,
     OPT_HOST_CHECK,
@@ -180,6 +181,9 @@ static const struct option {
     {OPT_FINALISTS, "--finalists", "N", CMDS_GPU,
      "with more pack kernels than N, screen them in a few runs each and time only the N fastest in full, 0 to "
      "10000 (0: no screening, every kernel in the full rounds; default: the runtime's 8)"},
+    {OPT_LEAD, "--lead", "N", CMDS_GPU,
+     "N untimed runs of a candidate right before each of its timed runs in the rounds and the head to head, so that "
+     "each is timed at the clock its own power draw sets under the power cap, 0 to 1000 (default 0)"},
     {OPT_HOST_BOUND, "--host-bound-us", "U", CMDS_GPU,
      "below U microseconds of device time, decide between the best pack kernel and the best cuBLASLt algorithm by "
      "the longer of device and host time per call, 0 to 1000000 (default 0: device time alone)"},
@@ -401,6 +405,7 @@ static int store_option(const struct option *opt, const char *v, tune_opts *o, i
     case OPT_SKEW: o->skew_set = 1; return parse_real(c, opt->name, v, 0, TUNE_SKEW_MAX, &o->skew);
     case OPT_SHORTLIST: o->shortlist_set = 1; return parse_integer(c, opt->name, v, 0, 10000, &o->shortlist);
     case OPT_FINALISTS: o->finalists_set = 1; return parse_integer(c, opt->name, v, 0, 10000, &o->finalists);
+    case OPT_LEAD: o->lead_set = 1; return parse_integer(c, opt->name, v, 0, 1000, &o->lead);
     case OPT_HOST_BOUND: return parse_integer(c, opt->name, v, 0, 1000000, &o->host_bound_us);
     case OPT_LIST: o->list = 1; return 0;
     case OPT_LAYOUTS_H2H:

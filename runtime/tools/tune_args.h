@@ -41,8 +41,9 @@ typedef struct tune_opts {
     int json, no_cache, verbose, no_warmup;
     long long shortlist;     /* with shortlist_set: CUTEC_OPT_TUNE_SHORTLIST */
     long long finalists;     /* with finalists_set: CUTEC_OPT_TUNE_FINALISTS */
+    long long lead;          /* with lead_set: CUTEC_OPT_TUNE_LEAD */
     long long host_bound_us; /* CUTEC_OPT_HOST_BOUND_US (0: not set, the default) */
-    int shortlist_set, finalists_set, compare_exhaustive, host_check;
+    int shortlist_set, finalists_set, lead_set, compare_exhaustive, host_check;
     int list; /* bench --list: grouped shapes as lists of problems (tune_list_bench.h) */
     /* bench --layouts-h2h [R]: the rounds in which each group of lines
      * sharing a name is timed head to head (tune_layout_h2h.h); 0: off */

@@ -5,7 +5,8 @@
  * cutec_mock_advance_clock, so every median is exact.  Cases:
  *   rounds      order of warm-ups, rounds and before(), medians, a job
  *               dropped in its warm-ups and one in its rounds, an older
- *               caller's cutec_timing, refusals, the runtime destroyed first
+ *               caller's cutec_timing, lead launches, refusals, the runtime
+ *               destroyed first
  *   no_driver   a timer on a runtime without a driver gets its status
  */
 #include <dlfcn.h>
@@ -106,6 +107,22 @@ static int test_rounds(void)
     order[norder] = '\0';
     CHECK(strcmp(order, "AABB"
                         "ABABABAB") == 0);
+
+    /* lead: two untimed launches of the job before each timed one, outside
+     * the events (they pass the timed launch's run index) */
+    norder = 0;
+    cutec_timing led;
+    cutec_timing_init(&led, 2, 2);
+    led.lead = 2;
+    CHECK_OK(rt, cutec_timer_run(plain, &led, tj, 2, res, NULL));
+    order[norder] = '\0';
+    CHECK(strcmp(order, "AABB"
+                        "AAABBB"
+                        "AAABBB") == 0);
+    CHECK(fabs(res[0].ms - 0.020) < 1e-6 && fabs(res[1].ms - 0.005) < 1e-6);
+    led.lead = -1;
+    CHECK_STATUS(rt, cutec_timer_run(plain, &led, tj, 2, res, NULL), CUTEC_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cutec_runtime_message(rt), "-1 lead launches (0 to 1000000)");
 
     /* refusals, each with its reason */
     cutec_timing bad = how;

@@ -493,6 +493,29 @@ static int test_shortlist(int argc, char **argv)
     for (int i = 0; i < rep->count; i++) CHECK(strstr(rep->candidates[i].note, "not timed") == NULL);
     printf("fill: every pack kernel timed, winner %s\n", rep->candidates[0].name);
     cutec_tune_report_free(rep);
+    /* CUTEC_OPT_TUNE_LEAD: exhaustive, unscreened rounds without and with 2
+     * untimed runs before each timed one; the rounds' runs of the pack
+     * kernels (25 each) come back three times (the log's run count) */
+    long long runs[2] = {0, 0};
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_SHORTLIST, 0));
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_FINALISTS, 0));
+    for (int lead = 0; lead <= 2; lead += 2) {
+        CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_LEAD, lead));
+        log_text[0] = '\0';
+        CHECK_OK(rt, cutec_gemm_tune(h, &p, (void *)(uintptr_t)x.a, (void *)(uintptr_t)x.b, (void *)(uintptr_t)x.c,
+                                     NULL, &rep));
+        const char *at = strstr(log_text, " runs (one run");
+        CHECK(at != NULL);
+        while (at > log_text && at[-1] >= '0' && at[-1] <= '9') at--;
+        runs[lead / 2] = atoll(at);
+        cutec_tune_report_free(rep);
+    }
+    long long led = 0;
+    CHECK_OK(rt, cutec_gemm_get_option(h, CUTEC_OPT_TUNE_LEAD, &led));
+    CHECK(led == 2 && cutec_gemm_set_option(h, CUTEC_OPT_TUNE_LEAD, 1001) == CUTEC_ERR_INVALID_ARGUMENT);
+    printf("lead 0: %lld runs, lead 2: %lld runs\n", runs[0], runs[1]);
+    CHECK(runs[1] - runs[0] >= 2 * 25 * (long long)cutec_pack_entry_count(pack));
+    CHECK_OK(rt, cutec_gemm_set_option(h, CUTEC_OPT_TUNE_LEAD, 0));
     gemm_checked(rt, h, &p, &x);
     mats_free(rt, &x);
     cutec_gemm_destroy(h);

@@ -448,7 +448,13 @@ typedef enum cutec_option {
      * many of the cost model's best pack kernels as its screening's time
      * budget affords at the model's time of a run (all of them for short
      * kernels: docs/runtime.md, "Fast tuning"); 0: exactly the shortlist [1] */
-    CUTEC_OPT_TUNE_SHORTLIST_FILL = 11
+    CUTEC_OPT_TUNE_SHORTLIST_FILL = 11,
+    /* untimed runs of a candidate right before each of its timed runs in
+     * the rounds and the head to head (cutec_timing's lead), so that each
+     * is timed at the clock its own power draw sets under the power cap
+     * rather than the previous candidate's (docs/runtime.md, "Timing under
+     * the power cap"); each timed run then costs 1 + this many [0] */
+    CUTEC_OPT_TUNE_LEAD = 12
 } cutec_option;
 
 /* CUTEC_OPT_TUNE_MODE's values (docs/runtime.md, "Tuning modes"). */

@@ -56,6 +56,12 @@ typedef struct cutec_timing {
    * anything but CUTEC_OK drops the job like a failed launch.  NULL: none. */
     cutec_status (*before)(void *user, int job, int run, void *stream);
     void *before_user;
+    /* Untimed launches of the job right before each timed one (after
+     * before(), ahead of the flush; launch's `run` is the timed launch's),
+     * so that a timed launch runs at the clock its own job's power draw
+     * sets under the power cap rather than the one the previous job's set.
+     * 0: none. */
+    int lead;
 } cutec_timing;
 
 /* warmup and runs set, everything else zero. */
