@@ -278,12 +278,12 @@ cutec_status cutec_gemm_model_decision(cutec_gemm_handle *g, const cutec_gemm_pr
 cutec_status cutec_gemm_check_close(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols, long long ld,
                                     CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol, void *stream,
                                     long long *bad);
-/* The same with ta[r] tb[c] (f32 vectors of rows and cols on the device)
- * added to row r, column c's bound: fp8 inputs (check_close_rank1); after
- * cutec_gemm_fp8_ready. */
+/* The same with ts ta[r] tb[c] (f32 vectors of rows and cols on the
+ * device) added to row r, column c's bound: fp8 inputs
+ * (check_close_rank1); after cutec_gemm_fp8_ready. */
 cutec_status cutec_gemm_check_close_rank1(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols,
                                           long long ld, CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol,
-                                          CUdeviceptr ta, CUdeviceptr tb, void *stream, long long *bad);
+                                          CUdeviceptr ta, CUdeviceptr tb, double ts, void *stream, long long *bad);
 /* Whether the check pack's check_close for output type t and its fp8
  * kernels (abs_blocks, and check_close_rank1, self-tested in its f32
  * entry: the others differ in the element type alone, which check_close's

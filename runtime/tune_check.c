@@ -29,12 +29,12 @@ static int check_entry(cutec_pack *pack, cutec_dtype t)
     return cutec_pack_find(pack, "check_close", params);
 }
 
-/* Counts !(|x - y| <= rel |y| + abs (+ ta[r] tb[c] where ta is not 0:
+/* Counts !(|x - y| <= rel |y| + abs (+ ts ta[r] tb[c] where ta is not 0:
  * check_close_rank1)) over rows x cols (leading dimension ld) of type t:
  * the launch and the copy of the count, no self-test. */
 static cutec_status count_bad(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols, long long ld,
                               CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol, CUdeviceptr ta, CUdeviceptr tb,
-                              void *stream, long long *bad)
+                              double ts, void *stream, long long *bad)
 {
     cutec_runtime *rt = g->rt;
     char params[32];
@@ -43,10 +43,10 @@ static cutec_status count_bad(cutec_gemm_handle *g, cutec_dtype t, long long row
     if (e < 0)
         return cutec_rt_fail(rt, CUTEC_ERR_UNSUPPORTED, "the check kernel has no entry for %s", cutec_dtype_name(t));
     int r = (int)rows, c = (int)cols, l = (int)ld;
-    float frel = (float)rel, fabs_tol = (float)abs_tol;
+    float frel = (float)rel, fabs_tol = (float)abs_tol, fts = (float)ts;
     unsigned long long px = x, py = y, pb = g->check_count, pa = ta, pt = tb;
     void *plain[] = {&r, &c, &l, &px, &py, &frel, &fabs_tol, &pb};
-    void *rank1[] = {&r, &c, &l, &px, &py, &frel, &fabs_tol, &pa, &pt, &pb};
+    void *rank1[] = {&r, &c, &l, &px, &py, &frel, &fabs_tol, &pa, &pt, &fts, &pb};
     void **args = ta != 0 ? rank1 : plain;
     CUresult cr = rt->drv.memset_d8_async(g->check_count, 0, sizeof(int), (CUstream)stream);
     if (cr != CUDA_SUCCESS) return cutec_rt_fail_driver(rt, cr, CUTEC_RT_PHASE_GENERIC, "cuMemsetD8Async(check count)");
@@ -109,8 +109,8 @@ static cutec_status check_ready(cutec_gemm_handle *g, cutec_dtype t, void *strea
             cutec_dtype_store((cutec_ct)t, host + es * (size_t)(4 + i), ys[i]);
         }
         s = cutec_memcpy_htod(rt, buf, host, 8 * es);
-        if (s == CUTEC_OK) s = count_bad(g, t, 2, 2, 2, buf, buf + 4 * es, 0.01, 1e-6, 0, 0, stream, &bad);
-        if (s == CUTEC_OK) s = count_bad(g, t, 2, 2, 2, buf + 4 * es, buf + 4 * es, 0.01, 1e-6, 0, 0, stream, &same);
+        if (s == CUTEC_OK) s = count_bad(g, t, 2, 2, 2, buf, buf + 4 * es, 0.01, 1e-6, 0, 0, 0, stream, &bad);
+        if (s == CUTEC_OK) s = count_bad(g, t, 2, 2, 2, buf + 4 * es, buf + 4 * es, 0.01, 1e-6, 0, 0, 0, stream, &same);
         if (s == CUTEC_ERR_KERNEL_FAULT) return s;
         if (s != CUTEC_OK)
             snprintf(g->check_why, sizeof g->check_why, "it does not run: %.200s", cutec_runtime_message(rt));
@@ -135,12 +135,12 @@ cutec_status cutec_gemm_check_close(cutec_gemm_handle *g, cutec_dtype t, long lo
         return cutec_rt_fail(g->rt, CUTEC_ERR_UNSUPPORTED, "the check kernel takes at most 2^31 elements");
     cutec_status s = check_ready(g, t, stream);
     if (s != CUTEC_OK) return s;
-    return count_bad(g, t, rows, cols, ld, x, y, rel, abs_tol, 0, 0, stream, bad);
+    return count_bad(g, t, rows, cols, ld, x, y, rel, abs_tol, 0, 0, 0, stream, bad);
 }
 
 cutec_status cutec_gemm_check_close_rank1(cutec_gemm_handle *g, cutec_dtype t, long long rows, long long cols,
                                           long long ld, CUdeviceptr x, CUdeviceptr y, double rel, double abs_tol,
-                                          CUdeviceptr ta, CUdeviceptr tb, void *stream, long long *bad)
+                                          CUdeviceptr ta, CUdeviceptr tb, double ts, void *stream, long long *bad)
 {
     *bad = -1;
     if (rows < 1 || cols < 1 || ld < cols || rows > 0x7fffffffLL / ld)
@@ -148,7 +148,7 @@ cutec_status cutec_gemm_check_close_rank1(cutec_gemm_handle *g, cutec_dtype t, l
     if (ta == 0 || tb == 0) return cutec_rt_fail(g->rt, CUTEC_ERR_INVALID_ARGUMENT, "check_close_rank1: no bounds");
     cutec_status s = cutec_gemm_fp8_ready(g, t, stream);
     if (s != CUTEC_OK) return s;
-    return count_bad(g, t, rows, cols, ld, x, y, rel, abs_tol, ta, tb, stream, bad);
+    return count_bad(g, t, rows, cols, ld, x, y, rel, abs_tol, ta, tb, ts, stream, bad);
 }
 
 /* abs_blocks's launch (the bytes read four to an i32), no self-test. */
@@ -236,15 +236,16 @@ cutec_status cutec_gemm_fp8_ready(cutec_gemm_handle *g, cutec_dtype t, void *str
     int ok = abs_blocks_selftest(g, CUTEC_DTYPE_E4M3, buf, stream);
     if (ok > 0) ok = abs_blocks_selftest(g, CUTEC_DTYPE_E5M2, buf, stream);
     /* check_close_rank1 (f32): of x = (1, 2, NaN, 4) against y = (1, 2, 3,
-     * 5), 2 x 2, ta = (0, 1), tb = (0, 2), the NaN counts and 4 passes
-     * (|4 - 5| <= 2): 1 */
+     * 5), 2 x 2, ta = (0, 1), tb = (0, 2), ts = 0.75, the NaN counts and 4
+     * passes (|4 - 5| <= 1.5; with ts = 0.25 it would not): 1 */
     long long bad = -1;
     if (ok > 0) {
         const float h[8] = {1.0f, 2.0f, NAN, 4.0f, 1.0f, 2.0f, 3.0f, 5.0f}, ab[4] = {0.0f, 1.0f, 0.0f, 2.0f};
         s = cutec_memcpy_htod(rt, buf, h, sizeof h);
         if (s == CUTEC_OK) s = cutec_memcpy_htod(rt, buf + 64, ab, sizeof ab);
         if (s == CUTEC_OK)
-            s = count_bad(g, CUTEC_DTYPE_F32, 2, 2, 2, buf, buf + 16, 0.01, 1e-6, buf + 64, buf + 72, stream, &bad);
+            s = count_bad(g, CUTEC_DTYPE_F32, 2, 2, 2, buf, buf + 16, 0.01, 1e-6, buf + 64, buf + 72, 0.75, stream,
+                          &bad);
         if (s == CUTEC_ERR_KERNEL_FAULT)
             ok = -1;
         else if (s != CUTEC_OK || bad != 1) {

@@ -53,15 +53,14 @@ void tune_epi_free(harness *h)
     h->vr = h->vc = NULL;
     if (h->dacc != 0) (void)h->rt->drv.mem_free(h->dacc);
     h->dacc = 0;
-    CUdeviceptr *fp8_dev[3] = {&h->fp8_ta_d, &h->fp8_ta_aux, &h->fp8_tb};
-    for (int i = 0; i < 3; i++) {
+    CUdeviceptr *fp8_dev[2] = {&h->fp8_ta, &h->fp8_tb};
+    for (int i = 0; i < 2; i++) {
         if (*fp8_dev[i] != 0) (void)h->rt->drv.mem_free(*fp8_dev[i]);
         *fp8_dev[i] = 0;
     }
-    free(h->fp8_hta_d);
-    free(h->fp8_hta_aux);
+    free(h->fp8_hta);
     free(h->fp8_htb);
-    h->fp8_hta_d = h->fp8_hta_aux = h->fp8_htb = NULL;
+    h->fp8_hta = h->fp8_htb = NULL;
     free(h->ref_d);
     free(h->ref_aux);
     free(h->host_aux);
@@ -108,6 +107,9 @@ static cutec_status load_scales(harness *h, const float *dptr, long long n, doub
  * check allows 2^-11 of sum |a b| (scaled) for fp8 inputs; `cutec-tune
  * error` measures the actual error against cuBLASLt's. */
 #define FP8_SUM_UNIT 0x1p-11
+/* D's fp8 bound over aux's (the pre-activation's): the activation's
+ * slope, as compare_samples takes it for an ungated one */
+#define FP8_D_SLOPE 1.2
 
 /* fp8 inputs: their candidates are checked at float64 samples
  * (tune_epi_compare), which read the source C whole, unless fp8_full. */
@@ -552,11 +554,11 @@ static cutec_status upload_floats(harness *h, CUdeviceptr *dev, const float *v, 
  * from abs_blocks's sums (A) and largest elements (B) of each row's
  * 128-byte blocks (stdlib/check_close.cute), so that an outlier row of A
  * or column of B widens its own bound alone.  The candidate's sum and
- * cuBLASLt's (the reference's) may each be FP8_SUM_UNIT of it off, so D
- * row r column c may differ by ta_d[r] tb[c], 2 FP8_SUM_UNIT |alpha| times
- * that bound (per-tensor and row-wise scales in it) times 1.2 (the
- * activation's slope, as compare_samples takes it), more than a 16-bit
- * GEMM's, aux by ta_aux[r] tb[c] (the slope's 1).  1 made, 0 where the
+ * cuBLASLt's (the reference's) may each be FP8_SUM_UNIT of it off, so aux
+ * row r column c may differ by ta[r] tb[c], 2 FP8_SUM_UNIT |alpha| times
+ * that bound (per-tensor and row-wise scales in it), more than a 16-bit
+ * GEMM's, and D by FP8_D_SLOPE times that (the activation's slope, as
+ * compare_samples takes it).  1 made, 0 where the
  * fp8 kernels are unavailable or do not take the rows (logged), -1 (*st:
  * a failure). */
 static int fp8_bounds(harness *h, cutec_status *st)
@@ -573,10 +575,9 @@ static int fp8_bounds(harness *h, cutec_status *st)
     size_t na = (size_t)m * (size_t)nkb, nb = (size_t)n * (size_t)nkb;
     CUdeviceptr da = 0, db = 0;
     float *ha = malloc(sizeof *ha * na), *hb = malloc(sizeof *hb * nb);
-    h->fp8_hta_d = malloc(sizeof(float) * (size_t)m);
-    h->fp8_hta_aux = malloc(sizeof(float) * (size_t)m);
+    h->fp8_hta = malloc(sizeof(float) * (size_t)m);
     h->fp8_htb = malloc(sizeof(float) * (size_t)n);
-    *st = ha == NULL || hb == NULL || h->fp8_hta_d == NULL || h->fp8_hta_aux == NULL || h->fp8_htb == NULL
+    *st = ha == NULL || hb == NULL || h->fp8_hta == NULL || h->fp8_htb == NULL
               ? cutec_rt_fail(rt, CUTEC_ERR_OUT_OF_MEMORY, "tuning: out of host memory (fp8 bounds)")
               : CUTEC_OK;
     if (*st == CUTEC_OK) *st = tune_alloc_device(h, &da, sizeof(float) * na, "abs_blocks of A");
@@ -607,8 +608,7 @@ static int fp8_bounds(harness *h, cutec_status *st)
             double t = 0;
             for (long long kb = 0; kb < nkb; kb++)
                 t += (block ? h->hsa[r + m * kb] : 1.0) * (double)ha[(size_t)(r * nkb + kb)];
-            h->fp8_hta_aux[r] = (float)(a * (row ? h->hsa[r] : 1.0) * t);
-            h->fp8_hta_d[r] = 1.2f * h->fp8_hta_aux[r];
+            h->fp8_hta[r] = (float)(a * (row ? h->hsa[r] : 1.0) * t);
         }
         for (long long c = 0; c < n; c++) {
             double t = 0;
@@ -616,8 +616,7 @@ static int fp8_bounds(harness *h, cutec_status *st)
                 t = fmax(t, (block ? h->hsb[(c / 128) * nkb + kb] : 1.0) * (double)hb[(size_t)(c * nkb + kb)]);
             h->fp8_htb[c] = (float)((row ? h->hsb[c] : 1.0) * t);
         }
-        *st = upload_floats(h, &h->fp8_ta_d, h->fp8_hta_d, m, "the fp8 bound (D)");
-        if (*st == CUTEC_OK && p->aux) *st = upload_floats(h, &h->fp8_ta_aux, h->fp8_hta_aux, m, "the fp8 bound (aux)");
+        *st = upload_floats(h, &h->fp8_ta, h->fp8_hta, m, "the fp8 bound (rows)");
         if (*st == CUTEC_OK) *st = upload_floats(h, &h->fp8_tb, h->fp8_htb, n, "the fp8 bound (columns)");
     }
     free(ha);
@@ -915,7 +914,7 @@ static int compare_samples(harness *h, char *why, size_t len)
          * other factor of a gated one) */
         double ev = 4 * eps * fabs(h->alpha) * (mg + mu) / sqrt((double)p->k);
         if (fp8_inputs(p)) ev = fmax(ev, FP8_SUM_UNIT * fabs(h->alpha * scale_of(h, r, cg)) * (mg + mu));
-        double slope = p->act_gated ? 1.2 * (fabs(vg) + fabs(vu) + 1) : 1.2;
+        double slope = p->act_gated ? FP8_D_SLOPE * (fabs(vg) + fabs(vu) + 1) : FP8_D_SLOPE;
         double want = tune_epi_clamp(h, h->act(vg, vu));
         if (fabs(want) > most) most = fabs(want);
         want *= h->sd, ev *= fabs(h->sd); /* 1 but for an fp8 output */
@@ -944,10 +943,10 @@ static cutec_status count_on_device(harness *h, double units, long long *bad, lo
     cutec_status st;
     if (h->fp8_tb != 0) { /* fp8_full: row-major, each element's fp8 bound added */
         st = cutec_gemm_check_close_rank1(h->g, p->c_type, h->rows, h->cols, p->ldc, h->cs, h->ref_dev, units * eps,
-                                          wide * d_slack(h, eps), h->fp8_ta_d, h->fp8_tb, h->stream, bad);
+                                          wide * d_slack(h, eps), h->fp8_ta, h->fp8_tb, FP8_D_SLOPE, h->stream, bad);
         if (st == CUTEC_OK && p->aux)
             st = cutec_gemm_check_close_rank1(h->g, p->c_type, p->m, p->n, p->ld_aux, h->caux, h->ref_aux_dev,
-                                              units * eps, aux_slack, h->fp8_ta_aux, h->fp8_tb, h->stream, abad);
+                                              units * eps, aux_slack, h->fp8_ta, h->fp8_tb, 1.0, h->stream, abad);
         return st;
     }
     st = cutec_gemm_check_close(h->g, p->c_type, h->rows, h->cols, p->ldc, h->cs, h->ref_dev, units * eps,
@@ -964,8 +963,8 @@ static cutec_status count_on_device(harness *h, double units, long long *bad, lo
  * from host copies of both, into why (left as it was where none is found
  * or a copy fails: the counts still say it). */
 static void locate_bad(harness *h, const char *what, CUdeviceptr got, CUdeviceptr ref, long long rows, long long cols,
-                       long long ld, double rel, double abs_tol, const float *ta, const char *counts, char *why,
-                       size_t len)
+                       long long ld, double rel, double abs_tol, const float *ta, float ts, const char *counts,
+                       char *why, size_t len)
 {
     const cutec_gemm_problem *p = h->p;
     cutec_ct ct = (cutec_ct)p->c_type;
@@ -977,9 +976,10 @@ static void locate_bad(harness *h, const char *what, CUdeviceptr got, CUdevicept
         for (long long j = 0; j < cols; j++) {
             size_t at = (size_t)(i * ld + j) * es;
             float x = (float)cutec_dtype_load(ct, g + at), y = (float)cutec_dtype_load(ct, r + at);
-            /* (ta: fp8_full's row bounds, row-major, with h->fp8_htb) */
-            float extra = ta != NULL ? ta[i] * h->fp8_htb[j] : 0.0f;
-            if (fabsf(x - y) <= (float)rel * fabsf(y) + (float)abs_tol + extra) continue;
+            /* (ta: fp8_full's row bounds, row-major, with h->fp8_htb, as
+             * check_close_rank1 adds them) */
+            float extra = ta != NULL ? ta[i] * (ts * h->fp8_htb[j]) : 0.0f;
+            if (fabsf(x - y) <= (float)rel * fabsf(y) + ((float)abs_tol + extra)) continue;
             int row = p->c_layout == CUTEC_LAYOUT_ROW;
             snprintf(why, len, "wrong result: %s[%lld,%lld] = %.6g, reference %.6g (device check: %.80s)", what,
                      row ? i : j, row ? j : i, (double)x, (double)y, counts);
@@ -1023,10 +1023,10 @@ int tune_epi_compare_on_device(harness *h, char *why, size_t why_len, cutec_stat
             snprintf(counts, sizeof counts, "%lld elements of D and %lld of aux outside the tolerance", bad, abad);
             if (bad > 0)
                 locate_bad(h, "D", h->cs, h->ref_dev, h->rows, h->cols, p->ldc, 4 * eps, 4.0 / 3 * d_slack(h, eps),
-                           h->fp8_hta_d, counts, why, why_len);
+                           h->fp8_hta, (float)FP8_D_SLOPE, counts, why, why_len);
             else
                 locate_bad(h, "aux", h->caux, h->ref_aux_dev, row ? p->m : p->n, row ? p->n : p->m, p->ld_aux, 4 * eps,
-                           4.0 / 3 * (2 * eps * h->rms_v + 1e-30), h->fp8_hta_aux, counts, why, why_len);
+                           4.0 / 3 * (2 * eps * h->rms_v + 1e-30), h->fp8_hta, 1.0f, counts, why, why_len);
         }
         return -1;
     }

@@ -78,11 +78,11 @@ typedef struct harness {
     CUdeviceptr ref_aux_dev;    /* an epilogue's reference aux (tune_check_epi_begin) */
     int ref_on_device;          /* an epilogue's reference made there (tune_epi_device.c): no host copy */
     /* fp8 inputs checked in full on the device (tune_epilogue.c, fp8_bounds):
-     * row r, column c of D may be off by ta_d[r] tb[c] more than a 16-bit
-     * GEMM's, aux by ta_aux[r] tb[c] (the tensor cores' fp8 sums); on the
-     * device and the host (0 and NULL: not such a problem) */
-    CUdeviceptr fp8_ta_d, fp8_ta_aux, fp8_tb;
-    float *fp8_hta_d, *fp8_hta_aux, *fp8_htb;
+     * row r, column c of aux may be off by ta[r] tb[c] more than a 16-bit
+     * GEMM's (the tensor cores' fp8 sums), D by FP8_D_SLOPE times that; on
+     * the device and the host (0 and NULL: not such a problem) */
+    CUdeviceptr fp8_ta, fp8_tb;
+    float *fp8_hta, *fp8_htb;
     long long rows, cols;
     long long launches; /* candidate runs so far (checks, warm-ups, timed runs): the log's phase line */
 } harness;

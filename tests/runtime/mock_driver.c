@@ -882,18 +882,20 @@ static void mock_check_close(const struct CUfunc_st *f, void **params)
     char t[8] = "";
     const char *tp = f->module_text != NULL ? strstr(f->module_text, "// cutec.param T ") : NULL;
     if (tp == NULL || sscanf(tp, "// cutec.param T %7s", t) != 1) return;
-    /* check_close_rank1: the bound plus TA(r) TB(c), the vectors after tol */
+    /* check_close_rank1: the bound plus ts TA(r) TB(c), the vectors and ts
+     * after tol */
     int rank1 = strcmp(f->name, "check_close_rank1") == 0;
     int rows = *(int *)params[0], cols = *(int *)params[1], ld = *(int *)params[2];
     const void *x = *(void **)params[3], *y = *(void **)params[4];
     float rel = *(float *)params[5], tol = *(float *)params[6];
     const float *ta = rank1 ? *(float **)params[7] : NULL, *tb = rank1 ? *(float **)params[8] : NULL;
-    int *bad = *(int **)params[rank1 ? 9 : 7];
+    float ts = rank1 ? *(float *)params[9] : 0.0f;
+    int *bad = *(int **)params[rank1 ? 10 : 7];
     for (long long r = 0; r < rows; r++)
         for (long long c = 0; c < cols; c++) {
             size_t i = (size_t)(r * ld + c);
             float want = (float)mock_load(y, t, i), d = fabsf((float)mock_load(x, t, i) - want);
-            if (!(d <= rel * fabsf(want) + tol + (rank1 ? ta[r] * tb[c] : 0.0f))) (*bad)++;
+            if (!(d <= rel * fabsf(want) + (tol + (rank1 ? ts * ta[r] * tb[c] : 0.0f)))) (*bad)++;
         }
 }
 
