@@ -466,12 +466,13 @@ static void ref_rows(void *ctx, int part, long long b0, long long b1)
         const unsigned char *cr = j->csrc != NULL ? j->csrc + (size_t)(b * p->ld_csrc) * es : NULL;
         float *vr =
             h->ref_aux != NULL ? h->ref_aux + (size_t)r * (size_t)p->n : j->scratch + (size_t)part * (size_t)p->n;
-        for (long long c = 0; c < p->n; c++) {
-            double v = cr != NULL ? tune_epi_v(h, r, c, ar[c], cutec_dtype_load(ct, cr + (size_t)c * es))
-                                  : epi_v(h, r, c, ar[c]);
-            vr[c] = (float)v;
-            sv += v * v;
-        }
+        /* the row's source C or none, decided once a row */
+        if (cr != NULL)
+            for (long long c = 0; c < p->n; c++)
+                vr[c] = (float)tune_epi_v(h, r, c, ar[c], cutec_dtype_load(ct, cr + (size_t)c * es));
+        else
+            for (long long c = 0; c < p->n; c++) vr[c] = (float)epi_v(h, r, c, ar[c]);
+        for (long long c = 0; c < p->n; c++) sv += (double)vr[c] * vr[c];
         if (j->saux != NULL)
             for (long long c = 0; c < p->n; c++)
                 cutec_dtype_store(ct, j->saux + (size_t)(b * p->ld_aux + c) * es, vr[c]);
