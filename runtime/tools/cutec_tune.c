@@ -550,6 +550,10 @@ static void pack_label(const opts *o, const cutec_tune_candidate *c, char *buf, 
     snprintf(buf, len, "  [pack %d: %s]", c->pack + 1, base != NULL ? base + 1 : path);
 }
 
+/* A point timed only in the screening (its ms from few runs among every
+ * point, never in the rounds): no ratio to cuBLASLt's rounds */
+static int screened_only(const cutec_tune_candidate *c) { return c->screened && isinf(c->round_ms) && !isinf(c->ms); }
+
 static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p, const cutec_tune_report *rep)
 {
     char dev[256], epi[96];
@@ -576,7 +580,7 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
             pack_label(o, c, label, sizeof label);
             if (isinf(c->ms))
                 printf("%5d  %10s  %10s  %9s  %8s  %s%s  (%s)\n", i + 1, "inf", "-", "-", "-", c->name, label, c->note);
-            else if (isinf(rep->cublas_ms) || (c->screened && isinf(c->round_ms)))
+            else if (isinf(rep->cublas_ms) || screened_only(c))
                 printf("%5d  %10.4f  %10s  %9.1f  %8s  %s%s\n", i + 1, c->ms, rounds, c->tflops, "-", c->name, label);
             else
                 printf("%5d  %10.4f  %10s  %9.1f  %8.3f  %s%s\n", i + 1, c->ms, rounds, c->tflops,
@@ -590,7 +594,7 @@ static void print_tune_report(const opts *o, gpu *g, const cutec_gemm_problem *p
          * fastest screened, read at most 0.853 ms there and at least 0.925
          * in the rounds, so no ratio to cuBLASLt's rounds is printed */
         for (int i = 0; i < rep->count; i++)
-            if (rep->candidates[i].screened && isinf(rep->candidates[i].round_ms) && !isinf(rep->candidates[i].ms)) {
+            if (screened_only(&rep->candidates[i])) {
                 printf("(rounds ms \"-\": screened out, ms from the screening's few runs among every point, which "
                        "may read\n faster than the rounds: compare those only with each other)\n");
                 break;
