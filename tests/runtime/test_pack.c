@@ -1236,7 +1236,8 @@ static int test_gemm_handles(int argc, char **argv)
 /* A candidate's name (the tuner's, the cache's, cutec_gemm_choice's) holds
  * every template parameter of the sm90 template, the longest: argv[0] is a
  * one-point pack of it, whose described entry ends with its last parameter
- * (PPC) whole, within CUTEC_CANDIDATE_NAME_LEN. */
+ * (the manifest's last "cutec.param" line, whichever the template added
+ * last) whole, within CUTEC_CANDIDATE_NAME_LEN. */
 static int test_entry_names(int argc, char **argv)
 {
     CHECK(argc >= 1);
@@ -1245,9 +1246,13 @@ static int test_entry_names(int argc, char **argv)
     cutec_pack *p = NULL;
     CHECK_OK(rt, cutec_pack_load_file(rt, argv[0], &p));
     CHECK(cutec_pack_entry_count(p) == 1 && cutec_pack_entry_param(p, 0, "PPC") != NULL);
-    char name[CUTEC_CANDIDATE_NAME_LEN], last[32];
+    char name[CUTEC_CANDIDATE_NAME_LEN], last[64], pname[32] = "", pval[32] = "";
     cutec_pack_entry_describe(p, 0, name, sizeof name);
-    snprintf(last, sizeof last, " PPC=%s", cutec_pack_entry_param(p, 0, "PPC"));
+    const char *man = cutec_pack_entry_manifest(p, 0), *at = man, *hit = NULL;
+    CHECK(man != NULL);
+    while ((at = strstr(at, "cutec.param ")) != NULL) hit = at++;
+    CHECK(hit != NULL && sscanf(hit, "cutec.param %31s %31s", pname, pval) == 2);
+    snprintf(last, sizeof last, " %s=%s", pname, pval);
     size_t n = strlen(name), nl = strlen(last);
     printf("%s (%zu characters)\n", name, n);
     CHECK(strncmp(name, "gemm_sm90 T=bf16 ", 17) == 0);
